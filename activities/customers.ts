@@ -1,0 +1,129 @@
+// Activities of the customer verification workflow: every status change is persisted here,
+// together with its event, in one transaction. Each activity is idempotent (safe to retry).
+import { ApplicationFailure } from '@temporalio/activity';
+import { recordEvent } from '../src/events';
+import {
+  missingDocuments,
+  stepNeedsDocument,
+  stepsFor,
+  VerificationDecision,
+  DocumentType,
+  DocumentSide,
+} from '../src/domain/verification';
+import { CustomerRow, toCustomer, withBeneficiaries } from '../src/resources/customers';
+import type { CustomerStatus } from '../src/schemas/customers';
+import type { SubmissionReceipt } from '../src/providers/verification';
+import type { ActivityServices } from './services';
+import type { Prisma } from '../src/db';
+
+export type SubmitResult = { accepted: true; receipt: SubmissionReceipt } | { accepted: false; missing: string[] };
+
+const withEverything = { ...withBeneficiaries, documents: true, verificationSteps: true } as const;
+
+async function loadCustomer(tx: Prisma.TransactionClient, customerId: string) {
+  // Row lock: one status change of a customer at a time, even across workers.
+  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId}::uuid FOR UPDATE`;
+  const customer = await tx.customer.findUnique({ where: { id: customerId }, include: withEverything });
+  if (!customer) throw ApplicationFailure.nonRetryable(`customer ${customerId} does not exist`, 'CustomerNotFound');
+  return customer;
+}
+
+async function announce(tx: Prisma.TransactionClient, row: CustomerRow, publicBaseUrl: string): Promise<void> {
+  await recordEvent(tx, {
+    partnerId: row.partnerId,
+    type: `customer.${row.status as Exclude<CustomerStatus, 'pending'>}`,
+    resourceId: row.id,
+    resourceStatus: row.status,
+    resource: toCustomer(row, publicBaseUrl),
+  });
+}
+
+export function createCustomerActivities({ prisma, config, verificationProvider }: ActivityServices) {
+  return {
+    /**
+     * Starts a review: checks the minimum documents, moves the open steps and the customer to
+     * under_review (event customer.under_review), then hands the customer to the provider.
+     */
+    async submitCustomerForReview(customerId: string): Promise<SubmitResult> {
+      const outcome = await prisma.$transaction(async (tx) => {
+        const customer = await loadCustomer(tx, customerId);
+        if (customer.status === 'under_review') return { accepted: true as const, customer }; // a retry
+        if (customer.status !== 'pending' && customer.status !== 'partially_rejected') {
+          throw ApplicationFailure.nonRetryable(`customer is ${customer.status}`, 'InvalidCustomerStatus');
+        }
+        const documents = customer.documents.map((doc) => ({
+          documentType: doc.documentType as DocumentType,
+          documentSide: doc.documentSide as DocumentSide | null,
+          beneficiaryId: doc.beneficiaryId,
+        }));
+        const missing = missingDocuments(
+          {
+            type: customer.type as 'individual' | 'business',
+            beneficiaries: customer.beneficiaries.map((b) => ({
+              id: b.id,
+              shareSize: b.shareSize.toString(),
+              name: `${b.firstName} ${b.lastName}`,
+            })),
+          },
+          documents,
+        );
+        // After a partial rejection, each rejected document step needs a document uploaded since.
+        for (const step of customer.verificationSteps) {
+          if (step.awaitingDocument) missing.push(`a new document for the rejected step ${step.name}`);
+        }
+        if (missing.length > 0) return { accepted: false as const, missing };
+
+        await tx.verificationStep.updateMany({
+          where: { customerId, state: { in: ['pending', 'partially_rejected'] } },
+          data: { state: 'under_review', rejectionCodes: [], rejectionDescription: null },
+        });
+        const updated = await tx.customer.update({
+          where: { id: customerId },
+          data: { status: 'under_review' },
+          include: withBeneficiaries,
+        });
+        await announce(tx, updated, config.publicBaseUrl);
+        return { accepted: true as const, customer };
+      });
+      if (!outcome.accepted) return outcome;
+      const receipt = await verificationProvider.submit({
+        customerId,
+        customerType: outcome.customer.type as 'individual' | 'business',
+        documentIds: outcome.customer.documents.map((doc) => doc.id),
+      });
+      return { accepted: true, receipt };
+    },
+
+    /** Applies a verification result to the steps under review and to the customer, with its event. */
+    async applyVerificationDecision(customerId: string, decision: VerificationDecision): Promise<CustomerStatus> {
+      return prisma.$transaction(async (tx) => {
+        const customer = await loadCustomer(tx, customerId);
+        if (customer.status !== 'under_review') return customer.status as CustomerStatus; // a retry
+        const known = new Set<string>(stepsFor(customer.type as 'individual' | 'business'));
+        for (const step of decision.rejected_steps) {
+          if (!known.has(step.name)) continue;
+          await tx.verificationStep.update({
+            where: { customerId_name: { customerId, name: step.name } },
+            data: {
+              state: decision.outcome,
+              rejectionCodes: step.rejection_code,
+              rejectionDescription: step.rejection_description,
+              awaitingDocument: decision.outcome === 'partially_rejected' && stepNeedsDocument(step.name),
+            },
+          });
+        }
+        await tx.verificationStep.updateMany({
+          where: { customerId, state: 'under_review' },
+          data: { state: 'approved' },
+        });
+        const updated = await tx.customer.update({
+          where: { id: customerId },
+          data: { status: decision.outcome },
+          include: withBeneficiaries,
+        });
+        await announce(tx, updated, config.publicBaseUrl);
+        return decision.outcome;
+      });
+    },
+  };
+}

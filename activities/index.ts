@@ -1,0 +1,13 @@
+// All activities, grouped by what they touch; the worker registers this object.
+import { createCustomerActivities } from './customers';
+import type { ActivityServices } from './services';
+
+export type { ActivityServices };
+
+export function createActivities(services: ActivityServices) {
+  return {
+    ...createCustomerActivities(services),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,12 @@
+// What activities may touch. Built once per worker process (src/worker.ts) or per test file.
+import type { AppConfig } from '../src/config';
+import type { PrismaClient } from '../src/db';
+import type { Logger } from '../src/logger';
+import type { VerificationProvider } from '../src/providers/verification';
+
+export interface ActivityServices {
+  config: AppConfig;
+  prisma: PrismaClient;
+  logger: Logger;
+  verificationProvider: VerificationProvider;
+}

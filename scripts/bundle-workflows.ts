@@ -1,0 +1,28 @@
+// Bundles the workflow code once (webpack, via the Temporal SDK) so the worker starts without
+// bundling: `npm run build` writes dist/workflow-bundle.js; tests write .cache/test/workflow-bundle.js.
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from './lib/paths';
+
+export async function writeWorkflowBundle(
+  target: string,
+  workflowsPath = path.join(projectRoot, 'workflows', 'index.ts'),
+): Promise<void> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never,
+  });
+  mkdirSync(path.dirname(target), { recursive: true });
+  writeFileSync(target, code);
+}
+
+if (require.main === module) {
+  const target = path.join(projectRoot, 'dist', 'workflow-bundle.js');
+  writeWorkflowBundle(target, path.join(projectRoot, 'dist', 'workflows', 'index.js'))
+    .then(() => console.error(`workflow bundle written to ${path.relative(projectRoot, target)}`))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}

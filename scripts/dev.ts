@@ -1,0 +1,131 @@
+// `npm run dev`: everything on one machine. PostgreSQL (DATABASE_URL or the private cluster in
+// .data/postgres), the Temporal dev server with its SQLite database in .data/temporal and the Web UI,
+// then the API and the worker as child processes. Prints the URLs and a sandbox partner API key,
+// which is kept in .data/dev-partner.json and reused on the next start. Ctrl-C stops everything.
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createPrismaClient } from '../src/db';
+import { createPartner, CreatedPartner } from '../src/domain/partners';
+import { hashApiKey } from '../src/http/auth';
+import { customSearchAttributes } from '../src/temporal/search-attributes';
+import { generatePrismaClient, prepareDatabase } from './lib/database';
+import { projectRoot } from './lib/paths';
+import { temporalBinary } from './lib/temporal';
+
+const dataDir = path.join(projectRoot, '.data');
+const apiPort = Number(process.env.PORT ?? 3000);
+const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
+const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+
+function log(message: string): void {
+  console.error(`[dev] ${message}`);
+}
+
+async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
+  const file = path.join(dataDir, 'dev-partner.json');
+  const prisma = createPrismaClient(databaseUrl, { poolSize: 1 });
+  try {
+    if (existsSync(file)) {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as CreatedPartner;
+      const key = await prisma.apiKey.findUnique({ where: { keyHash: hashApiKey(saved.api_key) } });
+      if (key && !key.revokedAt) return saved;
+    }
+    const created = await createPartner(prisma, 'Local sandbox partner', 'sandbox');
+    writeFileSync(file, JSON.stringify(created), { mode: 0o600 });
+    return created;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  mkdirSync(path.join(dataDir, 'temporal'), { recursive: true });
+  generatePrismaClient();
+  const database = await prepareDatabase({ localDatabase: 'payments' });
+  log(`PostgreSQL ready (${database.localCluster ? 'private cluster in .data/postgres' : 'DATABASE_URL'})`);
+
+  const cli = temporalBinary('cli');
+  log(
+    cli
+      ? `starting Temporal dev server (${path.relative(projectRoot, cli)})`
+      : 'starting Temporal dev server (SDK download)',
+  );
+  const temporal = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ...(cli ? { executable: { type: 'existing-path' as const, path: cli } } : {}),
+      dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
+      ip: '127.0.0.1',
+      port: temporalPort,
+      ui: true,
+      uiPort: temporalUiPort,
+      searchAttributes: customSearchAttributes,
+    },
+  });
+
+  const partner = await devPartner(database.url);
+  const childEnv = {
+    ...process.env,
+    APP_ENV: process.env.APP_ENV ?? 'sandbox',
+    PORT: String(apiPort),
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    TEMPORAL_NAMESPACE: 'default',
+    DOCUMENT_STORAGE_DIR: process.env.DOCUMENT_STORAGE_DIR ?? path.join(dataDir, 'documents'),
+  };
+  const tsx = require.resolve('tsx/cli');
+  const children: ChildProcess[] = ['src/worker.ts', 'src/server.ts'].map((entry) =>
+    spawn(process.execPath, [tsx, entry], { cwd: projectRoot, env: childEnv, stdio: 'inherit' }),
+  );
+
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping API, worker, Temporal and PostgreSQL');
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await temporal.teardown().catch(() => undefined);
+    database.localCluster?.stopIfStartedHere();
+    process.exit(code);
+  };
+  for (const child of children) {
+    child.on('exit', (code) => {
+      if (!stopping) {
+        log(`a child process exited (${code}); shutting down`);
+        void stop(code ?? 1);
+      }
+    });
+  }
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  console.log(
+    [
+      '',
+      `  API            http://localhost:${apiPort}   (OpenAPI: http://localhost:${apiPort}/openapi.json)`,
+      `  Temporal UI    http://localhost:${temporalUiPort}`,
+      `  Temporal       127.0.0.1:${temporalPort} (namespace default)`,
+      `  Database       ${database.url}`,
+      `  Sandbox key    ${partner.api_key}   (partner ${partner.partner_id})`,
+      '',
+      `  try: curl -H "Authorization: ${partner.api_key}" http://localhost:${apiPort}/v1/customers`,
+      '  Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

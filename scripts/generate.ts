@@ -1,0 +1,4 @@
+// `prisma generate` without a database: the schema needs DATABASE_URL to parse, not to connect.
+import { generatePrismaClient } from './lib/database';
+
+generatePrismaClient();

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Provides the Temporal binaries without downloading them from GitHub (this project's machines only
+# reach package registries): the CLI dev server is built with `go install`, the time-skipping test
+# server is the Java artifact fetched with Maven plus a wrapper script. Results are cached under
+# .cache/temporal (git-ignored), so a warm run only checks that the files exist.
+#
+# Usage: scripts/temporal-binaries.sh [cli|test-server|all]
+# Prints one line per requested binary: NAME=PATH. A binary that cannot be provided (no toolchain
+# and no override) prints NAME= and the callers fall back to the SDK's own download.
+# TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH override the cache.
+set -euo pipefail
+
+TEMPORAL_CLI_VERSION="v1.5.1"          # newest release installable with `go install pkg@version`
+TEMPORAL_TEST_SERVER_VERSION="1.38.0"  # io.temporal:temporal-test-server on Maven Central
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cache="${TEMPORAL_CACHE_DIR:-$root/.cache/temporal}"
+what="${1:-all}"
+
+log() { echo "[temporal-binaries] $*" >&2; }
+
+provide_cli() {
+  if [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then echo "$TEMPORAL_CLI_PATH"; return; fi
+  local dir="$cache/cli-$TEMPORAL_CLI_VERSION"
+  if [[ -x "$dir/temporal" ]]; then echo "$dir/temporal"; return; fi
+  if ! command -v go >/dev/null 2>&1; then log "go not found; the SDK will download the CLI"; echo ""; return; fi
+  log "building temporal CLI $TEMPORAL_CLI_VERSION with go install (first time only, several minutes)"
+  mkdir -p "$dir"
+  CGO_ENABLED=0 GOBIN="$dir" GOFLAGS=-buildvcs=false \
+    go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2
+  echo "$dir/temporal"
+}
+
+provide_test_server() {
+  if [[ -n "${TEMPORAL_TEST_SERVER_PATH:-}" ]]; then echo "$TEMPORAL_TEST_SERVER_PATH"; return; fi
+  local dir="$cache/test-server-$TEMPORAL_TEST_SERVER_VERSION"
+  local wrapper="$dir/temporal-test-server"
+  if [[ -x "$wrapper" && -f "$dir/.complete" ]]; then echo "$wrapper"; return; fi
+  if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
+    log "java/mvn not found; the SDK will download the test server"; echo ""; return
+  fi
+  log "fetching io.temporal:temporal-test-server:$TEMPORAL_TEST_SERVER_VERSION with Maven (first time only)"
+  rm -rf "$dir" && mkdir -p "$dir"
+  cat >"$dir/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.payments</groupId>
+  <artifactId>temporal-test-server-runtime</artifactId>
+  <version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>io.temporal</groupId>
+      <artifactId>temporal-test-server</artifactId>
+      <version>$TEMPORAL_TEST_SERVER_VERSION</version>
+    </dependency>
+    <dependency>
+      <groupId>org.slf4j</groupId>
+      <artifactId>slf4j-nop</artifactId>
+      <version>2.0.16</version>
+    </dependency>
+  </dependencies>
+</project>
+POM
+  mvn -q -B -f "$dir/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$dir/lib" >&2
+  cat >"$wrapper" <<WRAP
+#!/usr/bin/env bash
+# Started by @temporalio/testing as: temporal-test-server <port> [--enable-time-skipping]
+exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -cp "$dir/lib/*" io.temporal.testserver.TestServer "\$@"
+WRAP
+  chmod +x "$wrapper"
+  touch "$dir/.complete"
+  echo "$wrapper"
+}
+
+case "$what" in
+  cli) echo "TEMPORAL_CLI_PATH=$(provide_cli)" ;;
+  test-server) echo "TEMPORAL_TEST_SERVER_PATH=$(provide_test_server)" ;;
+  all) echo "TEMPORAL_TEST_SERVER_PATH=$(provide_test_server)"; echo "TEMPORAL_CLI_PATH=$(provide_cli)" ;;
+  *) log "unknown target '$what' (cli|test-server|all)"; exit 2 ;;
+esac

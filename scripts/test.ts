@@ -1,0 +1,40 @@
+// `npm test`: type-checks, prepares a fresh test database (DATABASE_URL, or the private cluster)
+// and the Temporal test server, then runs jest. Extra arguments go to jest.
+import { spawnSync } from 'node:child_process';
+import { generatePrismaClient, prepareDatabase } from './lib/database';
+import { projectRoot } from './lib/paths';
+import { temporalBinary } from './lib/temporal';
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): number {
+  const result = spawnSync(command, args, { cwd: projectRoot, env, stdio: 'inherit' });
+  return result.status ?? 1;
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  generatePrismaClient();
+  if (!process.argv.includes('--no-typecheck')) {
+    const typecheck = run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
+    if (typecheck !== 0) return typecheck;
+  }
+  const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments_test', recreate: true });
+  try {
+    const testServer = temporalBinary('test-server');
+    console.error(`[test] ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest`);
+    const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--no-typecheck');
+    return run(process.execPath, [require.resolve('jest/bin/jest'), ...jestArgs], {
+      ...process.env,
+      DATABASE_URL: url,
+      ...(testServer ? { TEMPORAL_TEST_SERVER_PATH: testServer } : {}),
+    });
+  } finally {
+    localCluster?.stopIfStartedHere();
+  }
+}
+
+main()
+  .then((code) => process.exit(code))
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -1,0 +1,23 @@
+import type { AppEnvironment } from '../config';
+import type { Db } from '../db';
+import { generateApiKey, hashApiKey } from '../http/auth';
+import { newId } from './ids';
+
+export interface CreatedPartner {
+  partner_id: string;
+  /** Shown once; only its hash is stored. */
+  api_key: string;
+}
+
+export async function createPartner(db: Db, name: string, appEnv: AppEnvironment): Promise<CreatedPartner> {
+  const partnerId = newId();
+  const apiKey = generateApiKey(appEnv);
+  await db.partner.create({
+    data: {
+      id: partnerId,
+      name,
+      apiKeys: { create: { id: newId(), keyHash: hashApiKey(apiKey), keyPrefix: apiKey.slice(0, 14) } },
+    },
+  });
+  return { partner_id: partnerId, api_key: apiKey };
+}

@@ -1,0 +1,165 @@
+// The Koa application: request ids, structured logs, the one error mapper, authentication,
+// request validation and the route table. Built by src/server.ts and by the tests.
+import Router from '@koa/router';
+import parseBody from 'co-body';
+import Koa, { Context } from 'koa';
+import { randomUUID } from 'node:crypto';
+import type { AppEnvironment } from '../config';
+import type { ApiServices } from '../services';
+import { authenticate } from './auth';
+import { ApiError } from './errors';
+import { buildOpenApiDocument } from './openapi';
+import { isCustomBody, RouteDefinition, toKoaPath } from './route';
+import { allRoutes } from '../routes';
+import { parseOrThrow } from './validation';
+
+/** Largest JSON body accepted; larger ones answer 413 payload_too_large. */
+export const JSON_BODY_LIMIT = '1mb';
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/;
+
+export function createApp(services: ApiServices, allRouteDefinitions: RouteDefinition[] = allRoutes): Koa {
+  const app = new Koa({ proxy: true });
+  const routes = routesOf(allRouteDefinitions, services.config.appEnv);
+  const router = new Router();
+  const openApiDocument = buildOpenApiDocument(routes, services.config);
+
+  app.use(async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = requestIdPattern.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = services.logger.child({ request_id: requestId });
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+      if (ctx.body == null && ctx.status === 404)
+        throw new ApiError('not_found', `No route ${ctx.method} ${ctx.path}.`);
+      if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
+        // The router set the Allow header; keep it and answer in the API's error shape.
+        throw new ApiError('method_not_allowed', `${ctx.method} is not supported on ${ctx.path}.`);
+      }
+    } catch (error) {
+      respondWithError(ctx, error);
+    } finally {
+      ctx.state.log.info(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          route: ctx.state.route ?? null,
+          status: ctx.status,
+          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          partner_id: ctx.state.partner?.id,
+        },
+        'request',
+      );
+    }
+  });
+
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = openApiDocument;
+  });
+
+  for (const route of routes) mountRoute(router, route, services);
+
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+function mountRoute(router: Router, route: RouteDefinition, services: ApiServices): void {
+  router[route.method](toKoaPath(route.path), async (ctx: Context) => {
+    ctx.state.route = `${route.method.toUpperCase()} ${route.path}`;
+    const partner = route.auth === 'partner' ? await authenticate(services.prisma, ctx) : undefined;
+    if (partner) {
+      ctx.state.partner = partner;
+      ctx.state.log = ctx.state.log.child({ partner_id: partner.id });
+    }
+    const params = route.params ? parseOrThrow(route.params, { ...ctx.params }) : {};
+    const query = route.query ? parseOrThrow(route.query, normaliseQuery(ctx.query)) : {};
+    let body: unknown;
+    if (isCustomBody(route.body)) {
+      body = await route.body.read(ctx, services);
+    } else if (route.body) {
+      body = parseOrThrow(route.body, await readJsonBody(ctx));
+    } else {
+      await rejectUnexpectedBody(ctx);
+    }
+    const result = await route.handler({
+      params,
+      query,
+      body,
+      partner: partner as NonNullable<typeof partner>,
+      services,
+      log: ctx.state.log,
+      koa: ctx,
+    });
+    ctx.status = route.response.status;
+    if (route.response.contentType) ctx.type = route.response.contentType;
+    if (route.response.status !== 204 && result !== undefined) ctx.body = result;
+  });
+}
+
+/** The operations that exist in an environment (sandbox-only ones are absent in production). */
+export function routesOf(routes: RouteDefinition[], appEnv: AppEnvironment): RouteDefinition[] {
+  return routes.filter((route) => !route.environments || route.environments.includes(appEnv));
+}
+
+/** Repeated query parameters are not supported: keep them as arrays so validation rejects them. */
+function normaliseQuery(query: Context['query']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query));
+}
+
+function hasBody(ctx: Context): boolean {
+  const length = ctx.get('content-length');
+  return ctx.get('transfer-encoding') !== '' || (length !== '' && length !== '0');
+}
+
+async function readJsonBody(ctx: Context): Promise<unknown> {
+  // An absent body validates like `{}`, so each required field is reported as missing.
+  if (!hasBody(ctx)) return {};
+  if (!ctx.is('application/json')) {
+    throw new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+  }
+  try {
+    return await parseBody.json(ctx.req, { limit: JSON_BODY_LIMIT, strict: true });
+  } catch (error) {
+    throw bodyReadError(error);
+  }
+}
+
+async function rejectUnexpectedBody(ctx: Context): Promise<void> {
+  if (!['POST', 'PUT', 'PATCH'].includes(ctx.method) || !hasBody(ctx)) return;
+  // The operation takes no body; an empty JSON object is tolerated, anything else is a mistake.
+  const raw = await parseBody.text(ctx.req, { limit: JSON_BODY_LIMIT }).catch((error: unknown) => {
+    throw bodyReadError(error);
+  });
+  if (raw.trim() !== '' && raw.trim() !== '{}')
+    throw ApiError.invalidParam('body', 'this operation takes no request body');
+}
+
+function bodyReadError(error: unknown): ApiError {
+  const type = (error as { type?: string }).type;
+  const status = (error as { status?: number }).status;
+  if (type === 'entity.too.large' || status === 413) {
+    return new ApiError('payload_too_large', `The request body exceeds ${JSON_BODY_LIMIT}.`);
+  }
+  if (status === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Encoding.');
+  return new ApiError('invalid_json', 'The request body is not valid JSON.');
+}
+
+/** The one error mapper: every failure leaves as `{error: {code, message, details?}}`. */
+function respondWithError(ctx: Context, error: unknown): void {
+  let apiError: ApiError;
+  if (error instanceof ApiError) {
+    apiError = error;
+  } else {
+    ctx.state.log.error({ err: error }, 'unhandled error');
+    apiError = new ApiError(
+      'internal_error',
+      `An unexpected error occurred. Quote request id ${String(ctx.state.requestId)} when contacting support.`,
+    );
+  }
+  ctx.status = apiError.status;
+  ctx.body = apiError.toBody();
+}

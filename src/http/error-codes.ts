@@ -1,0 +1,43 @@
+// The catalogue of every error code the API answers with: its HTTP status and when it happens.
+// ApiError takes its status from here, the OpenAPI description documents each operation's codes
+// from here, and a test checks that the README's error table says the same.
+
+export const errorCatalogue = {
+  validation_error: { status: 400, when: 'Some fields are missing or invalid; `details` lists each one.' },
+  invalid_json: { status: 400, when: 'The request body is not valid JSON.' },
+  unauthorized: { status: 401, when: 'The API key is missing, unknown or revoked.' },
+  not_found: {
+    status: 404,
+    when: 'The resource does not exist or belongs to another partner; also unknown routes.',
+  },
+  method_not_allowed: { status: 405, when: 'The path exists but not with this HTTP method.' },
+  payload_too_large: { status: 413, when: 'The request body is larger than the documented limit.' },
+  unsupported_media_type: {
+    status: 415,
+    when: 'The Content-Type is not the one the operation accepts (application/json, or multipart/form-data for uploads).',
+  },
+  customer_rejected: {
+    status: 422,
+    when: 'The customer was permanently rejected: no further documents or verification checks are accepted.',
+  },
+  customer_already_approved: { status: 422, when: 'The customer is already approved; there is nothing to verify.' },
+  customer_verification_in_progress: {
+    status: 422,
+    when: 'The customer is under review; wait for the result before uploading documents or calling check again.',
+  },
+  verification_documents_missing: {
+    status: 422,
+    when: 'check was called before the minimum documents were uploaded; the message names what is missing.',
+  },
+  customer_not_approved: {
+    status: 422,
+    when: 'The operation needs an approved customer (virtual accounts, transactions) and this one is not.',
+  },
+  internal_error: { status: 500, when: 'Unexpected server fault; nothing internal is revealed. Retry later.' },
+} as const satisfies Record<string, { status: number; when: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** Codes of the entries in a validation_error's `details` list. */
+export const validationDetailCodes = ['missing_param', 'invalid_param'] as const;
+export type ValidationDetailCode = (typeof validationDetailCodes)[number];

@@ -1,0 +1,120 @@
+// Builds the OpenAPI 3.1 description from the route table: the same zod schemas that validate
+// requests describe them here, and each operation's error responses come from the error catalogue.
+import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import type { AppConfig } from '../config';
+import { ErrorCode, errorCatalogue, validationDetailCodes } from './error-codes';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './pagination';
+import { isCustomBody, RouteDefinition } from './route';
+
+extendZodWithOpenApi(z);
+
+export const API_VERSION = '1.0.0';
+
+const conventions = `
+Cross-border payments API for platforms (partners) acting for their customers.
+
+## Conventions
+- **Authentication**: send your API key as \`Authorization: <API_KEY>\`, \`Authorization: Bearer <API_KEY>\` or \`api-key: <API_KEY>\`.
+  A missing, unknown or revoked key answers 401 \`unauthorized\`.
+- **Scoping**: every lookup and list only sees the authenticated partner's resources. Another partner's id answers
+  404 \`not_found\`, exactly like an id that does not exist (and so does a malformed id).
+- **Errors**: \`{"error": {"code", "message"}}\`; a 400 \`validation_error\` adds \`details\`, a list of
+  \`{code: missing_param | invalid_param, param, message}\` where \`param\` is the dotted path of the field
+  (\`address.country\`, \`beneficiaries.0.share_size\`). Unknown fields are rejected as \`invalid_param\`.
+  Every response carries an \`X-Request-Id\` header (yours, if you send a valid one); quote it to support.
+- **Pagination**: lists take \`limit\` (default ${DEFAULT_PAGE_LIMIT}, maximum ${MAX_PAGE_LIMIT}), \`after\` / \`before\`
+  (opaque cursors from the previous response) and \`start_date\` / \`end_date\` (filters on \`created_at\`, inclusive;
+  a bare \`YYYY-MM-DD\` means that whole UTC day). Items are ordered newest first. The response is
+  \`{items, cursor: {after, before, limit, page_count}}\` where \`page_count\` is the number of items in the page and a
+  null cursor means there is nothing further in that direction.
+- **Formats**: timestamps are ISO 8601 in UTC, identifiers are UUIDs, money amounts are decimal strings.
+  Creating a resource answers 201. Request bodies are JSON (at most 1 MB) unless an operation says otherwise.
+`.trim();
+
+function errorResponseSchema(codes: ErrorCode[]) {
+  return z.object({
+    error: z.object({
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      details: z
+        .array(z.object({ code: z.enum(validationDetailCodes), param: z.string(), message: z.string() }))
+        .optional()
+        .meta({ description: 'Present for validation_error: one entry per invalid or missing field.' }),
+    }),
+  });
+}
+
+/** Error codes an operation can answer: its own plus those every operation of its kind has. */
+export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.errors);
+  if (route.auth === 'partner') codes.add('unauthorized');
+  if (route.params || route.query || route.body) codes.add('validation_error');
+  if (route.body && !isCustomBody(route.body)) {
+    codes.add('invalid_json').add('unsupported_media_type').add('payload_too_large');
+  }
+  codes.add('internal_error');
+  return [...codes];
+}
+
+export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<AppConfig, 'publicBaseUrl' | 'appEnv'>) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'ApiKeyAuthorization', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: 'The API key, bare or as `Bearer <API_KEY>`.',
+  });
+  registry.registerComponent('securitySchemes', 'ApiKeyHeader', { type: 'apiKey', in: 'header', name: 'api-key' });
+
+  for (const route of routes) {
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of errorCodesOf(route)) {
+      const status = errorCatalogue[code].status;
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    const errorResponses = Object.fromEntries(
+      [...byStatus.entries()].map(([status, codes]) => [
+        status,
+        {
+          description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].when}`).join('\n\n'),
+          content: { 'application/json': { schema: errorResponseSchema(codes) } },
+        },
+      ]),
+    );
+    const body = route.body;
+    registry.registerPath({
+      method: route.method,
+      path: route.path,
+      operationId: route.operationId,
+      tags: [route.tag],
+      summary: route.summary,
+      description: route.description,
+      security: route.auth === 'partner' ? [{ ApiKeyAuthorization: [] }, { ApiKeyHeader: [] }] : [],
+      request: {
+        params: route.params as never,
+        query: route.query as never,
+        body: body
+          ? isCustomBody(body)
+            ? { required: true, content: { [body.contentType]: { schema: body.schema } } }
+            : { required: true, content: { 'application/json': { schema: body } } }
+          : undefined,
+      },
+      responses: {
+        [route.response.status]: {
+          description: route.response.description,
+          ...(route.response.schema
+            ? { content: { [route.response.contentType ?? 'application/json']: { schema: route.response.schema } } }
+            : {}),
+        },
+        ...errorResponses,
+      },
+    });
+  }
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: 'Payments API', version: API_VERSION, description: conventions },
+    servers: [{ url: config.publicBaseUrl, description: config.appEnv }],
+  });
+}

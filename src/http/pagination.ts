@@ -1,0 +1,159 @@
+// The one pagination helper. Lists are ordered newest first (created_at, then id, descending) and
+// paged with keyset cursors, so pages stay stable while new rows arrive. Cursors are opaque
+// base64url strings; `after` continues to older items, `before` goes back to newer ones.
+import { z } from 'zod';
+import { ApiError } from './errors';
+
+export const DEFAULT_PAGE_LIMIT = 10;
+export const MAX_PAGE_LIMIT = 100;
+
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/** YYYY-MM-DD (a whole UTC day) or an ISO 8601 date-time with offset. */
+const dateBound = (bound: 'start' | 'end') =>
+  z
+    .string()
+    .refine((value) => parseDateBound(value, bound) !== null, 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time')
+    .transform((value) => parseDateBound(value, bound) as Date);
+
+function parseDateBound(value: string, bound: 'start' | 'end'): Date | null {
+  if (datePattern.test(value)) {
+    const date = new Date(`${value}T00:00:00.000Z`);
+    if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) return null;
+    return bound === 'start' ? date : new Date(date.getTime() + 24 * 3600 * 1000 - 1);
+  }
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+interface Position {
+  createdAt: Date;
+  id: string;
+}
+
+function encodeCursor(position: Position): string {
+  return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): Position | null {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(decoded) || decoded.length !== 2) return null;
+    const [createdAt, id] = decoded as unknown[];
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || !z.uuid().safeParse(id).success) return null;
+    const date = new Date(createdAt);
+    return Number.isNaN(date.getTime()) ? null : { createdAt: date, id };
+  } catch {
+    return null;
+  }
+}
+
+const cursorParam = z
+  .string()
+  .refine((value) => decodeCursor(value) !== null, 'is not a cursor returned by this API')
+  .transform((value) => decodeCursor(value) as Position);
+
+/** Query parameters shared by every list; list routes extend it with their own filters. */
+export const paginationQuerySchema = z
+  .object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PAGE_LIMIT)
+      .default(DEFAULT_PAGE_LIMIT)
+      .meta({ description: `Page size, 1-${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT}).` }),
+    after: cursorParam.optional().meta({ description: 'Cursor from `cursor.after`: the next (older) page.' }),
+    before: cursorParam.optional().meta({ description: 'Cursor from `cursor.before`: the previous (newer) page.' }),
+    start_date: dateBound('start')
+      .optional()
+      .meta({ description: 'Only items created at or after this instant; a bare date starts at 00:00 UTC.' }),
+    end_date: dateBound('end')
+      .optional()
+      .meta({ description: 'Only items created at or before this instant; a bare date includes the whole UTC day.' }),
+  })
+  .strict();
+
+export type PageQuery = z.output<typeof paginationQuerySchema>;
+
+export const cursorSchema = z
+  .object({
+    after: z.string().nullable().meta({ description: 'Pass as `after` for the next page; null on the last page.' }),
+    before: z.string().nullable().meta({ description: 'Pass as `before` for the previous page; null on the first.' }),
+    limit: z.number().int().meta({ description: 'Page size used.' }),
+    page_count: z.number().int().meta({ description: 'Number of items in this page.' }),
+  })
+  .meta({ id: 'Cursor' });
+
+export type CursorBody = z.infer<typeof cursorSchema>;
+
+/** The list envelope `{items, cursor}` for an item schema. */
+export function listSchema<T extends z.ZodType>(item: T, id: string) {
+  return z.object({ items: z.array(item), cursor: cursorSchema }).meta({ id });
+}
+
+type DateFilter = { gte?: Date; lte?: Date; lt?: Date; gt?: Date };
+type KeysetCondition =
+  | { createdAt: DateFilter }
+  | { OR: Array<{ createdAt: DateFilter } | { createdAt: Date; id: { lt: string } | { gt: string } }> };
+
+export interface KeysetQuery {
+  where: { AND: KeysetCondition[] };
+  orderBy: Array<{ createdAt: 'asc' | 'desc' } | { id: 'asc' | 'desc' }>;
+  take: number;
+}
+
+/**
+ * Runs a keyset-paginated query. `fetch` applies `where` (together with its own filters, e.g. the
+ * partner), `orderBy` and `take` to one table.
+ */
+export async function paginate<Row extends Position>(
+  page: PageQuery,
+  fetch: (query: KeysetQuery) => Promise<Row[]>,
+): Promise<{ rows: Row[]; cursor: CursorBody }> {
+  if (page.after && page.before) throw ApiError.invalidParam('before', 'cannot be combined with after');
+  if (page.start_date && page.end_date && page.start_date > page.end_date) {
+    throw ApiError.invalidParam('end_date', 'must not be before start_date');
+  }
+  const conditions: KeysetCondition[] = [];
+  if (page.start_date || page.end_date) {
+    conditions.push({
+      createdAt: { ...(page.start_date && { gte: page.start_date }), ...(page.end_date && { lte: page.end_date }) },
+    });
+  }
+  const backwards = page.before !== undefined;
+  const anchor = page.before ?? page.after;
+  if (anchor) {
+    conditions.push(
+      backwards
+        ? { OR: [{ createdAt: { gt: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { gt: anchor.id } }] }
+        : { OR: [{ createdAt: { lt: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { lt: anchor.id } }] },
+    );
+  }
+  const direction = backwards ? 'asc' : 'desc';
+  const fetched = await fetch({
+    where: { AND: conditions },
+    orderBy: [{ createdAt: direction }, { id: direction }],
+    take: page.limit + 1,
+  });
+  const hasMore = fetched.length > page.limit;
+  const rows = fetched.slice(0, page.limit);
+  if (backwards) rows.reverse();
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  const cursor: CursorBody = backwards
+    ? {
+        after: last ? encodeCursor(last) : null,
+        before: hasMore && first ? encodeCursor(first) : null,
+        limit: page.limit,
+        page_count: rows.length,
+      }
+    : {
+        after: hasMore && last ? encodeCursor(last) : null,
+        before: anchor && first ? encodeCursor(first) : null,
+        limit: page.limit,
+        page_count: rows.length,
+      };
+  return { rows, cursor };
+}

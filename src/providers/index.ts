@@ -1,0 +1,16 @@
+// Chooses the implementation of each outside system by environment.
+import type { AppConfig } from '../config';
+import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
+
+export interface Providers {
+  verificationProvider: VerificationProvider;
+}
+
+export function createProviders(config: AppConfig): Providers {
+  return {
+    verificationProvider:
+      config.appEnv === 'sandbox'
+        ? new SimulatedVerificationProvider(config.sandboxVerificationDelaySeconds)
+        : new ManualReviewProvider(),
+  };
+}

@@ -1,0 +1,5 @@
+// The route table of the API, one module per resource.
+import type { RouteDefinition } from '../http/route';
+import { customerRoutes } from './customers';
+
+export const allRoutes: RouteDefinition[] = [...customerRoutes];

@@ -1,0 +1,55 @@
+// Production entry point of the HTTP API: `node dist/src/server.js`. Configured by environment only.
+import type { Server } from 'node:http';
+import { ConfigError, loadConfig } from './config';
+import { createPrismaClient } from './db';
+import { createApp } from './http/app';
+import { createLogger } from './logger';
+import { LocalDiskDocumentStore } from './storage/document-store';
+import { connectTemporalClient } from './temporal/client';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, { process: 'api', app_env: config.appEnv });
+  const prisma = createPrismaClient(config.databaseUrl);
+  const { client, connection } = await connectTemporalClient(config.temporal);
+  const app = createApp({
+    config,
+    logger,
+    prisma,
+    temporal: client,
+    documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
+  });
+  const server: Server = app.listen(config.port, () => {
+    logger.info({ port: config.port, url: config.publicBaseUrl }, 'API listening');
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: no new connections, finishing requests in flight');
+    const forceExit = setTimeout(() => {
+      logger.warn('requests still running after 25 s; exiting');
+      process.exit(1);
+    }, 25_000);
+    forceExit.unref();
+    server.close(async () => {
+      await prisma.$disconnect();
+      await connection.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+  } else {
+    console.error('API failed to start:', error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,28 @@
+// The one place that builds a Temporal worker: production (src/worker.ts), `npm run dev` and tests.
+import { NativeConnection, Worker } from '@temporalio/worker';
+import path from 'node:path';
+
+export interface WorkerSetup {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: object;
+  /** Pre-built workflow bundle (npm run build, test global set-up); bundled at start-up when absent. */
+  workflowBundlePath?: string;
+}
+
+export const workflowsEntryPoint = path.resolve(__dirname, '..', '..', 'workflows', 'index');
+
+export async function createWorker(setup: WorkerSetup): Promise<Worker> {
+  return Worker.create({
+    connection: setup.connection,
+    namespace: setup.namespace,
+    taskQueue: setup.taskQueue,
+    activities: setup.activities,
+    ...(setup.workflowBundlePath
+      ? { workflowBundle: { codePath: setup.workflowBundlePath } }
+      : { workflowsPath: require.resolve(workflowsEntryPoint) }),
+    // Let in-flight activities finish on SIGTERM before the process exits.
+    shutdownGraceTime: '30 seconds',
+  });
+}

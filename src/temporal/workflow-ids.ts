@@ -1,0 +1,5 @@
+// Workflow ids are derived from the resource they drive, so the API, operators and tests can find
+// the workflow of a resource without a lookup (and starting one twice is impossible).
+export const workflowIds = {
+  customerVerification: (customerId: string) => `customer-verification-${customerId}`,
+};

@@ -1,0 +1,71 @@
+// Production entry point of the Temporal worker: `node dist/src/worker.js`. Configured by
+// environment only. On SIGTERM/SIGINT the SDK stops polling and lets running tasks finish.
+import { DefaultLogger, LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { createActivities } from '../activities';
+import { ConfigError, loadConfig } from './config';
+import { createPrismaClient } from './db';
+import { createLogger, Logger } from './logger';
+import { createProviders } from './providers';
+import { ensureSearchAttributes } from './temporal/client';
+import { createWorker } from './temporal/worker';
+
+/** Where `npm run build` writes the pre-bundled workflow code. */
+export const builtWorkflowBundle = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+function sdkLogLevel(level: string): LogLevel {
+  const levels: Record<string, LogLevel> = {
+    trace: 'TRACE',
+    debug: 'DEBUG',
+    info: 'INFO',
+    warn: 'WARN',
+    error: 'ERROR',
+  };
+  return levels[level] ?? 'WARN';
+}
+
+function installSdkLogger(logger: Logger, level: string): void {
+  Runtime.install({
+    logger: new DefaultLogger(sdkLogLevel(level), (entry) => {
+      const method =
+        entry.level === 'TRACE' ? 'trace' : (entry.level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
+      logger[method]({ ...entry.meta, sdk: true }, entry.message);
+    }),
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, { process: 'worker', app_env: config.appEnv });
+  installSdkLogger(logger, config.logLevel);
+  const prisma = createPrismaClient(config.databaseUrl);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  await ensureSearchAttributes(connection.operatorService, config.temporal.namespace).catch((error: unknown) =>
+    logger.warn(
+      { err: error },
+      'could not register search attributes; register them with `temporal operator search-attribute create`',
+    ),
+  );
+  const worker = await createWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
+    workflowBundlePath: existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined,
+  });
+  logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
+  await worker.run();
+  await prisma.$disconnect();
+  await connection.close();
+  logger.info('worker stopped');
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+  } else {
+    console.error('worker failed:', error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,253 @@
+// API conventions shared by every endpoint: authentication, scoping, error shapes, pagination,
+// the OpenAPI description, and time skipping of workflow timers.
+import { z } from 'zod';
+import { allRoutes } from '../src/routes';
+import { createApp } from '../src/http/app';
+import { defineRoute } from '../src/http/route';
+import request from 'supertest';
+import { Harness, startHarness, TestPartner } from './support/harness';
+import { createCustomer, individualCustomer, uploadIndividualDocuments } from './support/fixtures';
+import { workflowIds } from '../src/temporal/workflow-ids';
+
+const SIX_HOURS = 6 * 3600;
+let harness: Harness;
+let partner: TestPartner;
+
+beforeAll(async () => {
+  harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(SIX_HOURS) });
+  partner = await harness.createPartner();
+});
+afterAll(() => harness?.teardown());
+
+describe('authentication', () => {
+  it('answers 401 unauthorized without a key', async () => {
+    const response = await harness.http.get('/v1/customers');
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+  });
+
+  it('answers 401 for an unknown key', async () => {
+    const response = await harness.http.get('/v1/customers').set('Authorization', 'sk_sandbox_not-a-real-key');
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe('unauthorized');
+  });
+
+  it.each([
+    ['Authorization', (key: string) => key],
+    ['Authorization', (key: string) => `Bearer ${key}`],
+    ['api-key', (key: string) => key],
+  ])('accepts the key in %s', async (header, format) => {
+    const response = await harness.http.get('/v1/customers').set(header, format(partner.apiKey));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ items: [], cursor: { after: null, before: null, limit: 10, page_count: 0 } });
+  });
+
+  it('refuses two different keys in Authorization and api-key', async () => {
+    const other = await harness.createPartner('Other');
+    const response = await harness.http
+      .get('/v1/customers')
+      .set('Authorization', partner.apiKey)
+      .set('api-key', other.apiKey);
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 401 for a revoked key', async () => {
+    const revoked = await harness.createPartner('Revoked');
+    await harness.prisma.apiKey.updateMany({
+      where: { partnerId: revoked.partnerId },
+      data: { revokedAt: new Date() },
+    });
+    expect((await revoked.api.get('/v1/customers')).status).toBe(401);
+  });
+
+  it('stores only a hash of the key', async () => {
+    const keys = await harness.prisma.apiKey.findMany({ where: { partnerId: partner.partnerId } });
+    expect(keys).toHaveLength(1);
+    expect(keys[0]!.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(keys)).not.toContain(partner.apiKey);
+  });
+});
+
+describe('error shapes', () => {
+  it('answers unknown routes with 404 not_found', async () => {
+    const response = await partner.api.get('/v1/nothing-here');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: { code: 'not_found', message: 'No route GET /v1/nothing-here.' } });
+  });
+
+  it('answers a wrong method with 405 method_not_allowed and Allow', async () => {
+    const response = await partner.api.delete('/v1/customers');
+    expect(response.status).toBe(405);
+    expect(response.body.error.code).toBe('method_not_allowed');
+    expect(response.headers.allow).toContain('GET');
+  });
+
+  it('answers malformed JSON with 400 invalid_json and creates nothing', async () => {
+    const before = await harness.prisma.customer.count({ where: { partnerId: partner.partnerId } });
+    const response = await partner.api
+      .post('/v1/customers')
+      .set('Content-Type', 'application/json')
+      .send('{"type": "individual",');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: { code: 'invalid_json', message: expect.any(String) } });
+    expect(await harness.prisma.customer.count({ where: { partnerId: partner.partnerId } })).toBe(before);
+  });
+
+  it('answers a non-JSON content type with 415 unsupported_media_type', async () => {
+    const response = await partner.api.post('/v1/customers').set('Content-Type', 'text/plain').send('type=individual');
+    expect(response.status).toBe(415);
+    expect(response.body.error.code).toBe('unsupported_media_type');
+  });
+
+  it('answers an oversized body with 413 payload_too_large', async () => {
+    const huge = JSON.stringify(individualCustomer({ first_name: 'x'.repeat(1024 * 1024 + 10) }));
+    const response = await partner.api.post('/v1/customers').set('Content-Type', 'application/json').send(huge);
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe('payload_too_large');
+  });
+
+  it('reports every missing field of an empty body as missing_param', async () => {
+    const response = await partner.api.post('/v1/customers');
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('validation_error');
+    expect(response.body.error.details).toEqual([{ code: 'missing_param', param: 'type', message: 'is required' }]);
+  });
+
+  it('answers unexpected faults with 500 internal_error, a request id and no internals', async () => {
+    const failing = defineRoute({
+      method: 'get',
+      path: '/v1/failing',
+      operationId: 'failing',
+      tag: 'Test',
+      summary: 'Always fails',
+      auth: 'none',
+      response: { status: 200, description: 'never', schema: z.object({}) },
+      async handler() {
+        throw new Error('database password is hunter2');
+      },
+    });
+    const app = createApp(harness.services, [...allRoutes, failing]);
+    const response = await request(app.callback()).get('/v1/failing');
+    expect(response.status).toBe(500);
+    expect(response.body.error.code).toBe('internal_error');
+    expect(JSON.stringify(response.body)).not.toContain('hunter2');
+    expect(response.body.error.message).toContain(response.headers['x-request-id']);
+  });
+
+  it('returns the caller’s X-Request-Id, or a new one', async () => {
+    const echoed = await partner.api.get('/v1/customers').set('X-Request-Id', 'req-123');
+    expect(echoed.headers['x-request-id']).toBe('req-123');
+    const generated = await partner.api.get('/v1/customers');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('scoping', () => {
+  it("answers another partner's customer exactly like one that does not exist", async () => {
+    const owner = await harness.createPartner('Owner');
+    const intruder = await harness.createPartner('Intruder');
+    const customer = await createCustomer(owner.api);
+
+    const foreign = await intruder.api.get(`/v1/customers/${customer.id}`);
+    const missing = await intruder.api.get('/v1/customers/00000000-0000-4000-8000-000000000000');
+    const malformed = await intruder.api.get('/v1/customers/not-a-uuid');
+    for (const response of [foreign, missing, malformed]) {
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe('not_found');
+    }
+    const list = await intruder.api.get('/v1/customers');
+    expect(list.body.items).toEqual([]);
+    expect((await owner.api.get(`/v1/customers/${customer.id}`)).status).toBe(200);
+  });
+});
+
+describe('pagination', () => {
+  let lister: TestPartner;
+  let ids: string[];
+
+  beforeAll(async () => {
+    lister = await harness.createPartner('Lister');
+    ids = [];
+    for (let i = 0; i < 5; i += 1)
+      ids.push((await createCustomer(lister.api, individualCustomer({ first_name: `C${i}` }))).id);
+    // Spread creation dates over known days for the date filters.
+    const days = ['2026-01-10', '2026-01-11', '2026-01-12', '2026-01-13', '2026-01-14'];
+    for (const [index, id] of ids.entries()) {
+      await harness.prisma.customer.update({
+        where: { id },
+        data: { createdAt: new Date(`${days[index]}T12:00:00Z`) },
+      });
+    }
+  });
+
+  it('walks forward and back through pages, newest first', async () => {
+    const newestFirst = [...ids].reverse();
+    const first = await lister.api.get('/v1/customers?limit=2');
+    expect(first.body.items.map((c: { id: string }) => c.id)).toEqual(newestFirst.slice(0, 2));
+    expect(first.body.cursor).toMatchObject({ limit: 2, page_count: 2, before: null });
+    expect(first.body.cursor.after).toEqual(expect.any(String));
+
+    const second = await lister.api.get(`/v1/customers?limit=2&after=${first.body.cursor.after}`);
+    expect(second.body.items.map((c: { id: string }) => c.id)).toEqual(newestFirst.slice(2, 4));
+    const third = await lister.api.get(`/v1/customers?limit=2&after=${second.body.cursor.after}`);
+    expect(third.body.items.map((c: { id: string }) => c.id)).toEqual(newestFirst.slice(4));
+    expect(third.body.cursor).toMatchObject({ after: null, page_count: 1 });
+
+    const back = await lister.api.get(`/v1/customers?limit=2&before=${third.body.cursor.before}`);
+    expect(back.body.items.map((c: { id: string }) => c.id)).toEqual(newestFirst.slice(2, 4));
+    const backToStart = await lister.api.get(`/v1/customers?limit=2&before=${back.body.cursor.before}`);
+    expect(backToStart.body.items.map((c: { id: string }) => c.id)).toEqual(newestFirst.slice(0, 2));
+    expect(backToStart.body.cursor.before).toBeNull();
+  });
+
+  it('filters by start_date and end_date, inclusive whole days', async () => {
+    const response = await lister.api.get('/v1/customers?start_date=2026-01-11&end_date=2026-01-13');
+    expect(response.body.items.map((c: { id: string }) => c.id)).toEqual([ids[3], ids[2], ids[1]]);
+    const instant = await lister.api.get('/v1/customers?start_date=2026-01-14T12:00:00Z');
+    expect(instant.body.items.map((c: { id: string }) => c.id)).toEqual([ids[4]]);
+  });
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=abc', 'limit'],
+    ['after=garbage', 'after'],
+    ['start_date=2026-02-30', 'start_date'],
+    ['start_date=2026-01-13&end_date=2026-01-11', 'end_date'],
+    ['unknown=1', 'unknown'],
+  ])('rejects %s as invalid_param %s', async (query, param) => {
+    const response = await lister.api.get(`/v1/customers?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('validation_error');
+    expect(response.body.error.details).toEqual([expect.objectContaining({ code: 'invalid_param', param })]);
+  });
+});
+
+describe('OpenAPI description', () => {
+  it('is served at /openapi.json without a key', async () => {
+    const response = await harness.http.get('/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    expect(Object.keys(response.body.paths)).toContain('/v1/customers');
+  });
+});
+
+describe('time skipping', () => {
+  it('completes a six-hour workflow timer in well under a second of wall time', async () => {
+    const customer = await createCustomer(partner.api);
+    await uploadIndividualDocuments(partner.api, customer.id);
+    expect((await partner.api.post(`/v1/customers/${customer.id}/check`)).status).toBe(204);
+
+    const handle = harness.env.client.workflow.getHandle(workflowIds.customerVerification(customer.id));
+    const startedAt = Date.now();
+    const workflowStart = (await handle.describe()).startTime;
+    const finalStatus = await handle.result();
+    const wallMs = Date.now() - startedAt;
+    const workflowEnd = (await handle.describe()).closeTime as Date;
+
+    expect(finalStatus).toBe('approved');
+    expect(workflowEnd.getTime() - workflowStart.getTime()).toBeGreaterThanOrEqual(SIX_HOURS * 1000);
+    expect(wallMs).toBeLessThan(1000);
+    expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('approved');
+  });
+});

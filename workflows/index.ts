@@ -1,0 +1,2 @@
+// Every workflow the worker runs. Workflow code is deterministic and does no I/O: it calls activities.
+export { customerVerificationWorkflow } from './customer-verification';
