@@ -1,20 +1,36 @@
-// Creates a migration from the difference between the last committed prisma/schema.prisma and the
-// working copy. (`prisma migrate dev` cannot run with the JS schema engine; see README.)
-// Usage: npm run db:new-migration -- <name>
+// Creates a migration from the difference between the schema the existing migrations were made
+// from and the working copy of prisma/schema.prisma. (`prisma migrate dev` and diffs against a
+// database cannot run with the JS schema engine; see README.)
+// The base is prisma/schema.prisma as of the last commit that changed prisma/migrations, so
+// always commit a migration together with the schema that produced it. `--from <git-ref>` overrides.
+// Usage: npm run db:new-migration -- <name> [--from <git-ref>]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { projectRoot } from './lib/paths';
 import { prepareDatabase } from './lib/database';
 
-const name = process.argv[2];
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: 'string' } } });
+const name = positionals[0];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {
-  console.error('usage: npm run db:new-migration -- <snake_case_name>');
+  console.error('usage: npm run db:new-migration -- <snake_case_name> [--from <git-ref>]');
   process.exit(2);
 }
 
-const previous = spawnSync('git', ['show', 'HEAD:prisma/schema.prisma'], { cwd: projectRoot, encoding: 'utf8' });
+const lastMigrationCommit = spawnSync('git', ['log', '-1', '--format=%H', '--', 'prisma/migrations'], {
+  cwd: projectRoot,
+  encoding: 'utf8',
+}).stdout.trim();
+const base = values.from ?? lastMigrationCommit;
+const previous = base
+  ? spawnSync('git', ['show', `${base}:prisma/schema.prisma`], { cwd: projectRoot, encoding: 'utf8' })
+  : { status: 1, stdout: '' };
+if (base && previous.status !== 0) {
+  console.error(`cannot read prisma/schema.prisma at ${base}`);
+  process.exit(2);
+}
 const fromArgs: string[] = [];
 if (previous.status === 0) {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'schema-')), 'schema.prisma');
