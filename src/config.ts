@@ -72,3 +72,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sandboxVerificationDelaySeconds: values.SANDBOX_VERIFICATION_DELAY_SECONDS,
   };
 }
+
+/** Runs a process entry point; a configuration error prints only its message (it names the variable). */
+export function runEntryPoint(name: string, main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    if (error instanceof ConfigError) console.error(error.message);
+    else console.error(`${name} failed:`, error);
+    process.exit(1);
+  });
+}

@@ -1,6 +1,6 @@
 // Production entry point of the HTTP API: `node dist/src/server.js`. Configured by environment only.
 import type { Server } from 'node:http';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createApp } from './http/app';
 import { createLogger } from './logger';
@@ -45,11 +45,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-  } else {
-    console.error('API failed to start:', error);
-  }
-  process.exit(1);
-});
+runEntryPoint('API', main);

@@ -4,7 +4,7 @@ import { DefaultLogger, LogLevel, NativeConnection, Runtime } from '@temporalio/
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../activities';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createLogger, Logger } from './logger';
 import { createProviders } from './providers';
@@ -61,11 +61,4 @@ async function main(): Promise<void> {
   logger.info('worker stopped');
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-  } else {
-    console.error('worker failed:', error);
-  }
-  process.exit(1);
-});
+runEntryPoint('worker', main);

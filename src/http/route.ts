@@ -31,7 +31,7 @@ export interface CustomBody<B> {
 }
 
 type Method = 'get' | 'post' | 'put' | 'delete';
-type SuccessStatus = 200 | 201 | 202 | 204;
+type SuccessStatus = 200 | 201 | 202 | 204 | 303;
 
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B, R extends z.ZodType> {
   method: Method;

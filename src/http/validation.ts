@@ -77,10 +77,11 @@ export function issuesToDetails(
   return dedupe(details);
 }
 
+/** One detail per field: the first problem found is the one to fix first. */
 function dedupe(details: ValidationDetail[]): ValidationDetail[] {
   const seen = new Set<string>();
   return details.filter((detail) => {
-    const key = `${detail.code}|${detail.param}|${detail.message}`;
+    const key = detail.param;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

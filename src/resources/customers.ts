@@ -1,5 +1,6 @@
 // Customers as the API shows them (the full resource for create, get and events; the list item),
 // and the operations the partner API and the hosted verification page share.
+import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { Db, Prisma } from '../db';
 import {
@@ -235,16 +236,9 @@ function refusalToApiError(error: unknown): ApiError | null {
 }
 
 function refuseUnlessAcceptingDocuments(customer: CustomerRow): void {
-  switch (customer.status) {
-    case 'rejected':
-      throw new ApiError('customer_rejected', 'The customer was rejected; no further documents are accepted.');
-    case 'approved':
-      throw new ApiError('customer_already_approved', 'The customer is already approved; no documents are needed.');
-    case 'under_review':
-      throw new ApiError(
-        'customer_verification_in_progress',
-        'The customer is under review; documents cannot change now.',
-      );
+  refuseIfDecided(customer);
+  if (customer.status === 'under_review') {
+    throw new ApiError('customer_verification_in_progress', 'The customer is under review; wait for the result.');
   }
 }
 
@@ -375,14 +369,9 @@ function documentRuleProblems(customer: CustomerRow, metadata: DocumentMetadata)
 /** POST check and the hosted page's submit: asks the customer's workflow to start a review. */
 export async function startVerification(services: ApiServices, customer: CustomerRow): Promise<void> {
   refuseUnlessAcceptingDocuments(customer);
-  let result: SubmitForVerificationResult;
-  try {
-    result = await services.temporal.workflow
-      .getHandle(workflowIds.customerVerification(customer.id))
-      .executeUpdate(submitForVerificationUpdate);
-  } catch (error) {
-    throw refusalToApiError(error) ?? error;
-  }
+  const result = await updateVerificationWorkflow(services, customer, (handle) =>
+    handle.executeUpdate(submitForVerificationUpdate),
+  );
   if (!result.accepted) {
     throw new ApiError(
       'verification_documents_missing',
@@ -397,12 +386,38 @@ export async function setSandboxOutcome(
   customer: CustomerRow,
   outcome: VerificationDecision,
 ): Promise<void> {
+  refuseIfDecided(customer);
+  await updateVerificationWorkflow(services, customer, (handle) =>
+    handle.executeUpdate(setSandboxVerificationOutcomeUpdate, { args: [outcome] }),
+  );
+}
+
+function refuseIfDecided(customer: Pick<CustomerRow, 'status'>): void {
+  if (customer.status === 'rejected')
+    throw new ApiError('customer_rejected', 'The customer was rejected; this is final.');
+  if (customer.status === 'approved')
+    throw new ApiError('customer_already_approved', 'The customer is already approved.');
+}
+
+/**
+ * Runs an update on the customer's verification workflow, mapping its refusals to API errors. A
+ * workflow that completed meanwhile (the customer was just approved or rejected) answers from the
+ * stored status.
+ */
+async function updateVerificationWorkflow<T>(
+  services: ApiServices,
+  customer: CustomerRow,
+  update: (handle: WorkflowHandle) => Promise<T>,
+): Promise<T> {
   try {
-    await services.temporal.workflow
-      .getHandle(workflowIds.customerVerification(customer.id))
-      .executeUpdate(setSandboxVerificationOutcomeUpdate, { args: [outcome] });
+    return await update(services.temporal.workflow.getHandle(workflowIds.customerVerification(customer.id)));
   } catch (error) {
-    throw refusalToApiError(error) ?? error;
+    const refusal = refusalToApiError(error);
+    if (refusal) throw refusal;
+    if (error instanceof WorkflowNotFoundError) {
+      refuseIfDecided(await services.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } }));
+    }
+    throw error;
   }
 }
 

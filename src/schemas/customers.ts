@@ -102,13 +102,9 @@ const businessRequestSchema = z
       .boolean()
       .default(false)
       .meta({ description: 'True when no person holds more than 25%; then `beneficiaries` must be empty or absent.' }),
-    beneficiaries: z
-      .array(beneficiaryRequestSchema)
-      .max(MAX_BENEFICIARIES)
-      .default([])
-      .meta({
-        description: 'Ultimate beneficial owners and shareholders; required (at least one) unless no_ubos is true.',
-      }),
+    beneficiaries: z.array(beneficiaryRequestSchema).max(MAX_BENEFICIARIES).default([]).meta({
+      description: 'Ultimate beneficial owners and shareholders; required (at least one) unless no_ubos is true.',
+    }),
   })
   .strict()
   .meta({ id: 'BusinessCustomerRequest' });
@@ -133,10 +129,10 @@ export const createCustomerRequestSchema = z
         message: 'at least one beneficiary is required unless no_ubos is true',
       });
     }
-    const shares = beneficiaries
-      .map((beneficiary: { share_size?: unknown }) => beneficiary?.share_size)
-      .filter((share): share is string => typeof share === 'string' && /^\d{1,15}(\.\d{1,4})?$/.test(share));
-    const total = shares.reduce((sum, share) => sum.plus(share), new Decimal(0));
+    const shares = beneficiaries.map((beneficiary: { share_size?: unknown }) => beneficiary?.share_size);
+    // The total is only meaningful once every share is itself valid (each problem is reported on its own).
+    if (!shares.every((share) => shareSizeSchema.safeParse(share).success)) return;
+    const total = (shares as string[]).reduce((sum, share) => sum.plus(share), new Decimal(0));
     if (total.gt(100)) {
       ctx.addIssue({
         code: 'custom',
@@ -258,12 +254,9 @@ export const documentMetadataSchema = z
       .optional()
       .meta({ description: 'Required for NATIONAL_ID, PASSPORT and DRIVER_LICENSE; not allowed for other types.' }),
     country: countryCodeSchema.optional().meta({ description: 'Issuing country of the document.' }),
-    beneficiary_id: z
-      .string()
-      .optional()
-      .meta({
-        description: "Business customers only: one of the customer's beneficiaries, for that person's documents.",
-      }),
+    beneficiary_id: z.string().optional().meta({
+      description: "Business customers only: one of the customer's beneficiaries, for that person's documents.",
+    }),
   })
   .strict()
   .superRefine((metadata, ctx) => {
@@ -338,6 +331,7 @@ export const sandboxVerificationOutcomeSchema = z
   .strict()
   .superRefine((body, ctx) => {
     const steps = Array.isArray(body.rejected_steps) ? body.rejected_steps : [];
+    if (!['approved', 'partially_rejected', 'rejected'].includes(body.outcome)) return;
     if (body.outcome === 'approved' && steps.length > 0) {
       ctx.addIssue({ code: 'custom', path: ['rejected_steps'], message: 'must be empty when the outcome is approved' });
     }

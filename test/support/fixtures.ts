@@ -91,8 +91,17 @@ export async function uploadIndividualDocuments(api: TestAgent, customerId: stri
   }
 }
 
+export interface CustomerBody {
+  id: string;
+  status: string;
+  phone_number: string;
+  verification: { verification_link: string | null; verification_type: string };
+  beneficiaries?: { id: string }[];
+  [field: string]: unknown;
+}
+
 export async function createCustomer(api: TestAgent, body: Record<string, unknown> = individualCustomer()) {
   const response = await api.post('/v1/customers').send(body);
   if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body as { id: string; status: string; beneficiaries?: { id: string }[] } & Record<string, unknown>;
+  return response.body as CustomerBody;
 }
