@@ -1,6 +1,7 @@
 // `npm test`: type-checks, prepares a fresh test database (DATABASE_URL, or the private cluster)
 // and the Temporal test server, then runs jest. Extra arguments go to jest.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { temporalBinary } from './lib/temporal';
@@ -10,9 +11,25 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
   return result.status ?? 1;
 }
 
+/**
+ * The browser test needs Chromium from Debian's packages; install it when missing and we may
+ * (root with apt-get, as on CI). Elsewhere the browser test explains what to install.
+ */
+function ensureChromium(): void {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (existsSync(chromium)) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !existsSync('/usr/bin/apt-get')) return;
+  console.error('[test] installing Debian chromium for the browser test (first time only)');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  run('apt-get', ['update', '-qq'], env);
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], env);
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   generatePrismaClient();
+  ensureChromium();
   if (!process.argv.includes('--no-typecheck')) {
     const typecheck = run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
     if (typecheck !== 0) return typecheck;

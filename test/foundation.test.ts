@@ -224,6 +224,22 @@ describe('pagination', () => {
 });
 
 describe('OpenAPI description', () => {
+  it('checks every response of the tests against the document, and catches a mismatch', async () => {
+    const before = harness.conformance.checked;
+    await partner.api.get('/v1/customers');
+    expect(harness.conformance.checked).toBe(before + 1);
+
+    const fake = (route: string, status: number, body: unknown) => ({ state: { route }, status, body }) as never;
+    harness.conformance.check(fake('GET /v1/customers/{id}', 200, { id: 'not-a-customer' }));
+    harness.conformance.check(
+      fake('GET /v1/customers/{id}', 422, { error: { code: 'customer_rejected', message: 'x' } }),
+    );
+    harness.conformance.check(fake('GET /v1/customers/{id}', 404, { error: { code: 'quote_expired', message: 'x' } }));
+    const caught = harness.conformance.violations.splice(-3);
+    expect(caught.map((violation) => violation.status)).toEqual([200, 422, 404]);
+    expect(caught[1]!.problem).toBe('status not documented for this operation');
+  });
+
   it('is served at /openapi.json without a key', async () => {
     const response = await harness.http.get('/openapi.json');
     expect(response.status).toBe(200);

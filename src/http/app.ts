@@ -9,16 +9,27 @@ import type { ApiServices } from '../services';
 import { authenticate } from './auth';
 import { ApiError } from './errors';
 import { buildOpenApiDocument } from './openapi';
+import { mountDocs } from './docs';
 import { isCustomBody, RouteDefinition, toKoaPath } from './route';
 import { allRoutes } from '../routes';
 import { parseOrThrow } from './validation';
+import { IDEMPOTENCY_HEADER, StoredResponse, withIdempotency } from './idempotency';
 
 /** Largest JSON body accepted; larger ones answer 413 payload_too_large. */
 export const JSON_BODY_LIMIT = '1mb';
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/;
 
-export function createApp(services: ApiServices, allRouteDefinitions: RouteDefinition[] = allRoutes): Koa {
+export interface AppHooks {
+  /** Called once per finished request (tests check every response against the OpenAPI document). */
+  onResponse?(ctx: Context): void;
+}
+
+export function createApp(
+  services: ApiServices,
+  allRouteDefinitions: RouteDefinition[] = allRoutes,
+  hooks: AppHooks = {},
+): Koa {
   const app = new Koa({ proxy: true });
   const routes = routesOf(allRouteDefinitions, services.config.appEnv);
   const router = new Router();
@@ -42,6 +53,7 @@ export function createApp(services: ApiServices, allRouteDefinitions: RouteDefin
     } catch (error) {
       respondWithError(ctx, error);
     } finally {
+      hooks.onResponse?.(ctx);
       ctx.state.log.info(
         {
           method: ctx.method,
@@ -59,6 +71,7 @@ export function createApp(services: ApiServices, allRouteDefinitions: RouteDefin
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument;
   });
+  mountDocs(router);
 
   for (const route of routes) mountRoute(router, route, services);
 
@@ -78,25 +91,49 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
     const params = route.params ? parseOrThrow(route.params, { ...ctx.params }) : {};
     const query = route.query ? parseOrThrow(route.query, normaliseQuery(ctx.query)) : {};
     let body: unknown;
+    let rawBody: unknown;
     if (isCustomBody(route.body)) {
-      body = await route.body.read(ctx, services);
+      body = rawBody = await route.body.read(ctx, services);
     } else if (route.body) {
-      body = parseOrThrow(route.body, await readJsonBody(ctx));
+      rawBody = await readJsonBody(ctx);
+      body = parseOrThrow(route.body, rawBody);
     } else {
       await rejectUnexpectedBody(ctx);
     }
-    const result = await route.handler({
-      params,
-      query,
-      body,
-      partner: partner as NonNullable<typeof partner>,
-      services,
-      log: ctx.state.log,
-      koa: ctx,
-    });
-    ctx.status = route.response.status;
+    const execute = async (): Promise<StoredResponse> => {
+      const result = await route.handler({
+        params,
+        query,
+        body,
+        partner: partner as NonNullable<typeof partner>,
+        services,
+        log: ctx.state.log,
+        koa: ctx,
+      });
+      return { status: route.response.status, body: route.response.status === 204 ? undefined : result };
+    };
+    const idempotencyKey = ctx.get(IDEMPOTENCY_HEADER);
+    let response: StoredResponse;
+    if (idempotencyKey && partner && (route.method === 'post' || route.method === 'put')) {
+      const outcome = await withIdempotency(
+        services.prisma,
+        {
+          partnerId: partner.id,
+          key: idempotencyKey,
+          method: ctx.method,
+          path: ctx.path,
+          payload: { query: ctx.query, body: rawBody },
+        },
+        execute,
+      );
+      if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
+      response = outcome;
+    } else {
+      response = await execute();
+    }
+    ctx.status = response.status;
     if (route.response.contentType) ctx.type = route.response.contentType;
-    if (route.response.status !== 204 && result !== undefined) ctx.body = result;
+    if (response.status !== 204 && response.body !== undefined && response.body !== null) ctx.body = response.body;
   });
 }
 

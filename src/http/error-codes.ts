@@ -16,6 +16,14 @@ export const errorCatalogue = {
     status: 415,
     when: 'The Content-Type is not the one the operation accepts (application/json, or multipart/form-data for uploads).',
   },
+  idempotency_key_in_use: {
+    status: 409,
+    when: 'Another request with the same Idempotency-Key is still being processed; retry shortly to get its result.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    when: 'The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).',
+  },
   customer_rejected: {
     status: 422,
     when: 'The customer was permanently rejected: no further documents or verification checks are accepted.',

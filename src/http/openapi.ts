@@ -30,6 +30,13 @@ Cross-border payments API for platforms (partners) acting for their customers.
   null cursor means there is nothing further in that direction.
 - **Formats**: timestamps are ISO 8601 in UTC, identifiers are UUIDs, money amounts are decimal strings.
   Creating a resource answers 201. Request bodies are JSON (at most 1 MB) unless an operation says otherwise.
+- **Idempotency**: every POST and PUT accepts an \`Idempotency-Key\` header (1-255 visible ASCII characters). A repeat
+  of the same request (method, path, query and body) with the same key within 24 hours returns the stored status and
+  body with \`Idempotent-Replayed: true\` and does nothing again. The same key with a different request answers 422
+  \`idempotency_key_reused\`; while the first request is still running a repeat waits up to 5 seconds, then answers 409
+  \`idempotency_key_in_use\`. Validation errors (400) and server faults (500) are not stored. Keys are per partner.
+- **Environments**: sandbox and production have separate base URLs and keys (\`sk_sandbox_...\`, \`sk_live_...\`);
+  operations under \`/v1/sandbox\` exist only in the sandbox.
 `.trim();
 
 function errorResponseSchema(codes: ErrorCode[]) {
@@ -53,9 +60,27 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   if (route.body && !isCustomBody(route.body)) {
     codes.add('invalid_json').add('unsupported_media_type').add('payload_too_large');
   }
+  if (acceptsIdempotencyKey(route))
+    codes.add('idempotency_key_reused').add('idempotency_key_in_use').add('validation_error');
   codes.add('internal_error');
   return [...codes];
 }
+
+export function acceptsIdempotencyKey(route: RouteDefinition): boolean {
+  return route.auth === 'partner' && (route.method === 'post' || route.method === 'put');
+}
+
+const idempotencyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Makes the request safe to retry: repeats with the same key and the same request within 24 hours return the stored ' +
+        'response (with the header `Idempotent-Replayed: true`) without doing anything again. 1-255 visible ASCII characters.',
+      example: 'c0a8012e-7f4d-4c1e-9a55-2f4f9c1b7d10',
+    }),
+});
 
 export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<AppConfig, 'publicBaseUrl' | 'appEnv'>) {
   const registry = new OpenAPIRegistry();
@@ -92,6 +117,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<App
       description: route.description,
       security: route.auth === 'partner' ? [{ ApiKeyAuthorization: [] }, { ApiKeyHeader: [] }] : [],
       request: {
+        headers: acceptsIdempotencyKey(route) ? (idempotencyHeader as never) : undefined,
         params: route.params as never,
         query: route.query as never,
         body: body

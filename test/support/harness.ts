@@ -12,7 +12,10 @@ import { createActivities } from '../../activities';
 import { AppConfig, loadConfig } from '../../src/config';
 import { createPrismaClient, PrismaClient } from '../../src/db';
 import { createPartner } from '../../src/domain/partners';
-import { createApp } from '../../src/http/app';
+import { createApp, routesOf } from '../../src/http/app';
+import { buildOpenApiDocument } from '../../src/http/openapi';
+import { allRoutes } from '../../src/routes';
+import { OpenApiConformance } from './openapi-conformance';
 import { createLogger } from '../../src/logger';
 import { createProviders } from '../../src/providers';
 import type { ApiServices } from '../../src/services';
@@ -36,6 +39,8 @@ export interface Harness {
   /** supertest agent without credentials. */
   http: TestAgent;
   createPartner(name?: string): Promise<TestPartner>;
+  /** Every response the tests received, checked against the OpenAPI document. */
+  conformance: OpenApiConformance;
   teardown(): Promise<void>;
 }
 
@@ -87,7 +92,8 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     temporal: env.client,
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
   };
-  const server = createApp(services).callback();
+  const conformance = new OpenApiConformance(buildOpenApiDocument(routesOf(allRoutes, config.appEnv), config) as never);
+  const server = createApp(services, allRoutes, { onResponse: (ctx) => conformance.check(ctx) }).callback();
   const http = request.agent(server);
 
   return {
@@ -104,11 +110,19 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
         api: request.agent(server).set('Authorization', created.api_key),
       };
     },
+    conformance,
     async teardown() {
       worker.shutdown();
       await running;
       await env.teardown();
       await prisma.$disconnect();
+      if (conformance.violations.length > 0) {
+        throw new Error(
+          `responses that do not match the OpenAPI document:\n${conformance.violations
+            .map((v) => `  ${v.route} -> ${v.status}: ${v.problem}`)
+            .join('\n')}`,
+        );
+      }
     },
   };
 }

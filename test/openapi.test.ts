@@ -1,0 +1,87 @@
+// The OpenAPI description: valid by a standard validator, complete (every operation and error
+// code), and in agreement with the README's error table.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { routesOf } from '../src/http/app';
+import { errorCatalogue, ErrorCode } from '../src/http/error-codes';
+import { buildOpenApiDocument, errorCodesOf } from '../src/http/openapi';
+import { allRoutes } from '../src/routes';
+import { projectRoot } from './support/paths';
+
+type Document = ReturnType<typeof buildOpenApiDocument>;
+const documentFor = (appEnv: 'sandbox' | 'production') =>
+  buildOpenApiDocument(routesOf(allRoutes, appEnv), { appEnv, publicBaseUrl: 'https://api.example.com' });
+
+function operations(document: Document) {
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, { operationId?: string; responses: Record<string, unknown> }>).map(
+      ([method, operation]) => ({ path, method, operation }),
+    ),
+  );
+}
+
+it.each(['sandbox', 'production'] as const)('the %s description is valid OpenAPI 3.1', (appEnv) => {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'openapi-')), 'openapi.json');
+  writeFileSync(file, JSON.stringify(documentFor(appEnv)));
+  const output = execFileSync(process.execPath, [path.join(projectRoot, 'scripts', 'validate-openapi.mjs'), file], {
+    encoding: 'utf8',
+  });
+  expect(JSON.parse(output)).toEqual({ valid: true });
+});
+
+it('describes every operation of the route table exactly once', () => {
+  const described = operations(documentFor('sandbox')).map(
+    ({ method, path, operation }) => `${method} ${path} ${operation.operationId}`,
+  );
+  const expected = allRoutes.map((route) => `${route.method} ${route.path} ${route.operationId}`);
+  expect(described.sort()).toEqual(expected.sort());
+  expect(new Set(allRoutes.map((route) => route.operationId)).size).toBe(allRoutes.length);
+});
+
+it('documents each operation’s error codes under their HTTP status', () => {
+  const document = documentFor('sandbox');
+  for (const route of allRoutes) {
+    const responses = (
+      document.paths?.[route.path] as Record<string, { responses: Record<string, { content?: unknown }> }>
+    )[route.method]!.responses;
+    for (const code of errorCodesOf(route)) {
+      const response = responses[String(errorCatalogue[code].status)] as
+        | {
+            content: {
+              'application/json': { schema: { properties: { error: { properties: { code: { enum: string[] } } } } } };
+            };
+          }
+        | undefined;
+      expect(response).toBeDefined();
+      expect(response!.content['application/json'].schema.properties.error.properties.code.enum).toContain(code);
+    }
+  }
+});
+
+it('states the conventions decided where the SPEC is silent', () => {
+  const description = documentFor('sandbox').info.description ?? '';
+  for (const phrase of [
+    'maximum 100',
+    'default 10',
+    'page_count',
+    'Idempotency-Key',
+    'X-Request-Id',
+    'api-key',
+    'decimal strings',
+  ]) {
+    expect(description).toContain(phrase);
+  }
+});
+
+it('has the README error table agree with the error catalogue', () => {
+  const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
+  const table = readme.slice(readme.indexOf('## Error codes'));
+  const rows = [...table.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (.+) \|$/gm)].map((match) => ({
+    code: match[1] as ErrorCode,
+    status: Number(match[2]),
+  }));
+  expect(rows.map((row) => row.code).sort()).toEqual(Object.keys(errorCatalogue).sort());
+  for (const row of rows) expect(row.status).toBe(errorCatalogue[row.code].status);
+});
