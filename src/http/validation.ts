@@ -66,8 +66,10 @@ export function issuesToDetails(
       continue;
     }
     const param = path.map(String).join('.') || 'body';
+    // invalid_value: an absent enum or literal field (zod reports the value, not the type).
     const missing =
-      (issue.code === 'invalid_type' || issue.code === 'invalid_union') && valueAt(input, path) === undefined;
+      (issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'invalid_value') &&
+      valueAt(input, path) === undefined;
     details.push(
       missing
         ? { code: 'missing_param', param, message: 'is required' }
