@@ -26,7 +26,7 @@ export const errorCatalogue = {
   },
   customer_rejected: {
     status: 422,
-    when: 'The customer was permanently rejected: no further documents or verification checks are accepted.',
+    when: 'The customer was permanently rejected: no further documents, verification checks or external accounts are accepted.',
   },
   customer_already_approved: { status: 422, when: 'The customer is already approved; there is nothing to verify.' },
   customer_verification_in_progress: {
@@ -40,6 +40,18 @@ export const errorCatalogue = {
   customer_not_approved: {
     status: 422,
     when: 'The operation needs an approved customer (virtual accounts, transactions) and this one is not.',
+  },
+  pix_key_invalid: {
+    status: 422,
+    when: 'The pix key has none of the pix key formats (CPF, CNPJ, email, +55 phone, random key), its CPF/CNPJ check digits are wrong, or the pix directory does not know it.',
+  },
+  pix_directory_unavailable: {
+    status: 503,
+    when: 'The pix directory could not be asked about the key just now; nothing was created. Retry later.',
+  },
+  external_account_already_exists: {
+    status: 422,
+    when: 'The customer already registered this bank account (same rail and account identifiers, whatever its status); the message names it.',
   },
   internal_error: { status: 500, when: 'Unexpected server fault; nothing internal is revealed. Retry later.' },
 } as const satisfies Record<string, { status: number; when: string }>;

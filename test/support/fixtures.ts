@@ -105,3 +105,81 @@ export async function createCustomer(api: TestAgent, body: Record<string, unknow
   if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body as CustomerBody;
 }
+
+// ---- external accounts ----
+
+export const usAddress = {
+  street_line_1: '350 Fifth Avenue',
+  city: 'New York',
+  state: 'NY',
+  postal_code: '10118',
+  country: 'USA',
+};
+
+export const germanAddress = {
+  street_line_1: 'Unter den Linden 1',
+  city: 'Berlin',
+  postal_code: '10117',
+  country: 'DEU',
+};
+
+/** A valid rail object for each payment rail (published test numbers with valid check digits). */
+export const railObjects = {
+  pix: { key: '+5511987654321' },
+  pix_account: {
+    bank_code: '001',
+    branch_code: '1234',
+    bank_account_number: '123456-7',
+    account_type: 'checking',
+    beneficiary_document: '52998224725',
+    beneficiary_name: 'Ana Souza',
+  },
+  spei: {
+    beneficiary_name: 'María López',
+    protocol: 'clabe',
+    bank_code: '002',
+    clabe: '002010077777777771',
+    bank_name: 'Banamex',
+  },
+  wire: {
+    beneficiary_name: 'John Smith',
+    beneficiary_type: 'individual',
+    bank_name: 'JPMorgan Chase Bank',
+    bank_account_number: '000123456789',
+    routing_number: '021000021',
+    beneficiary_address: usAddress,
+  },
+  sepa: {
+    beneficiary_type: 'individual',
+    beneficiary_name: 'Max Mustermann',
+    bank_name: 'Commerzbank',
+    iban: 'DE89370400440532013000',
+    bic: 'COBADEFFXXX',
+    country: 'DEU',
+    beneficiary_address: germanAddress,
+  },
+  cvu: { beneficiary_name: 'Lucía Fernández', cvu: '0000003110001234567898' },
+} as const;
+
+export type RailName = keyof typeof railObjects;
+
+export function externalAccount(
+  customerId: string,
+  rail: RailName,
+  railOverrides: Record<string, unknown> = {},
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    customer_id: customerId,
+    account_name: `My ${rail} account`,
+    payment_rail: rail,
+    [rail]: { ...railObjects[rail], ...railOverrides },
+    ...overrides,
+  };
+}
+
+export async function createExternalAccount(api: TestAgent, body: Record<string, unknown>) {
+  const response = await api.post('/v1/external-accounts').send(body);
+  if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; status: string; customer_id: string } & Record<string, unknown>;
+}

@@ -68,6 +68,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
   );
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
+  const providers = createProviders(config);
   let worker: Worker;
   try {
     await ensureSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
@@ -75,7 +76,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
+      activities: createActivities({ config, prisma, logger, ...providers }),
       workflowBundlePath,
     });
   } catch (error) {
@@ -91,6 +92,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     logger,
     temporal: env.client,
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
+    ...providers,
   };
   const conformance = new OpenApiConformance(buildOpenApiDocument(routesOf(allRoutes, config.appEnv), config) as never);
   const server = createApp(services, allRoutes, { onResponse: (ctx) => conformance.check(ctx) }).callback();

@@ -1,0 +1,241 @@
+// External accounts as the API shows them (create, get, list items and event payloads are one
+// shape), and their creation: pix directory lookup, screening, then the row and its two events in
+// one transaction.
+import type { Db, Prisma } from '../db';
+import { parsePixKey, PixKey } from '../domain/brazil';
+import {
+  AccountIdentifiers,
+  accountIdentityOf,
+  countryOfRail,
+  ExternalAccountStatus,
+  PaymentRail,
+} from '../domain/external-accounts';
+import { isUuid, newId } from '../domain/ids';
+import { recordEvent } from '../events';
+import { ApiError } from '../http/errors';
+import { PixDirectoryUnavailableError } from '../providers/pix-directory';
+import type { ScreeningResult } from '../providers/screening';
+import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails } from '../schemas/external-accounts';
+import type { ApiServices } from '../services';
+import { findCustomerOrThrow } from './customers';
+
+export type ExternalAccountRow = Prisma.ExternalAccountGetPayload<object>;
+
+export function toExternalAccount(row: ExternalAccountRow): ExternalAccountResource {
+  return {
+    id: row.id,
+    customer_id: row.customerId,
+    account_name: row.accountName,
+    payment_rail: row.paymentRail,
+    status: row.status as ExternalAccountStatus,
+    is_third_party: row.isThirdParty,
+    [row.paymentRail]: row.details,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  } as unknown as ExternalAccountResource;
+}
+
+/** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
+export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
+  const row = isUuid(id) ? await db.externalAccount.findFirst({ where: { id, partnerId } }) : null;
+  if (!row) throw ApiError.notFound('external account', id);
+  return row;
+}
+
+type RailDetails = { beneficiaryName: string; country: string; details: object; identifiers: AccountIdentifiers };
+
+/** The rail object to store and return, what identifies the account, and whom to screen. */
+async function railDetailsOf(services: ApiServices, request: CreateExternalAccountRequest): Promise<RailDetails> {
+  switch (request.payment_rail) {
+    case 'pix': {
+      const key = parsedPixKeyOrThrow(request.pix.key);
+      const owner = await lookUpPixKey(services, key);
+      const details: PixDetails = {
+        key: key.value,
+        key_type: key.type,
+        bank_name: owner.bankName,
+        beneficiary_name: owner.beneficiaryName,
+      };
+      return {
+        beneficiaryName: owner.beneficiaryName,
+        country: countryOfRail('pix'),
+        details,
+        identifiers: { rail: 'pix', key: key.value },
+      };
+    }
+    case 'pix_account': {
+      const account = request.pix_account;
+      return {
+        beneficiaryName: account.beneficiary_name,
+        country: countryOfRail('pix_account'),
+        details: account,
+        identifiers: {
+          rail: 'pix_account',
+          bankCode: account.bank_code,
+          branchCode: account.branch_code,
+          accountNumber: account.bank_account_number,
+        },
+      };
+    }
+    case 'spei': {
+      const { phone_number: phoneNumber, clabe, ...rest } = request.spei;
+      const identifiers: AccountIdentifiers =
+        rest.protocol === 'clabe'
+          ? { rail: 'spei', protocol: 'clabe', clabe: clabe as string }
+          : { rail: 'spei', protocol: 'phonenumber', bankCode: rest.bank_code, phoneNumber: phoneNumber as string };
+      return {
+        beneficiaryName: rest.beneficiary_name,
+        country: countryOfRail('spei'),
+        details: {
+          beneficiary_name: rest.beneficiary_name,
+          protocol: rest.protocol,
+          bank_code: rest.bank_code,
+          ...(clabe !== undefined ? { clabe } : {}),
+          ...(phoneNumber !== undefined ? { phone_number: phoneNumber } : {}),
+          bank_name: rest.bank_name,
+        },
+        identifiers,
+      };
+    }
+    case 'wire': {
+      const wire = request.wire;
+      return {
+        beneficiaryName: wire.beneficiary_name,
+        country: countryOfRail('wire'),
+        details: wire,
+        identifiers: { rail: 'wire', routingNumber: wire.routing_number, accountNumber: wire.bank_account_number },
+      };
+    }
+    case 'sepa': {
+      const sepa = request.sepa;
+      return {
+        beneficiaryName: sepa.beneficiary_name,
+        country: sepa.country,
+        details: sepa,
+        identifiers: { rail: 'sepa', iban: sepa.iban },
+      };
+    }
+    case 'cvu': {
+      const cvu = request.cvu;
+      return {
+        beneficiaryName: cvu.beneficiary_name,
+        country: countryOfRail('cvu'),
+        details: {
+          beneficiary_name: cvu.beneficiary_name,
+          ...(cvu.cvu !== undefined ? { cvu: cvu.cvu } : {}),
+          ...(cvu.cbu !== undefined ? { cbu: cvu.cbu } : {}),
+        },
+        identifiers: { rail: 'cvu', cvu: cvu.cvu, cbu: cvu.cbu },
+      };
+    }
+  }
+}
+
+function parsedPixKeyOrThrow(raw: string): PixKey {
+  const parsed = parsePixKey(raw);
+  if (!parsed.ok) throw new ApiError('pix_key_invalid', `pix.key ${parsed.reason}.`);
+  return parsed.key;
+}
+
+async function lookUpPixKey(services: ApiServices, key: PixKey) {
+  let lookup;
+  try {
+    lookup = await services.pixDirectory.lookup(key);
+  } catch (error) {
+    if (error instanceof PixDirectoryUnavailableError) {
+      services.logger.warn({ err: error }, 'pix directory unavailable');
+      throw new ApiError('pix_directory_unavailable', 'The pix directory cannot be reached just now; retry later.');
+    }
+    throw error;
+  }
+  if (!lookup.found) {
+    throw new ApiError(
+      'pix_key_invalid',
+      `pix.key: no ${key.type} key ${key.value} is registered in the pix directory.`,
+    );
+  }
+  return lookup;
+}
+
+function alreadyExists(existing: ExternalAccountRow): ApiError {
+  return new ApiError(
+    'external_account_already_exists',
+    `The customer already registered this account as external account ${existing.id} (status ${existing.status}).`,
+  );
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === 'P2002';
+}
+
+/**
+ * Registers an external account. The customer must be one of the partner's and not rejected (any
+ * other status is fine: accounts can be registered while verification is still going on). The
+ * account is screened before it is stored; a rejected account is stored and returned as rejected.
+ */
+export async function createExternalAccount(
+  services: ApiServices,
+  partnerId: string,
+  request: CreateExternalAccountRequest,
+): Promise<ExternalAccountResource> {
+  const customer = await findCustomerOrThrow(services.prisma, partnerId, request.customer_id);
+  if (customer.status === 'rejected') {
+    throw new ApiError(
+      'customer_rejected',
+      `Customer ${customer.id} was rejected; it cannot register external accounts.`,
+    );
+  }
+  const rail = await railDetailsOf(services, request);
+  const accountIdentity = accountIdentityOf(rail.identifiers);
+  const findExisting = (db: Db) =>
+    db.externalAccount.findUnique({
+      where: { customerId_accountIdentity: { customerId: customer.id, accountIdentity } },
+    });
+  // Checked first so that a repeat does not ask screening again; the unique index settles races.
+  const known = await findExisting(services.prisma);
+  if (known) throw alreadyExists(known);
+
+  const screening: ScreeningResult = await services.accountScreening.screen({
+    paymentRail: request.payment_rail as PaymentRail,
+    beneficiaryName: rail.beneficiaryName,
+    country: rail.country,
+  });
+  const status: ExternalAccountStatus = screening.outcome;
+  const now = new Date();
+  try {
+    return await services.prisma.$transaction(async (tx) => {
+      const row = await tx.externalAccount.create({
+        data: {
+          id: newId(),
+          partnerId,
+          customerId: customer.id,
+          accountName: request.account_name,
+          paymentRail: request.payment_rail,
+          status,
+          isThirdParty: request.is_third_party,
+          details: rail.details as Prisma.InputJsonObject,
+          accountIdentity,
+          screeningReason: screening.outcome === 'rejected' ? screening.reason : null,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      const resource = toExternalAccount(row);
+      for (const type of ['external_account.created', `external_account.${status}`] as const) {
+        await recordEvent(tx, {
+          partnerId,
+          type,
+          resourceId: row.id,
+          resourceStatus: status,
+          resource,
+          createdAt: now,
+        });
+      }
+      return resource;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const existing = await findExisting(services.prisma);
+    throw existing ? alreadyExists(existing) : error;
+  }
+}

@@ -1,0 +1,438 @@
+// Request and response schemas of external accounts (SPEC 2.5, 4.2). Each rail's numbers are checked
+// for real (check digits, country formats) and returned normalised; see the descriptions below.
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { z } from 'zod';
+import { checkAbaRoutingNumber } from '../domain/aba';
+import { parseBrazilianTaxId, pixKeyTypes } from '../domain/brazil';
+import { checkArgentineAccount } from '../domain/cbu';
+import { checkClabe } from '../domain/clabe';
+import { externalAccountStatuses } from '../domain/external-accounts';
+import { alpha2Of, checkBic, checkIban, sepaCountries } from '../domain/iban';
+import { paginationQuerySchema } from '../http/pagination';
+import { addressSchema, text, timestampSchema } from './common';
+
+type Check = { ok: true } | { ok: false; reason: string };
+
+/** A string field whose value must pass a domain check; the check's reason is the detail message. */
+function checkedString(check: (value: string) => Check) {
+  return z
+    .string()
+    .trim()
+    .superRefine((value, ctx) => {
+      const result = check(value);
+      if (!result.ok) ctx.addIssue({ code: 'custom', message: result.reason });
+    });
+}
+
+/** Run object-level checks even when some fields failed, so one response lists every problem. */
+const always = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+} as const;
+
+/** A field required by another field's value: reported like any absent field (missing_param). */
+function requireField(ctx: z.RefinementCtx, field: string): void {
+  ctx.addIssue({ code: 'invalid_type', expected: 'string', input: undefined, path: [field], message: 'is required' });
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
+
+const beneficiaryTypes = ['individual', 'business'] as const;
+export const pixAccountTypes = ['checking', 'savings', 'payment', 'salary'] as const;
+export const speiProtocols = ['clabe', 'phonenumber'] as const;
+
+const beneficiaryName = text(200).meta({ description: 'Name of the account holder.' });
+const bankName = text(200).meta({ description: 'Name of the bank holding the account.' });
+
+// ---- requests, one rail object each ----
+
+const pixRequestSchema = z
+  .object({
+    key: z
+      .string()
+      .trim()
+      .min(1)
+      .meta({
+        description:
+          'Pix key: a CPF (11 digits) or CNPJ (14 characters), bare or with the official mask; an email (at most 77 ' +
+          'characters); a Brazilian phone number with +55 (e.g. +5511987654321); or a random key (UUID). A key that ' +
+          'has none of these formats, or that the pix directory does not know, answers 422 `pix_key_invalid`. ' +
+          'Returned in the directory form (digits only, lower case, E.164).',
+        example: '+5511987654321',
+      }),
+  })
+  .strict()
+  .meta({ id: 'PixRequest' });
+
+const taxIdSchema = checkedString((value) =>
+  parseBrazilianTaxId(value)
+    ? { ok: true }
+    : { ok: false, reason: 'must be a CPF (11 digits) or CNPJ (14 characters) with valid check digits' },
+).transform((value) => parseBrazilianTaxId(value)?.value as string);
+
+const pixAccountRequestSchema = z
+  .object({
+    bank_code: z
+      .string()
+      .trim()
+      .regex(/^(\d{3}|\d{8})$/, 'must be a 3-digit bank code (COMPE) or an 8-digit ISPB')
+      .meta({ description: 'COMPE bank code (3 digits, e.g. 001) or ISPB (8 digits, e.g. 00000000).', example: '001' }),
+    branch_code: z
+      .string()
+      .trim()
+      .regex(/^\d{4}$/, 'must be the 4-digit branch (agência) number, without its check digit')
+      .meta({ description: 'Branch (agência), 4 digits without check digit.', example: '1234' }),
+    bank_account_number: z
+      .string()
+      .trim()
+      .regex(/^\d{1,19}-?[0-9Xx]$/, 'must be the account number with its check digit, e.g. 123456-7')
+      .transform((value) => value.replace('-', '').toUpperCase())
+      .meta({
+        description:
+          'Account number with its check digit last (`123456-7` or `1234567`; Banco do Brasil check digit may be X). Returned without the hyphen.',
+        example: '123456-7',
+      }),
+    account_type: z.enum(pixAccountTypes).meta({
+      description:
+        '`checking` (conta corrente), `savings` (poupança), `payment` (conta de pagamento) or `salary` (conta salário).',
+    }),
+    beneficiary_document: taxIdSchema.meta({
+      description: "Holder's CPF or CNPJ (check digits verified), bare or with the official mask; returned bare.",
+      example: '52998224725',
+    }),
+    beneficiary_name: beneficiaryName,
+  })
+  .strict()
+  .meta({ id: 'PixAccountRequest' });
+
+/** Mexican phone number (10 digits, or E.164 with +52) to E.164, or null. */
+export function normaliseMexicanPhone(raw: string): string | null {
+  const trimmed = raw.trim();
+  if (!/^\+?[\d\s().-]{10,20}$/.test(trimmed)) return null;
+  const phone = parsePhoneNumberFromString(trimmed, 'MX');
+  return phone && phone.country === 'MX' && phone.isValid() ? phone.number : null;
+}
+
+const speiRequestSchema = z
+  .object({
+    beneficiary_name: beneficiaryName,
+    protocol: z.enum(speiProtocols).meta({
+      description:
+        'How the account is identified: `clabe` (the `clabe` field) or `phonenumber` (the `phone_number` field, a ' +
+        'mobile number linked to an account at `bank_code`). Debit card numbers are not accepted: storing them would ' +
+        'bring cardholder-data (PCI DSS) obligations; use the CLABE of the card account instead.',
+    }),
+    bank_code: z
+      .string()
+      .trim()
+      .regex(/^\d{3}$/, 'must be the 3-digit bank code (e.g. 002)')
+      .meta({
+        description: "3-digit bank code; with protocol clabe it must be the CLABE's first three digits.",
+        example: '002',
+      }),
+    clabe: checkedString(checkClabe).optional().meta({
+      description: '18-digit CLABE with a valid check digit. Required with protocol clabe, not allowed otherwise.',
+      example: '002010077777777771',
+    }),
+    phone_number: z.string().optional().meta({
+      description:
+        'Mexican mobile number, 10 digits or E.164 (+52...). Required with protocol phonenumber, not allowed otherwise. Returned in E.164.',
+      example: '+525512345678',
+    }),
+    bank_name: bankName,
+  })
+  .strict()
+  .superRefine((spei, ctx) => {
+    const protocol = spei.protocol as unknown;
+    const clabe = str(spei.clabe);
+    const phone = spei.phone_number as unknown;
+    if (protocol === 'clabe') {
+      if (spei.clabe === undefined) requireField(ctx, 'clabe');
+      if (phone !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['phone_number'],
+          message: 'is only allowed when protocol is phonenumber',
+        });
+      const bankCode = str(spei.bank_code);
+      const check = clabe === undefined ? undefined : checkClabe(clabe);
+      if (check?.ok && bankCode !== undefined && /^\d{3}$/.test(bankCode) && bankCode !== check.bankCode) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['bank_code'],
+          message: `does not match the CLABE, whose bank code is ${check.bankCode}`,
+        });
+      }
+    }
+    if (protocol === 'phonenumber') {
+      if (phone === undefined) {
+        requireField(ctx, 'phone_number');
+      } else if (typeof phone !== 'string' || normaliseMexicanPhone(phone) === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['phone_number'],
+          message: 'must be a valid Mexican phone number: 10 digits or E.164 with +52 (e.g. +525512345678)',
+        });
+      }
+      if (spei.clabe !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['clabe'], message: 'is only allowed when protocol is clabe' });
+    }
+  }, always)
+  .transform((spei) => ({
+    ...spei,
+    phone_number: spei.phone_number === undefined ? undefined : (normaliseMexicanPhone(spei.phone_number) as string),
+  }))
+  .meta({ id: 'SpeiRequest' });
+
+const wireRequestSchema = z
+  .object({
+    beneficiary_name: beneficiaryName,
+    beneficiary_type: z.enum(beneficiaryTypes),
+    bank_name: bankName,
+    bank_account_number: z
+      .string()
+      .trim()
+      .regex(/^\d{4,17}$/, 'must be a US bank account number of 4 to 17 digits')
+      .meta({ description: 'US account number, 4 to 17 digits.', example: '000123456789' }),
+    routing_number: checkedString(checkAbaRoutingNumber).meta({
+      description:
+        'ABA routing number: 9 digits with a valid checksum, starting with 01-12, 21-32 or 61-72 (a bank or thrift).',
+      example: '021000021',
+    }),
+    beneficiary_address: addressSchema,
+  })
+  .strict()
+  .meta({ id: 'WireRequest' });
+
+const sepaRequestSchema = z
+  .object({
+    beneficiary_type: z.enum(beneficiaryTypes),
+    beneficiary_name: beneficiaryName,
+    bank_name: bankName,
+    iban: checkedString(checkIban)
+      .transform((value) => {
+        const check = checkIban(value);
+        return check.ok ? check.iban : value;
+      })
+      .meta({
+        description:
+          "IBAN, with or without spaces, any case: the country's length and format, the mod-97 check digits and the " +
+          'national check digits where a country has them are verified. Swiss QR-IBANs are refused. Returned without ' +
+          'spaces, upper case. Its country must be `country`.',
+        example: 'DE89370400440532013000',
+      }),
+    bic: checkedString(checkBic)
+      .transform((value) => value.toUpperCase())
+      .meta({
+        description: 'BIC (SWIFT code) of the bank, 8 or 11 characters; returned upper case.',
+        example: 'DEUTDEFF',
+      }),
+    country: z.enum(sepaCountries).meta({
+      description: "Country of the account (ISO alpha-3, a SEPA country); the IBAN's country code must match.",
+    }),
+    beneficiary_address: addressSchema,
+  })
+  .strict()
+  .superRefine((sepa, ctx) => {
+    const iban = str(sepa.iban);
+    const check = iban === undefined ? undefined : checkIban(iban);
+    const country = sepa.country as unknown;
+    if (check?.ok && typeof country === 'string' && (sepaCountries as readonly string[]).includes(country)) {
+      if (alpha2Of(country) !== check.countryAlpha2) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['iban'],
+          message: `is an IBAN of ${check.countryAlpha2}, not of ${country} (country)`,
+        });
+      }
+    }
+  }, always)
+  .meta({ id: 'SepaRequest' });
+
+const cvuRequestSchema = z
+  .object({
+    beneficiary_name: beneficiaryName,
+    cvu: checkedString((value) => checkArgentineAccount(value, 'cvu'))
+      .optional()
+      .meta({
+        description:
+          'CVU (22 digits, valid check digits, starts with 000), an account at a payment provider. Exactly one of cvu and cbu.',
+        example: '0000003110001234567898',
+      }),
+    cbu: checkedString((value) => checkArgentineAccount(value, 'cbu'))
+      .optional()
+      .meta({
+        description: 'CBU (22 digits, valid check digits), a bank account. Exactly one of cvu and cbu.',
+        example: '2850590940090418135201',
+      }),
+  })
+  .strict()
+  .superRefine((cvu, ctx) => {
+    if (cvu.cvu !== undefined && cvu.cbu !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cbu'],
+        message: 'cannot be given together with cvu: send exactly one of them',
+      });
+    }
+    if (cvu.cvu === undefined && cvu.cbu === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['cvu'], message: 'send exactly one of cvu and cbu' });
+    }
+  }, always)
+  .meta({ id: 'CvuRequest' });
+
+const commonRequestFields = {
+  customer_id: z.string().meta({ description: 'The customer who owns the account (404 if it is not one of yours).' }),
+  account_name: text(100).meta({ description: 'Your label for the account.', example: 'Main account' }),
+  is_third_party: z
+    .boolean()
+    .default(false)
+    .meta({ description: 'True when the account belongs to someone other than the customer. Default false.' }),
+};
+
+export const createExternalAccountRequestSchema = z
+  .discriminatedUnion('payment_rail', [
+    z
+      .object({ ...commonRequestFields, payment_rail: z.literal('pix'), pix: pixRequestSchema })
+      .strict()
+      .meta({ id: 'CreatePixExternalAccount' }),
+    z
+      .object({ ...commonRequestFields, payment_rail: z.literal('pix_account'), pix_account: pixAccountRequestSchema })
+      .strict()
+      .meta({ id: 'CreatePixAccountExternalAccount' }),
+    z
+      .object({ ...commonRequestFields, payment_rail: z.literal('spei'), spei: speiRequestSchema })
+      .strict()
+      .meta({ id: 'CreateSpeiExternalAccount' }),
+    z
+      .object({ ...commonRequestFields, payment_rail: z.literal('wire'), wire: wireRequestSchema })
+      .strict()
+      .meta({ id: 'CreateWireExternalAccount' }),
+    z
+      .object({ ...commonRequestFields, payment_rail: z.literal('sepa'), sepa: sepaRequestSchema })
+      .strict()
+      .meta({ id: 'CreateSepaExternalAccount' }),
+    z
+      .object({ ...commonRequestFields, payment_rail: z.literal('cvu'), cvu: cvuRequestSchema })
+      .strict()
+      .meta({ id: 'CreateCvuExternalAccount' }),
+  ])
+  .meta({
+    id: 'CreateExternalAccountRequest',
+    description:
+      'Exactly the rail object named by `payment_rail` (pix, pix_account, spei, wire, sepa or cvu): a missing one is ' +
+      '`missing_param`, another rail object is `invalid_param`.',
+  });
+
+export type CreateExternalAccountRequest = z.output<typeof createExternalAccountRequestSchema>;
+
+// ---- responses ----
+
+const pixSchema = z
+  .object({
+    key: z.string().meta({ description: 'The key in directory form.' }),
+    key_type: z.enum(pixKeyTypes).meta({ description: 'What the key is: cpf, cnpj, email, phone or random.' }),
+    bank_name: z.string().meta({ description: 'Institution of the account, from the pix directory.' }),
+    beneficiary_name: z.string().meta({ description: "Account holder's name, from the pix directory." }),
+  })
+  .meta({ id: 'Pix' });
+
+const pixAccountSchema = z
+  .object({
+    bank_code: z.string(),
+    branch_code: z.string(),
+    bank_account_number: z.string(),
+    account_type: z.enum(pixAccountTypes),
+    beneficiary_document: z.string(),
+    beneficiary_name: z.string(),
+  })
+  .meta({ id: 'PixAccount' });
+
+const speiSchema = z
+  .object({
+    beneficiary_name: z.string(),
+    protocol: z.enum(speiProtocols),
+    bank_code: z.string(),
+    clabe: z.string().optional().meta({ description: 'Present with protocol clabe.' }),
+    phone_number: z.string().optional().meta({ description: 'Present with protocol phonenumber (E.164).' }),
+    bank_name: z.string(),
+  })
+  .meta({ id: 'Spei' });
+
+const wireSchema = z
+  .object({
+    beneficiary_name: z.string(),
+    beneficiary_type: z.enum(beneficiaryTypes),
+    bank_name: z.string(),
+    bank_account_number: z.string(),
+    routing_number: z.string(),
+    beneficiary_address: addressSchema,
+  })
+  .meta({ id: 'Wire' });
+
+const sepaSchema = z
+  .object({
+    beneficiary_type: z.enum(beneficiaryTypes),
+    beneficiary_name: z.string(),
+    bank_name: z.string(),
+    iban: z.string(),
+    bic: z.string(),
+    country: z.enum(sepaCountries),
+    beneficiary_address: addressSchema,
+  })
+  .meta({ id: 'Sepa' });
+
+const cvuSchema = z
+  .object({
+    beneficiary_name: z.string(),
+    cvu: z.string().optional().meta({ description: 'Present when the account was registered by CVU.' }),
+    cbu: z.string().optional().meta({ description: 'Present when the account was registered by CBU.' }),
+  })
+  .meta({ id: 'Cvu' });
+
+const commonResponseFields = {
+  id: z.uuid(),
+  customer_id: z.uuid(),
+  account_name: z.string(),
+  status: z.enum(externalAccountStatuses).meta({
+    description:
+      'Decided by screening when the account is created: approved, or rejected (the account cannot be used).',
+  }),
+  is_third_party: z.boolean(),
+  created_at: timestampSchema,
+  updated_at: timestampSchema,
+};
+
+export const externalAccountSchema = z
+  .discriminatedUnion('payment_rail', [
+    z
+      .object({ ...commonResponseFields, payment_rail: z.literal('pix'), pix: pixSchema })
+      .meta({ id: 'PixExternalAccount' }),
+    z
+      .object({ ...commonResponseFields, payment_rail: z.literal('pix_account'), pix_account: pixAccountSchema })
+      .meta({ id: 'PixAccountExternalAccount' }),
+    z
+      .object({ ...commonResponseFields, payment_rail: z.literal('spei'), spei: speiSchema })
+      .meta({ id: 'SpeiExternalAccount' }),
+    z
+      .object({ ...commonResponseFields, payment_rail: z.literal('wire'), wire: wireSchema })
+      .meta({ id: 'WireExternalAccount' }),
+    z
+      .object({ ...commonResponseFields, payment_rail: z.literal('sepa'), sepa: sepaSchema })
+      .meta({ id: 'SepaExternalAccount' }),
+    z
+      .object({ ...commonResponseFields, payment_rail: z.literal('cvu'), cvu: cvuSchema })
+      .meta({ id: 'CvuExternalAccount' }),
+  ])
+  .meta({ id: 'ExternalAccount' });
+
+export type ExternalAccountResource = z.input<typeof externalAccountSchema>;
+export type PixDetails = z.input<typeof pixSchema>;
+
+export const listExternalAccountsQuerySchema = paginationQuerySchema
+  .extend({
+    customer_id: z
+      .string()
+      .optional()
+      .meta({ description: "Only this customer's accounts; a customer that is not yours answers 404." }),
+  })
+  .strict();
