@@ -29,6 +29,10 @@ const environmentSchema = z.object({
     .min(0)
     .max(86400 * 30)
     .default(10),
+  /** Seconds a webhook receiver has to answer one delivery attempt. */
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
+  /** Seconds between the outbox relay's sweeps (it is woken by NOTIFY at once; the sweep is the fallback). */
+  WEBHOOK_RELAY_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
 });
 
 export type AppEnvironment = 'sandbox' | 'production';
@@ -42,6 +46,7 @@ export interface AppConfig {
   publicBaseUrl: string;
   documentStorageDir: string;
   sandboxVerificationDelaySeconds: number;
+  webhooks: { timeoutSeconds: number; relaySweepSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -70,5 +75,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicBaseUrl: (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     documentStorageDir: path.resolve(values.DOCUMENT_STORAGE_DIR),
     sandboxVerificationDelaySeconds: values.SANDBOX_VERIFICATION_DELAY_SECONDS,
+    webhooks: {
+      timeoutSeconds: values.WEBHOOK_TIMEOUT_SECONDS,
+      relaySweepSeconds: values.WEBHOOK_RELAY_SWEEP_SECONDS,
+    },
   };
 }

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { AppConfig } from './config';
 import type { PrismaClient } from './db';
 import type { Logger } from './logger';
+import type { WebhookSender } from './providers/webhook-sender';
 import type { DocumentStore } from './storage/document-store';
 
 export interface ApiServices {
@@ -12,4 +13,6 @@ export interface ApiServices {
   temporal: Client;
   logger: Logger;
   documentStore: DocumentStore;
+  /** Sends POST /webhooks/mock; durable deliveries go through the worker. */
+  webhookSender: WebhookSender;
 }

@@ -1,9 +1,11 @@
 // Chooses the implementation of each outside system by environment.
 import type { AppConfig } from '../config';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
+import { HttpWebhookSender, WebhookSender } from './webhook-sender';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
+  webhookSender: WebhookSender;
 }
 
 export function createProviders(config: AppConfig): Providers {
@@ -12,5 +14,14 @@ export function createProviders(config: AppConfig): Providers {
       config.appEnv === 'sandbox'
         ? new SimulatedVerificationProvider(config.sandboxVerificationDelaySeconds)
         : new ManualReviewProvider(),
+    webhookSender: createWebhookSender(config),
   };
+}
+
+/** Real HTTP in both environments (sandbox partners test their receivers); production sends only to public addresses. */
+export function createWebhookSender(config: AppConfig): WebhookSender {
+  return new HttpWebhookSender({
+    timeoutMs: config.webhooks.timeoutSeconds * 1000,
+    publicAddressesOnly: config.appEnv === 'production',
+  });
 }

@@ -1,5 +1,7 @@
 // The route table of the API, one module per resource.
 import type { RouteDefinition } from '../http/route';
 import { customerRoutes } from './customers';
+import { eventRoutes } from './events';
+import { webhookRoutes } from './webhooks';
 
-export const allRoutes: RouteDefinition[] = [...customerRoutes];
+export const allRoutes: RouteDefinition[] = [...customerRoutes, ...webhookRoutes, ...eventRoutes];

@@ -19,6 +19,7 @@ import type { ApiServices } from '../../src/services';
 import { LocalDiskDocumentStore } from '../../src/storage/document-store';
 import { ensureSearchAttributes } from '../../src/temporal/client';
 import { createWorker } from '../../src/temporal/worker';
+import { OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { workflowBundlePath } from './paths';
 
 export interface TestPartner {
@@ -33,6 +34,8 @@ export interface Harness {
   env: TestWorkflowEnvironment;
   prisma: PrismaClient;
   services: ApiServices;
+  /** The webhook outbox relay, started like in the worker; it relays only this harness's partners. */
+  relay: OutboxRelay;
   /** supertest agent without credentials. */
   http: TestAgent;
   createPartner(name?: string): Promise<TestPartner>;
@@ -63,6 +66,18 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
   );
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
+  const providers = createProviders(config);
+  const partnerIds: string[] = [];
+  const relay = new OutboxRelay({
+    prisma,
+    temporal: env.client,
+    taskQueue: config.temporal.taskQueue,
+    databaseUrl: config.databaseUrl,
+    logger,
+    sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
+    // Test files share the database, each with its own Temporal: relay only the partners created here.
+    partnerIds: () => partnerIds,
+  });
   let worker: Worker;
   try {
     await ensureSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
@@ -70,11 +85,13 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
+      activities: createActivities({ config, prisma, logger, ...providers }),
       workflowBundlePath,
     });
+    await relay.start();
   } catch (error) {
     // Never leave the test server running: jest would wait for it forever.
+    await relay.stop();
     await env.teardown();
     await prisma.$disconnect();
     throw error;
@@ -86,6 +103,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     logger,
     temporal: env.client,
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
+    webhookSender: providers.webhookSender,
   };
   const server = createApp(services).callback();
   const http = request.agent(server);
@@ -95,9 +113,11 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     env,
     prisma,
     services,
+    relay,
     http,
     async createPartner(name = 'Test partner') {
       const created = await createPartner(prisma, name, config.appEnv);
+      partnerIds.push(created.partner_id);
       return {
         partnerId: created.partner_id,
         apiKey: created.api_key,
@@ -105,6 +125,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       };
     },
     async teardown() {
+      await relay.stop();
       worker.shutdown();
       await running;
       await env.teardown();
