@@ -1,6 +1,7 @@
 // Activities of webhook delivery: one HTTP attempt of a delivery, recorded, and the final failure. Idempotent:
 // a delivery that is no longer pending is never sent again.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { newId } from '../src/domain/ids';
 import { webhookHeaders } from '../src/domain/webhook-signature';
 import type { EventType } from '../src/events';
@@ -47,7 +48,12 @@ export function createWebhookActivities({ prisma, webhookSender, logger }: Activ
         body,
       });
       const succeeded = isSuccessfulDelivery(result);
-      const recorded = { url: config.url, statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error };
+      const recorded = {
+        url: config.url,
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+        error: result.error,
+      };
       await prisma.$transaction([
         prisma.webhookDeliveryAttempt.upsert({
           where: { deliveryId_attempt: { deliveryId, attempt } },
@@ -66,7 +72,12 @@ export function createWebhookActivities({ prisma, webhookSender, logger }: Activ
       ]);
       if (!succeeded) {
         logger.info({ deliveryId, eventId: event.id, attempt, error: result.error }, 'webhook attempt failed');
-        throw ApplicationFailure.retryable(`attempt ${attempt}: ${result.error ?? 'failed'}`, WEBHOOK_ATTEMPT_FAILED);
+        // Benign: a receiver that fails is expected, not a fault of the worker (logged at DEBUG, no failure metrics).
+        throw ApplicationFailure.create({
+          message: `attempt ${attempt}: ${result.error ?? 'failed'}`,
+          type: WEBHOOK_ATTEMPT_FAILED,
+          category: ApplicationFailureCategory.BENIGN,
+        });
       }
       return 'succeeded';
     },

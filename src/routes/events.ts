@@ -1,7 +1,13 @@
 // The event log (SPEC 6): what partners read to catch up after an outage, and redelivery on request.
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { findEventOrThrow, redeliverEvent, toWebhookDelivery, toWebhookEvent, withAttempts } from '../resources/webhooks';
+import {
+  findEventOrThrow,
+  redeliverEvent,
+  toWebhookDelivery,
+  toWebhookEvent,
+  withAttempts,
+} from '../resources/webhooks';
 import { eventListQuerySchema, webhookDeliverySchema, webhookEventSchema } from '../schemas/webhooks';
 
 const tag = 'Events';
@@ -18,7 +24,11 @@ const listEvents = defineRoute({
     'was disabled or not subscribed are here too). Items have the shape of the webhook body. Filters: `event_type`, ' +
     '`event_resource_id`, and the creation dates.',
   query: eventListQuerySchema,
-  response: { status: 200, description: 'A page of events.', schema: listSchema(webhookEventSchema, 'WebhookEventList') },
+  response: {
+    status: 200,
+    description: 'A page of events.',
+    schema: listSchema(webhookEventSchema, 'WebhookEventList'),
+  },
   async handler({ query, partner, services }) {
     const { rows, cursor } = await paginate(query, (keyset) =>
       services.prisma.event.findMany({

@@ -101,7 +101,11 @@ const mockWebhook = defineRoute({
     'amounts are fixed and its status follows the type (`*.created` of pay-ins and payouts: awaiting_deposit; ' +
     'walletTransfer.created: pending). The mock is not recorded in GET /v1/events.',
   body: mockWebhookRequestSchema,
-  response: { status: 200, description: 'The event sent and the answer of the receiver.', schema: mockWebhookResultSchema },
+  response: {
+    status: 200,
+    description: 'The event sent and the answer of the receiver.',
+    schema: mockWebhookResultSchema,
+  },
   errors: ['webhook_config_missing', 'webhook_config_disabled'],
   async handler({ body, partner, services }) {
     return sendMockWebhook(services, partner.id, body.event_type as EventType);

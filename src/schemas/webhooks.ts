@@ -29,10 +29,14 @@ const subscriptionsSchema = z
   .min(1)
   .superRefine((types, ctx) => {
     types.forEach((type, index) => {
-      if (types.indexOf(type) !== index) ctx.addIssue({ code: 'custom', path: [index], message: `${type} is listed twice` });
+      if (types.indexOf(type) !== index)
+        ctx.addIssue({ code: 'custom', path: [index], message: `${type} is listed twice` });
     });
   })
-  .meta({ description: 'Event types to deliver (SPEC 6), at least one, no duplicates.', example: ['customer.approved'] });
+  .meta({
+    description: 'Event types to deliver (SPEC 6), at least one, no duplicates.',
+    example: ['customer.approved'],
+  });
 
 const enabledDescription =
   'Whether events are delivered. While false, nothing is delivered and events that happen meanwhile are never ' +
@@ -42,7 +46,10 @@ export const createWebhookConfigRequestSchema = z
   .object({
     url: webhookUrlSchema,
     subscriptions: subscriptionsSchema,
-    enabled: z.boolean().default(false).meta({ description: `${enabledDescription} Default false.` }),
+    enabled: z
+      .boolean()
+      .default(false)
+      .meta({ description: `${enabledDescription} Default false.` }),
   })
   .strict()
   .meta({ id: 'CreateWebhookConfigRequest' });
@@ -85,8 +92,14 @@ export type WebhookConfigResource = z.input<typeof webhookConfigSchema>;
 
 export const webhookEventSchema = z
   .object({
-    event: z.string().meta({ description: 'Resource type: payin, payout, walletTransfer, customer, external_account, virtual_account.' }),
-    event_id: z.uuid().meta({ description: 'Unique event id; also sent as the `Webhook-Id` header. Use it to drop duplicates.' }),
+    event: z
+      .string()
+      .meta({
+        description: 'Resource type: payin, payout, walletTransfer, customer, external_account, virtual_account.',
+      }),
+    event_id: z
+      .uuid()
+      .meta({ description: 'Unique event id; also sent as the `Webhook-Id` header. Use it to drop duplicates.' }),
     event_type: eventTypeSchema,
     event_resource_id: z.string().meta({ description: 'Id of the changed resource.' }),
     event_resource_status: z.string().meta({ description: 'Status of the resource after the change.' }),
@@ -115,7 +128,10 @@ export const webhookDeliveryAttemptSchema = z
     url: z.string().meta({ description: 'Where this attempt was sent.' }),
     status_code: z.number().int().nullable().meta({ description: 'HTTP status answered; null when none arrived.' }),
     latency_ms: z.number().int(),
-    error: z.string().nullable().meta({ description: 'Why the attempt failed (e.g. `HTTP 500`, a timeout); null on success.' }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the attempt failed (e.g. `HTTP 500`, a timeout); null on success.' }),
     created_at: timestampSchema,
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
@@ -124,7 +140,12 @@ export const webhookDeliverySchema = z
   .object({
     id: z.uuid(),
     event_id: z.uuid(),
-    trigger: z.enum(['event', 'redelivery']).meta({ description: '`event`: sent because the event happened; `redelivery`: asked for with POST /v1/events/{id}/redeliver.' }),
+    trigger: z
+      .enum(['event', 'redelivery'])
+      .meta({
+        description:
+          '`event`: sent because the event happened; `redelivery`: asked for with POST /v1/events/{id}/redeliver.',
+      }),
     status: z.enum(deliveryStatuses).meta({
       description:
         '`pending`: queued or retrying; `succeeded`: a 2xx answer; `failed`: no 2xx within the retry window; ' +
@@ -141,7 +162,9 @@ export type WebhookDeliveryResource = z.input<typeof webhookDeliverySchema>;
 
 export const mockWebhookRequestSchema = z
   .object({
-    event_type: z.enum(mockEventTypes as [string, ...string[]]).meta({ description: 'A payin.*, payout.* or walletTransfer.* type.' }),
+    event_type: z
+      .enum(mockEventTypes as [string, ...string[]])
+      .meta({ description: 'A payin.*, payout.* or walletTransfer.* type.' }),
   })
   .strict()
   .meta({ id: 'MockWebhookRequest' });

@@ -18,7 +18,11 @@ import { WEBHOOK_NOTIFY_CHANNEL } from '../events';
 import type { Logger } from '../logger';
 import { PartnerIdAttribute, ResourceIdAttribute } from '../temporal/search-attributes';
 import { workflowIds } from '../temporal/workflow-ids';
-import { deliveriesQueuedSignal, webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import {
+  deliveriesQueuedSignal,
+  webhookDeliveryWorkflow,
+  WebhookDeliveryInput,
+} from '../../workflows/webhook-delivery';
 
 const BATCH_SIZE = 100;
 /** Any constant: the key of the advisory lock that lets one relay run at a time. */
@@ -131,9 +135,7 @@ export class OutboxRelay {
   async relayBatch(): Promise<number> {
     const partnerIds = this.options.partnerIds?.();
     if (partnerIds && partnerIds.length === 0) return 0;
-    const onlyPartners = partnerIds
-      ? Prisma.sql`AND d.partner_id = ANY(${[...partnerIds]}::uuid[])`
-      : Prisma.empty;
+    const onlyPartners = partnerIds ? Prisma.sql`AND d.partner_id = ANY(${[...partnerIds]}::uuid[])` : Prisma.empty;
     return this.options.prisma.$transaction(
       async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RELAY_LOCK_KEY}::bigint)`;

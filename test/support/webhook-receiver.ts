@@ -81,7 +81,9 @@ export class WebhookReceiver {
   }
 
   describe(): string {
-    return this.requests.map((request) => `${String(request.body.event_type)}(${String(request.headers['webhook-id'])})`).join(', ');
+    return this.requests
+      .map((request) => `${String(request.body.event_type)}(${String(request.headers['webhook-id'])})`)
+      .join(', ');
   }
 
   async close(): Promise<void> {
