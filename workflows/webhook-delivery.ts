@@ -21,6 +21,8 @@ export interface WebhookDeliveryInput {
   resourceId: string;
   /** Deliveries carried over by continue-as-new. */
   queued?: string[];
+  /** Deliveries one run handles before it continues as new (default 200). */
+  deliveriesPerRun?: number;
 }
 
 export interface WebhookDeliveryState {
@@ -57,7 +59,7 @@ const { markWebhookDeliveryFailed } = proxyActivities<Activities>({
 });
 
 /** Deliveries handled by one run before it continues as new, keeping its history small. */
-const DELIVERIES_PER_RUN = 200;
+const DEFAULT_DELIVERIES_PER_RUN = 200;
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<number> {
   const queue: string[] = [...(input.queued ?? [])];
@@ -87,7 +89,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     }
     current = null;
     finished += 1;
-    if (queue.length > 0 && (finished >= DELIVERIES_PER_RUN || workflowInfo().continueAsNewSuggested)) {
+    const perRun = input.deliveriesPerRun ?? DEFAULT_DELIVERIES_PER_RUN;
+    if (queue.length > 0 && (finished >= perRun || workflowInfo().continueAsNewSuggested)) {
       await continueAsNew<typeof webhookDeliveryWorkflow>({ ...input, queued: queue });
     }
   }

@@ -1,8 +1,9 @@
-// Where webhooks may be sent. Sandbox: any absolute http(s) URL (receivers on localhost or a private network
-// are how partners test). Production: https only, and never to this service's own network: hosts that are IP
-// literals of loopback, private, link-local, CGNAT, multicast or reserved ranges, `localhost`, and single-label
-// names are refused when the URL is saved, and the sender checks every address a host name resolves to at
-// connection time (a public name may later resolve to a private address).
+// Where webhooks may be sent. Every URL is an absolute http(s) URL without credentials. Production: https only.
+// Both environments refuse this service's own network (SSRF): hosts that are IP literals of loopback, private,
+// link-local, CGNAT, multicast or reserved ranges, `localhost` and single-label names are refused when the URL
+// is saved, and the sender checks every address a host name resolves to when it connects (a public name may
+// later resolve to a private address). Only a sandbox with WEBHOOK_ALLOW_PRIVATE_URLS=true (local development
+// and the tests, whose receivers are on localhost) sends to such addresses.
 import { BlockList, isIP } from 'node:net';
 import type { AppEnvironment } from '../config';
 
@@ -48,12 +49,23 @@ export function isPublicAddress(address: string): boolean {
   return !nonPublic.check(address, 'ipv6');
 }
 
-/** A reason the URL cannot receive webhooks in this environment, or null. The URL is already a valid http(s) URL. */
-export function webhookUrlProblem(raw: string, appEnv: AppEnvironment): string | null {
+export interface DestinationRules {
+  appEnv: AppEnvironment;
+  /** Sandbox only (the configuration refuses it in production). */
+  allowPrivateUrls: boolean;
+}
+
+/** True when webhooks may go to any address: a sandbox set up for local development. */
+export function allowsPrivateDestinations(rules: DestinationRules): boolean {
+  return rules.appEnv === 'sandbox' && rules.allowPrivateUrls;
+}
+
+/** A reason the URL cannot receive webhooks here, or null. The URL is already a valid http(s) URL. */
+export function webhookUrlProblem(raw: string, rules: DestinationRules): string | null {
   const url = new URL(raw);
   if (url.username || url.password) return 'must not contain credentials';
-  if (appEnv === 'sandbox') return null;
-  if (url.protocol !== 'https:') return 'must use https in production';
+  if (rules.appEnv === 'production' && url.protocol !== 'https:') return 'must use https in production';
+  if (allowsPrivateDestinations(rules)) return null;
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isIP(host)) return isPublicAddress(host) ? null : 'must not point to a private, loopback or reserved address';
   if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.'))

@@ -1,6 +1,7 @@
 // Chooses the implementation of each outside system by environment.
 import type { AppConfig } from '../config';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
+import { allowsPrivateDestinations } from '../domain/webhook-destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
 
 export interface Providers {
@@ -18,10 +19,11 @@ export function createProviders(config: AppConfig): Providers {
   };
 }
 
-/** Real HTTP in both environments (sandbox partners test their receivers); production sends only to public addresses. */
+/** Real HTTP in both environments (sandbox partners test their receivers), to public addresses only unless a
+ * sandbox allows private ones (WEBHOOK_ALLOW_PRIVATE_URLS). */
 export function createWebhookSender(config: AppConfig): WebhookSender {
   return new HttpWebhookSender({
     timeoutMs: config.webhooks.timeoutSeconds * 1000,
-    publicAddressesOnly: config.appEnv === 'production',
+    publicAddressesOnly: !allowsPrivateDestinations({ appEnv: config.appEnv, ...config.webhooks }),
   });
 }

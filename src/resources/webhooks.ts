@@ -70,7 +70,7 @@ export function toWebhookDelivery(row: DeliveryRow): WebhookDeliveryResource {
 
 function refuseUnusableUrl(url: string | undefined, services: ApiServices): void {
   if (url === undefined) return;
-  const problem = webhookUrlProblem(url, services.config.appEnv);
+  const problem = webhookUrlProblem(url, { appEnv: services.config.appEnv, ...services.config.webhooks });
   if (problem) throw ApiError.invalidParam('url', problem);
 }
 

@@ -18,9 +18,10 @@ const webhookUrlSchema = z
   .max(MAX_WEBHOOK_URL_LENGTH)
   .meta({
     description:
-      'Absolute URL receiving the POSTs. Sandbox: http or https, any host. Production: https only, and not a ' +
-      'private, loopback, link-local or reserved address, `localhost` or a single-label host name. No credentials ' +
-      `in the URL. At most ${MAX_WEBHOOK_URL_LENGTH} characters.`,
+      'Absolute URL receiving the POSTs: http or https in the sandbox, https only in production. The host must ' +
+      'be public: not a private, loopback, link-local or reserved address, `localhost` or a single-label name ' +
+      '(a sandbox run locally with WEBHOOK_ALLOW_PRIVATE_URLS=true accepts them). No credentials in the URL. ' +
+      `At most ${MAX_WEBHOOK_URL_LENGTH} characters.`,
     example: 'https://partner.example/webhooks/payments',
   });
 
@@ -92,11 +93,9 @@ export type WebhookConfigResource = z.input<typeof webhookConfigSchema>;
 
 export const webhookEventSchema = z
   .object({
-    event: z
-      .string()
-      .meta({
-        description: 'Resource type: payin, payout, walletTransfer, customer, external_account, virtual_account.',
-      }),
+    event: z.string().meta({
+      description: 'Resource type: payin, payout, walletTransfer, customer, external_account, virtual_account.',
+    }),
     event_id: z
       .uuid()
       .meta({ description: 'Unique event id; also sent as the `Webhook-Id` header. Use it to drop duplicates.' }),
@@ -140,12 +139,10 @@ export const webhookDeliverySchema = z
   .object({
     id: z.uuid(),
     event_id: z.uuid(),
-    trigger: z
-      .enum(['event', 'redelivery'])
-      .meta({
-        description:
-          '`event`: sent because the event happened; `redelivery`: asked for with POST /v1/events/{id}/redeliver.',
-      }),
+    trigger: z.enum(['event', 'redelivery']).meta({
+      description:
+        '`event`: sent because the event happened; `redelivery`: asked for with POST /v1/events/{id}/redeliver.',
+    }),
     status: z.enum(deliveryStatuses).meta({
       description:
         '`pending`: queued or retrying; `succeeded`: a 2xx answer; `failed`: no 2xx within the retry window; ' +

@@ -58,6 +58,8 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DOCUMENT_STORAGE_DIR: mkdtempSync(path.join(os.tmpdir(), 'documents-')),
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    // Test webhook receivers listen on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     ...overrides,
   });
   const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;
