@@ -3,10 +3,12 @@ import type { AppConfig } from '../src/config';
 import type { PrismaClient } from '../src/db';
 import type { Logger } from '../src/logger';
 import type { VerificationProvider } from '../src/providers/verification';
+import type { WebhookSender } from '../src/providers/webhook-sender';
 
 export interface ActivityServices {
   config: AppConfig;
   prisma: PrismaClient;
   logger: Logger;
   verificationProvider: VerificationProvider;
+  webhookSender: WebhookSender;
 }

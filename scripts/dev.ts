@@ -65,14 +65,17 @@ async function main(): Promise<void> {
   });
 
   const partner = await devPartner(database.url);
+  const appEnv = process.env.APP_ENV ?? 'sandbox';
   const childEnv = {
     ...process.env,
-    APP_ENV: process.env.APP_ENV ?? 'sandbox',
+    APP_ENV: appEnv,
     PORT: String(apiPort),
     DATABASE_URL: database.url,
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     TEMPORAL_NAMESPACE: 'default',
     DOCUMENT_STORAGE_DIR: process.env.DOCUMENT_STORAGE_DIR ?? path.join(dataDir, 'documents'),
+    // Local receivers (http://localhost:...) can get the sandbox's webhooks.
+    WEBHOOK_ALLOW_PRIVATE_URLS: process.env.WEBHOOK_ALLOW_PRIVATE_URLS ?? String(appEnv === 'sandbox'),
   };
   const tsx = require.resolve('tsx/cli');
   const children: ChildProcess[] = ['src/worker.ts', 'src/server.ts'].map((entry) =>

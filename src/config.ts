@@ -5,31 +5,46 @@ import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const environmentSchema = z.object({
-  APP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  DATABASE_URL: z
-    .string({ error: 'is required (a PostgreSQL connection URL)' })
-    .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgresql:// URL'),
-  TEMPORAL_ADDRESS: z
-    .string()
-    .regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port')
-    .default('localhost:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
-  LOG_LEVEL: z.enum(logLevels).default('info'),
-  /** Base URL partners reach this API at; used to build links such as verification links. */
-  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-  /** Folder of the local-disk document store. */
-  DOCUMENT_STORAGE_DIR: z.string().min(1).default('.data/documents'),
-  /** Sandbox only: seconds before the simulated provider approves a customer under review. */
-  SANDBOX_VERIFICATION_DELAY_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(86400 * 30)
-    .default(10),
-});
+const environmentSchema = z
+  .object({
+    APP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    DATABASE_URL: z
+      .string({ error: 'is required (a PostgreSQL connection URL)' })
+      .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgresql:// URL'),
+    TEMPORAL_ADDRESS: z
+      .string()
+      .regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port')
+      .default('localhost:7233'),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
+    LOG_LEVEL: z.enum(logLevels).default('info'),
+    /** Base URL partners reach this API at; used to build links such as verification links. */
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    /** Folder of the local-disk document store. */
+    DOCUMENT_STORAGE_DIR: z.string().min(1).default('.data/documents'),
+    /** Sandbox only: seconds before the simulated provider approves a customer under review. */
+    SANDBOX_VERIFICATION_DELAY_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(86400 * 30)
+      .default(10),
+    /** Seconds a webhook receiver has to answer one delivery attempt. */
+    WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
+    /** Seconds between the outbox relay's sweeps (it is woken by NOTIFY at once; the sweep is the fallback). */
+    WEBHOOK_RELAY_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
+    /** Sandbox only: let webhook URLs point to loopback and private addresses (local development, tests). */
+    WEBHOOK_ALLOW_PRIVATE_URLS: z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .default('false')
+      .transform((value) => value === 'true'),
+  })
+  .superRefine((values, ctx) => {
+    if (values.APP_ENV === 'production' && values.WEBHOOK_ALLOW_PRIVATE_URLS) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE_URLS'], message: 'cannot be true in production' });
+    }
+  });
 
 export type AppEnvironment = 'sandbox' | 'production';
 
@@ -42,6 +57,7 @@ export interface AppConfig {
   publicBaseUrl: string;
   documentStorageDir: string;
   sandboxVerificationDelaySeconds: number;
+  webhooks: { timeoutSeconds: number; relaySweepSeconds: number; allowPrivateUrls: boolean };
 }
 
 export class ConfigError extends Error {
@@ -70,6 +86,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicBaseUrl: (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     documentStorageDir: path.resolve(values.DOCUMENT_STORAGE_DIR),
     sandboxVerificationDelaySeconds: values.SANDBOX_VERIFICATION_DELAY_SECONDS,
+    webhooks: {
+      timeoutSeconds: values.WEBHOOK_TIMEOUT_SECONDS,
+      relaySweepSeconds: values.WEBHOOK_RELAY_SWEEP_SECONDS,
+      allowPrivateUrls: values.WEBHOOK_ALLOW_PRIVATE_URLS,
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import type { PrismaClient } from './db';
 import type { Logger } from './logger';
 import type { AccountScreening } from './providers/screening';
 import type { PixDirectory } from './providers/pix-directory';
+import type { WebhookSender } from './providers/webhook-sender';
 import type { DocumentStore } from './storage/document-store';
 
 export interface ApiServices {
@@ -17,4 +18,6 @@ export interface ApiServices {
   /** Outside systems asked within a request (src/providers, chosen by createProviders). */
   pixDirectory: PixDirectory;
   accountScreening: AccountScreening;
+  /** Sends POST /webhooks/mock; durable deliveries go through the worker. */
+  webhookSender: WebhookSender;
 }

@@ -8,8 +8,9 @@ import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createLogger, Logger } from './logger';
 import { createProviders } from './providers';
-import { ensureSearchAttributes } from './temporal/client';
+import { connectTemporalClient, ensureSearchAttributes } from './temporal/client';
 import { createWorker } from './temporal/worker';
+import { OutboxRelay } from './webhooks/outbox-relay';
 
 /** Where `npm run build` writes the pre-bundled workflow code. */
 export const builtWorkflowBundle = path.resolve(__dirname, '..', 'workflow-bundle.js');
@@ -54,8 +55,21 @@ async function main(): Promise<void> {
     activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
     workflowBundlePath: existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined,
   });
+  // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).
+  const temporalClient = await connectTemporalClient(config.temporal);
+  const relay = new OutboxRelay({
+    prisma,
+    temporal: temporalClient.client,
+    taskQueue: config.temporal.taskQueue,
+    databaseUrl: config.databaseUrl,
+    logger: logger.child({ component: 'outbox-relay' }),
+    sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
+  });
+  await relay.start();
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
+  await relay.stop();
+  await temporalClient.connection.close();
   await prisma.$disconnect();
   await connection.close();
   logger.info('worker stopped');

@@ -53,6 +53,18 @@ export const errorCatalogue = {
     status: 422,
     when: 'The customer already registered this bank account (same rail and account identifiers, whatever its status); the message names it.',
   },
+  webhook_config_already_exists: {
+    status: 422,
+    when: 'The partner already has a webhook configuration (one per partner); change it with PUT /v1/webhook-configs/{id}.',
+  },
+  webhook_config_missing: {
+    status: 422,
+    when: 'The operation sends webhooks (redeliver, mock) and the partner has no webhook configuration.',
+  },
+  webhook_config_disabled: {
+    status: 422,
+    when: 'The operation sends webhooks (redeliver, mock) and the webhook configuration is disabled.',
+  },
   internal_error: { status: 500, when: 'Unexpected server fault; nothing internal is revealed. Retry later.' },
 } as const satisfies Record<string, { status: number; when: string }>;
 

@@ -3,11 +3,14 @@ import type { AppConfig } from '../config';
 import { PixDirectory, SimulatedPixDirectory, UnconnectedPixDirectory } from './pix-directory';
 import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries } from './screening';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
+import { allowsPrivateDestinations } from '../domain/webhook-destinations';
+import { HttpWebhookSender, WebhookSender } from './webhook-sender';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
   pixDirectory: PixDirectory;
   accountScreening: AccountScreening;
+  webhookSender: WebhookSender;
 }
 
 export function createProviders(config: AppConfig): Providers {
@@ -19,5 +22,15 @@ export function createProviders(config: AppConfig): Providers {
     pixDirectory: config.appEnv === 'sandbox' ? new SimulatedPixDirectory() : new UnconnectedPixDirectory(),
     // No screening vendor is connected yet: production screens against an empty list (approves all).
     accountScreening: new DenyListScreening(config.appEnv === 'sandbox' ? sandboxDeniedBeneficiaries : []),
+    webhookSender: createWebhookSender(config),
   };
+}
+
+/** Real HTTP in both environments (sandbox partners test their receivers), to public addresses only unless a
+ * sandbox allows private ones (WEBHOOK_ALLOW_PRIVATE_URLS). */
+export function createWebhookSender(config: AppConfig): WebhookSender {
+  return new HttpWebhookSender({
+    timeoutMs: config.webhooks.timeoutSeconds * 1000,
+    publicAddressesOnly: !allowsPrivateDestinations({ appEnv: config.appEnv, ...config.webhooks }),
+  });
 }

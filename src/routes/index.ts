@@ -1,7 +1,15 @@
 // The route table of the API, one module per resource.
 import type { RouteDefinition } from '../http/route';
 import { customerRoutes } from './customers';
+import { eventRoutes } from './events';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
+import { webhookRoutes } from './webhooks';
 
-export const allRoutes: RouteDefinition[] = [...customerRoutes, ...externalAccountRoutes, ...hostedVerificationRoutes];
+export const allRoutes: RouteDefinition[] = [
+  ...customerRoutes,
+  ...externalAccountRoutes,
+  ...webhookRoutes,
+  ...eventRoutes,
+  ...hostedVerificationRoutes,
+];

@@ -2,4 +2,6 @@
 // the workflow of a resource without a lookup (and starting one twice is impossible).
 export const workflowIds = {
   customerVerification: (customerId: string) => `customer-verification-${customerId}`,
+  webhookDelivery: (partnerId: string, resourceId: string) => `webhook-delivery-${partnerId}-${resourceId}`,
+  webhookRedelivery: (deliveryId: string) => `webhook-redelivery-${deliveryId}`,
 };

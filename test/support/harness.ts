@@ -22,6 +22,7 @@ import type { ApiServices } from '../../src/services';
 import { LocalDiskDocumentStore } from '../../src/storage/document-store';
 import { ensureSearchAttributes } from '../../src/temporal/client';
 import { createWorker } from '../../src/temporal/worker';
+import { OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { workflowBundlePath } from './paths';
 
 export interface TestPartner {
@@ -36,6 +37,8 @@ export interface Harness {
   env: TestWorkflowEnvironment;
   prisma: PrismaClient;
   services: ApiServices;
+  /** The webhook outbox relay, started like in the worker; it relays only this harness's partners. */
+  relay: OutboxRelay;
   /** supertest agent without credentials. */
   http: TestAgent;
   createPartner(name?: string): Promise<TestPartner>;
@@ -60,6 +63,8 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DOCUMENT_STORAGE_DIR: mkdtempSync(path.join(os.tmpdir(), 'documents-')),
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    // Test webhook receivers listen on 127.0.0.1 (a sandbox-only allowance).
+    WEBHOOK_ALLOW_PRIVATE_URLS: overrides.APP_ENV === 'production' ? 'false' : 'true',
     ...overrides,
   });
   const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;
@@ -69,6 +74,17 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
   const providers = createProviders(config);
+  const partnerIds: string[] = [];
+  const relay = new OutboxRelay({
+    prisma,
+    temporal: env.client,
+    taskQueue: config.temporal.taskQueue,
+    databaseUrl: config.databaseUrl,
+    logger,
+    sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
+    // Test files share the database, each with its own Temporal: relay only the partners created here.
+    partnerIds: () => partnerIds,
+  });
   let worker: Worker;
   try {
     await ensureSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
@@ -79,8 +95,10 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       activities: createActivities({ config, prisma, logger, ...providers }),
       workflowBundlePath,
     });
+    await relay.start();
   } catch (error) {
     // Never leave the test server running: jest would wait for it forever.
+    await relay.stop();
     await env.teardown();
     await prisma.$disconnect();
     throw error;
@@ -103,9 +121,11 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     env,
     prisma,
     services,
+    relay,
     http,
     async createPartner(name = 'Test partner') {
       const created = await createPartner(prisma, name, config.appEnv);
+      partnerIds.push(created.partner_id);
       return {
         partnerId: created.partner_id,
         apiKey: created.api_key,
@@ -114,6 +134,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     },
     conformance,
     async teardown() {
+      await relay.stop();
       worker.shutdown();
       await running;
       await env.teardown();

@@ -1,0 +1,111 @@
+// The event log (SPEC 6): what partners read to catch up after an outage, and redelivery on request.
+import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
+import { defineRoute, idParam } from '../http/route';
+import {
+  findEventOrThrow,
+  redeliverEvent,
+  toWebhookDelivery,
+  toWebhookEvent,
+  withAttempts,
+} from '../resources/webhooks';
+import { eventListQuerySchema, webhookDeliverySchema, webhookEventSchema } from '../schemas/webhooks';
+
+const tag = 'Events';
+const eventIdParam = idParam('id', 'Event id (`event_id`).');
+
+const listEvents = defineRoute({
+  method: 'get',
+  path: '/v1/events',
+  operationId: 'listEvents',
+  tag,
+  summary: 'List events',
+  description:
+    'Every event of the partner, newest first, whatever the webhook configuration (events that happened while it ' +
+    'was disabled or not subscribed are here too). Items have the shape of the webhook body. Filters: `event_type`, ' +
+    '`event_resource_id`, and the creation dates.',
+  query: eventListQuerySchema,
+  response: {
+    status: 200,
+    description: 'A page of events.',
+    schema: listSchema(webhookEventSchema, 'WebhookEventList'),
+  },
+  async handler({ query, partner, services }) {
+    const { rows, cursor } = await paginate(query, (keyset) =>
+      services.prisma.event.findMany({
+        where: {
+          partnerId: partner.id,
+          ...(query.event_type ? { eventType: query.event_type } : {}),
+          ...(query.event_resource_id ? { resourceId: query.event_resource_id } : {}),
+          ...keyset.where,
+        },
+        orderBy: keyset.orderBy,
+        take: keyset.take,
+      }),
+    );
+    return { items: rows.map(toWebhookEvent), cursor };
+  },
+});
+
+const getEvent = defineRoute({
+  method: 'get',
+  path: '/v1/events/{id}',
+  operationId: 'getEvent',
+  tag,
+  summary: 'Get an event',
+  params: eventIdParam,
+  response: { status: 200, description: 'The event.', schema: webhookEventSchema },
+  errors: ['not_found'],
+  async handler({ params, partner, services }) {
+    return toWebhookEvent(await findEventOrThrow(services.prisma, partner.id, params.id as string));
+  },
+});
+
+const redeliver = defineRoute({
+  method: 'post',
+  path: '/v1/events/{id}/redeliver',
+  operationId: 'redeliverEvent',
+  tag,
+  summary: 'Deliver an event again',
+  description:
+    'Queues one more delivery of the event (the same body and `Webhook-Id`, a fresh signature) to the configured URL, ' +
+    'with the usual retries. It is sent at once, not after pending deliveries of the same resource, and whatever ' +
+    'the subscriptions. Needs an enabled configuration. No body.',
+  params: eventIdParam,
+  response: { status: 202, description: 'The queued delivery.', schema: webhookDeliverySchema },
+  errors: ['not_found', 'webhook_config_missing', 'webhook_config_disabled'],
+  async handler({ params, partner, services }) {
+    const event = await findEventOrThrow(services.prisma, partner.id, params.id as string);
+    return redeliverEvent(services, event);
+  },
+});
+
+const listDeliveries = defineRoute({
+  method: 'get',
+  path: '/v1/events/{id}/deliveries',
+  operationId: 'listEventDeliveries',
+  tag,
+  summary: "List an event's deliveries",
+  description: 'Deliveries of the event (the original one and redeliveries), newest first, each with its attempts.',
+  params: eventIdParam,
+  query: paginationQuerySchema,
+  response: {
+    status: 200,
+    description: 'A page of deliveries.',
+    schema: listSchema(webhookDeliverySchema, 'WebhookDeliveryList'),
+  },
+  errors: ['not_found'],
+  async handler({ params, query, partner, services }) {
+    const event = await findEventOrThrow(services.prisma, partner.id, params.id as string);
+    const { rows, cursor } = await paginate(query, (keyset) =>
+      services.prisma.webhookDelivery.findMany({
+        where: { eventId: event.id, ...keyset.where },
+        orderBy: keyset.orderBy,
+        take: keyset.take,
+        include: withAttempts,
+      }),
+    );
+    return { items: rows.map(toWebhookDelivery), cursor };
+  },
+});
+
+export const eventRoutes = [listEvents, getEvent, redeliver, listDeliveries];

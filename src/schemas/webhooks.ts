@@ -1,0 +1,182 @@
+// Request and response schemas of webhook configurations, events and deliveries (SPEC 2.8, 4.6, 6).
+import { z } from 'zod';
+import { eventTypes } from '../events';
+import { paginationQuerySchema } from '../http/pagination';
+import { timestampSchema, uuidSchema } from './common';
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+export const eventTypeSchema = z
+  .enum(eventTypes)
+  .meta({ id: 'EventType', description: 'An event type of SPEC section 6, e.g. `customer.approved`.' });
+
+/** Types POST /webhooks/mock can send (SPEC 4.6: payout, payin and walletTransfer types only). */
+export const mockEventTypes = eventTypes.filter((type) => /^(payin|payout|walletTransfer)\./.test(type));
+
+const webhookUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+  .max(MAX_WEBHOOK_URL_LENGTH)
+  .meta({
+    description:
+      'Absolute URL receiving the POSTs: http or https in the sandbox, https only in production. The host must ' +
+      'be public: not a private, loopback, link-local or reserved address, `localhost` or a single-label name ' +
+      '(a sandbox run locally with WEBHOOK_ALLOW_PRIVATE_URLS=true accepts them). No credentials in the URL. ' +
+      `At most ${MAX_WEBHOOK_URL_LENGTH} characters.`,
+    example: 'https://partner.example/webhooks/payments',
+  });
+
+const subscriptionsSchema = z
+  .array(eventTypeSchema)
+  .min(1)
+  .superRefine((types, ctx) => {
+    types.forEach((type, index) => {
+      if (types.indexOf(type) !== index)
+        ctx.addIssue({ code: 'custom', path: [index], message: `${type} is listed twice` });
+    });
+  })
+  .meta({
+    description: 'Event types to deliver (SPEC 6), at least one, no duplicates.',
+    example: ['customer.approved'],
+  });
+
+const enabledDescription =
+  'Whether events are delivered. While false, nothing is delivered and events that happen meanwhile are never ' +
+  'delivered later (list them with GET /v1/events and redeliver what you need).';
+
+export const createWebhookConfigRequestSchema = z
+  .object({
+    url: webhookUrlSchema,
+    subscriptions: subscriptionsSchema,
+    enabled: z
+      .boolean()
+      .default(false)
+      .meta({ description: `${enabledDescription} Default false.` }),
+  })
+  .strict()
+  .meta({ id: 'CreateWebhookConfigRequest' });
+
+export const updateWebhookConfigRequestSchema = z
+  .object({
+    url: webhookUrlSchema.optional(),
+    subscriptions: subscriptionsSchema.optional(),
+    enabled: z.boolean().optional().meta({ description: enabledDescription }),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of url, subscriptions, enabled')
+  .meta({ id: 'UpdateWebhookConfigRequest', description: 'Fields left out keep their value.' });
+
+export type CreateWebhookConfigRequest = z.output<typeof createWebhookConfigRequestSchema>;
+export type UpdateWebhookConfigRequest = z.output<typeof updateWebhookConfigRequestSchema>;
+
+export const webhookConfigSchema = z
+  .object({
+    id: z.uuid(),
+    partner_id: z.uuid(),
+    url: z.string(),
+    subscriptions: z.array(eventTypeSchema),
+    enabled: z.boolean(),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'WebhookConfig' });
+
+export const createdWebhookConfigSchema = webhookConfigSchema
+  .extend({
+    secret: z.string().meta({
+      description:
+        'Signing secret (`whsec_...`) for the `Webhook-Signature` header. Returned only in this response: store it.',
+    }),
+  })
+  .meta({ id: 'CreatedWebhookConfig' });
+
+export type WebhookConfigResource = z.input<typeof webhookConfigSchema>;
+
+export const webhookEventSchema = z
+  .object({
+    event: z.string().meta({
+      description: 'Resource type: payin, payout, walletTransfer, customer, external_account, virtual_account.',
+    }),
+    event_id: z
+      .uuid()
+      .meta({ description: 'Unique event id; also sent as the `Webhook-Id` header. Use it to drop duplicates.' }),
+    event_type: eventTypeSchema,
+    event_resource_id: z.string().meta({ description: 'Id of the changed resource.' }),
+    event_resource_status: z.string().meta({ description: 'Status of the resource after the change.' }),
+    event_resource: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'The complete resource, as the API returned it at the time of the event.' }),
+    event_created_at: timestampSchema,
+  })
+  .meta({ id: 'WebhookEvent', description: 'The body of every webhook POST and of every item of GET /v1/events.' });
+
+export type WebhookEvent = z.input<typeof webhookEventSchema>;
+
+export const eventListQuerySchema = paginationQuerySchema
+  .extend({
+    event_type: eventTypeSchema.optional().meta({ description: 'Only events of this type.' }),
+    event_resource_id: uuidSchema.optional().meta({ description: 'Only events about this resource.' }),
+  })
+  .strict();
+
+export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+export const webhookDeliveryAttemptSchema = z
+  .object({
+    attempt: z.number().int().meta({ description: '1 for the first attempt.' }),
+    url: z.string().meta({ description: 'Where this attempt was sent.' }),
+    status_code: z.number().int().nullable().meta({ description: 'HTTP status answered; null when none arrived.' }),
+    latency_ms: z.number().int(),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the attempt failed (e.g. `HTTP 500`, a timeout); null on success.' }),
+    created_at: timestampSchema,
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+
+export const webhookDeliverySchema = z
+  .object({
+    id: z.uuid(),
+    event_id: z.uuid(),
+    trigger: z.enum(['event', 'redelivery']).meta({
+      description:
+        '`event`: sent because the event happened; `redelivery`: asked for with POST /v1/events/{id}/redeliver.',
+    }),
+    status: z.enum(deliveryStatuses).meta({
+      description:
+        '`pending`: queued or retrying; `succeeded`: a 2xx answer; `failed`: no 2xx within the retry window; ' +
+        '`cancelled`: the configuration was disabled (or, for `event` deliveries, unsubscribed from the type) before it could be sent.',
+    }),
+    attempts: z.array(webhookDeliveryAttemptSchema),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+    completed_at: timestampSchema.nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export type WebhookDeliveryResource = z.input<typeof webhookDeliverySchema>;
+
+export const mockWebhookRequestSchema = z
+  .object({
+    event_type: z
+      .enum(mockEventTypes as [string, ...string[]])
+      .meta({ description: 'A payin.*, payout.* or walletTransfer.* type.' }),
+  })
+  .strict()
+  .meta({ id: 'MockWebhookRequest' });
+
+export const mockWebhookResultSchema = z
+  .object({
+    event: webhookEventSchema,
+    delivery: z.object({
+      url: z.string(),
+      succeeded: z.boolean().meta({ description: 'True when the receiver answered 2xx.' }),
+      status_code: z.number().int().nullable(),
+      latency_ms: z.number().int(),
+      error: z.string().nullable(),
+    }),
+  })
+  .meta({ id: 'MockWebhookResult' });
+
+export type MockWebhookResult = z.input<typeof mockWebhookResultSchema>;

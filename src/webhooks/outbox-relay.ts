@@ -1,0 +1,186 @@
+// The outbox relay: takes committed, undispatched webhook deliveries (written with their events by recordEvent,
+// or by redelivery requests) in sequence order and hands them to their delivery workflow with signal-with-start,
+// marking them dispatched in the same database transaction. Transactions that add deliveries NOTIFY
+// `webhook_deliveries` (wakeOutboxRelay, sent at commit), which wakes the relay at once; a periodic sweep is the
+// fallback (missed notifications, Temporal unavailable for a while).
+// - Nothing is lost: a delivery stays undispatched until the signal was accepted and the mark committed.
+// - Nothing is sent twice: if the process dies between the signal and the commit, the delivery is signalled
+//   again; the workflow ignores ids it already has and the activity skips deliveries that are no longer pending.
+// - Order: one relay at a time (a transaction-scoped advisory lock), batches in sequence order, one signal per
+//   resource carrying its ids in order. Events of one resource are written under that resource's row lock, so
+//   their sequence order is their commit order.
+// Every worker process runs one; they take turns on the lock.
+import type { Client } from '@temporalio/client';
+import { Client as PgClient } from 'pg';
+import type { PrismaClient } from '../db';
+import { Prisma } from '../db';
+import { WEBHOOK_NOTIFY_CHANNEL } from '../events';
+import type { Logger } from '../logger';
+import { PartnerIdAttribute, ResourceIdAttribute } from '../temporal/search-attributes';
+import { workflowIds } from '../temporal/workflow-ids';
+import {
+  deliveriesQueuedSignal,
+  webhookDeliveryWorkflow,
+  WebhookDeliveryInput,
+} from '../../workflows/webhook-delivery';
+
+const BATCH_SIZE = 100;
+/** Any constant: the key of the advisory lock that lets one relay run at a time. */
+const RELAY_LOCK_KEY = 7_000_001;
+
+export interface OutboxRelayOptions {
+  prisma: PrismaClient;
+  temporal: Client;
+  taskQueue: string;
+  databaseUrl: string;
+  logger: Logger;
+  sweepIntervalMs: number;
+  /** Tests: relay only these partners' deliveries (test files share one database but not one Temporal). */
+  partnerIds?: () => readonly string[];
+}
+
+interface Claimed {
+  id: string;
+  partner_id: string;
+  trigger: string;
+  resource_id: string;
+}
+
+export class OutboxRelay {
+  private listener: PgClient | null = null;
+  private sweep: NodeJS.Timeout | null = null;
+  private reconnect: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly options: OutboxRelayOptions) {}
+
+  async start(): Promise<void> {
+    await this.listen();
+    this.sweep = setInterval(() => this.wake(), this.options.sweepIntervalMs);
+    this.sweep.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.sweep) clearInterval(this.sweep);
+    if (this.reconnect) clearTimeout(this.reconnect);
+    await this.running;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+  }
+
+  /** Runs the relay now, or once more after the current run. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Resolves when the current run, if any, is over (tests). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new PgClient({ connectionString: this.options.databaseUrl });
+    client.on('notification', () => this.wake());
+    client.on('error', (error) => {
+      this.options.logger.warn({ err: error }, 'outbox relay: LISTEN connection lost; reconnecting');
+      void client.end().catch(() => undefined);
+      if (this.listener === client) this.listener = null;
+      this.scheduleReconnect();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${WEBHOOK_NOTIFY_CHANNEL}`);
+      this.listener = client;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.options.logger.warn({ err: error }, 'outbox relay: cannot LISTEN; relying on the sweep meanwhile');
+      this.scheduleReconnect();
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnect) return;
+    this.reconnect = setTimeout(() => {
+      this.reconnect = null;
+      void this.listen().then(() => this.wake());
+    }, this.options.sweepIntervalMs);
+    this.reconnect.unref();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped && (await this.relayBatch()) === BATCH_SIZE);
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'outbox relay: dispatch failed; retrying at the next sweep');
+    }
+  }
+
+  /** Dispatches one batch; returns how many deliveries it took. */
+  async relayBatch(): Promise<number> {
+    const partnerIds = this.options.partnerIds?.();
+    if (partnerIds && partnerIds.length === 0) return 0;
+    const onlyPartners = partnerIds ? Prisma.sql`AND d.partner_id = ANY(${[...partnerIds]}::uuid[])` : Prisma.empty;
+    return this.options.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RELAY_LOCK_KEY}::bigint)`;
+        const claimed = await tx.$queryRaw<Claimed[]>`
+          SELECT d.id::text AS id, d.partner_id::text AS partner_id, d.trigger, e.resource_id::text AS resource_id
+          FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+          WHERE d.dispatched_at IS NULL ${onlyPartners}
+          ORDER BY d.sequence
+          LIMIT ${BATCH_SIZE}
+          FOR UPDATE OF d SKIP LOCKED`;
+        if (claimed.length === 0) return 0;
+        // One signal per workflow, its ids in sequence order (Map keeps first-insertion order).
+        const byWorkflow = new Map<string, { input: WebhookDeliveryInput; ids: string[] }>();
+        for (const row of claimed) {
+          const workflowId =
+            row.trigger === 'redelivery'
+              ? workflowIds.webhookRedelivery(row.id)
+              : workflowIds.webhookDelivery(row.partner_id, row.resource_id);
+          const entry = byWorkflow.get(workflowId) ?? {
+            input: { partnerId: row.partner_id, resourceId: row.resource_id },
+            ids: [],
+          };
+          entry.ids.push(row.id);
+          byWorkflow.set(workflowId, entry);
+        }
+        await Promise.all(
+          [...byWorkflow.entries()].map(([workflowId, { input, ids }]) =>
+            this.options.temporal.workflow.signalWithStart(webhookDeliveryWorkflow, {
+              workflowId,
+              taskQueue: this.options.taskQueue,
+              args: [input],
+              signal: deliveriesQueuedSignal,
+              signalArgs: [ids],
+              typedSearchAttributes: [
+                { key: PartnerIdAttribute, value: input.partnerId },
+                { key: ResourceIdAttribute, value: input.resourceId },
+              ],
+            }),
+          ),
+        );
+        const ids = claimed.map((row) => row.id);
+        await tx.$executeRaw`UPDATE webhook_deliveries SET dispatched_at = now() WHERE id = ANY(${ids}::uuid[])`;
+        return claimed.length;
+      },
+      { maxWait: 10_000, timeout: 60_000 },
+    );
+  }
+}

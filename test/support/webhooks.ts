@@ -1,0 +1,66 @@
+// Helpers of the webhook tests: configuring a partner's webhooks, recording events the way every resource does
+// (recordEvent), and checking signatures the way the README tells partners to.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { newId } from '../../src/domain/ids';
+import { EventType, NewEvent, recordEvent } from '../../src/events';
+import type { PrismaClient } from '../../src/db';
+import type { TestPartner } from './harness';
+import type { ReceivedWebhook } from './webhook-receiver';
+
+export interface ConfiguredWebhooks {
+  id: string;
+  secret: string;
+}
+
+export async function configureWebhooks(
+  partner: TestPartner,
+  url: string,
+  subscriptions: EventType[],
+  enabled = true,
+): Promise<ConfiguredWebhooks> {
+  const response = await partner.api.post('/v1/webhook-configs').send({ url, subscriptions, enabled });
+  if (response.status !== 201) throw new Error(`config failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return { id: response.body.id as string, secret: response.body.secret as string };
+}
+
+/** The README's verification recipe, written out independently of the service's own code. */
+export function verifiesWithRecipe(request: ReceivedWebhook, secret: string, toleranceSeconds = 300): boolean {
+  const header = String(request.headers['webhook-signature'] ?? '');
+  const parts = header.split(',').map((part) => part.trim().split('='));
+  const timestamp = Number(parts.find(([key]) => key === 't')?.[1]);
+  if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > toleranceSeconds) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${request.rawBody}`).digest();
+  return parts.some(
+    ([key, value]) =>
+      key === 'v1' &&
+      /^[0-9a-f]{64}$/.test(value ?? '') &&
+      timingSafeEqual(Buffer.from(value as string, 'hex'), expected),
+  );
+}
+
+const payoutStatuses: Partial<Record<EventType, string>> = {
+  'payout.created': 'awaiting_deposit',
+  'payout.processing': 'processing',
+  'payout.completed': 'completed',
+  'payout.failed': 'failed',
+};
+
+/** Records an event of a (stand-in) payout, as the payout workflow will, in its own transaction. */
+export async function recordPayoutEvent(
+  prisma: PrismaClient,
+  partnerId: string,
+  payoutId: string,
+  type: EventType = 'payout.created',
+): Promise<string> {
+  const status = payoutStatuses[type] ?? type.split('.')[1] ?? 'unknown';
+  const event: NewEvent = {
+    partnerId,
+    type,
+    resourceId: payoutId,
+    resourceStatus: status,
+    resource: { id: payoutId, status, amount: '10.00', currency: 'USDC' },
+  };
+  return recordEvent(prisma, event);
+}
+
+export { newId };
