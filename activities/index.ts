@@ -1,5 +1,6 @@
 // All activities, grouped by what they touch; the worker registers this object.
 import { createCustomerActivities } from './customers';
+import { createQuoteActivities } from './quotes';
 import type { ActivityServices } from './services';
 
 export type { ActivityServices };
@@ -7,6 +8,7 @@ export type { ActivityServices };
 export function createActivities(services: ActivityServices) {
   return {
     ...createCustomerActivities(services),
+    ...createQuoteActivities(services),
   };
 }
 

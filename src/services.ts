@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { AppConfig } from './config';
 import type { PrismaClient } from './db';
 import type { Logger } from './logger';
+import type { RateProvider } from './providers/rates';
 import type { DocumentStore } from './storage/document-store';
 
 export interface ApiServices {
@@ -12,4 +13,5 @@ export interface ApiServices {
   temporal: Client;
   logger: Logger;
   documentStore: DocumentStore;
+  rateProvider: RateProvider;
 }

@@ -67,7 +67,8 @@ export function issuesToDetails(
     }
     const param = path.map(String).join('.') || 'body';
     const missing =
-      (issue.code === 'invalid_type' || issue.code === 'invalid_union') && valueAt(input, path) === undefined;
+      (issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'invalid_value') &&
+      valueAt(input, path) === undefined;
     details.push(
       missing
         ? { code: 'missing_param', param, message: 'is required' }

@@ -63,6 +63,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
   );
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
+  const providers = createProviders(config);
   let worker: Worker;
   try {
     await ensureSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
@@ -70,7 +71,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
+      activities: createActivities({ config, prisma, logger, ...providers }),
       workflowBundlePath,
     });
   } catch (error) {
@@ -86,6 +87,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     logger,
     temporal: env.client,
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
+    rateProvider: providers.rateProvider,
   };
   const server = createApp(services).callback();
   const http = request.agent(server);
