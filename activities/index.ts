@@ -1,5 +1,6 @@
 // All activities, grouped by what they touch; the worker registers this object.
 import { createCustomerActivities } from './customers';
+import { createQuoteActivities } from './quotes';
 import type { ActivityServices } from './services';
 import { createWebhookActivities } from './webhooks';
 
@@ -9,6 +10,7 @@ export function createActivities(services: ActivityServices) {
   return {
     ...createCustomerActivities(services),
     ...createWebhookActivities(services),
+    ...createQuoteActivities(services),
   };
 }
 

@@ -2,6 +2,8 @@
 // names the variable, so a misconfigured deployment fails at once instead of at first use.
 import path from 'node:path';
 import { z } from 'zod';
+import { allCurrencies, amountTextProblem, isCurrency, Money } from './domain/money';
+import { AmountRanges, defaultAmountRangeText, MAX_SERVICE_FEE_BPS } from './domain/quotes';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -35,6 +37,10 @@ const environmentSchema = z
     /** Seconds between the outbox relay's sweeps (it is woken by NOTIFY at once; the sweep is the fallback). */
     WEBHOOK_RELAY_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
     /** Sandbox only: let webhook URLs point to loopback and private addresses (local development, tests). */
+    /** Service fee of every quote, in basis points of the sender amount. */
+    QUOTE_SERVICE_FEE_BPS: z.coerce.number().int().min(0).max(MAX_SERVICE_FEE_BPS).default(50),
+    /** Overrides of the allowed amount ranges, e.g. `BRL:1-1000,USD:10-25000`. */
+    AMOUNT_RANGES: z.string().optional(),
     WEBHOOK_ALLOW_PRIVATE_URLS: z
       .enum(['true', 'false'], { error: 'must be true or false' })
       .default('false')
@@ -58,6 +64,9 @@ export interface AppConfig {
   documentStorageDir: string;
   sandboxVerificationDelaySeconds: number;
   webhooks: { timeoutSeconds: number; relaySweepSeconds: number; allowPrivateUrls: boolean };
+  quoteServiceFeeBps: number;
+  /** Allowed amount of each currency, on either side of a quote or transaction (inclusive). */
+  amountRanges: AmountRanges;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const values = parsed.data;
+  const amountRanges = parseAmountRanges(values.AMOUNT_RANGES ?? '');
+  if (typeof amountRanges === 'string') throw new ConfigError(`Invalid configuration: AMOUNT_RANGES ${amountRanges}`);
   return {
     appEnv: values.APP_ENV,
     port: values.PORT,
@@ -91,7 +102,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       relaySweepSeconds: values.WEBHOOK_RELAY_SWEEP_SECONDS,
       allowPrivateUrls: values.WEBHOOK_ALLOW_PRIVATE_URLS,
     },
+    quoteServiceFeeBps: values.QUOTE_SERVICE_FEE_BPS,
+    amountRanges,
   };
+}
+
+/** Defaults overridden by `CUR:min-max` entries separated by commas; returns a problem as a string. */
+export function parseAmountRanges(text: string): AmountRanges | string {
+  const ranges = Object.fromEntries(
+    allCurrencies.map((currency) => {
+      const [min, max] = defaultAmountRangeText[currency];
+      return [currency, { min: Money.of(currency, min), max: Money.of(currency, max) }];
+    }),
+  ) as AmountRanges;
+  const entries = text.split(',').map((part) => part.trim());
+  for (const entry of entries.filter(Boolean)) {
+    const match = /^([A-Z]+):([^-]+)-(.+)$/.exec(entry);
+    if (!match) return `entry "${entry}" must look like BRL:1-1000`;
+    const [, currency, min, max] = match as unknown as [string, string, string, string];
+    if (!isCurrency(currency))
+      return `entry "${entry}": unknown currency ${currency} (known: ${allCurrencies.join(', ')})`;
+    const problem = amountTextProblem(min, currency) ?? amountTextProblem(max, currency);
+    if (problem) return `entry "${entry}": bounds ${problem}`;
+    const range = { min: Money.parse(currency, min), max: Money.parse(currency, max) };
+    if (!range.min.isPositive() || range.min.gt(range.max)) {
+      return `entry "${entry}": needs 0 < min <= max`;
+    }
+    ranges[currency] = range;
+  }
+  return ranges;
 }
 
 /** Runs a process entry point; a configuration error prints only its message (it names the variable). */

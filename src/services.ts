@@ -7,6 +7,7 @@ import type { Logger } from './logger';
 import type { AccountScreening } from './providers/screening';
 import type { PixDirectory } from './providers/pix-directory';
 import type { WebhookSender } from './providers/webhook-sender';
+import type { RateProvider } from './providers/rates';
 import type { DocumentStore } from './storage/document-store';
 
 export interface ApiServices {
@@ -20,4 +21,5 @@ export interface ApiServices {
   accountScreening: AccountScreening;
   /** Sends POST /webhooks/mock; durable deliveries go through the worker. */
   webhookSender: WebhookSender;
+  rateProvider: RateProvider;
 }

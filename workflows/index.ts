@@ -1,3 +1,4 @@
 // Every workflow the worker runs. Workflow code is deterministic and does no I/O: it calls activities.
 export { customerVerificationWorkflow } from './customer-verification';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { quoteLifetimeWorkflow } from './quote-lifetime';

@@ -65,6 +65,12 @@ export const errorCatalogue = {
     status: 422,
     when: 'The operation sends webhooks (redeliver, mock) and the webhook configuration is disabled.',
   },
+  amount_out_of_range: {
+    status: 422,
+    when: 'An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).',
+  },
+  quote_expired: { status: 422, when: 'The quote is older than its 5-minute lifetime; request a new quote.' },
+  quote_already_used: { status: 422, when: 'The quote was already used by another transaction; a quote is used once.' },
   internal_error: { status: 500, when: 'Unexpected server fault; nothing internal is revealed. Retry later.' },
 } as const satisfies Record<string, { status: number; when: string }>;
 

@@ -2,6 +2,7 @@
 import type { AppConfig } from '../config';
 import { PixDirectory, SimulatedPixDirectory, UnconnectedPixDirectory } from './pix-directory';
 import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries } from './screening';
+import { RateProvider, SandboxRateProvider, UnconfiguredRateProvider } from './rates';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../domain/webhook-destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
@@ -11,6 +12,7 @@ export interface Providers {
   pixDirectory: PixDirectory;
   accountScreening: AccountScreening;
   webhookSender: WebhookSender;
+  rateProvider: RateProvider;
 }
 
 export function createProviders(config: AppConfig): Providers {
@@ -23,6 +25,7 @@ export function createProviders(config: AppConfig): Providers {
     // No screening vendor is connected yet: production screens against an empty list (approves all).
     accountScreening: new DenyListScreening(config.appEnv === 'sandbox' ? sandboxDeniedBeneficiaries : []),
     webhookSender: createWebhookSender(config),
+    rateProvider: config.appEnv === 'sandbox' ? new SandboxRateProvider() : new UnconfiguredRateProvider(),
   };
 }
 

@@ -4,11 +4,13 @@ import { customerRoutes } from './customers';
 import { eventRoutes } from './events';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
+import { quoteRoutes } from './quotes';
 import { webhookRoutes } from './webhooks';
 
 export const allRoutes: RouteDefinition[] = [
   ...customerRoutes,
   ...externalAccountRoutes,
+  ...quoteRoutes,
   ...webhookRoutes,
   ...eventRoutes,
   ...hostedVerificationRoutes,

@@ -4,4 +4,5 @@ export const workflowIds = {
   customerVerification: (customerId: string) => `customer-verification-${customerId}`,
   webhookDelivery: (partnerId: string, resourceId: string) => `webhook-delivery-${partnerId}-${resourceId}`,
   webhookRedelivery: (deliveryId: string) => `webhook-redelivery-${deliveryId}`,
+  quote: (quoteId: string) => `quote-${quoteId}`,
 };

@@ -1,0 +1,29 @@
+// Activities of the quote-lifetime workflow: persist the status changes the workflow decides.
+// Quotes have no webhook event types (SPEC 6), so these record no events: the quotes table is
+// where partners (GET /v1/quotes/{id}) and transactions see the status.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityServices } from './services';
+
+export function createQuoteActivities({ prisma }: Pick<ActivityServices, 'prisma'>) {
+  return {
+    /** active -> used by `consumerId`. Idempotent: a retry after a commit finds it used by the same consumer. */
+    async markQuoteUsed(quoteId: string, consumerId: string): Promise<void> {
+      const updated = await prisma.quote.updateMany({
+        where: { id: quoteId, status: 'active' },
+        data: { status: 'used', usedBy: consumerId, usedAt: new Date() },
+      });
+      if (updated.count === 1) return;
+      const quote = await prisma.quote.findUnique({ where: { id: quoteId }, select: { status: true, usedBy: true } });
+      if (quote?.status === 'used' && quote.usedBy === consumerId) return;
+      throw ApplicationFailure.nonRetryable(
+        `quote ${quoteId} cannot be used: it is ${quote ? quote.status : 'missing'}`,
+        'QuoteNotActive',
+      );
+    },
+
+    /** active -> expired. Idempotent; a quote whose creation was rolled back has no row and nothing to do. */
+    async markQuoteExpired(quoteId: string): Promise<void> {
+      await prisma.quote.updateMany({ where: { id: quoteId, status: 'active' }, data: { status: 'expired' } });
+    },
+  };
+}

@@ -1,0 +1,331 @@
+// Quotes: how they are shown, created (rates locked, amounts priced, lifetime workflow started)
+// and consumed (once, before expiry) by the transactions that need one.
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Quote as QuoteRow } from '@prisma/client';
+import type { Db } from '../db';
+import { isUuid, newId } from '../domain/ids';
+import { Currency, Decimal, Money, Stablecoin } from '../domain/money';
+import {
+  AmountRanges,
+  describeRange,
+  FeesExceedAmountError,
+  FixedAmount,
+  isWithinRange,
+  lockRate,
+  networkFeeInSenderCurrency,
+  pathOf,
+  priceQuote,
+  QuoteAmounts,
+  QuoteSide,
+  QuoteStatus,
+  QuoteTerms,
+  QuoteType,
+} from '../domain/quotes';
+import type { Blockchain, PaymentRail } from '../domain/rails';
+import { ApiError } from '../http/errors';
+import type { RateProvider } from '../providers/rates';
+import type { AnyQuoteResource, QuoteRequest } from '../schemas/quotes';
+import type { ApiServices } from '../services';
+import { updateRefusal } from '../temporal/errors';
+import { workflowIds } from '../temporal/workflow-ids';
+import {
+  consumeQuoteUpdate,
+  QUOTE_LIFETIME_MS,
+  quoteLifetimeWorkflow,
+  quoteRefusals,
+} from '../../workflows/quote-lifetime';
+
+export type { QuoteRow };
+
+const money = (currency: string, value: number | { toString(): string }) =>
+  Money.of(currency as Currency, value.toString());
+
+/** The locked terms stored with a quote. */
+export function termsOf(row: QuoteRow): QuoteTerms {
+  const sender = row.senderCurrency as Currency;
+  return {
+    type: row.type as QuoteType,
+    sender: { currency: sender, paymentRail: row.senderPaymentRail as PaymentRail },
+    stablecoin: row.stablecoinCurrency
+      ? { currency: row.stablecoinCurrency as Currency, paymentRail: row.stablecoinPaymentRail as PaymentRail }
+      : null,
+    receiver: { currency: row.receiverCurrency as Currency, paymentRail: row.receiverPaymentRail as PaymentRail },
+    rates: row.rates.map((rate) => new Decimal(rate.toString())),
+    serviceFeeBps: row.serviceFeeBps,
+    partnerFee:
+      row.partnerFeeBps !== null
+        ? { percentageBps: row.partnerFeeBps, flat: money(sender, row.partnerFlatFee ?? 0) }
+        : null,
+    networkFee: money(sender, row.networkFee),
+  };
+}
+
+/** The amounts locked with a quote (as stored, never recomputed), or null for a rate-only quote. */
+export function amountsOf(row: QuoteRow): QuoteAmounts | null {
+  if (!row.fixedSide || row.senderAmount === null || row.receiverAmount === null) return null;
+  const sender = row.senderCurrency;
+  const service = money(sender, row.serviceFeeAmount ?? 0);
+  const partner = money(sender, row.partnerFeeAmount ?? 0);
+  const network = money(sender, row.networkFee);
+  const total = service.plus(partner).plus(network);
+  const senderAmount = money(sender, row.senderAmount);
+  return {
+    fixedSide: row.fixedSide as QuoteSide,
+    sender: senderAmount,
+    stablecoin: row.stablecoinAmount !== null ? money(row.stablecoinCurrency as string, row.stablecoinAmount) : null,
+    receiver: money(row.receiverCurrency, row.receiverAmount),
+    fees: { service, partner, network, total },
+    converted: senderAmount.minus(total),
+  };
+}
+
+export function toQuote(row: QuoteRow): AnyQuoteResource {
+  const terms = termsOf(row);
+  const amounts = amountsOf(row);
+  const side = (leg: { currency: Currency; paymentRail: PaymentRail }, amount: Money | null | undefined) => ({
+    currency: leg.currency,
+    payment_rail: leg.paymentRail,
+    amount: amount ? amount.toString() : null,
+  });
+  const common = {
+    id: row.id,
+    status: row.status as QuoteStatus,
+    fixed_side: (row.fixedSide as QuoteSide | null) ?? null,
+  };
+  const rest = {
+    fees: {
+      currency: terms.sender.currency,
+      service_fee: amounts ? amounts.fees.service.toString() : null,
+      service_fee_percentage: terms.serviceFeeBps,
+      partner_fee: amounts ? amounts.fees.partner.toString() : null,
+      network_fee: terms.networkFee.toString(),
+      total: amounts ? amounts.fees.total.toString() : null,
+    },
+    partner_fee: terms.partnerFee
+      ? { percentage_fee: terms.partnerFee.percentageBps, flat_fee: terms.partnerFee.flat.toString() }
+      : null,
+    expires_at: row.expiresAt.toISOString(),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+  const rate = (index: number) => (terms.rates[index] as Decimal).toFixed(8);
+  if (terms.type === 'fiat_to_fiat' && terms.stablecoin) {
+    return {
+      ...common,
+      type: 'fiat_to_fiat',
+      sender: side(terms.sender, amounts?.sender),
+      stablecoin: side(terms.stablecoin, amounts?.stablecoin),
+      receiver: side(terms.receiver, amounts?.receiver),
+      sender_quotation: rate(0),
+      receiver_quotation: rate(1),
+      ...rest,
+    };
+  }
+  return {
+    ...common,
+    type: terms.type as 'payin' | 'payout',
+    sender: side(terms.sender, amounts?.sender),
+    receiver: side(terms.receiver, amounts?.receiver),
+    quotation: rate(0),
+    ...rest,
+  };
+}
+
+/** A quote of this partner, or 404 (also for malformed ids and other partners' quotes). */
+export async function findQuoteOrThrow(db: Db, partnerId: string, quoteId: string): Promise<QuoteRow> {
+  const row = isUuid(quoteId) ? await db.quote.findFirst({ where: { id: quoteId, partnerId } }) : null;
+  if (!row) throw ApiError.notFound('quote', quoteId);
+  return row;
+}
+
+/** Rates and the network fee from the provider, locked as the quote keeps them. */
+async function lockTerms(
+  rateProvider: RateProvider,
+  serviceFeeBps: number,
+  request: QuoteRequest,
+): Promise<QuoteTerms> {
+  const path = pathOf(request);
+  const rates: Decimal[] = [];
+  for (let leg = 0; leg + 1 < path.length; leg += 1) {
+    rates.push(lockRate(await rateProvider.exchangeRate(path[leg] as Currency, path[leg + 1] as Currency)));
+  }
+  // The stablecoin moves once on its chain: the pay-in's receiver, the payout's sender, or the intermediary.
+  const chainLeg = request.stablecoin ?? (request.type === 'payin' ? request.receiver : request.sender);
+  const feeInStablecoin = await rateProvider.networkFee(
+    chainLeg.currency as Stablecoin,
+    chainLeg.paymentRail as Blockchain,
+  );
+  return {
+    type: request.type,
+    sender: request.sender,
+    stablecoin: request.stablecoin,
+    receiver: request.receiver,
+    rates,
+    serviceFeeBps,
+    partnerFee: request.partnerFee,
+    networkFee: networkFeeInSenderCurrency(request.sender.currency, feeInStablecoin, rates[0] as Decimal),
+  };
+}
+
+function outOfRange(param: string, amount: Money, ranges: AmountRanges, computed: boolean): ApiError {
+  const range = describeRange(ranges[amount.currency]);
+  return new ApiError(
+    'amount_out_of_range',
+    computed
+      ? `${param} would be ${amount.format()}, outside the allowed range of ${range}.`
+      : `${param} ${amount.format()} is outside the allowed range of ${range}.`,
+  );
+}
+
+/**
+ * Every amount of a quote for the amount fixed on one side, with the range checks: the given
+ * amount first, then the computed one. Also used to price a rate-only quote at initiation.
+ */
+export function priceWithinRanges(terms: QuoteTerms, fixed: FixedAmount, ranges: AmountRanges): QuoteAmounts {
+  const other: QuoteSide = fixed.side === 'sender' ? 'receiver' : 'sender';
+  if (!isWithinRange(fixed.amount, ranges)) throw outOfRange(`${fixed.side}.amount`, fixed.amount, ranges, false);
+  let amounts: QuoteAmounts;
+  try {
+    amounts = priceQuote(terms, fixed);
+  } catch (error) {
+    if (error instanceof FeesExceedAmountError) {
+      throw new ApiError(
+        'amount_out_of_range',
+        `sender.amount ${error.sender.format()} does not cover the fees of ${error.fees.total.format()}.`,
+      );
+    }
+    throw error;
+  }
+  const computed = amounts[other];
+  if (!isWithinRange(computed, ranges)) throw outOfRange(`${other}.amount`, computed, ranges, true);
+  return amounts;
+}
+
+export async function createQuote(
+  services: Pick<ApiServices, 'config' | 'prisma' | 'temporal' | 'rateProvider'>,
+  partnerId: string,
+  request: QuoteRequest,
+): Promise<AnyQuoteResource> {
+  const { config, temporal } = services;
+  // The given amount is checked before asking for rates: a wrong amount needs no market data.
+  if (request.fixed && !isWithinRange(request.fixed.amount, config.amountRanges)) {
+    throw outOfRange(`${request.fixed.side}.amount`, request.fixed.amount, config.amountRanges, false);
+  }
+  const terms = await lockTerms(services.rateProvider, config.quoteServiceFeeBps, request);
+  const amounts = request.fixed ? priceWithinRanges(terms, request.fixed, config.amountRanges) : null;
+  const id = newId();
+  const createdAt = new Date();
+  return services.prisma.$transaction(
+    async (tx) => {
+      const row = await tx.quote.create({
+        data: {
+          id,
+          partnerId,
+          type: terms.type,
+          status: 'active',
+          senderCurrency: terms.sender.currency,
+          senderPaymentRail: terms.sender.paymentRail,
+          stablecoinCurrency: terms.stablecoin?.currency ?? null,
+          stablecoinPaymentRail: terms.stablecoin?.paymentRail ?? null,
+          receiverCurrency: terms.receiver.currency,
+          receiverPaymentRail: terms.receiver.paymentRail,
+          fixedSide: amounts?.fixedSide ?? null,
+          senderAmount: amounts?.sender.toString() ?? null,
+          stablecoinAmount: amounts?.stablecoin?.toString() ?? null,
+          receiverAmount: amounts?.receiver.toString() ?? null,
+          rates: terms.rates.map((rate) => rate.toFixed()),
+          serviceFeeBps: terms.serviceFeeBps,
+          partnerFeeBps: terms.partnerFee?.percentageBps ?? null,
+          partnerFlatFee: terms.partnerFee?.flat.toString() ?? null,
+          networkFee: terms.networkFee.toString(),
+          serviceFeeAmount: amounts?.fees.service.toString() ?? null,
+          partnerFeeAmount: amounts?.fees.partner.toString() ?? null,
+          createdAt,
+          expiresAt: new Date(createdAt.getTime() + QUOTE_LIFETIME_MS),
+        },
+      });
+      // Started before the commit: if Temporal is unreachable the quote is not created either.
+      await temporal.workflow.start(quoteLifetimeWorkflow, {
+        workflowId: workflowIds.quote(id),
+        taskQueue: config.temporal.taskQueue,
+        args: [{ quoteId: id, partnerId, type: terms.type }],
+      });
+      return toQuote(row);
+    },
+    { timeout: 15_000 },
+  );
+}
+
+export interface ConsumedQuote {
+  /** The quote as the API shows it, now `used`. */
+  quote: AnyQuoteResource;
+  /** Locked rates and fee parameters. */
+  terms: QuoteTerms;
+  /**
+   * The locked amounts; null for a rate-only quote, which the caller prices with
+   * `priceWithinRanges(terms, amount, config.amountRanges)` (do that before consuming, so an
+   * amount out of range does not use the quote up).
+   */
+  amounts: QuoteAmounts | null;
+}
+
+function consumed(row: QuoteRow): ConsumedQuote {
+  return { quote: toQuote(row), terms: termsOf(row), amounts: amountsOf(row) };
+}
+
+function alreadyUsed(quoteId: string): ApiError {
+  return new ApiError('quote_already_used', `Quote ${quoteId} was already used; request a new quote.`);
+}
+
+function expired(row: QuoteRow): ApiError {
+  return new ApiError(
+    'quote_expired',
+    `Quote ${row.id} expired at ${row.expiresAt.toISOString()}; request a new quote.`,
+  );
+}
+
+function wrongType(row: QuoteRow, expectedType: QuoteType): ApiError {
+  return ApiError.invalidParam('quote_id', `is a ${row.type} quote; this operation needs a ${expectedType} quote`);
+}
+
+/**
+ * Uses a quote for a transaction: succeeds once, and only before the quote expires (the quote's
+ * workflow decides, atomically). `consumerId` names the transaction; the same consumer calling
+ * again (e.g. a retried request) gets the same answer instead of quote_already_used.
+ * Refusals: not_found, validation_error on `quote_id` (another type of quote), quote_expired,
+ * quote_already_used.
+ */
+export async function consumeQuote(
+  services: Pick<ApiServices, 'prisma' | 'temporal'>,
+  partnerId: string,
+  quoteId: string,
+  expectedType: QuoteType,
+  consumerId: string,
+): Promise<ConsumedQuote> {
+  const row = await findQuoteOrThrow(services.prisma, partnerId, quoteId);
+  if (row.type !== expectedType) throw wrongType(row, expectedType);
+  if (row.status === 'used') {
+    if (row.usedBy === consumerId) return consumed(row);
+    throw alreadyUsed(row.id);
+  }
+  // The workflow's timer persists expiry within moments; the wall clock closes that gap.
+  if (row.status === 'expired' || Date.now() >= row.expiresAt.getTime()) throw expired(row);
+  try {
+    await services.temporal.workflow
+      .getHandle(workflowIds.quote(row.id))
+      .executeUpdate(consumeQuoteUpdate, { args: [{ consumerId, expectedType }] });
+  } catch (error) {
+    const refusal = updateRefusal(error);
+    if (refusal?.type === quoteRefusals.expired) throw expired(row);
+    if (refusal?.type === quoteRefusals.alreadyUsed) throw alreadyUsed(row.id);
+    if (refusal?.type === quoteRefusals.typeMismatch) throw wrongType(row, expectedType);
+    // The workflow completed (used or expired) since the row was read: the table has the outcome.
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    const current = await findQuoteOrThrow(services.prisma, partnerId, quoteId);
+    if (current.status === 'used' && current.usedBy === consumerId) return consumed(current);
+    if (current.status === 'used') throw alreadyUsed(row.id);
+    if (current.status === 'expired') throw expired(current);
+    throw error;
+  }
+  return consumed(await findQuoteOrThrow(services.prisma, partnerId, quoteId));
+}

@@ -1,0 +1,131 @@
+// One workflow per quote (id: quote-<quoteId>), started when the quote is created. It owns the
+// quote's status after creation:
+//   active -> used     on the consumeQuote update, accepted once and only before the lifetime ends
+//   active -> expired  when the 5-minute timer fires first
+// The lifetime is measured on the workflow's clock from its start (which is the quote's creation),
+// so the timer and the update validator agree on what "expired" means. The workflow completes
+// once the new status is persisted; after that the quotes table answers for it.
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { PartnerIdAttribute, ResourceIdAttribute, ResourceStatusAttribute } from '../src/temporal/search-attributes';
+
+/** SPEC 2.6 / 8: a quote is valid for 5 minutes from creation. */
+export const QUOTE_LIFETIME_MS = 5 * 60 * 1000;
+
+export type QuoteLifetimeStatus = 'active' | 'used' | 'expired';
+
+export interface QuoteLifetimeInput {
+  quoteId: string;
+  partnerId: string;
+  type: 'payin' | 'payout' | 'fiat_to_fiat';
+}
+
+export interface ConsumeQuoteRequest {
+  /** The resource that uses the quote; the same consumer repeating the call is answered again. */
+  consumerId: string;
+  expectedType: QuoteLifetimeInput['type'];
+}
+
+/** Error types the update rejects with; the API maps each to its error code. */
+export const quoteRefusals = {
+  expired: 'QuoteExpired',
+  alreadyUsed: 'QuoteAlreadyUsed',
+  typeMismatch: 'QuoteTypeMismatch',
+} as const;
+
+export const consumeQuoteUpdate = defineUpdate<void, [ConsumeQuoteRequest]>('consumeQuote');
+export const quoteStateQuery = defineQuery<{ status: QuoteLifetimeStatus; usedBy: string | null; remainingMs: number }>(
+  'quoteState',
+);
+
+const activities = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
+});
+
+export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<QuoteLifetimeStatus> {
+  const startedAt = workflowInfo().startTime.getTime();
+  let status: QuoteLifetimeStatus = 'active';
+  let usedBy: string | null = null;
+  let persisted = false;
+  const remainingMs = () => Math.max(0, startedAt + QUOTE_LIFETIME_MS - Date.now());
+
+  const publishStatus = () =>
+    upsertSearchAttributes([
+      { key: PartnerIdAttribute, value: input.partnerId },
+      { key: ResourceIdAttribute, value: input.quoteId },
+      { key: ResourceStatusAttribute, value: status },
+    ]);
+  publishStatus();
+
+  setHandler(quoteStateQuery, () => ({ status, usedBy, remainingMs: status === 'active' ? remainingMs() : 0 }));
+
+  setHandler(
+    consumeQuoteUpdate,
+    async (request) => {
+      if (status === 'used') {
+        // The same consumer again (the validator let nothing else through): answer once persisted.
+        await condition(() => persisted || status !== 'used');
+        if (status !== 'used') throw ApplicationFailure.nonRetryable('The quote could not be used.', 'QuoteNotUsed');
+        return;
+      }
+      // Claimed before the first await, so a concurrent update or the timer sees it at once.
+      status = 'used';
+      usedBy = request.consumerId;
+      try {
+        await activities.markQuoteUsed(input.quoteId, request.consumerId);
+      } catch (error) {
+        // Not persisted (e.g. the quote's row is gone): the quote stays active until it expires.
+        status = 'active';
+        usedBy = null;
+        throw error;
+      }
+      persisted = true;
+      publishStatus();
+    },
+    {
+      validator: (request) => {
+        if (request?.expectedType !== input.type) {
+          throw ApplicationFailure.nonRetryable(
+            `The quote is a ${input.type} quote, not a ${String(request?.expectedType)} quote.`,
+            quoteRefusals.typeMismatch,
+          );
+        }
+        if (status === 'used') {
+          if (usedBy === request.consumerId) return;
+          throw ApplicationFailure.nonRetryable('The quote was already used.', quoteRefusals.alreadyUsed);
+        }
+        if (status === 'expired' || remainingMs() <= 0) {
+          throw ApplicationFailure.nonRetryable('The quote expired.', quoteRefusals.expired);
+        }
+      },
+    },
+  );
+
+  while (!persisted) {
+    // Timed from the start, not from this task, so a late first task does not extend the quote.
+    const claimed = await condition(() => status !== 'active', Math.max(1, remainingMs()));
+    if (!claimed) {
+      status = 'expired';
+      await activities.markQuoteExpired(input.quoteId);
+      persisted = true;
+      publishStatus();
+    } else {
+      // Used once the update persists it, or active again if persisting failed.
+      await condition(() => persisted || status === 'active');
+    }
+  }
+  // Let the update that used the quote reply before the workflow completes.
+  await condition(allHandlersFinished);
+  return status;
+}
