@@ -1,12 +1,14 @@
 // All activities, grouped by what they touch; the worker registers this object.
 import { createCustomerActivities } from './customers';
 import type { ActivityServices } from './services';
+import { createVirtualAccountActivities } from './virtual-accounts';
 
 export type { ActivityServices };
 
 export function createActivities(services: ActivityServices) {
   return {
     ...createCustomerActivities(services),
+    ...createVirtualAccountActivities(services),
   };
 }
 

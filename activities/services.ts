@@ -3,10 +3,12 @@ import type { AppConfig } from '../src/config';
 import type { PrismaClient } from '../src/db';
 import type { Logger } from '../src/logger';
 import type { VerificationProvider } from '../src/providers/verification';
+import type { DepositAccountIssuer } from '../src/providers/deposit-accounts';
 
 export interface ActivityServices {
   config: AppConfig;
   prisma: PrismaClient;
   logger: Logger;
   verificationProvider: VerificationProvider;
+  depositAccountIssuer: DepositAccountIssuer;
 }

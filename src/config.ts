@@ -2,6 +2,7 @@
 // names the variable, so a misconfigured deployment fails at once instead of at first use.
 import path from 'node:path';
 import { z } from 'zod';
+import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -29,6 +30,17 @@ const environmentSchema = z.object({
     .min(0)
     .max(86400 * 30)
     .default(10),
+  /** Hex seed (at least 32 bytes) wallet keys are derived from; required in production. */
+  WALLET_KEY_SEED: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}){32,}$/, 'must be at least 64 hex digits (32 bytes)')
+    .optional(),
+  /** JSON of the master bank accounts virtual accounts are issued under; required in production. */
+  VIRTUAL_ACCOUNT_BANKS: z.string().optional(),
+  /** Production: hours between reminders to operators while a virtual account awaits a decision. */
+  VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: z.coerce.number().int().min(1).max(720).default(24),
+  /** Production: days after which a virtual account without a decision is rejected. */
+  VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS: z.coerce.number().int().min(1).max(365).default(14),
 });
 
 export type AppEnvironment = 'sandbox' | 'production';
@@ -42,6 +54,11 @@ export interface AppConfig {
   publicBaseUrl: string;
   documentStorageDir: string;
   sandboxVerificationDelaySeconds: number;
+  /** Null in the sandbox unless set: the sandbox then uses its public seed. */
+  walletKeySeed: Buffer | null;
+  /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
+  virtualAccountBanks: BankProfiles | null;
+  virtualAccountReview: { reminderHours: number; timeoutDays: number };
 }
 
 export class ConfigError extends Error {
@@ -57,6 +74,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const values = parsed.data;
+  const virtualAccountBanks = parseBankProfiles(values.VIRTUAL_ACCOUNT_BANKS);
+  if (values.APP_ENV === 'production') {
+    // Sandbox stand-ins must never serve real money: production names its own.
+    if (!values.WALLET_KEY_SEED)
+      throw new ConfigError('Invalid configuration: WALLET_KEY_SEED is required in production');
+    if (!virtualAccountBanks)
+      throw new ConfigError('Invalid configuration: VIRTUAL_ACCOUNT_BANKS is required in production');
+  }
   return {
     appEnv: values.APP_ENV,
     port: values.PORT,
@@ -70,7 +95,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicBaseUrl: (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     documentStorageDir: path.resolve(values.DOCUMENT_STORAGE_DIR),
     sandboxVerificationDelaySeconds: values.SANDBOX_VERIFICATION_DELAY_SECONDS,
+    walletKeySeed: values.WALLET_KEY_SEED ? Buffer.from(values.WALLET_KEY_SEED, 'hex') : null,
+    virtualAccountBanks,
+    virtualAccountReview: {
+      reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,
+      timeoutDays: values.VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS,
+    },
   };
+}
+
+function parseBankProfiles(json: string | undefined): BankProfiles | null {
+  if (json === undefined) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new ConfigError('Invalid configuration: VIRTUAL_ACCOUNT_BANKS must be JSON');
+  }
+  const parsed = bankProfilesSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: VIRTUAL_ACCOUNT_BANKS ${problems.join('; ')}`);
+  }
+  return parsed.data;
 }
 
 /** Runs a process entry point; a configuration error prints only its message (it names the variable). */

@@ -4,6 +4,7 @@ import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createApp } from './http/app';
 import { createLogger } from './logger';
+import { createProviders } from './providers';
 import { LocalDiskDocumentStore } from './storage/document-store';
 import { connectTemporalClient } from './temporal/client';
 
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
     prisma,
     temporal: client,
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
+    ...createProviders(config),
   });
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, url: config.publicBaseUrl }, 'API listening');

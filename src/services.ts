@@ -4,6 +4,8 @@ import type { Client } from '@temporalio/client';
 import type { AppConfig } from './config';
 import type { PrismaClient } from './db';
 import type { Logger } from './logger';
+import type { DepositAccountIssuer } from './providers/deposit-accounts';
+import type { WalletAddressProvider } from './providers/wallet-addresses';
 import type { DocumentStore } from './storage/document-store';
 
 export interface ApiServices {
@@ -12,4 +14,7 @@ export interface ApiServices {
   temporal: Client;
   logger: Logger;
   documentStore: DocumentStore;
+  /** Outside systems asked within a request (src/providers, chosen by createProviders). */
+  walletAddressProvider: WalletAddressProvider;
+  depositAccountIssuer: DepositAccountIssuer;
 }

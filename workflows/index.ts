@@ -1,2 +1,3 @@
 // Every workflow the worker runs. Workflow code is deterministic and does no I/O: it calls activities.
 export { customerVerificationWorkflow } from './customer-verification';
+export { virtualAccountWorkflow } from './virtual-account';

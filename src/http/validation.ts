@@ -45,6 +45,7 @@ function messageFor(issue: Issue): string {
   }
 }
 
+/** `input` is the value the issues' paths start from; `prefix` only names where it sits in the request. */
 export function issuesToDetails(
   issues: readonly Issue[],
   input: unknown,
@@ -62,12 +63,14 @@ export function issuesToDetails(
     if (issue.code === 'invalid_union' && issue.errors.length > 0 && !('discriminator' in issue)) {
       // A plain union: report the branch whose problems are fewest (the one the caller most likely meant).
       const best = [...issue.errors].sort((a, b) => a.length - b.length)[0] ?? [];
-      details.push(...issuesToDetails(best, input, path));
+      details.push(...issuesToDetails(best, valueAt(input, issue.path), path));
       continue;
     }
     const param = path.map(String).join('.') || 'body';
+    // invalid_value: an absent enum or literal field (zod reports the value, not the type).
     const missing =
-      (issue.code === 'invalid_type' || issue.code === 'invalid_union') && valueAt(input, path) === undefined;
+      (issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'invalid_value') &&
+      valueAt(input, issue.path) === undefined;
     details.push(
       missing
         ? { code: 'missing_param', param, message: 'is required' }

@@ -2,5 +2,12 @@
 import type { RouteDefinition } from '../http/route';
 import { customerRoutes } from './customers';
 import { hostedVerificationRoutes } from './hosted-verification';
+import { virtualAccountRoutes } from './virtual-accounts';
+import { walletRoutes } from './wallets';
 
-export const allRoutes: RouteDefinition[] = [...customerRoutes, ...hostedVerificationRoutes];
+export const allRoutes: RouteDefinition[] = [
+  ...customerRoutes,
+  ...hostedVerificationRoutes,
+  ...walletRoutes,
+  ...virtualAccountRoutes,
+];

@@ -2,4 +2,5 @@
 // the workflow of a resource without a lookup (and starting one twice is impossible).
 export const workflowIds = {
   customerVerification: (customerId: string) => `customer-verification-${customerId}`,
+  virtualAccount: (virtualAccountId: string) => `virtual-account-${virtualAccountId}`,
 };

@@ -15,6 +15,7 @@ import { createPartner } from '../../src/domain/partners';
 import { createApp } from '../../src/http/app';
 import { createLogger } from '../../src/logger';
 import { createProviders } from '../../src/providers';
+import { sandboxBankProfiles } from '../../src/providers/deposit-accounts';
 import type { ApiServices } from '../../src/services';
 import { LocalDiskDocumentStore } from '../../src/storage/document-store';
 import { ensureSearchAttributes } from '../../src/temporal/client';
@@ -39,6 +40,16 @@ export interface Harness {
   teardown(): Promise<void>;
 }
 
+/** What production requires beyond the sandbox: a wallet key seed and the banks of virtual accounts. */
+export const productionTestBanks = {
+  usd: { ...sandboxBankProfiles.usd, bank_name: 'Production Test Bank', account_number_prefix: '5501' },
+  eur: { ...sandboxBankProfiles.eur, bank_name: 'Production Test Bank Europe', bban_prefix: '50010517' },
+};
+const productionTestSecrets = {
+  WALLET_KEY_SEED: 'ab'.repeat(32),
+  VIRTUAL_ACCOUNT_BANKS: JSON.stringify(productionTestBanks),
+};
+
 function quietSdkLogs(): void {
   try {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -55,6 +66,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DOCUMENT_STORAGE_DIR: mkdtempSync(path.join(os.tmpdir(), 'documents-')),
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,
   });
   const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;
@@ -63,6 +75,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
   );
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
+  const providers = createProviders(config);
   let worker: Worker;
   try {
     await ensureSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
@@ -70,7 +83,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
+      activities: createActivities({ config, prisma, logger, ...providers }),
       workflowBundlePath,
     });
   } catch (error) {
@@ -86,6 +99,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     logger,
     temporal: env.client,
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
+    ...providers,
   };
   const server = createApp(services).callback();
   const http = request.agent(server);
