@@ -3,7 +3,11 @@
 // concurrency), shapes field by field, events, the workflow, lookup by bank reference, scoping, lists.
 import { isValidBIC, isValidIBAN } from 'ibantools';
 import { isValidAbaRoutingNumber } from '../src/providers/deposit-accounts';
-import { beneficiaryNameOf, findVirtualAccountByDepositReference } from '../src/resources/virtual-accounts';
+import {
+  allocateDepositDetails,
+  beneficiaryNameOf,
+  findVirtualAccountByDepositReference,
+} from '../src/resources/virtual-accounts';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { virtualAccountStateQuery } from '../workflows/virtual-account';
 import { approvedCustomer, createWallet, virtualAccountBody, WalletBody } from './support/accounts';
@@ -162,6 +166,22 @@ describe('creation in the sandbox', () => {
     ]);
   });
 
+  it('moves on to the next number when the derived one is taken', async () => {
+    const existing = (await create(virtualAccountBody(customer.id, wallet.id))).body;
+    const newId = '00000000-0000-4000-8000-00000000abcd';
+    const request = { virtualAccountId: newId, senderCurrency: 'EUR' as const, beneficiaryName: 'Ana Souza' };
+    const issuer = harness.services.depositAccountIssuer;
+    const first = issuer.issue({ ...request, attempt: 0 });
+    // Another account already holds the number attempt 0 gives.
+    await harness.prisma.virtualAccountDeposit.create({
+      data: { id: newId, virtualAccountId: existing.id, ...first.references[0]! },
+    });
+    const allocated = await harness.prisma.$transaction((tx) => allocateDepositDetails(tx, issuer, request));
+    expect(allocated).toEqual(issuer.issue({ ...request, attempt: 1 }));
+    expect(allocated.references[0]!.identifier).not.toBe(first.references[0]!.identifier);
+    await harness.prisma.virtualAccountDeposit.delete({ where: { id: newId } });
+  });
+
   it('names businesses by their legal name as the beneficiary', () => {
     expect(
       beneficiaryNameOf({ type: 'business', businessLegalName: 'Acme Ltda', firstName: null, lastName: null }),
@@ -287,7 +307,7 @@ describe('one EUR account with third-party payments per customer', () => {
     expect(otherAccount.status).toBe(201);
   });
 
-  it('lets exactly one of two concurrent requests through (enforced by the database)', async () => {
+  it('lets exactly one of three concurrent requests through (enforced by the database)', async () => {
     const holder = await approvedCustomer(harness, partner.api, individualCustomer({ first_name: 'Enzo' }));
     const holderWallet = await createWallet(partner.api, holder.id);
     const body = virtualAccountBody(holder.id, holderWallet.id, {

@@ -1,9 +1,16 @@
 // Wallets: creation for approved customers only, addresses per chain from the address provider,
 // balances from the ledger, scoping and pagination; and the ledger's posting rules.
+import { base58 } from '@scure/base';
 import Decimal from 'decimal.js';
+import { createHmac } from 'node:crypto';
 import { isChecksumAddress, isSolanaAddress, toChecksumAddress } from '../src/domain/chains';
 import { LedgerError, postLedgerEntries } from '../src/ledger';
-import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED } from '../src/providers/wallet-addresses';
+import {
+  DerivedWalletAddressProvider,
+  ethereumAddressOf,
+  SANDBOX_WALLET_SEED,
+  solanaAddressOf,
+} from '../src/providers/wallet-addresses';
 import { approvedCustomer, createWallet, WalletBody } from './support/accounts';
 import { createCustomer, CustomerBody, individualCustomer } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -47,6 +54,17 @@ describe('addresses', () => {
     expect(isSolanaAddress('0OIl' + '1'.repeat(40))).toBe(false); // not the base58 alphabet
   });
 
+  it('turns keys into addresses as the chains do (known vectors)', () => {
+    // Private key 1 is the secp256k1 generator point; its address is well known.
+    expect(ethereumAddressOf(Buffer.from('00'.repeat(31) + '01', 'hex'))).toBe(
+      '0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf',
+    );
+    // RFC 8032, Ed25519 test 1: secret key -> public key d75a9801...; Solana shows it in base58.
+    const seed = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
+    const publicKey = Buffer.from('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a', 'hex');
+    expect(solanaAddressOf(seed)).toBe(base58.encode(publicKey));
+  });
+
   it('derives the same address for the same wallet and seed, and another for another seed', async () => {
     const walletId = '8f14e45f-ceea-4e7a-9e4b-1c6f5d3a2b10';
     const sandbox = new DerivedWalletAddressProvider(SANDBOX_WALLET_SEED);
@@ -57,9 +75,9 @@ describe('addresses', () => {
       expect((await other.createAddress({ walletId, chain })).address).not.toBe(first.address);
       expect(first.keyReference).toBe(`derived:v1:${chain}/${walletId}`);
     }
-    // A known key: HMAC-SHA256(seed, path) is the private key; the Ethereum address is its public one.
-    const known = new DerivedWalletAddressProvider(Buffer.alloc(32, 1));
-    expect((await known.createAddress({ walletId, chain: 'ethereum' })).address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    // The provider's key for a wallet is HMAC-SHA256(seed, "<chain>/<walletId>").
+    const key = createHmac('sha256', SANDBOX_WALLET_SEED).update(`ethereum/${walletId}`).digest();
+    expect((await sandbox.createAddress({ walletId, chain: 'ethereum' })).address).toBe(ethereumAddressOf(key));
     expect(() => new DerivedWalletAddressProvider(Buffer.alloc(16))).toThrow('32 bytes');
   });
 });

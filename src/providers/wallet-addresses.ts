@@ -47,11 +47,7 @@ export class DerivedWalletAddressProvider implements WalletAddressProvider {
         .update(counter === 0 ? path : `${path}#${counter}`)
         .digest();
       try {
-        const ecdh = createECDH('secp256k1');
-        ecdh.setPrivateKey(privateKey);
-        const publicKey = ecdh.getPublicKey(); // 0x04 || X || Y
-        const hash = keccak_256(publicKey.subarray(1));
-        return toChecksumAddress(Buffer.from(hash.subarray(12)).toString('hex'));
+        return ethereumAddressOf(privateKey);
       } catch (error) {
         if (counter > 3) throw error;
       }
@@ -59,13 +55,25 @@ export class DerivedWalletAddressProvider implements WalletAddressProvider {
   }
 
   private solanaAddress(path: string): string {
-    const seed = createHmac('sha256', this.seed).update(path).digest();
-    const privateKey = createPrivateKey({
-      key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
-      format: 'der',
-      type: 'pkcs8',
-    });
-    const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
-    return base58.encode(spki.subarray(spki.length - 32));
+    return solanaAddressOf(createHmac('sha256', this.seed).update(path).digest());
   }
+}
+
+/** The Ethereum address of a secp256k1 private key: last 20 bytes of keccak256(X || Y), EIP-55 case. */
+export function ethereumAddressOf(privateKey: Buffer): string {
+  const ecdh = createECDH('secp256k1');
+  ecdh.setPrivateKey(privateKey);
+  const publicKey = ecdh.getPublicKey(); // 0x04 || X || Y
+  return toChecksumAddress(Buffer.from(keccak_256(publicKey.subarray(1)).subarray(12)).toString('hex'));
+}
+
+/** The Solana address of an Ed25519 seed: base58 of its 32-byte public key. */
+export function solanaAddressOf(seed: Buffer): string {
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  return base58.encode(spki.subarray(spki.length - 32));
 }
