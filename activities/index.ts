@@ -3,6 +3,7 @@ import { createCustomerActivities } from './customers';
 import { createQuoteActivities } from './quotes';
 import type { ActivityServices } from './services';
 import { createWebhookActivities } from './webhooks';
+import { createVirtualAccountActivities } from './virtual-accounts';
 
 export type { ActivityServices };
 
@@ -11,6 +12,7 @@ export function createActivities(services: ActivityServices) {
     ...createCustomerActivities(services),
     ...createWebhookActivities(services),
     ...createQuoteActivities(services),
+    ...createVirtualAccountActivities(services),
   };
 }
 

@@ -4,6 +4,7 @@ import type { PrismaClient } from '../src/db';
 import type { Logger } from '../src/logger';
 import type { VerificationProvider } from '../src/providers/verification';
 import type { WebhookSender } from '../src/providers/webhook-sender';
+import type { DepositAccountIssuer } from '../src/providers/deposit-accounts';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -11,4 +12,5 @@ export interface ActivityServices {
   logger: Logger;
   verificationProvider: VerificationProvider;
   webhookSender: WebhookSender;
+  depositAccountIssuer: DepositAccountIssuer;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { allCurrencies, amountTextProblem, isCurrency, Money } from './domain/money';
 import { AmountRanges, defaultAmountRangeText, MAX_SERVICE_FEE_BPS } from './domain/quotes';
+import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -36,11 +37,22 @@ const environmentSchema = z
     WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
     /** Seconds between the outbox relay's sweeps (it is woken by NOTIFY at once; the sweep is the fallback). */
     WEBHOOK_RELAY_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
-    /** Sandbox only: let webhook URLs point to loopback and private addresses (local development, tests). */
     /** Service fee of every quote, in basis points of the sender amount. */
     QUOTE_SERVICE_FEE_BPS: z.coerce.number().int().min(0).max(MAX_SERVICE_FEE_BPS).default(50),
     /** Overrides of the allowed amount ranges, e.g. `BRL:1-1000,USD:10-25000`. */
     AMOUNT_RANGES: z.string().optional(),
+    /** Hex seed (at least 32 bytes) wallet keys are derived from; required in production. */
+    WALLET_KEY_SEED: z
+      .string()
+      .regex(/^([0-9a-fA-F]{2}){32,}$/, 'must be at least 64 hex digits (32 bytes)')
+      .optional(),
+    /** JSON of the master bank accounts virtual accounts are issued under; required in production. */
+    VIRTUAL_ACCOUNT_BANKS: z.string().optional(),
+    /** Production: hours between reminders to operators while a virtual account awaits a decision. */
+    VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: z.coerce.number().int().min(1).max(720).default(24),
+    /** Production: days after which a virtual account without a decision is rejected. */
+    VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS: z.coerce.number().int().min(1).max(365).default(14),
+    /** Sandbox only: let webhook URLs point to loopback and private addresses (local development, tests). */
     WEBHOOK_ALLOW_PRIVATE_URLS: z
       .enum(['true', 'false'], { error: 'must be true or false' })
       .default('false')
@@ -67,6 +79,11 @@ export interface AppConfig {
   quoteServiceFeeBps: number;
   /** Allowed amount of each currency, on either side of a quote or transaction (inclusive). */
   amountRanges: AmountRanges;
+  /** Null in the sandbox unless set: the sandbox then uses its public seed. */
+  walletKeySeed: Buffer | null;
+  /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
+  virtualAccountBanks: BankProfiles | null;
+  virtualAccountReview: { reminderHours: number; timeoutDays: number };
 }
 
 export class ConfigError extends Error {
@@ -84,6 +101,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const values = parsed.data;
   const amountRanges = parseAmountRanges(values.AMOUNT_RANGES ?? '');
   if (typeof amountRanges === 'string') throw new ConfigError(`Invalid configuration: AMOUNT_RANGES ${amountRanges}`);
+  const virtualAccountBanks = parseBankProfiles(values.VIRTUAL_ACCOUNT_BANKS);
+  if (values.APP_ENV === 'production') {
+    // Sandbox stand-ins must never serve real money: production names its own.
+    if (!values.WALLET_KEY_SEED)
+      throw new ConfigError('Invalid configuration: WALLET_KEY_SEED is required in production');
+    if (!virtualAccountBanks)
+      throw new ConfigError('Invalid configuration: VIRTUAL_ACCOUNT_BANKS is required in production');
+  }
   return {
     appEnv: values.APP_ENV,
     port: values.PORT,
@@ -104,6 +129,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     quoteServiceFeeBps: values.QUOTE_SERVICE_FEE_BPS,
     amountRanges,
+    walletKeySeed: values.WALLET_KEY_SEED ? Buffer.from(values.WALLET_KEY_SEED, 'hex') : null,
+    virtualAccountBanks,
+    virtualAccountReview: {
+      reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,
+      timeoutDays: values.VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS,
+    },
   };
 }
 
@@ -131,6 +162,22 @@ export function parseAmountRanges(text: string): AmountRanges | string {
     ranges[currency] = range;
   }
   return ranges;
+}
+
+function parseBankProfiles(json: string | undefined): BankProfiles | null {
+  if (json === undefined) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new ConfigError('Invalid configuration: VIRTUAL_ACCOUNT_BANKS must be JSON');
+  }
+  const parsed = bankProfilesSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: VIRTUAL_ACCOUNT_BANKS ${problems.join('; ')}`);
+  }
+  return parsed.data;
 }
 
 /** Runs a process entry point; a configuration error prints only its message (it names the variable). */

@@ -8,6 +8,8 @@ import type { AccountScreening } from './providers/screening';
 import type { PixDirectory } from './providers/pix-directory';
 import type { WebhookSender } from './providers/webhook-sender';
 import type { RateProvider } from './providers/rates';
+import type { DepositAccountIssuer } from './providers/deposit-accounts';
+import type { WalletAddressProvider } from './providers/wallet-addresses';
 import type { DocumentStore } from './storage/document-store';
 
 export interface ApiServices {
@@ -22,4 +24,6 @@ export interface ApiServices {
   /** Sends POST /webhooks/mock; durable deliveries go through the worker. */
   webhookSender: WebhookSender;
   rateProvider: RateProvider;
+  walletAddressProvider: WalletAddressProvider;
+  depositAccountIssuer: DepositAccountIssuer;
 }

@@ -78,7 +78,7 @@ it('states the conventions decided where the SPEC is silent', () => {
 it('has the README error table agree with the error catalogue', () => {
   const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
   const table = readme.slice(readme.indexOf('## Error codes'));
-  const rows = [...table.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (.+) \|$/gm)].map((match) => ({
+  const rows = [...table.matchAll(/^\| `([a-z0-9_]+)` \| (\d{3}) \| (.+) \|$/gm)].map((match) => ({
     code: match[1] as ErrorCode,
     status: Number(match[2]),
   }));

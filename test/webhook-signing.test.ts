@@ -1,5 +1,6 @@
 // Pieces of webhook delivery that need no Temporal: signatures, the production address rules, the HTTP sender.
 import { loadConfig } from '../src/config';
+import { productionTestSecrets } from './support/harness';
 import { isPublicAddress, webhookUrlProblem } from '../src/domain/webhook-destinations';
 import {
   generateWebhookSecret,
@@ -90,7 +91,12 @@ describe('destinations', () => {
   });
 
   it('never allows private URLs in production', () => {
-    const env = { DATABASE_URL: 'postgresql://localhost/x', APP_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+    const env = {
+      DATABASE_URL: 'postgresql://localhost/x',
+      APP_ENV: 'production',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ...productionTestSecrets,
+    };
     expect(() => loadConfig(env)).toThrow(
       'Invalid configuration: WEBHOOK_ALLOW_PRIVATE_URLS cannot be true in production',
     );

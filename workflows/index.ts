@@ -2,3 +2,4 @@
 export { customerVerificationWorkflow } from './customer-verification';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { quoteLifetimeWorkflow } from './quote-lifetime';
+export { virtualAccountWorkflow } from './virtual-account';

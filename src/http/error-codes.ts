@@ -71,6 +71,14 @@ export const errorCatalogue = {
   },
   quote_expired: { status: 422, when: 'The quote is older than its 5-minute lifetime; request a new quote.' },
   quote_already_used: { status: 422, when: 'The quote was already used by another transaction; a quote is used once.' },
+  customer_mismatch: {
+    status: 422,
+    when: 'The wallet (or external account) given belongs to another customer than the `customer_id` of the request.',
+  },
+  eur_virtual_account_3pp_exists: {
+    status: 422,
+    when: 'The customer already has a EUR virtual account with accepts_third_party_payments true (one is allowed; rejected ones do not count).',
+  },
   internal_error: { status: 500, when: 'Unexpected server fault; nothing internal is revealed. Retry later.' },
 } as const satisfies Record<string, { status: number; when: string }>;
 

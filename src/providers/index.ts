@@ -3,6 +3,8 @@ import type { AppConfig } from '../config';
 import { PixDirectory, SimulatedPixDirectory, UnconnectedPixDirectory } from './pix-directory';
 import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries } from './screening';
 import { RateProvider, SandboxRateProvider, UnconfiguredRateProvider } from './rates';
+import { DepositAccountIssuer, sandboxBankProfiles, SubAccountIssuer } from './deposit-accounts';
+import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvider } from './wallet-addresses';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../domain/webhook-destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
@@ -13,6 +15,8 @@ export interface Providers {
   accountScreening: AccountScreening;
   webhookSender: WebhookSender;
   rateProvider: RateProvider;
+  walletAddressProvider: WalletAddressProvider;
+  depositAccountIssuer: DepositAccountIssuer;
 }
 
 export function createProviders(config: AppConfig): Providers {
@@ -26,6 +30,9 @@ export function createProviders(config: AppConfig): Providers {
     accountScreening: new DenyListScreening(config.appEnv === 'sandbox' ? sandboxDeniedBeneficiaries : []),
     webhookSender: createWebhookSender(config),
     rateProvider: config.appEnv === 'sandbox' ? new SandboxRateProvider() : new UnconfiguredRateProvider(),
+    // Production always has its own seed and banks (loadConfig refuses to start without them).
+    walletAddressProvider: new DerivedWalletAddressProvider(config.walletKeySeed ?? SANDBOX_WALLET_SEED),
+    depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
   };
 }
 

@@ -5,11 +5,15 @@ import { eventRoutes } from './events';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
 import { quoteRoutes } from './quotes';
+import { virtualAccountRoutes } from './virtual-accounts';
+import { walletRoutes } from './wallets';
 import { webhookRoutes } from './webhooks';
 
 export const allRoutes: RouteDefinition[] = [
   ...customerRoutes,
   ...externalAccountRoutes,
+  ...walletRoutes,
+  ...virtualAccountRoutes,
   ...quoteRoutes,
   ...webhookRoutes,
   ...eventRoutes,

@@ -5,4 +5,5 @@ export const workflowIds = {
   webhookDelivery: (partnerId: string, resourceId: string) => `webhook-delivery-${partnerId}-${resourceId}`,
   webhookRedelivery: (deliveryId: string) => `webhook-redelivery-${deliveryId}`,
   quote: (quoteId: string) => `quote-${quoteId}`,
+  virtualAccount: (virtualAccountId: string) => `virtual-account-${virtualAccountId}`,
 };

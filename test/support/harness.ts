@@ -18,6 +18,7 @@ import { allRoutes } from '../../src/routes';
 import { OpenApiConformance } from './openapi-conformance';
 import { createLogger } from '../../src/logger';
 import { createProviders } from '../../src/providers';
+import { sandboxBankProfiles } from '../../src/providers/deposit-accounts';
 import type { ApiServices } from '../../src/services';
 import { LocalDiskDocumentStore } from '../../src/storage/document-store';
 import { ensureSearchAttributes } from '../../src/temporal/client';
@@ -47,6 +48,17 @@ export interface Harness {
   teardown(): Promise<void>;
 }
 
+/** What production requires beyond the sandbox: a wallet key seed and the banks of virtual accounts. */
+export const productionTestBanks = {
+  usd: { ...sandboxBankProfiles.usd, bank_name: 'Production Test Bank', account_number_prefix: '5501' },
+  eur: { ...sandboxBankProfiles.eur, bank_name: 'Production Test Bank Europe', bban_prefix: '50010517' },
+};
+/** Production refuses to start without its own seed and banks; tests supply stand-ins. */
+export const productionTestSecrets = {
+  WALLET_KEY_SEED: 'ab'.repeat(32),
+  VIRTUAL_ACCOUNT_BANKS: JSON.stringify(productionTestBanks),
+};
+
 function quietSdkLogs(): void {
   try {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -65,6 +77,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Math.random().toString(36).slice(2)}`,
     // Test webhook receivers listen on 127.0.0.1 (a sandbox-only allowance).
     WEBHOOK_ALLOW_PRIVATE_URLS: overrides.APP_ENV === 'production' ? 'false' : 'true',
+    ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,
   });
   const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;

@@ -1,0 +1,88 @@
+// HTTP operations on virtual accounts (SPEC 4.5, 2.7, 3.2).
+import { listSchema, paginate } from '../http/pagination';
+import { defineRoute, idParam } from '../http/route';
+import { findCustomerOrThrow } from '../resources/customers';
+import {
+  createVirtualAccount,
+  findVirtualAccountOrThrow,
+  toVirtualAccount,
+  withWallet,
+} from '../resources/virtual-accounts';
+import {
+  createVirtualAccountRequestSchema,
+  listVirtualAccountsQuerySchema,
+  virtualAccountSchema,
+} from '../schemas/virtual-accounts';
+
+const tag = 'Virtual accounts';
+
+const createVirtualAccountRoute = defineRoute({
+  method: 'post',
+  path: '/v1/virtual-accounts',
+  operationId: 'createVirtualAccount',
+  tag,
+  summary: 'Create a virtual account',
+  description:
+    'Bank details in USD (ACH, wire, SWIFT) or EUR (SEPA) for an approved customer (else 422 `customer_not_approved`); ' +
+    'fiat received there is converted to `receiver.currency` and delivered to `receiver.wallet_id`, which must be one ' +
+    'of that customer’s wallets (else 422 `customer_mismatch`). The response adds `receiver.payment_rail` (the ' +
+    'wallet’s chain) and `receiver.address`. Sandbox: the account is approved at once with `deposit_addresses` filled ' +
+    '(events virtual_account.created and virtual_account.approved). Production: `under_review` with `deposit_addresses` ' +
+    '`{}` until the review decides (event virtual_account.approved, with the deposit details, or virtual_account.rejected); ' +
+    'a review without a decision for 14 days (VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS) ends rejected. ' +
+    '`accepts_third_party_payments` is for EUR only; a second EUR account with it true for the same customer is ' +
+    '422 `eur_virtual_account_3pp_exists` (rejected accounts do not count).',
+  body: createVirtualAccountRequestSchema,
+  response: { status: 201, description: 'The virtual account.', schema: virtualAccountSchema },
+  errors: ['not_found', 'customer_not_approved', 'customer_mismatch', 'eur_virtual_account_3pp_exists'],
+  async handler({ body, partner, services }) {
+    return createVirtualAccount(services, partner.id, body);
+  },
+});
+
+const listVirtualAccounts = defineRoute({
+  method: 'get',
+  path: '/v1/virtual-accounts',
+  operationId: 'listVirtualAccounts',
+  tag,
+  summary: 'List virtual accounts',
+  description: 'Newest first; `customer_id` keeps one customer’s accounts (404 if the customer is not yours).',
+  query: listVirtualAccountsQuerySchema,
+  response: {
+    status: 200,
+    description: 'A page of virtual accounts.',
+    schema: listSchema(virtualAccountSchema, 'VirtualAccountList'),
+  },
+  errors: ['not_found'],
+  async handler({ query, partner, services }) {
+    const customerId =
+      query.customer_id === undefined
+        ? undefined
+        : (await findCustomerOrThrow(services.prisma, partner.id, query.customer_id)).id;
+    const { rows, cursor } = await paginate(query, (keyset) =>
+      services.prisma.virtualAccount.findMany({
+        where: { partnerId: partner.id, ...(customerId ? { customerId } : {}), ...keyset.where },
+        orderBy: keyset.orderBy,
+        take: keyset.take,
+        include: withWallet,
+      }),
+    );
+    return { items: rows.map(toVirtualAccount), cursor };
+  },
+});
+
+const getVirtualAccount = defineRoute({
+  method: 'get',
+  path: '/v1/virtual-accounts/{id}',
+  operationId: 'getVirtualAccount',
+  tag,
+  summary: 'Get a virtual account',
+  params: idParam('id', 'Virtual account id.'),
+  response: { status: 200, description: 'The virtual account.', schema: virtualAccountSchema },
+  errors: ['not_found'],
+  async handler({ params, partner, services }) {
+    return toVirtualAccount(await findVirtualAccountOrThrow(services.prisma, partner.id, params.id as string));
+  },
+});
+
+export const virtualAccountRoutes = [createVirtualAccountRoute, listVirtualAccounts, getVirtualAccount];

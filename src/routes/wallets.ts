@@ -1,0 +1,71 @@
+// HTTP operations on wallets. The SPEC lists wallet operations as not shown; these are ours.
+import { listSchema, paginate } from '../http/pagination';
+import { defineRoute, idParam } from '../http/route';
+import { findCustomerOrThrow } from '../resources/customers';
+import { createWallet, findWalletOrThrow, toWallet, withBalances } from '../resources/wallets';
+import { createWalletRequestSchema, listWalletsQuerySchema, walletSchema } from '../schemas/wallets';
+
+const tag = 'Wallets';
+
+const createWalletRoute = defineRoute({
+  method: 'post',
+  path: '/v1/wallets',
+  operationId: 'createWallet',
+  tag,
+  summary: 'Create a wallet',
+  description:
+    'Creates a service-managed wallet on `ethereum` or `solana` for an approved customer (an address can receive ' +
+    'funds as soon as it exists, so a customer that is not approved gets 422 `customer_not_approved`). The service ' +
+    'generates the address and keeps the keys; no key material is ever returned. Balances of USDC and USDT start at ' +
+    '"0.000000". No webhook event exists for wallets.',
+  body: createWalletRequestSchema,
+  response: { status: 201, description: 'The wallet.', schema: walletSchema },
+  errors: ['not_found', 'customer_not_approved'],
+  async handler({ body, partner, services }) {
+    return createWallet(services, partner.id, body);
+  },
+});
+
+const listWallets = defineRoute({
+  method: 'get',
+  path: '/v1/wallets',
+  operationId: 'listWallets',
+  tag,
+  summary: 'List wallets',
+  description: 'Newest first; `customer_id` keeps one customer’s wallets (404 if the customer is not yours).',
+  query: listWalletsQuerySchema,
+  response: { status: 200, description: 'A page of wallets.', schema: listSchema(walletSchema, 'WalletList') },
+  errors: ['not_found'],
+  async handler({ query, partner, services }) {
+    const customerId =
+      query.customer_id === undefined
+        ? undefined
+        : (await findCustomerOrThrow(services.prisma, partner.id, query.customer_id)).id;
+    const { rows, cursor } = await paginate(query, (keyset) =>
+      services.prisma.wallet.findMany({
+        where: { partnerId: partner.id, ...(customerId ? { customerId } : {}), ...keyset.where },
+        orderBy: keyset.orderBy,
+        take: keyset.take,
+        include: withBalances,
+      }),
+    );
+    return { items: rows.map(toWallet), cursor };
+  },
+});
+
+const getWallet = defineRoute({
+  method: 'get',
+  path: '/v1/wallets/{id}',
+  operationId: 'getWallet',
+  tag,
+  summary: 'Get a wallet',
+  description: 'The wallet with its current balances.',
+  params: idParam('id', 'Wallet id.'),
+  response: { status: 200, description: 'The wallet.', schema: walletSchema },
+  errors: ['not_found'],
+  async handler({ params, partner, services }) {
+    return toWallet(await findWalletOrThrow(services.prisma, partner.id, params.id as string));
+  },
+});
+
+export const walletRoutes = [createWalletRoute, listWallets, getWallet];

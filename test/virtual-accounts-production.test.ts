@@ -1,0 +1,231 @@
+// Virtual accounts in production (SPEC 3.2): under_review with `{}` until an operator signals
+// `virtualAccountDecision` (README has the command); reminders while nobody decides, and rejection
+// when the review times out, with time skipping. Every test decides the accounts it opens, so that
+// skipping time in one test does not decide another's.
+import { isValidIBAN } from 'ibantools';
+import { loadConfig } from '../src/config';
+import { bankProfilesSchema, sandboxBankProfiles } from '../src/providers/deposit-accounts';
+import { findVirtualAccountByDepositReference } from '../src/resources/virtual-accounts';
+import { workflowIds } from '../src/temporal/workflow-ids';
+import { virtualAccountDecisionSignal, virtualAccountStateQuery } from '../workflows/virtual-account';
+import { approvedCustomer, createWallet, virtualAccountBody, WalletBody } from './support/accounts';
+import { eventually } from './support/eventually';
+import { CustomerBody, individualCustomer } from './support/fixtures';
+import { Harness, productionTestBanks, startHarness, TestPartner } from './support/harness';
+
+const REMINDER_HOURS = 24;
+const TIMEOUT_DAYS = 5;
+let harness: Harness;
+let partner: TestPartner;
+let customer: CustomerBody;
+let wallet: WalletBody;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    APP_ENV: 'production',
+    VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: String(REMINDER_HOURS),
+    VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS: String(TIMEOUT_DAYS),
+  });
+  partner = await harness.createPartner();
+  customer = await approvedCustomer(harness, partner.api);
+  wallet = await createWallet(partner.api, customer.id, 'solana');
+});
+afterAll(() => harness?.teardown());
+
+const handleOf = (id: string) => harness.env.client.workflow.getHandle(workflowIds.virtualAccount(id));
+const getAccount = async (id: string) => (await partner.api.get(`/v1/virtual-accounts/${id}`)).body;
+const eventTypesOf = async (id: string) =>
+  (await harness.prisma.event.findMany({ where: { resourceId: id }, orderBy: { sequence: 'asc' } })).map(
+    (event) => event.eventType,
+  );
+
+async function openAccount(overrides: Record<string, unknown> = {}) {
+  const response = await partner.api
+    .post('/v1/virtual-accounts')
+    .send(virtualAccountBody(customer.id, wallet.id, overrides));
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+it('creates accounts under_review with empty deposit addresses and only the created event', async () => {
+  const account = await openAccount();
+  expect(account).toMatchObject({ status: 'under_review', deposit_addresses: {} });
+  expect(await eventTypesOf(account.id)).toEqual(['virtual_account.created']);
+  const handle = handleOf(account.id);
+  expect(await handle.query(virtualAccountStateQuery)).toMatchObject({ status: 'under_review', remindersSent: 0 });
+  expect((await handle.describe()).searchAttributes).toMatchObject({ ResourceStatus: ['under_review'] });
+  expect(await harness.prisma.virtualAccountDeposit.count({ where: { virtualAccountId: account.id } })).toBe(0);
+
+  await handle.signal(virtualAccountDecisionSignal, { outcome: 'rejected', reason: 'test cleanup' });
+  expect(await handle.result()).toBe('rejected');
+});
+
+it('approves on the operator’s signal: deposit details from the production bank, event with the full account', async () => {
+  const account = await openAccount({ sender: { currency: 'EUR' }, accepts_third_party_payments: true });
+  const handle = handleOf(account.id);
+  // A malformed decision is ignored; the valid one applies.
+  await handle.signal(virtualAccountDecisionSignal, { outcome: 'maybe' } as never);
+  await handle.signal(virtualAccountDecisionSignal, { outcome: 'approved' });
+  expect(await handle.result()).toBe('approved');
+
+  const approved = await getAccount(account.id);
+  expect(approved.status).toBe('approved');
+  expect(approved.accepts_third_party_payments).toBe(true);
+  expect(approved.deposit_addresses).toEqual({
+    sepa: {
+      iban: expect.stringMatching(/^DE\d{2}50010517\d{10}$/),
+      bic: productionTestBanks.eur.bic,
+      bank_name: 'Production Test Bank Europe',
+      bank_address: productionTestBanks.eur.bank_address,
+      beneficiary_name: 'Ana Souza',
+    },
+  });
+  expect(isValidIBAN(approved.deposit_addresses.sepa.iban)).toBe(true);
+  expect(new Date(approved.updated_at).getTime()).toBeGreaterThan(new Date(account.created_at).getTime());
+  const events = await harness.prisma.event.findMany({
+    where: { resourceId: account.id },
+    orderBy: { sequence: 'asc' },
+  });
+  expect(events.map((event) => [event.eventType, event.resourceStatus])).toEqual([
+    ['virtual_account.created', 'under_review'],
+    ['virtual_account.approved', 'approved'],
+  ]);
+  expect(events[0]!.resource).toEqual(account);
+  expect(events[1]!.resource).toEqual(approved);
+  expect(
+    (
+      await findVirtualAccountByDepositReference(harness.prisma, {
+        rail: 'sepa',
+        identifier: approved.deposit_addresses.sepa.iban,
+      })
+    )?.id,
+  ).toBe(account.id);
+  expect((await handle.describe()).searchAttributes).toMatchObject({ ResourceStatus: ['approved'] });
+
+  const row = await harness.prisma.virtualAccount.findUniqueOrThrow({ where: { id: account.id } });
+  expect(row.decidedAt).not.toBeNull();
+  expect(row.rejectionReason).toBeNull();
+
+  // The third-party allowance is taken by this approved account.
+  const second = await partner.api
+    .post('/v1/virtual-accounts')
+    .send(
+      virtualAccountBody(customer.id, wallet.id, { sender: { currency: 'EUR' }, accepts_third_party_payments: true }),
+    );
+  expect(second.status).toBe(422);
+  expect(second.body.error.code).toBe('eur_virtual_account_3pp_exists');
+});
+
+it('rejects on the operator’s signal, which frees the third-party allowance', async () => {
+  const other = await approvedCustomer(harness, partner.api, individualCustomer({ first_name: 'Bia' }));
+  const otherWallet = await createWallet(partner.api, other.id, 'ethereum');
+  const body = virtualAccountBody(other.id, otherWallet.id, {
+    sender: { currency: 'EUR' },
+    accepts_third_party_payments: true,
+  });
+  const account = (await partner.api.post('/v1/virtual-accounts').send(body)).body;
+  // Under review, the account holds the allowance already.
+  expect((await partner.api.post('/v1/virtual-accounts').send(body)).body.error.code).toBe(
+    'eur_virtual_account_3pp_exists',
+  );
+
+  const handle = handleOf(account.id);
+  await handle.signal(virtualAccountDecisionSignal, { outcome: 'rejected', reason: 'Sanctions screening hit' });
+  expect(await handle.result()).toBe('rejected');
+  const rejected = await getAccount(account.id);
+  expect(rejected).toMatchObject({ status: 'rejected', deposit_addresses: {}, accepts_third_party_payments: true });
+  expect(await eventTypesOf(account.id)).toEqual(['virtual_account.created', 'virtual_account.rejected']);
+  const row = await harness.prisma.virtualAccount.findUniqueOrThrow({ where: { id: account.id } });
+  expect(row.rejectionReason).toBe('Sanctions screening hit');
+
+  const again = await partner.api.post('/v1/virtual-accounts').send(body);
+  expect(again.status).toBe(201);
+  await handleOf(again.body.id).signal(virtualAccountDecisionSignal, { outcome: 'approved' });
+  expect(await handleOf(again.body.id).result()).toBe('approved');
+});
+
+it('reminds operators every day while undecided, and rejects when the review times out', async () => {
+  const account = await openAccount({ name: 'Forgotten' });
+  const handle = handleOf(account.id);
+  const startedAt = (await handle.describe()).startTime.getTime();
+
+  // Two and a half days: two reminders, still under review.
+  await harness.env.sleep(`${2 * REMINDER_HOURS + 12} hours`);
+  const waiting = await eventually(
+    () => handle.query(virtualAccountStateQuery),
+    (state) => state.remindersSent === 2,
+  );
+  expect(waiting).toEqual({
+    status: 'under_review',
+    remindersSent: 2,
+    reviewDeadline: new Date(startedAt + TIMEOUT_DAYS * 86400_000).toISOString(),
+  });
+  expect((await harness.prisma.virtualAccount.findUniqueOrThrow({ where: { id: account.id } })).reviewReminders).toBe(
+    2,
+  );
+  expect((await getAccount(account.id)).status).toBe('under_review');
+
+  // Nobody decides: rejected at the deadline, with reason review_timeout.
+  expect(await handle.result()).toBe('rejected');
+  const closedAt = (await handle.describe()).closeTime as Date;
+  expect(closedAt.getTime() - startedAt).toBeGreaterThanOrEqual(TIMEOUT_DAYS * 86400_000);
+  const row = await harness.prisma.virtualAccount.findUniqueOrThrow({ where: { id: account.id } });
+  expect(row).toMatchObject({
+    status: 'rejected',
+    rejectionReason: 'review_timeout',
+    reviewReminders: TIMEOUT_DAYS - 1,
+  });
+  expect(await eventTypesOf(account.id)).toEqual(['virtual_account.created', 'virtual_account.rejected']);
+});
+
+it('approves within the deadline after reminders', async () => {
+  const account = await openAccount({ name: 'Late but fine' });
+  const handle = handleOf(account.id);
+  await harness.env.sleep(`${3 * REMINDER_HOURS + 1} hours`);
+  await eventually(
+    () => handle.query(virtualAccountStateQuery),
+    (state) => state.remindersSent === 3,
+  );
+  await handle.signal(virtualAccountDecisionSignal, { outcome: 'approved' });
+  expect(await handle.result()).toBe('approved');
+  const approved = await getAccount(account.id);
+  expect(Object.keys(approved.deposit_addresses).sort()).toEqual(['ach', 'swift', 'wire']);
+  expect(approved.deposit_addresses.ach.bank_account_number).toMatch(/^5501\d{8}$/);
+  expect(approved.deposit_addresses.ach.bank_name).toBe('Production Test Bank');
+});
+
+describe('configuration', () => {
+  const base = { DATABASE_URL: 'postgresql://localhost/x', APP_ENV: 'production' };
+  const banks = JSON.stringify(productionTestBanks);
+
+  it('requires a wallet key seed and the banks in production', () => {
+    expect(() => loadConfig({ ...base, VIRTUAL_ACCOUNT_BANKS: banks })).toThrow(
+      'WALLET_KEY_SEED is required in production',
+    );
+    expect(() => loadConfig({ ...base, WALLET_KEY_SEED: 'ab'.repeat(32) })).toThrow(
+      'VIRTUAL_ACCOUNT_BANKS is required in production',
+    );
+    expect(() => loadConfig({ ...base, WALLET_KEY_SEED: 'ab'.repeat(8), VIRTUAL_ACCOUNT_BANKS: banks })).toThrow(
+      'WALLET_KEY_SEED must be at least 64 hex digits',
+    );
+    const config = loadConfig({ ...base, WALLET_KEY_SEED: 'ab'.repeat(32), VIRTUAL_ACCOUNT_BANKS: banks });
+    expect(config.virtualAccountBanks?.eur.bban_prefix).toBe('50010517');
+    expect(loadConfig({ DATABASE_URL: base.DATABASE_URL }).walletKeySeed).toBeNull(); // sandbox default seed
+  });
+
+  it('validates the banks: routing numbers, BICs and IBANs that can be issued', () => {
+    expect(bankProfilesSchema.safeParse(sandboxBankProfiles).success).toBe(true);
+    const broken = {
+      usd: { ...productionTestBanks.usd, ach_routing_number: '123456789', bic: 'NOTABIC' },
+      eur: { ...productionTestBanks.eur, iban_country: 'XX' },
+    };
+    expect(() =>
+      loadConfig({ ...base, WALLET_KEY_SEED: 'ab'.repeat(32), VIRTUAL_ACCOUNT_BANKS: JSON.stringify(broken) }),
+    ).toThrow(
+      /VIRTUAL_ACCOUNT_BANKS usd.ach_routing_number must be a valid ABA routing number; usd.bic must be a BIC.*eur.bban_prefix cannot issue valid IBANs for XX/,
+    );
+    expect(() => loadConfig({ ...base, WALLET_KEY_SEED: 'ab'.repeat(32), VIRTUAL_ACCOUNT_BANKS: '{' })).toThrow(
+      'VIRTUAL_ACCOUNT_BANKS must be JSON',
+    );
+  });
+});

@@ -1,0 +1,133 @@
+// One workflow per virtual account (id: virtual-account-<id>), started when the account is created.
+// It owns the account's status after creation (SPEC 3.2):
+//   sandbox:    created approved (deposit details filled by the API in the creation transaction);
+//               the workflow only publishes its state and completes.
+//   production: under_review until an operator signals `virtualAccountDecision`:
+//               approved -> deposit details issued, event virtual_account.approved
+//               rejected -> event virtual_account.rejected
+// While no decision comes, operators are reminded every `reminderHours`; after `timeoutDays` the
+// account is rejected (reason review_timeout) so the partner gets an answer and may ask again.
+import {
+  condition,
+  defineQuery,
+  defineSignal,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { VirtualAccountStatus } from '../src/schemas/virtual-accounts';
+import {
+  CustomerIdAttribute,
+  PartnerIdAttribute,
+  ResourceIdAttribute,
+  ResourceStatusAttribute,
+} from '../src/temporal/search-attributes';
+
+export interface VirtualAccountWorkflowInput {
+  virtualAccountId: string;
+  partnerId: string;
+  customerId: string;
+  /** As created: approved in the sandbox, under_review in production. */
+  status: VirtualAccountStatus;
+  review: { reminderHours: number; timeoutDays: number };
+}
+
+export type VirtualAccountDecision = { outcome: 'approved' } | { outcome: 'rejected'; reason?: string };
+
+/** Reason recorded when nobody decided within the review timeout. */
+export const REVIEW_TIMEOUT_REASON = 'review_timeout';
+
+export const virtualAccountDecisionSignal = defineSignal<[VirtualAccountDecision]>('virtualAccountDecision');
+
+export interface VirtualAccountState {
+  status: VirtualAccountStatus;
+  remindersSent: number;
+  /** Workflow time at which an undecided review is rejected; null once decided. */
+  reviewDeadline: string | null;
+}
+export const virtualAccountStateQuery = defineQuery<VirtualAccountState>('virtualAccountState');
+
+const activities = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
+});
+
+/** Returns a reason when a signalled decision is malformed, else null. */
+export function virtualAccountDecisionProblem(decision: unknown): string | null {
+  if (typeof decision !== 'object' || decision === null) return 'a decision is an object with an outcome';
+  const { outcome, reason } = decision as { outcome?: unknown; reason?: unknown };
+  if (outcome !== 'approved' && outcome !== 'rejected') return 'outcome must be approved or rejected';
+  if (reason !== undefined && (typeof reason !== 'string' || reason.length > 500)) {
+    return 'reason must be a string of at most 500 characters';
+  }
+  if (outcome === 'approved' && reason !== undefined) return 'an approval has no reason';
+  return null;
+}
+
+export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput): Promise<VirtualAccountStatus> {
+  let status = input.status;
+  let decision: VirtualAccountDecision | undefined;
+  let remindersSent = 0;
+  const hour = 3600 * 1000;
+  // The review runs from the workflow's start (the account's creation).
+  const startedAt = workflowInfo().startTime.getTime();
+  const deadline = startedAt + input.review.timeoutDays * 24 * hour;
+
+  const publishStatus = () =>
+    upsertSearchAttributes([
+      { key: PartnerIdAttribute, value: input.partnerId },
+      { key: CustomerIdAttribute, value: input.customerId },
+      { key: ResourceIdAttribute, value: input.virtualAccountId },
+      { key: ResourceStatusAttribute, value: status },
+    ]);
+  publishStatus();
+
+  setHandler(virtualAccountStateQuery, () => ({
+    status,
+    remindersSent,
+    reviewDeadline: status === 'under_review' ? new Date(deadline).toISOString() : null,
+  }));
+
+  setHandler(virtualAccountDecisionSignal, (incoming) => {
+    const problem = virtualAccountDecisionProblem(incoming);
+    if (problem) {
+      log.warn('virtual account decision ignored: invalid', { virtualAccountId: input.virtualAccountId, problem });
+    } else if (status !== 'under_review' || decision) {
+      log.warn('virtual account decision ignored: already decided', {
+        virtualAccountId: input.virtualAccountId,
+        status,
+      });
+    } else {
+      decision = incoming;
+    }
+  });
+
+  if (status !== 'under_review') return status;
+
+  while (!decision) {
+    const nextReminder = startedAt + (remindersSent + 1) * input.review.reminderHours * hour;
+    const wakeAt = Math.min(nextReminder, deadline);
+    if (await condition(() => decision !== undefined, Math.max(wakeAt - Date.now(), 1))) break;
+    if (Date.now() >= deadline) {
+      decision = { outcome: 'rejected', reason: REVIEW_TIMEOUT_REASON };
+      break;
+    }
+    remindersSent += 1;
+    await activities.remindVirtualAccountReview(
+      input.virtualAccountId,
+      remindersSent,
+      remindersSent * input.review.reminderHours,
+    );
+  }
+
+  const decided = decision as VirtualAccountDecision;
+  status =
+    decided.outcome === 'approved'
+      ? await activities.approveVirtualAccount(input.virtualAccountId)
+      : await activities.rejectVirtualAccount(input.virtualAccountId, decided.reason ?? null);
+  publishStatus();
+  return status;
+}
