@@ -39,7 +39,7 @@ export const errorCatalogue = {
   },
   customer_not_approved: {
     status: 422,
-    when: 'The operation needs an approved customer (virtual accounts, transactions) and this one is not.',
+    when: 'The operation needs an approved customer (wallets, virtual accounts, transactions) and this one is not.',
   },
   pix_key_invalid: {
     status: 422,

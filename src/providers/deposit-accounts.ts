@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { composeIBAN, countrySpecs, electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
 import { addressSchema, type Address } from '../schemas/common';
+import { checkAbaRoutingNumber } from '../domain/aba';
 
 export const senderCurrencies = ['USD', 'EUR'] as const;
 export type SenderCurrency = (typeof senderCurrencies)[number];
@@ -53,14 +54,9 @@ export interface DepositAccountIssuer {
 
 // ---- bank identifiers ----
 
-/** ABA routing number: 9 digits with 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) a multiple of 10. */
+/** The one ABA rule of the project (src/domain/aba.ts): checksum and a bank prefix. */
 export function isValidAbaRoutingNumber(value: string): boolean {
-  if (!/^\d{9}$/.test(value)) return false;
-  const d = [...value].map(Number) as number[];
-  const sum = 3 * (d[0]! + d[3]! + d[6]!) + 7 * (d[1]! + d[4]! + d[7]!) + (d[2]! + d[5]! + d[8]!);
-  const district = Number(value.slice(0, 2));
-  const bankDistrict = (district >= 1 && district <= 12) || (district >= 21 && district <= 32);
-  return sum % 10 === 0 && (bankDistrict || (district >= 61 && district <= 72));
+  return checkAbaRoutingNumber(value).ok;
 }
 
 const abaSchema = z.string().refine(isValidAbaRoutingNumber, 'must be a valid ABA routing number');

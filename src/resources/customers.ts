@@ -126,6 +126,19 @@ export async function findCustomerOrThrow(db: Db, partnerId: string, customerId:
   return row;
 }
 
+/**
+ * The `customer_id` filter of a list: the where-fragment of the partner's customer, or 404 when the
+ * customer is not the partner's (so a filter never reveals another partner's customer).
+ */
+export async function ownedCustomerFilter(
+  db: Db,
+  partnerId: string,
+  customerId: string | undefined,
+): Promise<{ customerId?: string }> {
+  if (customerId === undefined) return {};
+  return { customerId: (await findCustomerOrThrow(db, partnerId, customerId)).id };
+}
+
 /** The one check other modules use before a customer may transact. */
 export async function requireApprovedCustomer(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
   const customer = await findCustomerOrThrow(db, partnerId, customerId);

@@ -1,7 +1,7 @@
 // HTTP operations on external accounts (SPEC 4.2, 2.5).
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { findCustomerOrThrow } from '../resources/customers';
+import { ownedCustomerFilter } from '../resources/customers';
 import { createExternalAccount, findExternalAccountOrThrow, toExternalAccount } from '../resources/external-accounts';
 import { SANDBOX_UNKNOWN_EMAIL_DOMAIN, sandboxFixedPixOwners, sandboxUnknownPixKeys } from '../providers/pix-directory';
 import { sandboxDeniedBeneficiaries } from '../providers/screening';
@@ -70,10 +70,10 @@ const listExternalAccounts = defineRoute({
   errors: ['not_found'],
   async handler({ query, partner, services }) {
     const { customer_id: customerId, ...page } = query;
-    if (customerId !== undefined) await findCustomerOrThrow(services.prisma, partner.id, customerId);
+    const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, customerId);
     const { rows, cursor } = await paginate(page, (keyset) =>
       services.prisma.externalAccount.findMany({
-        where: { partnerId: partner.id, ...(customerId !== undefined ? { customerId } : {}), ...keyset.where },
+        where: { partnerId: partner.id, ...byCustomer, ...keyset.where },
         orderBy: keyset.orderBy,
         take: keyset.take,
       }),

@@ -1,7 +1,7 @@
 // HTTP operations on virtual accounts (SPEC 4.5, 2.7, 3.2).
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { findCustomerOrThrow } from '../resources/customers';
+import { ownedCustomerFilter } from '../resources/customers';
 import {
   createVirtualAccount,
   findVirtualAccountOrThrow,
@@ -55,13 +55,10 @@ const listVirtualAccounts = defineRoute({
   },
   errors: ['not_found'],
   async handler({ query, partner, services }) {
-    const customerId =
-      query.customer_id === undefined
-        ? undefined
-        : (await findCustomerOrThrow(services.prisma, partner.id, query.customer_id)).id;
+    const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, query.customer_id);
     const { rows, cursor } = await paginate(query, (keyset) =>
       services.prisma.virtualAccount.findMany({
-        where: { partnerId: partner.id, ...(customerId ? { customerId } : {}), ...keyset.where },
+        where: { partnerId: partner.id, ...byCustomer, ...keyset.where },
         orderBy: keyset.orderBy,
         take: keyset.take,
         include: withWallet,

@@ -1,7 +1,7 @@
 // HTTP operations on wallets. The SPEC lists wallet operations as not shown; these are ours.
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { findCustomerOrThrow } from '../resources/customers';
+import { ownedCustomerFilter } from '../resources/customers';
 import { createWallet, findWalletOrThrow, toWallet, withBalances } from '../resources/wallets';
 import { createWalletRequestSchema, listWalletsQuerySchema, walletSchema } from '../schemas/wallets';
 
@@ -37,13 +37,10 @@ const listWallets = defineRoute({
   response: { status: 200, description: 'A page of wallets.', schema: listSchema(walletSchema, 'WalletList') },
   errors: ['not_found'],
   async handler({ query, partner, services }) {
-    const customerId =
-      query.customer_id === undefined
-        ? undefined
-        : (await findCustomerOrThrow(services.prisma, partner.id, query.customer_id)).id;
+    const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, query.customer_id);
     const { rows, cursor } = await paginate(query, (keyset) =>
       services.prisma.wallet.findMany({
-        where: { partnerId: partner.id, ...(customerId ? { customerId } : {}), ...keyset.where },
+        where: { partnerId: partner.id, ...byCustomer, ...keyset.where },
         orderBy: keyset.orderBy,
         take: keyset.take,
         include: withBalances,
