@@ -1,16 +1,14 @@
 // The ledger of stablecoin balances: double-entry postings whose entries add up to zero per
 // currency. Each account's balance is maintained in the same transaction as its entries, under a
 // row lock, and a wallet's balance can never go below zero (checked here, and by a CHECK constraint).
-// Amounts are decimal strings or decimal.js values, never floats.
-// TODO(money): adopt the shared money type (src/domain/money.ts) once it is merged.
-import Decimal from 'decimal.js';
+// Amounts are decimal strings or the money type's decimals (src/domain/money.ts), never floats.
 import type { Db, Prisma } from './db';
 import { newId } from './domain/ids';
+import { Decimal, DecimalValue, decimalsOf, isCurrency, isStablecoin, Stablecoin, stablecoins } from './domain/money';
 
-/** Currencies the ledger keeps, with their number of decimal places. */
-export const ledgerCurrencyScales = { USDC: 6, USDT: 6 } as const;
-export type LedgerCurrency = keyof typeof ledgerCurrencyScales;
-export const walletCurrencies = Object.keys(ledgerCurrencyScales) as LedgerCurrency[];
+/** The ledger keeps stablecoin balances, at their currency's decimal places (money.ts). */
+export type LedgerCurrency = Stablecoin;
+export const walletCurrencies: LedgerCurrency[] = stablecoins;
 
 export type LedgerAccountRef =
   | { walletId: string; currency: LedgerCurrency }
@@ -20,7 +18,7 @@ export type LedgerAccountRef =
 export interface LedgerEntryInput {
   account: LedgerAccountRef;
   /** Positive credits the account, negative debits it. */
-  amount: Decimal.Value;
+  amount: DecimalValue;
 }
 
 export interface LedgerPosting {
@@ -57,8 +55,8 @@ export async function openWalletLedgerAccounts(db: Db, walletId: string): Promis
 }
 
 /** Formats a balance with the currency's decimal places, e.g. "12.500000". */
-export function formatLedgerAmount(currency: LedgerCurrency, amount: Decimal.Value): string {
-  return new Decimal(amount.toString()).toFixed(ledgerCurrencyScales[currency]);
+export function formatLedgerAmount(currency: LedgerCurrency, amount: DecimalValue): string {
+  return new Decimal(amount.toString()).toFixed(decimalsOf(currency));
 }
 
 function keyOf(account: LedgerAccountRef): string {
@@ -72,8 +70,10 @@ function checkPosting(posting: LedgerPosting): Array<{ account: LedgerAccountRef
   if (posting.entries.length < 2) throw new LedgerError('invalid_posting', 'a posting needs at least two entries');
   const totals = new Map<LedgerCurrency, Decimal>();
   const entries = posting.entries.map(({ account, amount: raw }) => {
-    const scale = ledgerCurrencyScales[account.currency];
-    if (scale === undefined) throw new LedgerError('invalid_posting', `unknown currency ${String(account.currency)}`);
+    if (!isCurrency(account.currency) || !isStablecoin(account.currency)) {
+      throw new LedgerError('invalid_posting', `unknown currency ${String(account.currency)}`);
+    }
+    const scale = decimalsOf(account.currency);
     if (typeof raw === 'number') throw new LedgerError('invalid_posting', 'amounts are decimal strings, never numbers');
     let amount: Decimal;
     try {
