@@ -1,5 +1,6 @@
 // All activities, grouped by what they touch; the worker registers this object.
 import { createCustomerActivities } from './customers';
+import { createMaintenanceActivities } from './maintenance';
 import { createQuoteActivities } from './quotes';
 import type { ActivityServices } from './services';
 import { createWebhookActivities } from './webhooks';
@@ -13,6 +14,7 @@ export function createActivities(services: ActivityServices) {
     ...createWebhookActivities(services),
     ...createQuoteActivities(services),
     ...createVirtualAccountActivities(services),
+    ...createMaintenanceActivities(services),
   };
 }
 

@@ -8,7 +8,7 @@ import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createLogger, Logger } from './logger';
 import { createProviders } from './providers';
-import { connectTemporalClient, ensureSearchAttributes } from './temporal/client';
+import { connectTemporalClient, ensureMaintenanceWorkflow, ensureSearchAttributes } from './temporal/client';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
 
@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
   });
   await relay.start();
+  await ensureMaintenanceWorkflow(temporalClient.client, config.temporal.taskQueue);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
   await relay.stop();

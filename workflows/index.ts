@@ -3,3 +3,4 @@ export { customerVerificationWorkflow } from './customer-verification';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { quoteLifetimeWorkflow } from './quote-lifetime';
 export { virtualAccountWorkflow } from './virtual-account';
+export { maintenanceWorkflow } from './maintenance';

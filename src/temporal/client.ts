@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { AppConfig } from '../config';
 import { customSearchAttributes } from './search-attributes';
+import { workflowIds } from './workflow-ids';
 
 const GRPC_UNIMPLEMENTED = 12;
 
@@ -39,5 +40,14 @@ export async function ensureSearchAttributes(
     searchAttributes: Object.fromEntries(
       missing.map((attribute) => [attribute.name, encodeSearchAttributeIndexedValueType(attribute.type) as number]),
     ),
+  });
+}
+
+/** Starts the maintenance workflow unless it already runs (called by every worker at start-up). */
+export async function ensureMaintenanceWorkflow(client: Client, taskQueue: string): Promise<void> {
+  await client.workflow.start('maintenanceWorkflow', {
+    workflowId: workflowIds.maintenance(),
+    taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }

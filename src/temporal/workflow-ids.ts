@@ -6,4 +6,6 @@ export const workflowIds = {
   webhookRedelivery: (deliveryId: string) => `webhook-redelivery-${deliveryId}`,
   quote: (quoteId: string) => `quote-${quoteId}`,
   virtualAccount: (virtualAccountId: string) => `virtual-account-${virtualAccountId}`,
+  /** The one maintenance workflow of a namespace and task queue. */
+  maintenance: () => 'maintenance',
 };
