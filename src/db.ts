@@ -10,3 +10,15 @@ export function createPrismaClient(databaseUrl: string, options: { poolSize?: nu
 
 /** A client or an interactive transaction: persistence helpers accept either. */
 export type Db = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * True when a write failed on a unique index (Prisma P2002), optionally one whose name contains
+ * `constraint` (the driver adapter reports it in the error's meta).
+ */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  return (
+    error instanceof Prisma.PrismaClientKnownRequestError &&
+    error.code === 'P2002' &&
+    (constraint === undefined || JSON.stringify(error.meta ?? {}).includes(constraint))
+  );
+}

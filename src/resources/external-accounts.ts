@@ -1,7 +1,7 @@
 // External accounts as the API shows them (create, get, list items and event payloads are one
 // shape), and their creation: pix directory lookup, screening, then the row and its two events in
 // one transaction.
-import type { Db, Prisma } from '../db';
+import { isUniqueViolation, type Db, type Prisma } from '../db';
 import { parsePixKey, PixKey } from '../domain/brazil';
 import {
   AccountIdentifiers,
@@ -162,10 +162,6 @@ function alreadyExists(existing: ExternalAccountRow): ApiError {
     'external_account_already_exists',
     `The customer already registered this account as external account ${existing.id} (status ${existing.status}).`,
   );
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string }).code === 'P2002';
 }
 
 /**

@@ -1,7 +1,6 @@
 // Virtual accounts as the API shows them, their creation, their deposit details and the lookup
 // from a bank reference (the IBAN or account number an incoming credit names) to the account.
-import { Prisma } from '@prisma/client';
-import type { Db } from '../db';
+import { isUniqueViolation, type Db, type Prisma } from '../db';
 import type { Chain } from '../domain/chains';
 import { isUuid, newId } from '../domain/ids';
 import { recordEvent } from '../events';
@@ -119,11 +118,7 @@ export async function storeDepositReferences(
 }
 
 function isThirdPartyConflict(error: unknown): boolean {
-  return (
-    error instanceof Prisma.PrismaClientKnownRequestError &&
-    error.code === 'P2002' &&
-    JSON.stringify(error.meta ?? {}).includes('virtual_accounts_one_eur_third_party_per_customer')
-  );
+  return isUniqueViolation(error, 'virtual_accounts_one_eur_third_party_per_customer');
 }
 
 /**

@@ -1,7 +1,7 @@
 // Webhook configurations, events and deliveries as the API shows them (the event shape is also the body of every
 // webhook POST), and the operations their routes share.
 import type { Event, WebhookConfig, WebhookDelivery, WebhookDeliveryAttempt } from '@prisma/client';
-import { Prisma, type Db } from '../db';
+import { isUniqueViolation, type Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { generateWebhookSecret, webhookHeaders } from '../domain/webhook-signature';
 import { webhookUrlProblem } from '../domain/webhook-destinations';
@@ -94,7 +94,7 @@ export async function createWebhookConfig(
     return { ...toWebhookConfig(row), secret: row.secret };
   } catch (error) {
     // The unique partner_id decides between concurrent creates.
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+    if (isUniqueViolation(error)) {
       throw new ApiError(
         'webhook_config_already_exists',
         'This partner already has a webhook configuration; change it with PUT /v1/webhook-configs/{id}.',
