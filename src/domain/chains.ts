@@ -1,9 +1,11 @@
 // Blockchains that hold the service's wallets and the address formats they use. No I/O.
 import { keccak_256 } from '@noble/hashes/sha3';
 import { base58 } from '@scure/base';
+import { Blockchain, blockchains } from './rails';
 
-export const chains = ['ethereum', 'solana'] as const;
-export type Chain = (typeof chains)[number];
+/** The blockchains of the rails table (src/domain/rails.ts): wallets live on the chains quotes price. */
+export const chains = blockchains;
+export type Chain = Blockchain;
 
 /** EIP-55: a hex letter is upper case when the matching nibble of keccak256(lower-case hex) is 8 or more. */
 export function toChecksumAddress(address: string): string {
