@@ -8,7 +8,7 @@ import type { AppEnvironment } from '../config';
 import type { ApiServices } from '../services';
 import { authenticate } from './auth';
 import { ApiError } from './errors';
-import { buildOpenApiDocument } from './openapi';
+import { acceptsIdempotencyKey, buildOpenApiDocument } from './openapi';
 import { mountDocs } from './docs';
 import { isCustomBody, RouteDefinition, toKoaPath } from './route';
 import { allRoutes } from '../routes';
@@ -114,7 +114,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
     };
     const idempotencyKey = ctx.get(IDEMPOTENCY_HEADER);
     let response: StoredResponse;
-    if (idempotencyKey && partner && (route.method === 'post' || route.method === 'put')) {
+    if (idempotencyKey && partner && acceptsIdempotencyKey(route)) {
       const outcome = await withIdempotency(
         services.prisma,
         {
