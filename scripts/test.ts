@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
+import { isRoot } from './lib/postgres';
 import { temporalBinary } from './lib/temporal';
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): number {
@@ -18,7 +19,6 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 function ensureChromium(): void {
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (existsSync(chromium)) return;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !existsSync('/usr/bin/apt-get')) return;
   console.error('[test] installing Debian chromium for the browser test (first time only)');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

@@ -28,7 +28,7 @@ function pgBin(name: string): string {
   );
 }
 
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** Runs a PostgreSQL binary as the cluster owner (the postgres user when we are root). */
 function runAsOwner(binary: string, args: string[], options: { allowFailure?: boolean } = {}): number {
