@@ -11,6 +11,8 @@ import { createProviders } from './providers';
 import { connectTemporalClient, ensureMaintenanceWorkflow, ensureSearchAttributes } from './temporal/client';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
+import { encryptLegacyWebhookSecrets } from './resources/webhooks';
+import { secretBoxOf } from './secrets';
 
 /** Where `npm run build` writes the pre-bundled workflow code. */
 export const builtWorkflowBundle = path.resolve(__dirname, '..', 'workflow-bundle.js');
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
     workflowBundlePath: existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined,
+    maxConcurrentActivities: config.worker.maxConcurrentActivities,
   });
   // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).
   const temporalClient = await connectTemporalClient(config.temporal);
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
   });
   await relay.start();
+  await encryptLegacyWebhookSecrets(prisma, secretBoxOf(config)); // secrets saved before encryption at rest
   await ensureMaintenanceWorkflow(temporalClient.client, config.temporal.taskQueue);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();

@@ -6,7 +6,9 @@ import { eventTypes } from '../src/events';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { createCustomer } from './support/fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { configureWebhooks, newId, recordPayoutEvent, verifiesWithRecipe } from './support/webhooks';
+import { signingSecretsOf } from '../src/resources/webhooks';
+import { secretBoxOf } from '../src/secrets';
+import { configureWebhooks, newId, recordPayoutEvent, verifiesWithStandardWebhooks } from './support/webhooks';
 
 let harness: Harness;
 const receivers: WebhookReceiver[] = [];
@@ -54,7 +56,7 @@ describe('POST /v1/webhook-configs', () => {
       url: 'https://partner.example/hooks',
       subscriptions: ['customer.approved', 'payout.completed'],
       enabled: false,
-      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(isoTimestamp),
       updated_at: expect.stringMatching(isoTimestamp),
     });
@@ -64,8 +66,10 @@ describe('POST /v1/webhook-configs', () => {
     const { secret, ...withoutSecret } = response.body;
     expect(fetched.body).toEqual(withoutSecret);
     expect(JSON.stringify(fetched.body)).not.toContain(secret);
+    // Stored encrypted, never in plaintext (test/webhook-security.test.ts has the details).
     const stored = await harness.prisma.webhookConfig.findUniqueOrThrow({ where: { id: response.body.id } });
-    expect(stored.secret).toBe(secret);
+    expect(stored.secretCiphertext).toMatch(/^v1\./);
+    expect(JSON.stringify(stored)).not.toContain(secret.slice(6));
   });
 
   it('refuses a second configuration with 422 webhook_config_already_exists', async () => {
@@ -263,7 +267,7 @@ describe('PUT /v1/webhook-configs/{id}', () => {
     expect(paused.body).toMatchObject({ url: 'https://partner.example/b', enabled: false });
     expect((await partner.api.get('/v1/webhook-configs')).body).toEqual(paused.body);
     const stored = await harness.prisma.webhookConfig.findUniqueOrThrow({ where: { id: config.id } });
-    expect(stored.secret).toBe(config.secret);
+    expect(signingSecretsOf(secretBoxOf(harness.config), stored)).toEqual([config.secret]);
   });
 
   it('validates like create, and needs at least one field', async () => {
@@ -394,7 +398,7 @@ describe('POST /webhooks/mock', () => {
     expect(response.status).toBe(200);
     expect(receiver.requests).toHaveLength(1);
     const [received] = receiver.requests;
-    expect(verifiesWithRecipe(received!, secret)).toBe(true);
+    expect(verifiesWithStandardWebhooks(received!, secret)).toBe(true);
     expect(received!.headers['webhook-id']).toBe(received!.body.event_id);
     expect(received!.body).toEqual({
       event: resource,

@@ -1,6 +1,6 @@
 import type { AppEnvironment } from '../config';
 import type { Db } from '../db';
-import { generateApiKey, hashApiKey } from '../http/auth';
+import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
 import { newId } from './ids';
 
 export interface CreatedPartner {
@@ -16,7 +16,7 @@ export async function createPartner(db: Db, name: string, appEnv: AppEnvironment
     data: {
       id: partnerId,
       name,
-      apiKeys: { create: { id: newId(), keyHash: hashApiKey(apiKey), keyPrefix: apiKey.slice(0, 14) } },
+      apiKeys: { create: { id: newId(), keyHash: hashApiKey(apiKey), keyPrefix: displayPrefixOf(apiKey) } },
     },
   });
   return { partner_id: partnerId, api_key: apiKey };

@@ -14,6 +14,9 @@ import { isCustomBody, RouteDefinition, toKoaPath } from './route';
 import { allRoutes } from '../routes';
 import { parseOrThrow } from './validation';
 import { IDEMPOTENCY_HEADER, StoredResponse, withIdempotency } from './idempotency';
+import { enforceRateLimit } from './rate-limit';
+import { securityHeaders } from './security-headers';
+import { secretBoxOf } from '../secrets';
 
 /** Largest JSON body accepted; larger ones answer 413 payload_too_large. */
 export const JSON_BODY_LIMIT = '1mb';
@@ -57,7 +60,8 @@ export function createApp(
       ctx.state.log.info(
         {
           method: ctx.method,
-          path: ctx.path,
+          // The route template when one matched, never a path holding a secret (hosted verification tokens).
+          path: ctx.state.route ? undefined : ctx.path.replace(/^\/verify\/[^/]+/, '/verify/{token}'),
           route: ctx.state.route ?? null,
           status: ctx.status,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
@@ -67,6 +71,8 @@ export function createApp(
       );
     }
   });
+
+  app.use(securityHeaders());
 
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument;
@@ -83,7 +89,8 @@ export function createApp(
 function mountRoute(router: Router, route: RouteDefinition, services: ApiServices): void {
   router[route.method](toKoaPath(route.path), async (ctx: Context) => {
     ctx.state.route = `${route.method.toUpperCase()} ${route.path}`;
-    const partner = route.auth === 'partner' ? await authenticate(services.prisma, ctx) : undefined;
+    const partner = route.auth === 'partner' ? await authenticate(services, ctx) : undefined;
+    await enforceRateLimit(services, ctx, partner); // before any body is read
     if (partner) {
       ctx.state.partner = partner;
       ctx.state.log = ctx.state.log.child({ partner_id: partner.id });
@@ -125,6 +132,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
           payload: { query: ctx.query, body: rawBody },
         },
         execute,
+        secretBoxOf(services.config),
       );
       if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
       response = outcome;

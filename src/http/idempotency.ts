@@ -7,6 +7,7 @@
 // stays free to retry. A claim whose request died (process crash) is taken over after 2 minutes.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db';
+import type { SecretBox } from '../secrets';
 import { ApiError } from './errors';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -80,16 +81,28 @@ async function release(db: Db, request: IdempotentRequest): Promise<void> {
   });
 }
 
-async function complete(db: Db, request: IdempotentRequest, response: StoredResponse): Promise<void> {
+// Stored bodies may carry secrets (a webhook signing secret, a verification link): they are kept encrypted,
+// bound to their partner and key.
+const sealedContext = (request: IdempotentRequest) => `idempotency_keys.response_body:${request.partnerId}:${request.key}`;
+
+async function complete(db: Db, request: IdempotentRequest, response: StoredResponse, box: SecretBox): Promise<void> {
+  const sealed = response.body === undefined ? null : { sealed: box.seal(JSON.stringify(response.body), sealedContext(request)) };
   await db.idempotencyKey.update({
     where: { partnerId_key: { partnerId: request.partnerId, key: request.key } },
     data: {
       state: 'completed',
       responseStatus: response.status,
-      responseBody: (response.body ?? null) as never,
+      responseBody: sealed as never,
       completedAt: new Date(),
     },
   });
+}
+
+function storedBody(stored: unknown, request: IdempotentRequest, box: SecretBox): unknown {
+  if (stored && typeof stored === 'object' && typeof (stored as { sealed?: unknown }).sealed === 'string') {
+    return JSON.parse(box.open((stored as { sealed: string }).sealed, sealedContext(request))) as unknown;
+  }
+  return stored ?? undefined; // rows stored before encryption, and bodiless (204) responses
 }
 
 /** Processes the request once per key; returns the response and whether it is a replay. */
@@ -97,6 +110,7 @@ export async function withIdempotency(
   db: Db,
   request: IdempotentRequest,
   process: () => Promise<StoredResponse>,
+  box: SecretBox,
 ): Promise<StoredResponse & { replayed: boolean }> {
   validateIdempotencyKey(request.key);
   const fingerprint = fingerprintOf(request);
@@ -115,7 +129,7 @@ export async function withIdempotency(
       );
     }
     if (existing.state === 'completed') {
-      return { status: existing.responseStatus ?? 200, body: existing.responseBody, replayed: true };
+      return { status: existing.responseStatus ?? 200, body: storedBody(existing.responseBody, request, box), replayed: true };
     }
     if (Date.now() > deadline) {
       throw new ApiError(
@@ -129,13 +143,13 @@ export async function withIdempotency(
 
   try {
     const response = await process();
-    await complete(db, request, response);
+    await complete(db, request, response, box);
     return { ...response, replayed: false };
   } catch (error) {
     // Business refusals (4xx other than validation) are part of the request's result and replayed;
     // anything else frees the key so that the partner can retry.
     if (error instanceof ApiError && error.status < 500 && error.code !== 'validation_error') {
-      await complete(db, request, { status: error.status, body: error.toBody() });
+      await complete(db, request, { status: error.status, body: error.toBody() }, box);
     } else {
       await release(db, request);
     }

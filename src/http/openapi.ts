@@ -36,7 +36,11 @@ Cross-border payments API for platforms (partners) acting for their customers.
   \`idempotency_key_reused\`; while the first request is still running a repeat waits up to 5 seconds, then answers 409
   \`idempotency_key_in_use\`. Validation errors (400) and server faults (500) are not stored. Keys are per partner.
 - **Environments**: sandbox and production have separate base URLs and keys (\`sk_sandbox_...\`, \`sk_live_...\`);
-  operations under \`/v1/sandbox\` exist only in the sandbox.
+  a key of the other environment answers 401. Operations under \`/v1/sandbox\` exist only in the sandbox.
+- **Rate limits**: per partner (and per client address on the hosted verification pages), in fixed windows. Responses
+  carry \`RateLimit-Policy: "partner";q=<limit>;w=<window seconds>\` and
+  \`RateLimit: "partner";r=<remaining>;t=<seconds to reset>\`; over the limit the answer is 429 \`rate_limited\` with
+  \`Retry-After\` (seconds).
 `.trim();
 
 function errorResponseSchema(codes: ErrorCode[]) {
@@ -62,7 +66,7 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   }
   if (acceptsIdempotencyKey(route))
     codes.add('idempotency_key_reused').add('idempotency_key_in_use').add('validation_error');
-  codes.add('internal_error');
+  codes.add('rate_limited').add('internal_error');
   return [...codes];
 }
 

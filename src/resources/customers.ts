@@ -1,7 +1,7 @@
 // Customers as the API shows them (the full resource for create, get and events; the list item),
 // and the operations the partner API and the hosted verification page share.
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import { randomBytes } from 'node:crypto';
+import type { AppConfig } from '../config';
 import type { Db, Prisma } from '../db';
 import {
   personDocumentTypes,
@@ -13,6 +13,15 @@ import {
 } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';
+import {
+  isLinkCurrent,
+  issueVerificationLink,
+  LinkSettings,
+  linkFromPlaceholder,
+  offersVerificationLink,
+  storedLinkPlaceholder,
+  verificationLinkOf,
+} from '../domain/verification-links';
 import { recordEvent } from '../events';
 import { ApiError, ValidationDetail } from '../http/errors';
 import type { SingleFileUpload } from '../http/multipart';
@@ -30,7 +39,6 @@ import {
   VerificationDetails,
 } from '../schemas/customers';
 import type { ApiServices } from '../services';
-import { sha256Hex } from '../storage/document-store';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
 import {
@@ -46,11 +54,60 @@ export const withBeneficiaries = { beneficiaries: { orderBy: { position: 'asc' }
 
 const dateOnly = (date: Date): string => date.toISOString().slice(0, 10);
 
-/** The hosted verification page is only offered while the customer has something to submit. */
-export function verificationLinkOf(row: CustomerRow, publicBaseUrl: string): string | null {
-  return row.status === 'pending' || row.status === 'partially_rejected'
-    ? `${publicBaseUrl}/verify/${row.verificationToken}`
-    : null;
+/** How verification links are made in this deployment (src/domain/verification-links.ts). */
+export function linkSettingsOf(config: Pick<AppConfig, 'secrets' | 'publicBaseUrl' | 'verificationLinkTtlHours'>): LinkSettings {
+  return {
+    encryptionKey: config.secrets.encryptionKey,
+    publicBaseUrl: config.publicBaseUrl,
+    ttlHours: config.verificationLinkTtlHours,
+  };
+}
+
+/** The link shown by the API (null unless the customer can submit). */
+export function customerLinkOf(config: Parameters<typeof linkSettingsOf>[0], row: CustomerRow): string | null {
+  return verificationLinkOf(linkSettingsOf(config), row);
+}
+
+/** The customer as an event stores it: the link's version instead of the link (the token is a secret). */
+export function toCustomerForEvent(row: CustomerRow): CustomerResource {
+  return toCustomer(row, storedLinkPlaceholder(row));
+}
+
+/** A customer stored in an event, as shown or sent: the placeholder becomes the link of that version. */
+export function customerFromEvent(
+  config: Parameters<typeof linkSettingsOf>[0],
+  customerId: string,
+  stored: Record<string, unknown>,
+): Record<string, unknown> {
+  const verification = stored.verification as Record<string, unknown> | undefined;
+  if (!verification) return stored;
+  const link = linkFromPlaceholder(linkSettingsOf(config), customerId, verification.verification_link);
+  return { ...stored, verification: { ...verification, verification_link: link } };
+}
+
+/**
+ * The rows with links that can be shown: an expired link (or one made with an earlier key) of a customer who can
+ * still submit is replaced by a new version first. No event: the customer's status did not change.
+ */
+export async function withCurrentLinks(services: ApiServices, rows: CustomerRow[]): Promise<CustomerRow[]> {
+  const settings = linkSettingsOf(services.config);
+  return Promise.all(
+    rows.map(async (row) => {
+      if (!offersVerificationLink(row.status) || isLinkCurrent(settings, row)) return row;
+      const renewed = issueVerificationLink(settings, row.id, row.verificationLinkVersion + 1);
+      // Conditional on the version: of two concurrent renewals one wins and both show its (deterministic) link.
+      await services.prisma.customer.updateMany({
+        where: { id: row.id, verificationLinkVersion: row.verificationLinkVersion },
+        data: { ...renewed, updatedAt: row.updatedAt },
+      });
+      return services.prisma.customer.findUniqueOrThrow({ where: { id: row.id }, include: withBeneficiaries });
+    }),
+  );
+}
+
+/** The columns replacing the link on a status change (the old token stops working at once). */
+export function nextVerificationLink(config: Parameters<typeof linkSettingsOf>[0], row: Pick<CustomerRow, 'id' | 'verificationLinkVersion'>) {
+  return issueVerificationLink(linkSettingsOf(config), row.id, row.verificationLinkVersion + 1);
 }
 
 function beneficiaryOf(row: CustomerRow['beneficiaries'][number]): BeneficiaryResource {
@@ -102,16 +159,16 @@ function baseOf(row: CustomerRow) {
   };
 }
 
-export function toCustomer(row: CustomerRow, publicBaseUrl: string): CustomerResource {
+/** `link`: customerLinkOf for the API, the stored placeholder for events. */
+export function toCustomer(row: CustomerRow, link: string | null): CustomerResource {
   return {
     ...baseOf(row),
     partner_id: row.partnerId,
-    verification: { verification_link: verificationLinkOf(row, publicBaseUrl), verification_type: 'LIGHT' },
+    verification: { verification_link: link, verification_type: 'LIGHT' },
   };
 }
 
-export function toCustomerListItem(row: CustomerRow, publicBaseUrl: string): CustomerListItem {
-  const link = verificationLinkOf(row, publicBaseUrl);
+export function toCustomerListItem(row: CustomerRow, link: string | null): CustomerListItem {
   return { ...baseOf(row), ...(link !== null ? { verification_link: link } : {}) };
 }
 
@@ -166,7 +223,7 @@ export async function createCustomer(
     phoneNumber: request.phone_number,
     country: request.country,
     address: request.address,
-    verificationToken: randomBytes(24).toString('base64url'),
+    ...issueVerificationLink(linkSettingsOf(services.config), id, 1),
   };
   const data: Prisma.CustomerUncheckedCreateInput =
     request.type === 'individual'
@@ -210,13 +267,12 @@ export async function createCustomer(
         },
         include: withBeneficiaries,
       });
-      const resource = toCustomer(row, config.publicBaseUrl);
       await recordEvent(tx, {
         partnerId,
         type: 'customer.created',
         resourceId: id,
         resourceStatus: row.status,
-        resource,
+        resource: toCustomerForEvent(row),
       });
       // Started before the commit: if Temporal is unreachable the customer is not created either.
       await temporal.workflow.start(customerVerificationWorkflow, {
@@ -224,7 +280,7 @@ export async function createCustomer(
         taskQueue: config.temporal.taskQueue,
         args: [{ customerId: id, partnerId, customerType: request.type }],
       });
-      return resource;
+      return toCustomer(row, customerLinkOf(config, row));
     },
     { timeout: 15_000 },
   );
@@ -282,10 +338,10 @@ export async function uploadDocument(
   let fileType: DetectedFileType | null = null;
   if (!upload.file) {
     details.push({ code: 'missing_param', param: 'file', message: 'is required' });
-  } else if (upload.file.bytes.length === 0) {
+  } else if (upload.file.sizeBytes === 0) {
     details.push({ code: 'invalid_param', param: 'file', message: 'is empty' });
   } else {
-    fileType = detectFileType(upload.file.bytes);
+    fileType = detectFileType(upload.file.head);
     if (!fileType)
       details.push({ code: 'invalid_param', param: 'file', message: 'must be a PDF, JPEG, PNG, WEBP or HEIC file' });
   }
@@ -297,7 +353,7 @@ export async function uploadDocument(
 
   const documentId = newId();
   const storageKey = `customers/${customer.id}/${documentId}`;
-  await services.documentStore.put(storageKey, file.bytes);
+  await services.documentStore.putFile(storageKey, file.path);
   try {
     await services.prisma.$transaction(async (tx) => {
       // Lock the customer so an upload cannot race a status change (e.g. check or a decision).
@@ -314,8 +370,8 @@ export async function uploadDocument(
           country: valid.country ?? null,
           fileName: file.fileName,
           contentType: detected.mime,
-          sizeBytes: file.bytes.length,
-          sha256: sha256Hex(file.bytes),
+          sizeBytes: file.sizeBytes,
+          sha256: file.sha256,
           storageKey,
         },
       });

@@ -3,16 +3,20 @@
 import type { Event, WebhookConfig, WebhookDelivery, WebhookDeliveryAttempt } from '@prisma/client';
 import { isUniqueViolation, type Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
-import { generateWebhookSecret, webhookHeaders } from '../domain/webhook-signature';
+import { generateWebhookSecret, standardWebhookSecret, webhookHeaders } from '../domain/webhook-signature';
 import { webhookUrlProblem } from '../domain/webhook-destinations';
 import { mockResourceFor } from '../domain/mock-events';
+import { customerFromEvent } from './customers';
 import { EventType, resourceTypeOf, wakeOutboxRelay } from '../events';
 import { ApiError } from '../http/errors';
 import { isSuccessfulDelivery } from '../providers/webhook-sender';
+import { SecretBox, secretBoxOf } from '../secrets';
+import type { PrismaClient } from '../db';
 import type {
   CreateWebhookConfigRequest,
   DeliveryStatus,
   MockWebhookResult,
+  RotatedWebhookSecret,
   UpdateWebhookConfigRequest,
   WebhookConfigResource,
   WebhookDeliveryResource,
@@ -33,14 +37,16 @@ export function toWebhookConfig(row: WebhookConfig): WebhookConfigResource {
 }
 
 /** The SPEC 6 payload: the body of a webhook POST and an item of GET /v1/events. */
-export function toWebhookEvent(row: Event): WebhookEvent {
+export function toWebhookEvent(row: Event, config: Parameters<typeof customerFromEvent>[0]): WebhookEvent {
+  const resource = row.resource as Record<string, unknown>;
   return {
     event: row.event,
     event_id: row.id,
     event_type: row.eventType as EventType,
     event_resource_id: row.resourceId,
     event_resource_status: row.resourceStatus,
-    event_resource: row.resource as Record<string, unknown>,
+    // Customers are stored without their verification link (a secret); it is put back here.
+    event_resource: row.event === 'customer' ? customerFromEvent(config, row.resourceId, resource) : resource,
     event_created_at: row.createdAt.toISOString(),
   };
 }
@@ -68,6 +74,78 @@ export function toWebhookDelivery(row: DeliveryRow): WebhookDeliveryResource {
   };
 }
 
+// ---- signing secrets: encrypted at rest, rotated with an overlap ----
+
+/** Hours a replaced secret keeps signing deliveries after a rotation, unless the request says otherwise. */
+export const DEFAULT_ROTATION_OVERLAP_HOURS = 24;
+
+/** Binds a sealed secret to its configuration: a ciphertext copied to another row does not open. */
+const secretContext = (configId: string) => `webhook_configs.secret:${configId}`;
+
+type SecretColumns = Pick<
+  WebhookConfig,
+  'id' | 'secretCiphertext' | 'legacySecret' | 'previousSecretCiphertext' | 'previousSecretExpiresAt'
+>;
+
+/** The secrets deliveries are signed with at `now`: the current one, then the previous one during its overlap. */
+export function signingSecretsOf(box: SecretBox, row: SecretColumns, now: Date = new Date()): string[] {
+  const current = row.secretCiphertext
+    ? box.open(row.secretCiphertext, secretContext(row.id))
+    : standardWebhookSecret(row.legacySecret ?? '');
+  const overlapping =
+    row.previousSecretCiphertext && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now
+      ? [box.open(row.previousSecretCiphertext, secretContext(row.id))]
+      : [];
+  return [current, ...overlapping];
+}
+
+/**
+ * Replaces the signing secret. The old one keeps signing (next to the new one) for `overlapHours`, so receivers
+ * can switch without losing a delivery; a rotation during an overlap ends the older overlap at once.
+ */
+export async function rotateWebhookSecret(
+  services: ApiServices,
+  partnerId: string,
+  id: string,
+  overlapHours: number,
+): Promise<RotatedWebhookSecret> {
+  const box = secretBoxOf(services.config);
+  return services.prisma.$transaction(async (tx) => {
+    const current = await findWebhookConfigOrThrow(tx, partnerId, id);
+    await tx.$queryRaw`SELECT id FROM webhook_configs WHERE id = ${current.id}::uuid FOR UPDATE`;
+    const locked = await tx.webhookConfig.findUniqueOrThrow({ where: { id: current.id } });
+    const [currentSecret] = signingSecretsOf(box, locked);
+    const secret = generateWebhookSecret();
+    const expiresAt = overlapHours > 0 ? new Date(Date.now() + overlapHours * 3_600_000) : null;
+    const row = await tx.webhookConfig.update({
+      where: { id: locked.id },
+      data: {
+        secretCiphertext: box.seal(secret, secretContext(locked.id)),
+        legacySecret: null,
+        previousSecretCiphertext: expiresAt ? box.seal(currentSecret as string, secretContext(locked.id)) : null,
+        previousSecretExpiresAt: expiresAt,
+      },
+    });
+    return { ...toWebhookConfig(row), secret, previous_secret_expires_at: expiresAt?.toISOString() ?? null };
+  });
+}
+
+/**
+ * Encrypts the plaintext secrets of configurations made before encryption at rest (the worker runs it at
+ * start-up; a no-op once done). Returns how many it encrypted.
+ */
+export async function encryptLegacyWebhookSecrets(prisma: PrismaClient, box: SecretBox): Promise<number> {
+  const legacy = await prisma.webhookConfig.findMany({ where: { legacySecret: { not: null } } });
+  for (const row of legacy) {
+    const secret = standardWebhookSecret(row.legacySecret as string);
+    await prisma.webhookConfig.updateMany({
+      where: { id: row.id, legacySecret: row.legacySecret },
+      data: { secretCiphertext: box.seal(secret, secretContext(row.id)), legacySecret: null, updatedAt: row.updatedAt },
+    });
+  }
+  return legacy.length;
+}
+
 function refuseUnusableUrl(url: string | undefined, services: ApiServices): void {
   if (url === undefined) return;
   const problem = webhookUrlProblem(url, { appEnv: services.config.appEnv, ...services.config.webhooks });
@@ -80,18 +158,20 @@ export async function createWebhookConfig(
   request: CreateWebhookConfigRequest,
 ): Promise<WebhookConfigResource & { secret: string }> {
   refuseUnusableUrl(request.url, services);
+  const id = newId();
+  const secret = generateWebhookSecret();
   try {
     const row = await services.prisma.webhookConfig.create({
       data: {
-        id: newId(),
+        id,
         partnerId,
         url: request.url,
         subscriptions: request.subscriptions,
         enabled: request.enabled,
-        secret: generateWebhookSecret(),
+        secretCiphertext: secretBoxOf(services.config).seal(secret, secretContext(id)),
       },
     });
-    return { ...toWebhookConfig(row), secret: row.secret };
+    return { ...toWebhookConfig(row), secret };
   } catch (error) {
     // The unique partner_id decides between concurrent creates.
     if (isUniqueViolation(error)) {
@@ -200,7 +280,7 @@ export async function sendMockWebhook(
   const body = JSON.stringify(event);
   const result = await services.webhookSender.send({
     url: config.url,
-    headers: webhookHeaders(event.event_id, body, config.secret),
+    headers: webhookHeaders(event.event_id, body, signingSecretsOf(secretBoxOf(services.config), config)),
     body,
   });
   return {

@@ -5,6 +5,7 @@ import { listSchema, paginate, paginationQuerySchema } from '../http/pagination'
 import { defineRoute, idParam } from '../http/route';
 import {
   createCustomer,
+  customerLinkOf,
   findCustomerOrThrow,
   setSandboxOutcome,
   startVerification,
@@ -13,6 +14,7 @@ import {
   uploadDocument,
   verificationDetailsOf,
   withBeneficiaries,
+  withCurrentLinks,
 } from '../resources/customers';
 import {
   createCustomerRequestSchema,
@@ -72,7 +74,8 @@ const listCustomers = defineRoute({
         include: withBeneficiaries,
       }),
     );
-    return { items: rows.map((row) => toCustomerListItem(row, services.config.publicBaseUrl)), cursor };
+    const current = await withCurrentLinks(services, rows);
+    return { items: current.map((row) => toCustomerListItem(row, customerLinkOf(services.config, row))), cursor };
   },
 });
 
@@ -88,8 +91,10 @@ const getCustomer = defineRoute({
   response: { status: 200, description: 'The customer.', schema: customerSchema },
   errors: ['not_found'],
   async handler({ params, partner, services }) {
-    const row = await findCustomerOrThrow(services.prisma, partner.id, params.id as string);
-    return toCustomer(row, services.config.publicBaseUrl);
+    const [row] = await withCurrentLinks(services, [
+      await findCustomerOrThrow(services.prisma, partner.id, params.id as string),
+    ]);
+    return toCustomer(row as NonNullable<typeof row>, customerLinkOf(services.config, row as NonNullable<typeof row>));
   },
 });
 
@@ -111,8 +116,16 @@ const uploadCustomerDocument = defineRoute({
   body: {
     contentType: 'multipart/form-data',
     schema: documentUploadSchema,
-    read: (ctx) =>
-      readSingleFileUpload(ctx, { fileField: 'file', textFields: ['metadata'], maxFileBytes: MAX_DOCUMENT_BYTES }),
+    async read(ctx, services) {
+      // Known customer first: an upload for nothing is refused before its body is read.
+      await findCustomerOrThrow(services.prisma, ctx.state.partner.id, String(ctx.params.customerId));
+      return readSingleFileUpload(ctx, {
+        fileField: 'file',
+        textFields: ['metadata'],
+        maxFileBytes: MAX_DOCUMENT_BYTES,
+        stagingDir: services.documentStore.stagingDir,
+      });
+    },
   },
   response: { status: 204, description: 'The document was stored.' },
   errors: [

@@ -42,7 +42,7 @@ const listEvents = defineRoute({
         take: keyset.take,
       }),
     );
-    return { items: rows.map(toWebhookEvent), cursor };
+    return { items: rows.map((row) => toWebhookEvent(row, services.config)), cursor };
   },
 });
 
@@ -56,7 +56,7 @@ const getEvent = defineRoute({
   response: { status: 200, description: 'The event.', schema: webhookEventSchema },
   errors: ['not_found'],
   async handler({ params, partner, services }) {
-    return toWebhookEvent(await findEventOrThrow(services.prisma, partner.id, params.id as string));
+    return toWebhookEvent(await findEventOrThrow(services.prisma, partner.id, params.id as string), services.config);
   },
 });
 
