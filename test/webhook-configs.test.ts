@@ -7,6 +7,7 @@ import { Harness, startHarness, TestPartner } from './support/harness';
 import { createCustomer } from './support/fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { signingSecretsOf } from '../src/resources/webhooks';
+import { createApiKey } from '../src/services/api-keys';
 import { secretBoxOf } from '../src/secrets';
 import { configureWebhooks, newId, recordPayoutEvent, verifiesWithStandardWebhooks } from './support/webhooks';
 
@@ -31,15 +32,16 @@ async function startReceiver(status = 200) {
 
 let productionApp: ReturnType<typeof createApp> | undefined;
 
-/** The same services as a production deployment would see them. */
-function productionAgent(partner: TestPartner) {
+/** The same services as a production deployment would see them, with a live key of the partner. */
+async function productionAgent(partner: TestPartner) {
   const app = (productionApp ??= createApp({
     ...harness.services,
     config: { ...harness.config, appEnv: 'production' },
   }));
+  const { api_key: liveKey } = await createApiKey(harness.prisma, 'production', partner.partnerId);
   return {
-    post: (path: string) => request(app.callback()).post(path).set('Authorization', partner.apiKey),
-    put: (path: string) => request(app.callback()).put(path).set('Authorization', partner.apiKey),
+    post: (path: string) => request(app.callback()).post(path).set('Authorization', liveKey),
+    put: (path: string) => request(app.callback()).put(path).set('Authorization', liveKey),
   };
 }
 
@@ -205,7 +207,7 @@ describe('POST /v1/webhook-configs', () => {
       ['https://intranet/hooks', 'must use a public, fully qualified host name'],
     ])('refuses %s', async (url, message) => {
       const partner = await harness.createPartner();
-      const response = await productionAgent(partner)
+      const response = await (await productionAgent(partner))
         .post('/v1/webhook-configs')
         .send({ url, subscriptions: ['customer.created'] });
       expect(response.status).toBe(400);
@@ -214,7 +216,7 @@ describe('POST /v1/webhook-configs', () => {
 
     it('accepts a public https URL, and checks a changed URL the same way', async () => {
       const partner = await harness.createPartner();
-      const production = productionAgent(partner);
+      const production = await productionAgent(partner);
       const created = await production
         .post('/v1/webhook-configs')
         .send({ url: 'https://hooks.partner.example:8443/payments?source=api', subscriptions: ['customer.created'] });
@@ -463,7 +465,7 @@ describe('POST /webhooks/mock', () => {
 
   it('does not exist in production', async () => {
     const partner = await harness.createPartner();
-    const response = await productionAgent(partner).post('/webhooks/mock').send({ event_type: 'payout.created' });
+    const response = await (await productionAgent(partner)).post('/webhooks/mock').send({ event_type: 'payout.created' });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('not_found');
     const openApi = await harness.http.get('/openapi.json');

@@ -440,7 +440,7 @@ describe('the outbox relay', () => {
         url: receiver.url,
         subscriptions: ['payout.created'],
         enabled: true,
-        legacySecret: 'whsec_test',
+        legacySecret: generateWebhookSecret(), // a row as saved before encryption at rest
       },
     });
     const payoutId = newId();
@@ -478,7 +478,7 @@ describe('the outbox relay', () => {
         url: receiver.url,
         subscriptions: ['payout.created'],
         enabled: true,
-        legacySecret: 'whsec_t',
+        legacySecret: generateWebhookSecret(),
       },
     });
     const payoutId = newId();

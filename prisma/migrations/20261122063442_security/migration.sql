@@ -35,7 +35,7 @@ ADD COLUMN "previous_secret_expires_at" TIMESTAMPTZ(3);
 
 ALTER TABLE "webhook_configs" ADD CONSTRAINT "webhook_configs_one_secret" CHECK (("secret_ciphertext" IS NULL) <> ("legacy_secret" IS NULL));
 
--- Rate-limit counters shared by every API process (rate-limiter-flexible's PostgreSQL store; expire in epoch ms).
+-- Rate-limit counters shared by every API process (the PostgreSQL store of rate-limiter-flexible, expire in epoch ms).
 CREATE TABLE "rate_limits" (
     "key" VARCHAR(255) NOT NULL,
     "points" INTEGER NOT NULL DEFAULT 0,
