@@ -17,6 +17,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { boundedActivityOptions } from './retry-policies';
 import { PartnerIdAttribute, ResourceIdAttribute, ResourceStatusAttribute } from '../src/temporal/search-attributes';
 
 /** SPEC 2.6 / 8: a quote is valid for 5 minutes from creation. */
@@ -48,10 +49,7 @@ export const quoteStateQuery = defineQuery<{ status: QuoteLifetimeStatus; usedBy
   'quoteState',
 );
 
-const activities = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
-});
+const activities = proxyActivities<Activities>(boundedActivityOptions);
 
 export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<QuoteLifetimeStatus> {
   const startedAt = workflowInfo().startTime.getTime();

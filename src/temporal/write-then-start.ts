@@ -53,7 +53,7 @@ export type EnqueueStart = (intent: WorkflowStartIntent) => Promise<void>;
 
 /** Test seams for the failure-injection tests of this pattern; never set in production code. */
 export const writePathFaults: {
-  /** Runs inside the transaction after the write, before the commit (throw to make the commit fail). */
+  /** Runs inside the transaction after the write, before the response is stored and the commit (throw: the commit fails). */
   beforeCommit?: () => Promise<void>;
   /** Runs after the commit, before the start (throw to simulate a process dying there). */
   afterCommit?: () => Promise<void>;
@@ -72,19 +72,20 @@ export async function writeThenStart<T>(
     throw ApiError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
   }
   const intents: WorkflowStartIntent[] = [];
+  const context = currentRequestContext();
   const result = await services.prisma.$transaction(async (tx) => {
     const body = await write(tx, async (intent) => {
       await enqueueWorkflowStart(tx, intent);
       intents.push(intent);
     });
-    const context = currentRequestContext();
+    await writePathFaults.beforeCommit?.();
     if (context?.storeIdempotentResponse && !context.idempotentResponseStored) {
       await context.storeIdempotentResponse(tx, body);
-      context.idempotentResponseStored = true;
     }
-    await writePathFaults.beforeCommit?.();
     return body;
   }, transactionOptions());
+  // Only a committed response counts as stored (a failed commit must free the key for a retry).
+  if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
   await writePathFaults.afterCommit?.();
   for (const intent of intents) {
     try {
