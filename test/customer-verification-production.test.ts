@@ -35,7 +35,9 @@ it('refuses an approval while pending, telling the operator why: approval needs 
   const customer = await createCustomer(partner.api);
   await uploadIndividualDocuments(partner.api, customer.id);
   const handle = handleOf(customer.id);
-  const refused = handle.executeUpdate(verificationDecisionUpdate, { args: [{ outcome: 'approved', rejected_steps: [] }] });
+  const refused = handle.executeUpdate(verificationDecisionUpdate, {
+    args: [{ outcome: 'approved', rejected_steps: [] }],
+  });
   await expect(refused).rejects.toThrow(WorkflowUpdateFailedError);
   await expect(refused).rejects.toMatchObject({ cause: { type: 'CustomerNotUnderReview' } });
   expect((await partner.api.post(`/v1/customers/${customer.id}/check`)).status).toBe(204);

@@ -67,7 +67,9 @@ it('approves on the operator’s signal: deposit details from the production ban
   await expect(
     handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'maybe' } as never] }),
   ).rejects.toMatchObject({ cause: { type: 'InvalidVirtualAccountDecision' } });
-  expect(await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] })).toBe('approved');
+  expect(await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] })).toBe(
+    'approved',
+  );
   expect(await handle.result()).toBe('approved');
 
   const approved = await getAccount(account.id);
@@ -132,7 +134,9 @@ it('rejects on the operator’s signal, which frees the third-party allowance', 
   );
 
   const handle = handleOf(account.id);
-  await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'rejected', reason: 'Sanctions screening hit' }] });
+  await handle.executeUpdate(virtualAccountDecisionUpdate, {
+    args: [{ outcome: 'rejected', reason: 'Sanctions screening hit' }],
+  });
   expect(await handle.result()).toBe('rejected');
   const rejected = await getAccount(account.id);
   expect(rejected).toMatchObject({ status: 'rejected', deposit_addresses: {}, accepts_third_party_payments: true });

@@ -88,7 +88,9 @@ describe('Temporal outage', () => {
     const refused = await api.post('/v1/customers').send(body);
     expectServiceUnavailable(refused, startedAt);
     expect(await customersWithEmail('temporal-outage@example.com')).toEqual([]);
-    expect(await harness.prisma.workflowStart.count({ where: { partnerId: partner.partnerId, startedAt: null } })).toBe(0);
+    expect(await harness.prisma.workflowStart.count({ where: { partnerId: partner.partnerId, startedAt: null } })).toBe(
+      0,
+    );
 
     temporalProxy.restore();
     let created: request.Response | undefined;
@@ -141,14 +143,18 @@ describe('failures injected around the commit', () => {
     const response = await api.post('/v1/customers').send(individualCustomer({ email: 'commit-fails@example.com' }));
     expect(response.status).toBe(500);
     expect(await customersWithEmail('commit-fails@example.com')).toEqual([]);
-    expect(await harness.prisma.workflowStart.count({ where: { partnerId: partner.partnerId, startedAt: null } })).toBe(0);
+    expect(await harness.prisma.workflowStart.count({ where: { partnerId: partner.partnerId, startedAt: null } })).toBe(
+      0,
+    );
   });
 
   it('a process dying between the commit and the start: the relay starts the workflow, the customer proceeds', async () => {
     writePathFaults.afterCommit = async () => {
       throw new Error('injected: process dies after the commit');
     };
-    const response = await api.post('/v1/customers').send(individualCustomer({ email: 'dies-after-commit@example.com' }));
+    const response = await api
+      .post('/v1/customers')
+      .send(individualCustomer({ email: 'dies-after-commit@example.com' }));
     expect(response.status).toBe(500);
     const [customer] = await customersWithEmail('dies-after-commit@example.com');
     expect(customer).toBeDefined();
@@ -212,7 +218,12 @@ describe('bad input that used to reach the database', () => {
     const response = await harness.http
       .post('/v1/customers')
       .set('Authorization', partner.apiKey)
-      .send(individualCustomer({ first_name: 'Ann\u0000', address: { ...(individualCustomer().address as object), city: 'X\u0000' } }));
+      .send(
+        individualCustomer({
+          first_name: 'Ann\u0000',
+          address: { ...(individualCustomer().address as object), city: 'X\u0000' },
+        }),
+      );
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual(
       expect.arrayContaining([
@@ -234,7 +245,9 @@ describe('bad input that used to reach the database', () => {
   });
 
   it('refuses a cursor carrying an extreme date with 400', async () => {
-    const cursor = Buffer.from(JSON.stringify(['+275760-09-13T00:00:00.000Z', '00000000-0000-4000-8000-000000000000'])).toString('base64url');
+    const cursor = Buffer.from(
+      JSON.stringify(['+275760-09-13T00:00:00.000Z', '00000000-0000-4000-8000-000000000000']),
+    ).toString('base64url');
     const response = await partner.api.get('/v1/customers').query({ after: cursor });
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual([expect.objectContaining({ code: 'invalid_param', param: 'after' })]);

@@ -29,6 +29,8 @@ export interface QuoteLifetimeInput {
   quoteId: string;
   partnerId: string;
   type: 'payin' | 'payout' | 'fiat_to_fiat';
+  /** The quote's expires_at (ISO): the timer ends there even if the workflow started late (write-path relay). */
+  expiresAt?: string;
 }
 
 export interface ConsumeQuoteRequest {
@@ -52,11 +54,13 @@ export const quoteStateQuery = defineQuery<{ status: QuoteLifetimeStatus; usedBy
 const activities = proxyActivities<Activities>(boundedActivityOptions);
 
 export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<QuoteLifetimeStatus> {
-  const startedAt = workflowInfo().startTime.getTime();
+  const expiresAt = input.expiresAt
+    ? new Date(input.expiresAt).getTime()
+    : workflowInfo().startTime.getTime() + QUOTE_LIFETIME_MS;
   let status: QuoteLifetimeStatus = 'active';
   let usedBy: string | null = null;
   let persisted = false;
-  const remainingMs = () => Math.max(0, startedAt + QUOTE_LIFETIME_MS - Date.now());
+  const remainingMs = () => Math.max(0, expiresAt - Date.now());
 
   const publishStatus = () =>
     upsertSearchAttributes([

@@ -153,7 +153,12 @@ async function withinDeadline(timeoutMs: number, next: () => Promise<unknown>): 
   const work = runInRequestContext({ deadline }, next);
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(ApiError.unavailable(`The request did not complete within ${timeoutMs / 1000} s. Retry shortly (with the same Idempotency-Key).`)),
+      () =>
+        reject(
+          ApiError.unavailable(
+            `The request did not complete within ${timeoutMs / 1000} s. Retry shortly (with the same Idempotency-Key).`,
+          ),
+        ),
       timeoutMs,
     );
   });
@@ -218,7 +223,11 @@ function respondWithError(ctx: Context, error: unknown): void {
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
-  } else if (isDatabaseUnavailable(error) || isTemporalUnavailable(error) || error instanceof ProviderUnavailableError) {
+  } else if (
+    isDatabaseUnavailable(error) ||
+    isTemporalUnavailable(error) ||
+    error instanceof ProviderUnavailableError
+  ) {
     // An outage, not a bug: retryable, in the error shape, never a 500.
     ctx.state.log.warn({ err: error }, 'dependency unavailable');
     apiError = ApiError.unavailable(

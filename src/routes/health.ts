@@ -6,7 +6,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../http/errors';
 import { defineRoute } from '../http/route';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import { temporalIsReachable } from '../temporal/health';
 
 const tag = 'Health';

@@ -1,5 +1,11 @@
 // The one place that connects to Temporal as a client (the API process, scripts).
-import { Client, Connection, ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { AppConfig } from '../config';
 import { customSearchAttributes } from './search-attributes';
@@ -61,7 +67,12 @@ export async function ensureMaintenanceSchedule(client: Client, taskQueue: strin
     await client.schedule.create({
       scheduleId: MAINTENANCE_SCHEDULE_ID,
       spec: { intervals: [{ every: '1 hour' }] },
-      action: { type: 'startWorkflow', workflowType: 'maintenanceWorkflow', workflowId: workflowIds.maintenance(), taskQueue },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'maintenanceWorkflow',
+        workflowId: workflowIds.maintenance(),
+        taskQueue,
+      },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
       state: { note: 'Purges expired idempotency keys and old workflow-start intents. Safe to pause or trigger.' },
     });

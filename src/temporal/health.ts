@@ -11,9 +11,7 @@ export async function temporalIsReachable(client: Client, timeoutMs: number): Pr
   const last = lastSuccess.get(client);
   if (last !== undefined && Date.now() - last < TRUST_SUCCESS_MS) return true;
   try {
-    await client.connection.withDeadline(Date.now() + timeoutMs, () =>
-      client.workflowService.getSystemInfo({}),
-    );
+    await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflowService.getSystemInfo({}));
     lastSuccess.set(client, Date.now());
     return true;
   } catch {

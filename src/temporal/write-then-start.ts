@@ -89,7 +89,9 @@ export async function writeThenStart<T>(
   await writePathFaults.afterCommit?.();
   for (const intent of intents) {
     try {
-      await withTemporalDeadline(services, () => startIntent(services.temporal, services.config.temporal.taskQueue, intent));
+      await withTemporalDeadline(services, () =>
+        startIntent(services.temporal, services.config.temporal.taskQueue, intent),
+      );
       await markStarted(services.prisma, [intent.workflowId]);
     } catch (error) {
       // Committed is committed: the relay starts it later. The partner gets the resource now.

@@ -15,7 +15,10 @@ export class TcpProxy {
 
   static forAddress(address: string): TcpProxy {
     const index = address.lastIndexOf(':');
-    return new TcpProxy(address.slice(0, index).replace(/^\[|\]$/g, '') || '127.0.0.1', Number(address.slice(index + 1)));
+    return new TcpProxy(
+      address.slice(0, index).replace(/^\[|\]$/g, '') || '127.0.0.1',
+      Number(address.slice(index + 1)),
+    );
   }
 
   get address(): string {
