@@ -216,7 +216,9 @@ describe('configuration', () => {
     );
     const config = loadConfig({ ...base, WALLET_KEY_SEED: 'ab'.repeat(32), VIRTUAL_ACCOUNT_BANKS: banks });
     expect(config.virtualAccountBanks?.eur.bban_prefix).toBe('50010517');
-    expect(loadConfig({ DATABASE_URL: base.DATABASE_URL }).walletKeySeed).toBeNull(); // sandbox default seed
+    expect(loadConfig({ DATABASE_URL: base.DATABASE_URL, APP_ENV: 'sandbox' }).walletKeySeed).toBeNull(); // sandbox seed
+    // No silent sandbox: the environment must be named.
+    expect(() => loadConfig({ DATABASE_URL: base.DATABASE_URL })).toThrow('APP_ENV is required');
   });
 
   it('validates the banks: routing numbers, BICs and IBANs that can be issued', () => {

@@ -29,8 +29,6 @@ export interface QuoteLifetimeInput {
   quoteId: string;
   partnerId: string;
   type: 'payin' | 'payout' | 'fiat_to_fiat';
-  /** The quote's expires_at (ISO): the timer ends there even if the workflow started late (write-path relay). */
-  expiresAt?: string;
 }
 
 export interface ConsumeQuoteRequest {
@@ -54,9 +52,9 @@ export const quoteStateQuery = defineQuery<{ status: QuoteLifetimeStatus; usedBy
 const activities = proxyActivities<Activities>(boundedActivityOptions);
 
 export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<QuoteLifetimeStatus> {
-  const expiresAt = input.expiresAt
-    ? new Date(input.expiresAt).getTime()
-    : workflowInfo().startTime.getTime() + QUOTE_LIFETIME_MS;
+  // Workflow time (time-skipped in tests). A start delayed by the write-path relay cannot extend a quote's life:
+  // consumeQuote also refuses, by the wall clock, a quote past its stored expires_at.
+  const expiresAt = workflowInfo().startTime.getTime() + QUOTE_LIFETIME_MS;
   let status: QuoteLifetimeStatus = 'active';
   let usedBy: string | null = null;
   let persisted = false;

@@ -152,7 +152,7 @@ export async function createQuote(
     await start(
       workflowStart(quoteLifetimeWorkflow, {
         workflowId: workflowIds.quote(id),
-        args: [{ quoteId: id, partnerId, type: terms.type, expiresAt: expiresAt.toISOString() }],
+        args: [{ quoteId: id, partnerId, type: terms.type }],
         searchAttributes: { PartnerId: partnerId, ResourceId: id, ResourceStatus: 'active' },
       }),
     );
