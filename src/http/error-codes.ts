@@ -79,6 +79,10 @@ export const errorCatalogue = {
     status: 422,
     when: 'The customer already has a EUR virtual account with accepts_third_party_payments true (one is allowed; rejected ones do not count).',
   },
+  service_unavailable: {
+    status: 503,
+    when: 'A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice.',
+  },
   internal_error: { status: 500, when: 'Unexpected server fault; nothing internal is revealed. Retry later.' },
 } as const satisfies Record<string, { status: number; when: string }>;
 
