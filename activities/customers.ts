@@ -15,7 +15,7 @@ import {
   nextVerificationLink,
   toCustomerForEvent,
   withBeneficiaries,
-} from '../src/resources/customers';
+} from '../src/presenters/customers';
 import type { CustomerStatus } from '../src/schemas/customers';
 import type { SubmissionReceipt } from '../src/providers/verification';
 import type { ActivityServices } from './services';

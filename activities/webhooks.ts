@@ -5,27 +5,20 @@
 // so a partner whose endpoint hangs holds at most that many of the worker's slots (each for at most
 // WEBHOOK_TIMEOUT_SECONDS) and every other partner's deliveries keep the rest.
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import { msToNumber } from '@temporalio/common/lib/time';
 import { newId } from '../src/domain/ids';
-import { webhookHeaders } from '../src/domain/webhook-signature';
+import { secretBoxOf } from '../src/domain/secret-box';
+import { webhookRetryDelayMs } from '../src/domain/webhook-retry';
+import { signingSecretsOf, webhookHeaders } from '../src/domain/webhook-signature';
 import type { EventType } from '../src/events';
 import { isSuccessfulDelivery } from '../src/providers/webhook-sender';
-import { signingSecretsOf, toWebhookEvent } from '../src/resources/webhooks';
-import { secretBoxOf } from '../src/secrets';
+import { toWebhookEvent } from '../src/presenters/webhooks';
 import type { DeliveryStatus } from '../src/schemas/webhooks';
 import type { ActivityServices } from './services';
-import { WEBHOOK_RETRY } from '../workflows/webhook-delivery';
 
 /** Error type of a failed attempt; the workflow's retry policy retries it. */
 export const WEBHOOK_ATTEMPT_FAILED = 'WebhookAttemptFailed';
 /** Error type of an attempt put off because the partner has its limit of attempts in flight. */
 export const WEBHOOK_PARTNER_BUSY = 'WebhookPartnerBusy';
-
-/** Delay before attempt `attempt + 1`: 30 s doubling up to 1 h, counted in real attempts (not put-off ones). */
-export function webhookRetryDelayMs(attempt: number): number {
-  const initial = msToNumber(WEBHOOK_RETRY.initialInterval);
-  return Math.min(initial * WEBHOOK_RETRY.backoffCoefficient ** (attempt - 1), msToNumber(WEBHOOK_RETRY.maximumInterval));
-}
 
 export function createWebhookActivities(services: ActivityServices) {
   const { prisma, webhookSender, logger } = services;

@@ -1,10 +1,20 @@
 // The ledger of stablecoin balances: double-entry postings whose entries add up to zero per
 // currency. Each account's balance is maintained in the same transaction as its entries, under a
 // row lock, and a wallet's balance can never go below zero (checked here, and by a CHECK constraint).
-// Amounts are decimal strings or the money type's decimals (src/domain/money.ts), never floats.
+// Amounts are decimal strings or the money type's decimals (src/domain/money.ts), never JavaScript
+// numbers (the money type's rule); balances are shown through the money type (src/presenters/wallets.ts).
 import type { Db, Prisma } from './db';
 import { newId } from './domain/ids';
-import { Decimal, DecimalValue, decimalsOf, isCurrency, isStablecoin, Stablecoin, stablecoins } from './domain/money';
+import {
+  AmountValue,
+  Decimal,
+  decimalsOf,
+  isCurrency,
+  isStablecoin,
+  numberAmountProblem,
+  Stablecoin,
+  stablecoins,
+} from './domain/money';
 
 /** The ledger keeps stablecoin balances, at their currency's decimal places (money.ts). */
 export type LedgerCurrency = Stablecoin;
@@ -18,7 +28,7 @@ export type LedgerAccountRef =
 export interface LedgerEntryInput {
   account: LedgerAccountRef;
   /** Positive credits the account, negative debits it. */
-  amount: DecimalValue;
+  amount: AmountValue;
 }
 
 export interface LedgerPosting {
@@ -54,11 +64,6 @@ export async function openWalletLedgerAccounts(db: Db, walletId: string): Promis
   });
 }
 
-/** Formats a balance with the currency's decimal places, e.g. "12.500000". */
-export function formatLedgerAmount(currency: LedgerCurrency, amount: DecimalValue): string {
-  return new Decimal(amount.toString()).toFixed(decimalsOf(currency));
-}
-
 function keyOf(account: LedgerAccountRef): string {
   return 'walletId' in account
     ? `wallet:${account.walletId}:${account.currency}`
@@ -74,7 +79,8 @@ function checkPosting(posting: LedgerPosting): Array<{ account: LedgerAccountRef
       throw new LedgerError('invalid_posting', `unknown currency ${String(account.currency)}`);
     }
     const scale = decimalsOf(account.currency);
-    if (typeof raw === 'number') throw new LedgerError('invalid_posting', 'amounts are decimal strings, never numbers');
+    const numberProblem = numberAmountProblem(raw);
+    if (numberProblem) throw new LedgerError('invalid_posting', numberProblem);
     let amount: Decimal;
     try {
       amount = new Decimal(raw);

@@ -8,7 +8,7 @@ import { partnerKeysCommand } from '../scripts/partner-keys';
 import { createPrismaClient } from '../src/db';
 import { createApp } from '../src/http/app';
 import { clientAddress } from '../src/http/rate-limit';
-import type { ApiServices } from '../src/services';
+import type { ApiServices } from '../src/app-services';
 import { createCustomer, individualCustomer } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
 

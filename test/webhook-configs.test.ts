@@ -6,9 +6,9 @@ import { eventTypes } from '../src/events';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { createCustomer } from './support/fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { signingSecretsOf } from '../src/resources/webhooks';
+import { signingSecretsOf } from '../src/domain/webhook-signature';
 import { createApiKey } from '../src/services/api-keys';
-import { secretBoxOf } from '../src/secrets';
+import { secretBoxOf } from '../src/domain/secret-box';
 import { configureWebhooks, newId, recordPayoutEvent, verifiesWithStandardWebhooks } from './support/webhooks';
 
 let harness: Harness;

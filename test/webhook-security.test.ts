@@ -4,8 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { SANDBOX_SECRETS_KEY } from '../src/config';
 import { generateWebhookSecret } from '../src/domain/webhook-signature';
-import { encryptLegacyWebhookSecrets, signingSecretsOf } from '../src/resources/webhooks';
-import { SecretBox, secretBoxOf } from '../src/secrets';
+import { signingSecretsOf } from '../src/domain/webhook-signature';
+import { encryptLegacyWebhookSecrets } from '../src/services/webhooks';
+import { SecretBox, secretBoxOf } from '../src/domain/secret-box';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { WebhookReceiver } from './support/webhook-receiver';

@@ -1,7 +1,7 @@
 // Pieces of webhook delivery that need no Temporal: signatures, the address rules, the HTTP sender.
 import { loadConfig } from '../src/config';
 import { productionTestSecrets } from './support/harness';
-import { isPublicAddress, webhookUrlProblem } from '../src/domain/webhook-destinations';
+import { isPublicAddress, webhookUrlProblem } from '../src/webhooks/destinations';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { generateWebhookSecret, standardWebhookSecret, webhookHeaders } from '../src/domain/webhook-signature';
 import { HttpWebhookSender } from '../src/providers/webhook-sender';

@@ -5,7 +5,7 @@
 // when the API shows a customer whose link expired. Event payloads store a placeholder naming the version
 // (storedLinkPlaceholder) instead of the link; it is turned back into the link when the event is shown or sent.
 import { createHash, createHmac } from 'node:crypto';
-import { deriveKey } from '../secrets';
+import { deriveKey } from './secret-box';
 
 export interface VerificationLinkState {
   id: string;
@@ -13,6 +13,13 @@ export interface VerificationLinkState {
   verificationTokenHash: string;
   verificationLinkVersion: number;
   verificationLinkExpiresAt: Date;
+}
+
+/** The parts of the configuration links depend on (src/config.ts). */
+export interface LinkConfig {
+  secrets: { encryptionKey: Buffer };
+  publicBaseUrl: string;
+  verificationLinkTtlHours: number;
 }
 
 export interface LinkSettings {

@@ -7,6 +7,7 @@
 // header carries one signature per secret (newest first), space-separated, and either secret verifies.
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import type { SecretBox } from './secret-box';
 
 export const WEBHOOK_ID_HEADER = 'webhook-id';
 export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
@@ -39,4 +40,31 @@ export function webhookHeaders(
     [WEBHOOK_TIMESTAMP_HEADER]: String(Math.floor(now.getTime() / 1000)),
     [WEBHOOK_SIGNATURE_HEADER]: secrets.map((secret) => new Webhook(secret).sign(messageId, now, body)).join(' '),
   };
+}
+
+// ---- the configuration's secrets at rest (encrypted, see secret-box.ts) ----
+
+/** Binds a sealed secret to its configuration: a ciphertext copied to another row does not open. */
+export const webhookSecretContext = (configId: string) => `webhook_configs.secret:${configId}`;
+
+/** The secret columns of a webhook configuration. */
+export interface StoredWebhookSecrets {
+  id: string;
+  secretCiphertext: string | null;
+  /** Plaintext of configurations saved before encryption at rest (until the worker encrypts it). */
+  legacySecret: string | null;
+  previousSecretCiphertext: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** The secrets deliveries are signed with at `now`: the current one, then the previous one during its overlap. */
+export function signingSecretsOf(box: SecretBox, row: StoredWebhookSecrets, now: Date = new Date()): string[] {
+  const current = row.secretCiphertext
+    ? box.open(row.secretCiphertext, webhookSecretContext(row.id))
+    : standardWebhookSecret(row.legacySecret ?? '');
+  const overlapping =
+    row.previousSecretCiphertext && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now
+      ? [box.open(row.previousSecretCiphertext, webhookSecretContext(row.id))]
+      : [];
+  return [current, ...overlapping];
 }

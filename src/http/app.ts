@@ -5,7 +5,7 @@ import parseBody from 'co-body';
 import Koa, { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { AppEnvironment } from '../config';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import { authenticate } from './auth';
 import { ApiError } from './errors';
 import { acceptsIdempotencyKey, buildOpenApiDocument } from './openapi';
@@ -16,7 +16,11 @@ import { parseOrThrow } from './validation';
 import { IDEMPOTENCY_HEADER, StoredResponse, withIdempotency } from './idempotency';
 import { enforceRateLimit } from './rate-limit';
 import { securityHeaders } from './security-headers';
-import { secretBoxOf } from '../secrets';
+import { secretBoxOf } from '../domain/secret-box';
+import { isDatabaseUnavailable } from '../db';
+import { isTemporalUnavailable } from '../temporal/errors';
+import { ProviderUnavailableError } from '../providers/unavailable';
+import { runInRequestContext } from '../request-context';
 
 /** Largest JSON body accepted; larger ones answer 413 payload_too_large. */
 export const JSON_BODY_LIMIT = '1mb';
@@ -46,7 +50,7 @@ export function createApp(
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     try {
-      await next();
+      await withinDeadline(services.config.requestTimeoutMs, next);
       if (ctx.body == null && ctx.status === 404)
         throw new ApiError('not_found', `No route ${ctx.method} ${ctx.path}.`);
       if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
@@ -90,7 +94,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
   router[route.method](toKoaPath(route.path), async (ctx: Context) => {
     ctx.state.route = `${route.method.toUpperCase()} ${route.path}`;
     const partner = route.auth === 'partner' ? await authenticate(services, ctx) : undefined;
-    await enforceRateLimit(services, ctx, partner); // before any body is read
+    await enforceRateLimit(services, ctx, route, partner); // before any body is read
     if (partner) {
       ctx.state.partner = partner;
       ctx.state.log = ctx.state.log.child({ partner_id: partner.id });
@@ -131,6 +135,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
           path: ctx.path,
           payload: { query: ctx.query, body: rawBody },
         },
+        route.response.status,
         execute,
         secretBoxOf(services.config),
       );
@@ -143,6 +148,34 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
     if (route.response.contentType) ctx.type = route.response.contentType;
     if (response.status !== 204 && response.body !== undefined && response.body !== null) ctx.body = response.body;
   });
+}
+
+/**
+ * Runs the rest of the request under its deadline (README "Bounded waits"): the deadline is visible to every
+ * Temporal call (src/temporal/calls.ts), and a request still running when it passes answers 503. Work already
+ * past its commit finishes in the background; a retry with the same Idempotency-Key then gets its result.
+ */
+async function withinDeadline(timeoutMs: number, next: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const work = runInRequestContext({ deadline }, next);
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          ApiError.unavailable(
+            `The request did not complete within ${timeoutMs / 1000} s. Retry shortly (with the same Idempotency-Key).`,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  work.catch(() => undefined); // answered by the deadline; its own failure is no longer anyone's to see
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The operations that exist in an environment (sandbox-only ones are absent in production). */
@@ -198,6 +231,18 @@ function respondWithError(ctx: Context, error: unknown): void {
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
+  } else if (
+    isDatabaseUnavailable(error) ||
+    isTemporalUnavailable(error) ||
+    error instanceof ProviderUnavailableError
+  ) {
+    // An outage, not a bug: retryable, in the error shape, never a 500.
+    ctx.state.log.warn({ err: error }, 'dependency unavailable');
+    apiError = ApiError.unavailable(
+      error instanceof ProviderUnavailableError
+        ? `A provider this operation needs is unavailable (${error.message}). Retry later.`
+        : 'A dependency of the service is unavailable. Retry shortly (with the same Idempotency-Key).',
+    );
   } else {
     ctx.state.log.error({ err: error }, 'unhandled error');
     apiError = new ApiError(
@@ -206,5 +251,6 @@ function respondWithError(ctx: Context, error: unknown): void {
     );
   }
   ctx.status = apiError.status;
+  if (apiError.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(apiError.retryAfterSeconds));
   ctx.body = apiError.toBody();
 }

@@ -86,6 +86,10 @@ export const errorCatalogue = {
     status: 429,
     when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages); wait the seconds of `Retry-After`.',
   },
+  service_unavailable: {
+    status: 503,
+    when: 'A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice.',
+  },
   internal_error: { status: 500, when: 'Unexpected server fault; nothing internal is revealed. Retry later.' },
 } as const satisfies Record<string, { status: number; when: string }>;
 

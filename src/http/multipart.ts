@@ -109,7 +109,9 @@ export async function readSingleFileUpload(ctx: Context, limits: UploadLimits): 
         fail(new ApiError('payload_too_large', `The file exceeds ${limits.maxFileBytes / (1024 * 1024)} MB.`)),
       );
       fileRead = pipeline(stream, measure, createWriteStream(stagedPath, { mode: 0o600 })).then(() => {
-        upload.file = new StagedFile(stagedPath, info.filename ?? null, size, hash.digest('hex'), Buffer.concat(heads));
+        // No text column can store NUL: drop it from the name rather than refuse a good document.
+        const fileName = info.filename?.replace(/\u0000/g, '') ?? null;
+        upload.file = new StagedFile(stagedPath, fileName, size, hash.digest('hex'), Buffer.concat(heads));
       });
       fileRead.catch(() => fail(ApiError.invalidParam('body', 'could not be read completely')));
     });
@@ -118,6 +120,8 @@ export async function readSingleFileUpload(ctx: Context, limits: UploadLimits): 
         fail(ApiError.invalidParam(name, 'is not a known part'));
       } else if (info.valueTruncated) {
         fail(ApiError.invalidParam(name, `exceeds ${MAX_TEXT_FIELD_BYTES} bytes`));
+      } else if (value.includes('\u0000')) {
+        fail(ApiError.invalidParam(name, 'must not contain the NUL character (\\u0000)'));
       } else if (name in upload.fields) {
         fail(ApiError.invalidParam(name, 'was sent more than once'));
       } else {

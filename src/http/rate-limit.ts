@@ -1,6 +1,6 @@
 // Rate limits: RATE_LIMIT_PARTNER_REQUESTS per partner on the API, RATE_LIMIT_PUBLIC_REQUESTS per client address
-// on the unauthenticated routes (the hosted verification pages and uploads), per RATE_LIMIT_WINDOW_SECONDS (fixed
-// windows). The counters live in PostgreSQL (table rate_limits, rate-limiter-flexible's PostgreSQL store, one
+// on the unauthenticated routes that opt in (the hosted verification pages and uploads; not health checks), per
+// RATE_LIMIT_WINDOW_SECONDS (fixed windows). The counters live in PostgreSQL (table rate_limits, rate-limiter-flexible's PostgreSQL store, one
 // atomic upsert per request), so the limits hold across every API process. Should the database not answer, a
 // per-process counter with the same limits stands in (the library's insurance limiter).
 // Every limited response carries the IETF draft headers (draft-ietf-httpapi-ratelimit-headers):
@@ -12,7 +12,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-lim
 import type { AppConfig } from '../config';
 import type { PrismaClient } from '../db';
 import { ApiError } from './errors';
-import type { AuthenticatedPartner } from './route';
+import type { AuthenticatedPartner, RouteDefinition } from './route';
 
 type Policy = 'partner' | 'address';
 
@@ -80,12 +80,19 @@ export function clientAddress(ctx: Pick<Context, 'get' | 'req'>, trustProxyHops:
   return forwarded[forwarded.length - trustProxyHops] ?? forwarded[0] ?? peer;
 }
 
+/** True when the route counts against a limit: every partner route, and the public routes that opt in. */
+export function isRateLimited(route: Pick<RouteDefinition, 'auth' | 'rateLimit'>): boolean {
+  return route.auth === 'partner' || route.rateLimit === 'client-address';
+}
+
 /** Counts the request against its limit; sets the RateLimit headers and throws 429 rate_limited when over. */
 export async function enforceRateLimit(
   services: { prisma: PrismaClient; config: Pick<AppConfig, 'rateLimits'> },
   ctx: Context,
+  route: Pick<RouteDefinition, 'auth' | 'rateLimit'>,
   partner: AuthenticatedPartner | undefined,
 ): Promise<void> {
+  if (!isRateLimited(route)) return;
   const limits = services.config.rateLimits;
   const policy: Policy = partner ? 'partner' : 'address';
   const subject = partner ? partner.id : clientAddress(ctx, limits.trustProxyHops);
@@ -103,11 +110,12 @@ export async function enforceRateLimit(
   ctx.set('RateLimit-Policy', `"${policy}";q=${quota};w=${limits.windowSeconds}`);
   ctx.set('RateLimit', `"${policy}";r=${result.remainingPoints};t=${resetSeconds}`);
   if (refused) {
-    ctx.set('Retry-After', String(resetSeconds));
-    throw new ApiError(
+    const error = new ApiError(
       'rate_limited',
       `Too many requests: at most ${quota} per ${limits.windowSeconds} s per ${partner ? 'partner' : 'client address'}. ` +
         `Retry in ${resetSeconds} s.`,
     );
+    error.retryAfterSeconds = resetSeconds; // sent as Retry-After by the error mapper
+    throw error;
   }
 }

@@ -3,19 +3,16 @@ import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
+import { customerLinkOf, toCustomer, toCustomerListItem, withBeneficiaries } from '../presenters/customers';
 import {
   createCustomer,
-  customerLinkOf,
   findCustomerOrThrow,
   setSandboxOutcome,
   startVerification,
-  toCustomer,
-  toCustomerListItem,
   uploadDocument,
   verificationDetailsOf,
-  withBeneficiaries,
   withCurrentLinks,
-} from '../resources/customers';
+} from '../services/customers';
 import {
   createCustomerRequestSchema,
   customerListItemSchema,

@@ -1,6 +1,6 @@
 // The hosted verification page behind `verification.verification_link`: the partner's end user
 // uploads documents and submits them without the partner's API key; the link's token is the secret.
-// Same rules and workflow as the API's documents and check operations (src/resources/customers.ts).
+// Same rules and workflow as the API's documents and check operations (src/services/customers.ts).
 // The token is looked up by its SHA-256 and must not have expired; every status change replaces it
 // (src/domain/verification-links.ts). Uploads are refused before their body is read when the token is not valid.
 import { createHash } from 'node:crypto';
@@ -10,9 +10,10 @@ import { hashVerificationToken, isWellFormedToken, verificationToken } from '../
 import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
 import { defineRoute } from '../http/route';
-import { CustomerRow, startVerification, uploadDocument, withBeneficiaries } from '../resources/customers';
+import { CustomerRow, withBeneficiaries } from '../presenters/customers';
+import { startVerification, uploadDocument } from '../services/customers';
 import { MAX_DOCUMENT_BYTES } from '../schemas/customers';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 
 const tag = 'Hosted verification';
 const tokenParam = z
@@ -101,6 +102,7 @@ const pageRoute = defineRoute({
   operationId: 'hostedVerificationPage',
   tag,
   auth: 'none',
+  rateLimit: 'client-address',
   summary: 'Hosted verification page',
   description:
     'HTML page for the end user: shows the status, uploads documents and submits them while pending or partially_rejected.',
@@ -138,6 +140,7 @@ const uploadRoute = defineRoute({
   operationId: 'hostedVerificationUpload',
   tag,
   auth: 'none',
+  rateLimit: 'client-address',
   summary: 'Hosted page: upload one document',
   description:
     'Form post from the hosted page: `file` plus `document_type`, `document_side`, `country`, `beneficiary_id` as ' +
@@ -182,6 +185,7 @@ const submitRoute = defineRoute({
   operationId: 'hostedVerificationSubmit',
   tag,
   auth: 'none',
+  rateLimit: 'client-address',
   summary: 'Hosted page: submit for verification',
   description:
     'Same as POST /v1/customers/{customerId}/check. Redirects (303) back to the page with a notice or an error.',

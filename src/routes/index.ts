@@ -2,6 +2,7 @@
 import type { RouteDefinition } from '../http/route';
 import { customerRoutes } from './customers';
 import { eventRoutes } from './events';
+import { healthRoutes } from './health';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
 import { quoteRoutes } from './quotes';
@@ -18,4 +19,5 @@ export const allRoutes: RouteDefinition[] = [
   ...webhookRoutes,
   ...eventRoutes,
   ...hostedVerificationRoutes,
+  ...healthRoutes,
 ];

@@ -1,89 +1,42 @@
-// Customers as the API shows them (the full resource for create, get and events; the list item),
-// and the operations the partner API and the hosted verification page share.
+// Customer commands: lookups (404 for another partner's customer), creation with its workflow,
+// document uploads and the verification updates the partner API and the hosted page share.
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import type { AppConfig } from '../config';
 import type { Db, Prisma } from '../db';
-import {
-  personDocumentTypes,
-  RejectionCode,
-  stepOfDocument,
-  stepsFor,
-  VerificationDecision,
-  VerificationStep,
-} from '../domain/verification';
+import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';
-import {
-  isLinkCurrent,
-  issueVerificationLink,
-  LinkSettings,
-  linkFromPlaceholder,
-  offersVerificationLink,
-  storedLinkPlaceholder,
-  verificationLinkOf,
-} from '../domain/verification-links';
 import { recordEvent } from '../events';
 import { ApiError, ValidationDetail } from '../http/errors';
 import type { SingleFileUpload } from '../http/multipart';
 import { issuesToDetails } from '../http/validation';
-import type { Address } from '../schemas/common';
 import {
-  BeneficiaryResource,
+  customerLinkOf,
+  CustomerRow,
+  linkSettingsOf,
+  toCustomer,
+  toCustomerForEvent,
+  toVerificationDetails,
+  withBeneficiaries,
+} from '../presenters/customers';
+import { isLinkCurrent, issueVerificationLink, offersVerificationLink } from '../domain/verification-links';
+import {
   CreateCustomerRequest,
-  CustomerListItem,
   CustomerResource,
-  CustomerStatus,
-  CustomerType,
   DocumentMetadata,
   documentMetadataSchema,
   VerificationDetails,
 } from '../schemas/customers';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
+import { withTemporalDeadline } from '../temporal/calls';
+import { workflowStart, writeThenStart } from '../temporal/write-then-start';
 import {
   customerVerificationWorkflow,
   setSandboxVerificationOutcomeUpdate,
-  SubmitForVerificationResult,
   submitForVerificationUpdate,
   verificationRefusals,
 } from '../../workflows/customer-verification';
-
-export type CustomerRow = Prisma.CustomerGetPayload<{ include: { beneficiaries: true } }>;
-export const withBeneficiaries = { beneficiaries: { orderBy: { position: 'asc' } } } as const;
-
-const dateOnly = (date: Date): string => date.toISOString().slice(0, 10);
-
-/** How verification links are made in this deployment (src/domain/verification-links.ts). */
-export function linkSettingsOf(config: Pick<AppConfig, 'secrets' | 'publicBaseUrl' | 'verificationLinkTtlHours'>): LinkSettings {
-  return {
-    encryptionKey: config.secrets.encryptionKey,
-    publicBaseUrl: config.publicBaseUrl,
-    ttlHours: config.verificationLinkTtlHours,
-  };
-}
-
-/** The link shown by the API (null unless the customer can submit). */
-export function customerLinkOf(config: Parameters<typeof linkSettingsOf>[0], row: CustomerRow): string | null {
-  return verificationLinkOf(linkSettingsOf(config), row);
-}
-
-/** The customer as an event stores it: the link's version instead of the link (the token is a secret). */
-export function toCustomerForEvent(row: CustomerRow): CustomerResource {
-  return toCustomer(row, storedLinkPlaceholder(row));
-}
-
-/** A customer stored in an event, as shown or sent: the placeholder becomes the link of that version. */
-export function customerFromEvent(
-  config: Parameters<typeof linkSettingsOf>[0],
-  customerId: string,
-  stored: Record<string, unknown>,
-): Record<string, unknown> {
-  const verification = stored.verification as Record<string, unknown> | undefined;
-  if (!verification) return stored;
-  const link = linkFromPlaceholder(linkSettingsOf(config), customerId, verification.verification_link);
-  return { ...stored, verification: { ...verification, verification_link: link } };
-}
 
 /**
  * The rows with links that can be shown: an expired link (or one made with an earlier key) of a customer who can
@@ -104,75 +57,6 @@ export async function withCurrentLinks(services: ApiServices, rows: CustomerRow[
     }),
   );
 }
-
-/** The columns replacing the link on a status change (the old token stops working at once). */
-export function nextVerificationLink(config: Parameters<typeof linkSettingsOf>[0], row: Pick<CustomerRow, 'id' | 'verificationLinkVersion'>) {
-  return issueVerificationLink(linkSettingsOf(config), row.id, row.verificationLinkVersion + 1);
-}
-
-function beneficiaryOf(row: CustomerRow['beneficiaries'][number]): BeneficiaryResource {
-  return {
-    id: row.id,
-    first_name: row.firstName,
-    last_name: row.lastName,
-    ...(row.email !== null ? { email: row.email } : {}),
-    ...(row.phoneNumber !== null ? { phone_number: row.phoneNumber } : {}),
-    date_of_birth: dateOnly(row.dateOfBirth),
-    tin: row.tin,
-    country: row.country,
-    share_size: row.shareSize.toString(),
-    address: row.address as unknown as Address,
-  };
-}
-
-function baseOf(row: CustomerRow) {
-  const common = {
-    id: row.id,
-    type: row.type as CustomerType,
-    status: row.status as CustomerStatus,
-    email: row.email,
-    phone_number: row.phoneNumber,
-    country: row.country,
-    address: row.address as unknown as Address,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-  if ((row.type as CustomerType) === 'individual') {
-    return {
-      ...common,
-      type: 'individual' as const,
-      first_name: row.firstName ?? '',
-      last_name: row.lastName ?? '',
-      date_of_birth: row.dateOfBirth ? dateOnly(row.dateOfBirth) : '',
-      tin: row.tin ?? '',
-    };
-  }
-  return {
-    ...common,
-    type: 'business' as const,
-    business_legal_name: row.businessLegalName ?? '',
-    date_of_incorporation: row.dateOfIncorporation ? dateOnly(row.dateOfIncorporation) : '',
-    tax_id: row.taxId ?? '',
-    ...(row.website !== null ? { website: row.website } : {}),
-    no_ubos: row.noUbos ?? false,
-    beneficiaries: row.beneficiaries.map(beneficiaryOf),
-  };
-}
-
-/** `link`: customerLinkOf for the API, the stored placeholder for events. */
-export function toCustomer(row: CustomerRow, link: string | null): CustomerResource {
-  return {
-    ...baseOf(row),
-    partner_id: row.partnerId,
-    verification: { verification_link: link, verification_type: 'LIGHT' },
-  };
-}
-
-export function toCustomerListItem(row: CustomerRow, link: string | null): CustomerListItem {
-  return { ...baseOf(row), ...(link !== null ? { verification_link: link } : {}) };
-}
-
-// ---- operations shared by the partner API and the hosted verification page ----
 
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
 export async function findCustomerOrThrow(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
@@ -257,33 +141,32 @@ export async function createCustomer(
             })),
           },
         };
-  const { config, temporal } = services;
-  return services.prisma.$transaction(
-    async (tx) => {
-      const row = await tx.customer.create({
-        data: {
-          ...data,
-          verificationSteps: { create: stepsFor(request.type).map((name) => ({ name, state: 'pending' })) },
-        },
-        include: withBeneficiaries,
-      });
-      await recordEvent(tx, {
-        partnerId,
-        type: 'customer.created',
-        resourceId: id,
-        resourceStatus: row.status,
-        resource: toCustomerForEvent(row),
-      });
-      // Started before the commit: if Temporal is unreachable the customer is not created either.
-      await temporal.workflow.start(customerVerificationWorkflow, {
+  const { config } = services;
+  return writeThenStart(services, async (tx, start) => {
+    const row = await tx.customer.create({
+      data: {
+        ...data,
+        verificationSteps: { create: stepsFor(request.type).map((name) => ({ name, state: 'pending' })) },
+      },
+      include: withBeneficiaries,
+    });
+    const resource = toCustomer(row, customerLinkOf(config, row));
+    await recordEvent(tx, {
+      partnerId,
+      type: 'customer.created',
+      resourceId: id,
+      resourceStatus: row.status,
+      resource: toCustomerForEvent(row),
+    });
+    await start(
+      workflowStart(customerVerificationWorkflow, {
         workflowId: workflowIds.customerVerification(id),
-        taskQueue: config.temporal.taskQueue,
         args: [{ customerId: id, partnerId, customerType: request.type }],
-      });
-      return toCustomer(row, customerLinkOf(config, row));
-    },
-    { timeout: 15_000 },
-  );
+        searchAttributes: { PartnerId: partnerId, CustomerId: id, ResourceId: id },
+      }),
+    );
+    return resource;
+  });
 }
 
 /** Map of the workflow's refusals to API errors. */
@@ -479,7 +362,9 @@ async function updateVerificationWorkflow<T>(
   update: (handle: WorkflowHandle) => Promise<T>,
 ): Promise<T> {
   try {
-    return await update(services.temporal.workflow.getHandle(workflowIds.customerVerification(customer.id)));
+    return await withTemporalDeadline(services, () =>
+      update(services.temporal.workflow.getHandle(workflowIds.customerVerification(customer.id))),
+    );
   } catch (error) {
     const refusal = refusalToApiError(error);
     if (refusal) throw refusal;
@@ -491,28 +376,5 @@ async function updateVerificationWorkflow<T>(
 }
 
 export async function verificationDetailsOf(db: Db, customer: CustomerRow): Promise<VerificationDetails> {
-  const steps = await db.verificationStep.findMany({ where: { customerId: customer.id } });
-  const order = stepsFor(customer.type as CustomerType);
-  steps.sort((a, b) => order.indexOf(a.name as VerificationStep) - order.indexOf(b.name as VerificationStep));
-  const named = (state: string) =>
-    steps.filter((step) => step.state === state).map((step) => step.name as VerificationStep);
-  const rejected = (state: string) =>
-    steps
-      .filter((step) => step.state === state)
-      .map((step) => ({
-        name: step.name as VerificationStep,
-        rejection_code: step.rejectionCodes as RejectionCode[],
-        rejection_description: step.rejectionDescription ?? '',
-      }));
-  return {
-    customer_id: customer.id,
-    customer_status: customer.status as CustomerStatus,
-    verification_steps: {
-      pending: named('pending'),
-      under_review: named('under_review'),
-      approved: named('approved'),
-      partially_rejected: rejected('partially_rejected'),
-      rejected: rejected('rejected'),
-    },
-  };
+  return toVerificationDetails(customer, await db.verificationStep.findMany({ where: { customerId: customer.id } }));
 }

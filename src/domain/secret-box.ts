@@ -5,7 +5,12 @@
 // place (`context`, e.g. the row it belongs to), so a ciphertext copied to another row does not open there.
 // Keys for other purposes (verification-link tokens) are derived from the same key with HKDF.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import type { AppConfig } from './config';
+
+/** SECRETS_ENCRYPTION_KEY, and the earlier keys that still open what they sealed (src/config.ts). */
+export interface SecretKeys {
+  encryptionKey: Buffer;
+  previousEncryptionKeys: Buffer[];
+}
 
 const FORMAT = 'v1';
 
@@ -23,7 +28,7 @@ export class SecretBox {
   private readonly keys = new Map<string, Buffer>();
   private readonly currentId: string;
 
-  constructor(secrets: AppConfig['secrets']) {
+  constructor(secrets: SecretKeys) {
     this.currentId = keyIdOf(secrets.encryptionKey);
     for (const master of [secrets.encryptionKey, ...secrets.previousEncryptionKeys]) {
       if (!this.keys.has(keyIdOf(master))) this.keys.set(keyIdOf(master), deriveKey(master, 'secret-box/v1'));
@@ -60,10 +65,10 @@ export class SecretBox {
   }
 }
 
-const boxes = new WeakMap<AppConfig['secrets'], SecretBox>();
+const boxes = new WeakMap<SecretKeys, SecretBox>();
 
 /** The box of a configuration, built once (key derivation is not free). */
-export function secretBoxOf(config: Pick<AppConfig, 'secrets'>): SecretBox {
+export function secretBoxOf(config: { secrets: SecretKeys }): SecretBox {
   let box = boxes.get(config.secrets);
   if (!box) {
     box = new SecretBox(config.secrets);

@@ -1,0 +1,110 @@
+// Virtual account commands: the 404 lookup and creation with its workflow (sandbox: approved at
+// once with deposit details; production: under review).
+import { isUniqueViolation, type Db, type Prisma } from '../db';
+import { isUuid, newId } from '../domain/ids';
+import { recordEvent } from '../events';
+import { ApiError } from '../http/errors';
+import { allocateDepositDetails, storeDepositReferences } from '../persistence/virtual-account-deposits';
+import { beneficiaryNameOf, toVirtualAccount, VirtualAccountRow, withWallet } from '../presenters/virtual-accounts';
+import type {
+  CreateVirtualAccountRequest,
+  VirtualAccountResource,
+  VirtualAccountStatus,
+} from '../schemas/virtual-accounts';
+import type { ApiServices } from '../app-services';
+import { workflowIds } from '../temporal/workflow-ids';
+import { workflowStart, writeThenStart } from '../temporal/write-then-start';
+import { virtualAccountWorkflow } from '../../workflows/virtual-account';
+import { requireApprovedCustomer } from './customers';
+import { findWalletOrThrow } from './wallets';
+
+/** A virtual account of this partner, or 404 (also for malformed ids and other partners' accounts). */
+export async function findVirtualAccountOrThrow(db: Db, partnerId: string, id: string): Promise<VirtualAccountRow> {
+  const row = isUuid(id) ? await db.virtualAccount.findFirst({ where: { id, partnerId }, include: withWallet }) : null;
+  if (!row) throw ApiError.notFound('virtual account', id);
+  return row;
+}
+
+function isThirdPartyConflict(error: unknown): boolean {
+  return isUniqueViolation(error, 'virtual_accounts_one_eur_third_party_per_customer');
+}
+
+/**
+ * Creates a virtual account and starts its workflow. Sandbox: approved at once, with deposit details
+ * issued in the same transaction (events virtual_account.created then virtual_account.approved, both
+ * carrying the approved account). Production: under_review with `{}` until an operator decides.
+ */
+export async function createVirtualAccount(
+  services: ApiServices,
+  partnerId: string,
+  request: CreateVirtualAccountRequest,
+): Promise<VirtualAccountResource> {
+  const { prisma, config } = services;
+  const customer = await requireApprovedCustomer(prisma, partnerId, request.customer_id);
+  const wallet = await findWalletOrThrow(prisma, partnerId, request.receiver.wallet_id);
+  if (wallet.customerId !== customer.id) {
+    throw new ApiError(
+      'customer_mismatch',
+      `Wallet ${wallet.id} belongs to another customer than ${customer.id}; use one of this customer's wallets.`,
+    );
+  }
+  const id = newId();
+  const senderCurrency = request.sender.currency;
+  const sandbox = config.appEnv === 'sandbox';
+  try {
+    return await writeThenStart(services, async (tx, start) => {
+      const issued = sandbox
+        ? await allocateDepositDetails(tx, services.depositAccountIssuer, {
+            virtualAccountId: id,
+            senderCurrency,
+            beneficiaryName: beneficiaryNameOf(customer),
+          })
+        : null;
+      const row = await tx.virtualAccount.create({
+        data: {
+          id,
+          partnerId,
+          customerId: customer.id,
+          walletId: wallet.id,
+          name: request.name,
+          status: issued ? 'approved' : 'under_review',
+          senderCurrency,
+          receiverCurrency: request.receiver.currency,
+          acceptsThirdPartyPayments: senderCurrency === 'EUR' ? (request.accepts_third_party_payments ?? false) : null,
+          depositAddresses: (issued?.depositAddresses ?? {}) as Prisma.InputJsonObject,
+          decidedAt: issued ? new Date() : null,
+        },
+        include: withWallet,
+      });
+      if (issued) await storeDepositReferences(tx, id, issued);
+      const resource = toVirtualAccount(row);
+      const event = { partnerId, resourceId: id, resourceStatus: row.status, resource };
+      await recordEvent(tx, { ...event, type: 'virtual_account.created' });
+      if (issued) await recordEvent(tx, { ...event, type: 'virtual_account.approved' });
+      await start(
+        workflowStart(virtualAccountWorkflow, {
+          workflowId: workflowIds.virtualAccount(id),
+          args: [
+            {
+              virtualAccountId: id,
+              partnerId,
+              customerId: customer.id,
+              status: row.status as VirtualAccountStatus,
+              review: config.virtualAccountReview,
+            },
+          ],
+          searchAttributes: { PartnerId: partnerId, CustomerId: customer.id, ResourceId: id },
+        }),
+      );
+      return resource;
+    });
+  } catch (error) {
+    if (isThirdPartyConflict(error)) {
+      throw new ApiError(
+        'eur_virtual_account_3pp_exists',
+        `Customer ${customer.id} already has a EUR virtual account accepting third-party payments; only one is allowed.`,
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,146 @@
+// The one pattern for "write a resource, then start its workflow" (README "The write path"):
+// 1. the resource's rows, its events and the intent to start its workflow (a `workflow_starts` row) commit in
+//    ONE database transaction, together with the Idempotency-Key's stored response when the request has one;
+// 2. after the commit, and never inside a transaction, the API starts the workflow (bounded by the request's
+//    deadline); 3. whatever was not started (crash, Temporal outage between the commit and the start) is
+//    started by the relay in the worker (src/temporal/workflow-start-relay.ts), the reconciler of this pattern.
+// So every committed resource gets its workflow, and no workflow ever acts on a row that did not commit.
+// Starting is idempotent (ids derived from the resource; reuse policy REJECT_DUPLICATE, conflict policy
+// USE_EXISTING), so a start made both by the API and by the relay is harmless.
+import type { Client, Workflow } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Logger } from '../logger';
+import { ApiError } from '../http/errors';
+import { newId } from '../domain/ids';
+import { Prisma, PrismaClient, transactionOptions } from '../db';
+import { currentRequestContext } from '../request-context';
+import { customSearchAttributes } from './search-attributes';
+import { withTemporalDeadline } from './calls';
+import { temporalIsReachable } from './health';
+
+export type SearchAttributeName = (typeof customSearchAttributes)[number]['name'];
+
+/** A workflow to start once the transaction commits. */
+export interface WorkflowStartIntent {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  /** Keyword search attributes; PartnerId also scopes the relay in tests. */
+  searchAttributes: Partial<Record<SearchAttributeName, string>>;
+}
+
+/** Typed constructor of an intent: the arguments are checked against the workflow function. */
+export function workflowStart<W extends Workflow>(
+  workflow: W,
+  options: { workflowId: string; args: Parameters<W>; searchAttributes?: WorkflowStartIntent['searchAttributes'] },
+): WorkflowStartIntent {
+  return {
+    workflowType: workflow.name,
+    workflowId: options.workflowId,
+    args: options.args,
+    searchAttributes: options.searchAttributes ?? {},
+  };
+}
+
+export interface WriteServices {
+  prisma: PrismaClient;
+  temporal: Client;
+  logger: Logger;
+  config: { temporal: { taskQueue: string; callTimeoutMs: number } };
+}
+
+export type EnqueueStart = (intent: WorkflowStartIntent) => Promise<void>;
+
+/** Test seams for the failure-injection tests of this pattern; never set in production code. */
+export const writePathFaults: {
+  /** Runs inside the transaction after the write, before the response is stored and the commit (throw: the commit fails). */
+  beforeCommit?: () => Promise<void>;
+  /** Runs after the commit, before the start (throw to simulate a process dying there). */
+  afterCommit?: () => Promise<void>;
+} = {};
+
+/**
+ * Writes (rows, events, start intents) in one transaction, then starts the workflows. `write` returns the
+ * HTTP response body of the request: under an Idempotency-Key it is stored in the same transaction.
+ */
+export async function writeThenStart<T>(
+  services: WriteServices,
+  write: (tx: Prisma.TransactionClient, start: EnqueueStart) => Promise<T>,
+): Promise<T> {
+  // A workflow that cannot start would leave a resource without its lifecycle: refuse while the engine is down.
+  if (!(await temporalIsReachable(services.temporal, services.config.temporal.callTimeoutMs))) {
+    throw ApiError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
+  }
+  const intents: WorkflowStartIntent[] = [];
+  const context = currentRequestContext();
+  const result = await services.prisma.$transaction(async (tx) => {
+    const body = await write(tx, async (intent) => {
+      await enqueueWorkflowStart(tx, intent);
+      intents.push(intent);
+    });
+    await writePathFaults.beforeCommit?.();
+    if (context?.storeIdempotentResponse && !context.idempotentResponseStored) {
+      await context.storeIdempotentResponse(tx, body);
+    }
+    return body;
+  }, transactionOptions());
+  // Only a committed response counts as stored (a failed commit must free the key for a retry).
+  if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
+  await writePathFaults.afterCommit?.();
+  for (const intent of intents) {
+    try {
+      await withTemporalDeadline(services, () =>
+        startIntent(services.temporal, services.config.temporal.taskQueue, intent),
+      );
+      await markStarted(services.prisma, [intent.workflowId]);
+    } catch (error) {
+      // Committed is committed: the relay starts it later. The partner gets the resource now.
+      services.logger.warn(
+        { err: error, workflow_id: intent.workflowId },
+        'workflow not started after commit; the relay will start it',
+      );
+    }
+  }
+  return result;
+}
+
+export async function enqueueWorkflowStart(tx: Prisma.TransactionClient, intent: WorkflowStartIntent): Promise<void> {
+  await tx.workflowStart.create({
+    data: {
+      id: newId(),
+      partnerId: intent.searchAttributes.PartnerId ?? null,
+      workflowType: intent.workflowType,
+      workflowId: intent.workflowId,
+      args: intent.args as Prisma.InputJsonArray,
+      searchAttributes: intent.searchAttributes,
+    },
+  });
+}
+
+/** Starts the workflow of an intent unless it already exists (running or closed). */
+export async function startIntent(client: Client, taskQueue: string, intent: WorkflowStartIntent): Promise<void> {
+  const byName = new Map(customSearchAttributes.map((key) => [key.name, key]));
+  try {
+    await client.workflow.start(intent.workflowType, {
+      workflowId: intent.workflowId,
+      taskQueue,
+      args: intent.args,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: Object.entries(intent.searchAttributes).flatMap(([name, value]) => {
+        const key = byName.get(name);
+        return key && value !== undefined ? [{ key, value }] : [];
+      }) as never,
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return; // closed already: started before
+    throw error;
+  }
+}
+
+export async function markStarted(prisma: PrismaClient, workflowIds: string[]): Promise<void> {
+  await prisma.workflowStart.updateMany({
+    where: { workflowId: { in: workflowIds }, startedAt: null },
+    data: { startedAt: new Date() },
+  });
+}
