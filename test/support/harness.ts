@@ -74,7 +74,7 @@ function quietSdkLogs(): void {
 
 /**
  * The SDK gives the Java test server 5 s to open its port; a machine busy compiling can miss that, so a
- * start that timed out is tried again (twice at most) instead of failing the whole file.
+ * start that timed out is tried again (three times at most) instead of failing the whole file.
  */
 async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
   const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;
@@ -84,7 +84,7 @@ async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
         testServerPath ? { server: { executable: { type: 'existing-path', path: testServerPath } } } : {},
       );
     } catch (error) {
-      if (attempt >= 3 || !/did not start within/.test(String((error as Error).message))) throw error;
+      if (attempt >= 4 || !/did not start within/.test(String((error as Error).message))) throw error;
     }
   }
 }
