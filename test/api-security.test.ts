@@ -10,7 +10,9 @@ import { createApp } from '../src/http/app';
 import { clientAddress } from '../src/http/rate-limit';
 import type { ApiServices } from '../src/app-services';
 import { createCustomer, individualCustomer } from './support/fixtures';
-import { Harness, startHarness, TestPartner } from './support/harness';
+import { Harness, productionTestSecrets, startHarness, TestPartner } from './support/harness';
+import { loadConfig, SANDBOX_SECRETS_KEY } from '../src/config';
+import { randomBytes } from 'node:crypto';
 
 let harness: Harness;
 
@@ -205,6 +207,26 @@ describe('security headers', () => {
     expect(docs.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(docs.headers['content-security-policy']).toContain("script-src 'self'");
     expect(docs.headers['x-frame-options']).toBe('DENY');
+  });
+});
+
+describe('the encryption key', () => {
+  const base = { DATABASE_URL: 'postgresql://localhost/x', APP_ENV: 'production', ...productionTestSecrets };
+
+  it('is required in production, 32 bytes in hex or base64; the sandbox falls back to its public key', () => {
+    const { SECRETS_ENCRYPTION_KEY: _key, ...withoutKey } = base;
+    expect(() => loadConfig(withoutKey)).toThrow('SECRETS_ENCRYPTION_KEY is required in production');
+    expect(() => loadConfig({ ...base, SECRETS_ENCRYPTION_KEY: 'abc' })).toThrow('SECRETS_ENCRYPTION_KEY must be 32 bytes');
+    const key = randomBytes(32);
+    expect(loadConfig({ ...base, SECRETS_ENCRYPTION_KEY: key.toString('hex') }).secrets.encryptionKey).toEqual(key);
+    const rotated = loadConfig({
+      ...base,
+      SECRETS_ENCRYPTION_KEY: key.toString('base64'),
+      SECRETS_ENCRYPTION_PREVIOUS_KEYS: `${randomBytes(32).toString('base64')}, ${'ef'.repeat(32)}`,
+    });
+    expect(rotated.secrets.encryptionKey).toEqual(key);
+    expect(rotated.secrets.previousEncryptionKeys).toHaveLength(2);
+    expect(loadConfig({ ...withoutKey, APP_ENV: 'sandbox' }).secrets.encryptionKey).toEqual(SANDBOX_SECRETS_KEY);
   });
 });
 

@@ -62,7 +62,7 @@ const redeliver = defineRoute({
   tag,
   summary: 'Deliver an event again',
   description:
-    'Queues one more delivery of the event (the same body and `Webhook-Id`, a fresh signature) to the configured URL, ' +
+    'Queues one more delivery of the event (the same body and `webhook-id`, a fresh signature) to the configured URL, ' +
     'with the usual retries. It is sent at once, not after pending deliveries of the same resource, and whatever ' +
     'the subscriptions. Needs an enabled configuration. No body.',
   params: eventIdParam,
