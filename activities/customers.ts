@@ -10,12 +10,7 @@ import {
   DocumentType,
   DocumentSide,
 } from '../src/domain/verification';
-import {
-  CustomerRow,
-  nextVerificationLink,
-  toCustomerForEvent,
-  withBeneficiaries,
-} from '../src/presenters/customers';
+import { CustomerRow, nextVerificationLink, toCustomerForEvent, withBeneficiaries } from '../src/presenters/customers';
 import type { CustomerStatus } from '../src/schemas/customers';
 import type { SubmissionReceipt } from '../src/providers/verification';
 import type { ActivityServices } from './services';

@@ -43,7 +43,8 @@ async function main(): Promise<void> {
   const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments', skipMigrations: true });
   const prisma = createPrismaClient(url, { poolSize: 1 });
   try {
-    for (const line of await partnerKeysCommand(process.argv.slice(2), prisma, appEnv)) process.stdout.write(`${line}\n`);
+    for (const line of await partnerKeysCommand(process.argv.slice(2), prisma, appEnv))
+      process.stdout.write(`${line}\n`);
   } finally {
     await prisma.$disconnect();
     localCluster?.stopIfStartedHere();

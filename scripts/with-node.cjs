@@ -36,9 +36,13 @@ function fetchNode(target) {
   const platform = `${process.platform}-${process.arch}`;
   const pkg = `node-${platform}@${NODE_VERSION}`;
   if (!['linux', 'darwin'].includes(process.platform)) {
-    throw new Error(`no Node.js ${NODE_VERSION} package for ${platform}; install Node.js ${major(NODE_VERSION)} yourself`);
+    throw new Error(
+      `no Node.js ${NODE_VERSION} package for ${platform}; install Node.js ${major(NODE_VERSION)} yourself`,
+    );
   }
-  log(`fetching Node.js ${NODE_VERSION} (npm package ${pkg}) into ${path.relative(projectRoot, target)} (first run only)`);
+  log(
+    `fetching Node.js ${NODE_VERSION} (npm package ${pkg}) into ${path.relative(projectRoot, target)} (first run only)`,
+  );
   const work = fs.mkdtempSync(path.join(path.dirname(target), '.fetch-'));
   try {
     const [command, prefix] = npmCommand();

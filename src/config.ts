@@ -88,10 +88,16 @@ const environmentSchema = z
     SECRETS_ENCRYPTION_PREVIOUS_KEYS: z
       .string()
       .transform((text, ctx) => {
-        const keys = text.split(',').map((part) => part.trim()).filter(Boolean);
+        const keys = text
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean);
         const parsed = keys.map((key) => secretKeySchema.safeParse(key));
         if (parsed.some((result) => !result.success)) {
-          ctx.addIssue({ code: 'custom', message: 'must be keys of 32 bytes (64 hex digits or base64), comma-separated' });
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be keys of 32 bytes (64 hex digits or base64), comma-separated',
+          });
         }
         return parsed.flatMap((result) => (result.success ? [result.data] : []));
       })
@@ -128,7 +134,12 @@ export interface AppConfig {
   publicBaseUrl: string;
   documentStorageDir: string;
   sandboxVerificationDelaySeconds: number;
-  webhooks: { timeoutSeconds: number; relaySweepSeconds: number; allowPrivateUrls: boolean; partnerConcurrency: number };
+  webhooks: {
+    timeoutSeconds: number;
+    relaySweepSeconds: number;
+    allowPrivateUrls: boolean;
+    partnerConcurrency: number;
+  };
   quoteServiceFeeBps: number;
   /** Allowed amount of each currency, on either side of a quote or transaction (inclusive). */
   amountRanges: AmountRanges;
@@ -219,7 +230,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 }
 
 /** Public, like the sandbox wallet seed: sandbox secrets are only protected by a key of the deployment's own. */
-export const SANDBOX_SECRETS_KEY = Buffer.from('73616e64626f782d736563726574732d6b65792d7075626c69632d2d2d2d2d21', 'hex');
+export const SANDBOX_SECRETS_KEY = Buffer.from(
+  '73616e64626f782d736563726574732d6b65792d7075626c69632d2d2d2d2d21',
+  'hex',
+);
 
 /** Defaults overridden by `CUR:min-max` entries separated by commas; returns a problem as a string. */
 export function parseAmountRanges(text: string): AmountRanges | string {

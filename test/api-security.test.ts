@@ -70,22 +70,29 @@ describe('API keys', () => {
   });
 
   it('npm run partner:keys runs the command on the database (here: list)', () => {
-    const run = spawnSync(process.execPath, [path.join(projectRoot, 'scripts', 'with-node.cjs'), 'scripts/partner-keys.ts', 'list'], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: harness.config.databaseUrl },
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      [path.join(projectRoot, 'scripts', 'with-node.cjs'), 'scripts/partner-keys.ts', 'list'],
+      {
+        cwd: projectRoot,
+        env: { ...process.env, DATABASE_URL: harness.config.databaseUrl },
+        encoding: 'utf8',
+      },
+    );
     expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
-    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.length).toBeGreaterThan(0);
     expect(run.stdout).not.toMatch(/sk_(sandbox|live)_[A-Za-z0-9_-]{43}/);
   });
 
   it('work only in their environment: a live key in the sandbox and a sandbox key in production answer 401', async () => {
     const partner = await harness.createPartner();
-    const [live] = (await partnerKeysCommand(['create', '--partner', partner.partnerId], harness.prisma, 'production')).map(
-      (line) => JSON.parse(line),
-    );
+    const [live] = (
+      await partnerKeysCommand(['create', '--partner', partner.partnerId], harness.prisma, 'production')
+    ).map((line) => JSON.parse(line));
     expect(live.api_key).toMatch(/^sk_live_/);
     const sandbox = request(appWith({}));
     const production = request(appWith({ config: { appEnv: 'production' } }));
@@ -122,7 +129,9 @@ describe('rate limits', () => {
 
     const refused = await api.post('/v1/customers').set('Authorization', partner.apiKey).send(individualCustomer());
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: { code: 'rate_limited', message: expect.stringContaining('at most 3 per 60 s') } });
+    expect(refused.body).toEqual({
+      error: { code: 'rate_limited', message: expect.stringContaining('at most 3 per 60 s') },
+    });
     const retryAfter = Number(refused.headers['retry-after']);
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -216,7 +225,9 @@ describe('the encryption key', () => {
   it('is required in production, 32 bytes in hex or base64; the sandbox falls back to its public key', () => {
     const { SECRETS_ENCRYPTION_KEY: _key, ...withoutKey } = base;
     expect(() => loadConfig(withoutKey)).toThrow('SECRETS_ENCRYPTION_KEY is required in production');
-    expect(() => loadConfig({ ...base, SECRETS_ENCRYPTION_KEY: 'abc' })).toThrow('SECRETS_ENCRYPTION_KEY must be 32 bytes');
+    expect(() => loadConfig({ ...base, SECRETS_ENCRYPTION_KEY: 'abc' })).toThrow(
+      'SECRETS_ENCRYPTION_KEY must be 32 bytes',
+    );
     const key = randomBytes(32);
     expect(loadConfig({ ...base, SECRETS_ENCRYPTION_KEY: key.toString('hex') }).secrets.encryptionKey).toEqual(key);
     const rotated = loadConfig({

@@ -93,7 +93,10 @@ describe('the link token', () => {
     });
     const expired = await harness.http.get(oldPath);
     expect(expired.status).toBe(404);
-    expect(expired.body.error).toEqual({ code: 'not_found', message: expect.stringContaining('expired or been replaced') });
+    expect(expired.body.error).toEqual({
+      code: 'not_found',
+      message: expect.stringContaining('expired or been replaced'),
+    });
 
     const renewed = await customerNow(customer.id);
     expect(renewed.verification.verification_link).not.toBe(customer.verification.verification_link);
@@ -121,12 +124,10 @@ describe('the link token', () => {
     expect(underReview.text).toContain('<strong id="status">under_review</strong>');
     expect((await customerNow(customer.id)).verification.verification_link).toBeNull();
 
-    const decided = await partner.api
-      .post(`/v1/sandbox/customers/${customer.id}/verification-outcome`)
-      .send({
-        outcome: 'partially_rejected',
-        rejected_steps: [{ name: 'PROOF_OF_ADDRESS', rejection_code: ['EXPIRED'], rejection_description: 'Old bill' }],
-      });
+    const decided = await partner.api.post(`/v1/sandbox/customers/${customer.id}/verification-outcome`).send({
+      outcome: 'partially_rejected',
+      rejected_steps: [{ name: 'PROOF_OF_ADDRESS', rejection_code: ['EXPIRED'], rejection_description: 'Old bill' }],
+    });
     expect(decided.status).toBe(200);
     expect((await harness.http.get(next)).status).toBe(404);
     const reopened = await customerNow(customer.id);
@@ -135,8 +136,9 @@ describe('the link token', () => {
     expect([first, next]).not.toContain(third);
     expect((await harness.http.get(third)).status).toBe(200);
     // The event of the change carries the link it issued.
-    const events = (await partner.api.get(`/v1/events?event_resource_id=${customer.id}&event_type=customer.partially_rejected`))
-      .body.items;
+    const events = (
+      await partner.api.get(`/v1/events?event_resource_id=${customer.id}&event_type=customer.partially_rejected`)
+    ).body.items;
     expect(events[0].event_resource.verification.verification_link).toBe(reopened.verification.verification_link);
   });
 
@@ -158,7 +160,9 @@ describe('the link token', () => {
     expect((await app.get(`${linkPath}/unknown`)).status).toBe(404);
     expect((await app.get(`/verify/${'x'.repeat(43)}`)).status).toBe(404);
 
-    const requests = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    const requests = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request');
     expect(requests.map((entry) => [entry.route, entry.status])).toEqual([
       ['GET /verify/{token}', 200],
       ['POST /verify/{token}/documents', 303],
@@ -211,7 +215,11 @@ describe('uploads', () => {
           const chunks: Buffer[] = [];
           incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
           incoming.on('end', () =>
-            resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks).toString() }),
+            resolve({
+              status: incoming.statusCode ?? 0,
+              headers: incoming.headers,
+              body: Buffer.concat(chunks).toString(),
+            }),
           );
         });
         outgoing.on('error', reject);
@@ -269,7 +277,10 @@ describe('uploads', () => {
       contentType: 'application/pdf',
     });
     expect((await harness.services.documentStore.get(document!.storageKey)).equals(file)).toBe(true);
-    await eventually(async () => stagedFiles(), (files) => files.length === 0);
+    await eventually(
+      async () => stagedFiles(),
+      (files) => files.length === 0,
+    );
     expect(stagedFiles()).toEqual([]);
   });
 
@@ -280,14 +291,17 @@ describe('uploads', () => {
       .field('document_type', 'SELFIE')
       .attach('file', Buffer.alloc(10 * 1024 * 1024 + 1, 0x25), 'big.pdf');
     expect(response.status).toBe(413);
-    await eventually(async () => stagedFiles(), (files) => files.length === 0);
+    await eventually(
+      async () => stagedFiles(),
+      (files) => files.length === 0,
+    );
     expect(stagedFiles()).toEqual([]);
     expect(await harness.prisma.customerDocument.count({ where: { customerId: customer.id } })).toBe(0);
   });
 });
 
 describe('the page', () => {
-  it('answers with a strict Content-Security-Policy whose one stylesheet is the page\'s own, and no caching', async () => {
+  it("answers with a strict Content-Security-Policy whose one stylesheet is the page's own, and no caching", async () => {
     const customer = await createCustomer(partner.api, individualCustomer());
     const page = await harness.http.get(pathOf(customer.verification.verification_link));
     expect(page.status).toBe(200);

@@ -207,7 +207,9 @@ describe('POST /v1/webhook-configs', () => {
       ['https://intranet/hooks', 'must use a public, fully qualified host name'],
     ])('refuses %s', async (url, message) => {
       const partner = await harness.createPartner();
-      const response = await (await productionAgent(partner))
+      const response = await (
+        await productionAgent(partner)
+      )
         .post('/v1/webhook-configs')
         .send({ url, subscriptions: ['customer.created'] });
       expect(response.status).toBe(400);
@@ -465,7 +467,11 @@ describe('POST /webhooks/mock', () => {
 
   it('does not exist in production', async () => {
     const partner = await harness.createPartner();
-    const response = await (await productionAgent(partner)).post('/webhooks/mock').send({ event_type: 'payout.created' });
+    const response = await (
+      await productionAgent(partner)
+    )
+      .post('/webhooks/mock')
+      .send({ event_type: 'payout.created' });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('not_found');
     const openApi = await harness.http.get('/openapi.json');

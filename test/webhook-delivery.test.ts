@@ -7,7 +7,13 @@ import { workflowIds } from '../src/temporal/workflow-ids';
 import { createCustomer, uploadIndividualDocuments } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { Answer, WebhookReceiver } from './support/webhook-receiver';
-import { configureWebhooks, newId, recordPayoutEvent, verifiesWithStandardWebhooks } from './support/webhooks';
+import {
+  configureWebhooks,
+  deliveriesSettled as settled,
+  newId,
+  recordPayoutEvent,
+  verifiesWithStandardWebhooks,
+} from './support/webhooks';
 import type { Client } from '@temporalio/client';
 import { deliveriesQueuedSignal, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { generateWebhookSecret } from '../src/domain/webhook-signature';
@@ -29,10 +35,7 @@ async function startReceiver(responder?: (request: { headers: Record<string, unk
   return receiver;
 }
 
-/** Resolves when the resource's delivery workflow has delivered (or given up on) everything queued; skips time. */
-async function deliveriesSettled(partner: TestPartner, resourceId: string): Promise<number> {
-  return harness.env.client.workflow.getHandle(workflowIds.webhookDelivery(partner.partnerId, resourceId)).result();
-}
+const deliveriesSettled = (partner: TestPartner, resourceId: string) => settled(harness, partner, resourceId);
 
 async function deliveriesOf(partner: TestPartner, eventId: string) {
   const response = await partner.api.get(`/v1/events/${eventId}/deliveries`);
@@ -61,9 +64,9 @@ describe('a delivered event', () => {
     expect(request!.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
     expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(verifiesWithStandardWebhooks(request!, secret)).toBe(true);
-    expect(verifiesWithStandardWebhooks({ ...request!, rawBody: request!.rawBody.replace('pending', 'approved') }, secret)).toBe(
-      false,
-    );
+    expect(
+      verifiesWithStandardWebhooks({ ...request!, rawBody: request!.rawBody.replace('pending', 'approved') }, secret),
+    ).toBe(false);
     expect(verifiesWithStandardWebhooks(request!, generateWebhookSecret())).toBe(false);
 
     expect(Object.keys(request!.body)).toEqual([

@@ -7,10 +7,15 @@ import { generateWebhookSecret } from '../src/domain/webhook-signature';
 import { signingSecretsOf } from '../src/domain/webhook-signature';
 import { encryptLegacyWebhookSecrets } from '../src/services/webhooks';
 import { SecretBox, secretBoxOf } from '../src/domain/secret-box';
-import { workflowIds } from '../src/temporal/workflow-ids';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { configureWebhooks, newId, recordPayoutEvent, verifiesWithStandardWebhooks } from './support/webhooks';
+import {
+  configureWebhooks,
+  deliveriesSettled as settled,
+  newId,
+  recordPayoutEvent,
+  verifiesWithStandardWebhooks,
+} from './support/webhooks';
 
 let harness: Harness;
 const receivers: WebhookReceiver[] = [];
@@ -38,9 +43,7 @@ async function startReceiver(responder?: Parameters<typeof WebhookReceiver.start
   return receiver;
 }
 
-async function deliveriesSettled(partner: TestPartner, resourceId: string): Promise<void> {
-  await harness.env.client.workflow.getHandle(workflowIds.webhookDelivery(partner.partnerId, resourceId)).result();
-}
+const deliveriesSettled = (partner: TestPartner, resourceId: string) => settled(harness, partner, resourceId);
 
 /** Records a payout event and returns the request the receiver got for it. */
 async function deliverOne(partner: TestPartner, receiver: WebhookReceiver) {
@@ -62,9 +65,9 @@ describe('signatures', () => {
     expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(verifiesWithStandardWebhooks(request, secret)).toBe(true);
     expect(verifiesWithStandardWebhooks(request, generateWebhookSecret())).toBe(false);
-    expect(verifiesWithStandardWebhooks({ ...request, rawBody: request.rawBody.replace('10.00', '99.00') }, secret)).toBe(
-      false,
-    );
+    expect(
+      verifiesWithStandardWebhooks({ ...request, rawBody: request.rawBody.replace('10.00', '99.00') }, secret),
+    ).toBe(false);
   });
 });
 
@@ -119,8 +122,9 @@ describe('secrets at rest', () => {
     expect(sealed).not.toContain('abc');
     expect(before.open(sealed, 'webhook_configs.secret:1')).toBe('whsec_abc');
     expect(() => before.open(sealed, 'webhook_configs.secret:2')).toThrow(); // copied to another row
-    const tampered = sealed.replace(/\.([^.])([^.]*)\.([^.]+)$/, (_all, first: string, rest: string, tag: string) =>
-      `.${first === 'A' ? 'B' : 'A'}${rest}.${tag}`,
+    const tampered = sealed.replace(
+      /\.([^.])([^.]*)\.([^.]+)$/,
+      (_all, first: string, rest: string, tag: string) => `.${first === 'A' ? 'B' : 'A'}${rest}.${tag}`,
     );
     expect(() => before.open(tampered, 'webhook_configs.secret:1')).toThrow();
     expect(before.seal('whsec_abc', 'webhook_configs.secret:1')).not.toBe(sealed); // a fresh IV every time
@@ -129,9 +133,9 @@ describe('secrets at rest', () => {
     expect(after.open(sealed, 'webhook_configs.secret:1')).toBe('whsec_abc');
     expect(after.isCurrent(sealed)).toBe(false);
     expect(after.isCurrent(after.seal('x', 'c'))).toBe(true);
-    expect(() => new SecretBox({ encryptionKey: newKey, previousEncryptionKeys: [] }).open(sealed, 'webhook_configs.secret:1')).toThrow(
-      /unknown|cannot open/,
-    );
+    expect(() =>
+      new SecretBox({ encryptionKey: newKey, previousEncryptionKeys: [] }).open(sealed, 'webhook_configs.secret:1'),
+    ).toThrow(/unknown|cannot open/);
     expect(harness.config.secrets.encryptionKey.equals(SANDBOX_SECRETS_KEY)).toBe(false); // tests use a key of their own
   });
 
@@ -185,8 +189,9 @@ describe('rotation', () => {
     const partner = await harness.createPartner();
     const receiver = await startReceiver();
     const config = await configureWebhooks(partner, receiver.url, ['payout.created']);
-    const { secret } = (await partner.api.post(`/v1/webhook-configs/${config.id}/rotate-secret`).send({ overlap_hours: 1 }))
-      .body;
+    const { secret } = (
+      await partner.api.post(`/v1/webhook-configs/${config.id}/rotate-secret`).send({ overlap_hours: 1 })
+    ).body;
     expect(verifiesWithStandardWebhooks(await deliverOne(partner, receiver), config.secret)).toBe(true);
 
     // The hour passes (the end of the overlap is moved instead of the clock).
@@ -214,7 +219,7 @@ describe('rotation', () => {
     expect(signingSecretsOf(box, await stored())).toEqual([fourth.body.secret]);
   });
 
-  it('validates overlap_hours and finds only the partner\'s own configuration', async () => {
+  it("validates overlap_hours and finds only the partner's own configuration", async () => {
     const partner = await harness.createPartner();
     const other = await harness.createPartner();
     const config = await configureWebhooks(partner, 'https://partner.example/hooks', ['payout.created']);
@@ -253,7 +258,10 @@ describe('fairness', () => {
     await configureWebhooks(fast, healthy.url, ['payout.created']);
     const eventId = await recordPayoutEvent(harness.prisma, fast.partnerId, newId());
     // Without the limit the tarpit's attempts would fill all four slots for 30 s and this wait would time out.
-    await healthy.waitFor((requests) => requests.some((r) => r.headers['webhook-id'] === eventId), 'the healthy delivery');
+    await healthy.waitFor(
+      (requests) => requests.some((r) => r.headers['webhook-id'] === eventId),
+      'the healthy delivery',
+    );
     expect(tarpit.requests).toHaveLength(PER_PARTNER); // still hanging, and never more than the limit at once
 
     release();

@@ -39,7 +39,7 @@ describe('signatures (Standard Webhooks)', () => {
     expect(() => new Webhook(secret).verify(body, recent)).not.toThrow();
   });
 
-  it('makes a new random 32-byte secret each time, in the scheme\'s whsec_<base64> form', () => {
+  it("makes a new random 32-byte secret each time, in the scheme's whsec_<base64> form", () => {
     const secrets = new Set(Array.from({ length: 20 }, generateWebhookSecret));
     expect(secrets.size).toBe(20);
     for (const value of secrets) {

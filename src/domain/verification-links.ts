@@ -77,11 +77,17 @@ export function isLinkCurrent(
   now: Date = new Date(),
 ): boolean {
   if (row.verificationLinkExpiresAt.getTime() <= now.getTime()) return false;
-  const expected = hashVerificationToken(verificationToken(settings.encryptionKey, row.id, row.verificationLinkVersion));
+  const expected = hashVerificationToken(
+    verificationToken(settings.encryptionKey, row.id, row.verificationLinkVersion),
+  );
   return expected === row.verificationTokenHash;
 }
 
-export function verificationLinkUrl(settings: Pick<LinkSettings, 'encryptionKey' | 'publicBaseUrl'>, customerId: string, version: number): string {
+export function verificationLinkUrl(
+  settings: Pick<LinkSettings, 'encryptionKey' | 'publicBaseUrl'>,
+  customerId: string,
+  version: number,
+): string {
   return `${settings.publicBaseUrl}/verify/${verificationToken(settings.encryptionKey, customerId, version)}`;
 }
 
@@ -96,7 +102,9 @@ export function verificationLinkOf(
 const placeholderPattern = /^verification-link:v(\d+)$/;
 
 /** What an event row stores where the link would be: its version, no token. */
-export function storedLinkPlaceholder(row: Pick<VerificationLinkState, 'status' | 'verificationLinkVersion'>): string | null {
+export function storedLinkPlaceholder(
+  row: Pick<VerificationLinkState, 'status' | 'verificationLinkVersion'>,
+): string | null {
   return offersVerificationLink(row.status) ? `verification-link:v${row.verificationLinkVersion}` : null;
 }
 

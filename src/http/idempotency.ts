@@ -175,7 +175,11 @@ export async function withIdempotency(
       );
     }
     if (existing.state === 'completed') {
-      return { status: existing.responseStatus ?? 200, body: storedBody(existing.responseBody, request, box), replayed: true };
+      return {
+        status: existing.responseStatus ?? 200,
+        body: storedBody(existing.responseBody, request, box),
+        replayed: true,
+      };
     }
     if (Date.now() > deadline) {
       throw new ApiError(

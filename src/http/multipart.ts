@@ -136,9 +136,7 @@ export async function readSingleFileUpload(ctx: Context, limits: UploadLimits): 
       reject(failure ?? ApiError.invalidParam('body', 'is not a valid multipart/form-data body')),
     );
     busboy.on('close', () => {
-      void fileRead
-        .catch(() => undefined)
-        .then(() => (failure ? reject(failure) : resolve(upload)));
+      void fileRead.catch(() => undefined).then(() => (failure ? reject(failure) : resolve(upload)));
     });
     ctx.req.pipe(busboy);
   });

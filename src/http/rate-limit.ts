@@ -29,7 +29,9 @@ function storeClientOf(prisma: PrismaClient) {
       // `expire` is a BIGINT (epoch milliseconds): the library computes with numbers.
       return {
         rows: rows.map((row) =>
-          Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])),
+          Object.fromEntries(
+            Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value]),
+          ),
         ),
       };
     },

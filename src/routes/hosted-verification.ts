@@ -172,10 +172,14 @@ const uploadRoute = defineRoute({
     const customer = await customerByToken(services, params.token);
     // Empty form fields mean "not given".
     const metadata = Object.fromEntries(Object.entries(body.fields).filter(([, value]) => value !== ''));
-    await thenRedirect(koa, () => params.token, async () => {
-      await uploadDocument(services, customer, { file: body.file, fields: { metadata: JSON.stringify(metadata) } });
-      return 'Document uploaded.';
-    });
+    await thenRedirect(
+      koa,
+      () => params.token,
+      async () => {
+        await uploadDocument(services, customer, { file: body.file, fields: { metadata: JSON.stringify(metadata) } });
+        return 'Document uploaded.';
+      },
+    );
   },
 });
 
@@ -195,13 +199,17 @@ const submitRoute = defineRoute({
   async handler({ params, services, koa }) {
     const customer = await customerByToken(services, params.token);
     let token = params.token;
-    await thenRedirect(koa, () => token, async () => {
-      await startVerification(services, customer);
-      // The status changed, so the link did too: send the browser to the new one.
-      const current = await services.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } });
-      token = verificationToken(services.config.secrets.encryptionKey, current.id, current.verificationLinkVersion);
-      return 'Submitted: your documents are under review.';
-    });
+    await thenRedirect(
+      koa,
+      () => token,
+      async () => {
+        await startVerification(services, customer);
+        // The status changed, so the link did too: send the browser to the new one.
+        const current = await services.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } });
+        token = verificationToken(services.config.secrets.encryptionKey, current.id, current.verificationLinkVersion);
+        return 'Submitted: your documents are under review.';
+      },
+    );
   },
 });
 

@@ -22,6 +22,7 @@ import {
 } from '../schemas/webhooks';
 
 const tag = 'Webhooks';
+const configIdParam = idParam('id', 'Webhook configuration id.');
 
 const deliveryRules =
   'Deliveries: an HTTP POST of the event (schema WebhookEvent) as JSON, signed with the Standard Webhooks scheme ' +
@@ -84,7 +85,7 @@ const updateConfig = defineRoute({
     'Changes the url, subscriptions or enabled flag; fields left out keep their value (at least one is needed). ' +
     '`enabled: false` pauses delivery without deleting the configuration. The secret does not change (see ' +
     'rotate-secret).',
-  params: idParam('id', 'Webhook configuration id.'),
+  params: configIdParam,
   body: updateWebhookConfigRequestSchema,
   response: { status: 200, description: 'The updated configuration.', schema: webhookConfigSchema },
   errors: ['not_found'],
@@ -104,7 +105,7 @@ const rotateSecret = defineRoute({
     `${DEFAULT_ROTATION_OVERLAP_HOURS}) every delivery carries two signatures, one per secret, so a receiver ` +
     'verifying with either accepts it: deploy the new secret, then let the old one expire. After the overlap ' +
     'only the new secret signs. Rotating again during an overlap drops the older secret at once.',
-  params: idParam('id', 'Webhook configuration id.'),
+  params: configIdParam,
   body: rotateWebhookSecretRequestSchema,
   response: { status: 200, description: 'The configuration with its new secret.', schema: rotatedWebhookSecretSchema },
   errors: ['not_found'],

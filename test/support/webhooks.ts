@@ -4,7 +4,8 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { newId } from '../../src/domain/ids';
 import { EventType, NewEvent, recordEvent } from '../../src/events';
 import type { PrismaClient } from '../../src/db';
-import type { TestPartner } from './harness';
+import { workflowIds } from '../../src/temporal/workflow-ids';
+import type { Harness, TestPartner } from './harness';
 import type { ReceivedWebhook } from './webhook-receiver';
 
 export interface ConfiguredWebhooks {
@@ -35,6 +36,11 @@ export function verifiesWithStandardWebhooks(request: ReceivedWebhook, secret: s
     if (error instanceof WebhookVerificationError) return false;
     throw error;
   }
+}
+
+/** Resolves when the resource's delivery workflow has delivered (or given up on) everything queued; skips time. */
+export async function deliveriesSettled(harness: Harness, partner: TestPartner, resourceId: string): Promise<number> {
+  return harness.env.client.workflow.getHandle(workflowIds.webhookDelivery(partner.partnerId, resourceId)).result();
 }
 
 const payoutStatuses: Partial<Record<EventType, string>> = {
