@@ -11,7 +11,7 @@ import {
   startVerification,
   uploadDocument,
   verificationDetailsOf,
-  withCurrentLinks,
+  withCurrentLink,
 } from '../services/customers';
 import {
   createCustomerRequestSchema,
@@ -71,7 +71,7 @@ const listCustomers = defineRoute({
         include: withBeneficiaries,
       }),
     );
-    const current = await withCurrentLinks(services, rows);
+    const current = await Promise.all(rows.map((row) => withCurrentLink(services, row)));
     return { items: current.map((row) => toCustomerListItem(row, customerLinkOf(services.config, row))), cursor };
   },
 });
@@ -88,10 +88,9 @@ const getCustomer = defineRoute({
   response: { status: 200, description: 'The customer.', schema: customerSchema },
   errors: ['not_found'],
   async handler({ params, partner, services }) {
-    const [row] = await withCurrentLinks(services, [
-      await findCustomerOrThrow(services.prisma, partner.id, params.id as string),
-    ]);
-    return toCustomer(row as NonNullable<typeof row>, customerLinkOf(services.config, row as NonNullable<typeof row>));
+    const found = await findCustomerOrThrow(services.prisma, partner.id, params.id as string);
+    const row = await withCurrentLink(services, found);
+    return toCustomer(row, customerLinkOf(services.config, row));
   },
 });
 

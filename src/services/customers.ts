@@ -39,23 +39,19 @@ import {
 } from '../../workflows/customer-verification';
 
 /**
- * The rows with links that can be shown: an expired link (or one made with an earlier key) of a customer who can
+ * The row with a link that can be shown: an expired link (or one made with an earlier key) of a customer who can
  * still submit is replaced by a new version first. No event: the customer's status did not change.
  */
-export async function withCurrentLinks(services: ApiServices, rows: CustomerRow[]): Promise<CustomerRow[]> {
+export async function withCurrentLink(services: ApiServices, row: CustomerRow): Promise<CustomerRow> {
   const settings = linkSettingsOf(services.config);
-  return Promise.all(
-    rows.map(async (row) => {
-      if (!offersVerificationLink(row.status) || isLinkCurrent(settings, row)) return row;
-      const renewed = issueVerificationLink(settings, row.id, row.verificationLinkVersion + 1);
-      // Conditional on the version: of two concurrent renewals one wins and both show its (deterministic) link.
-      await services.prisma.customer.updateMany({
-        where: { id: row.id, verificationLinkVersion: row.verificationLinkVersion },
-        data: { ...renewed, updatedAt: row.updatedAt },
-      });
-      return services.prisma.customer.findUniqueOrThrow({ where: { id: row.id }, include: withBeneficiaries });
-    }),
-  );
+  if (!offersVerificationLink(row.status) || isLinkCurrent(settings, row)) return row;
+  const renewed = issueVerificationLink(settings, row.id, row.verificationLinkVersion + 1);
+  // Conditional on the version: of two concurrent renewals one wins and both show its (deterministic) link.
+  await services.prisma.customer.updateMany({
+    where: { id: row.id, verificationLinkVersion: row.verificationLinkVersion },
+    data: { ...renewed, updatedAt: row.updatedAt },
+  });
+  return services.prisma.customer.findUniqueOrThrow({ where: { id: row.id }, include: withBeneficiaries });
 }
 
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
