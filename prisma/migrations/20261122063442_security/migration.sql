@@ -24,6 +24,10 @@ ALTER TABLE "customers" DROP COLUMN "verification_token";
 
 CREATE UNIQUE INDEX "customers_verification_token_hash_key" ON "customers"("verification_token_hash");
 
+-- Customer events stored the link itself: drop it (events of new changes store a placeholder naming the version).
+UPDATE "events" SET "resource" = jsonb_set("resource", '{verification,verification_link}', 'null'::jsonb)
+WHERE "event" = 'customer' AND jsonb_typeof("resource"->'verification'->'verification_link') = 'string';
+
 -- Webhook signing secrets are encrypted at rest. The key lives in the environment, so SQL cannot encrypt the
 -- existing ones: they move to legacy_secret and the worker encrypts them at start-up (encryptLegacyWebhookSecrets).
 ALTER TABLE "webhook_configs" RENAME COLUMN "secret" TO "legacy_secret";
@@ -34,6 +38,10 @@ ADD COLUMN "previous_secret_ciphertext" TEXT,
 ADD COLUMN "previous_secret_expires_at" TIMESTAMPTZ(3);
 
 ALTER TABLE "webhook_configs" ADD CONSTRAINT "webhook_configs_one_secret" CHECK (("secret_ciphertext" IS NULL) <> ("legacy_secret" IS NULL));
+
+-- Stored responses of configuration creates carry the plaintext secret: drop them (a retry then answers 422
+-- webhook_config_already_exists, never a second configuration). New stored responses are encrypted.
+DELETE FROM "idempotency_keys" WHERE "method" = 'POST' AND "path" = '/v1/webhook-configs';
 
 -- Rate-limit counters shared by every API process (the PostgreSQL store of rate-limiter-flexible, expire in epoch ms).
 CREATE TABLE "rate_limits" (
