@@ -5,6 +5,6 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
-  testTimeout: 60_000,
+  testTimeout: 120_000,
   maxWorkers: 2,
 };

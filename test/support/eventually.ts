@@ -6,7 +6,7 @@
 export async function eventually<T>(
   probe: () => Promise<T>,
   accept: (value: T) => boolean,
-  timeoutMs = 5000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

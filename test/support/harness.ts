@@ -104,6 +104,12 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     // Test files share the database, and so the counters; the rate-limit tests set their own limits.
     RATE_LIMIT_PARTNER_REQUESTS: '100000',
     RATE_LIMIT_PUBLIC_REQUESTS: '100000',
+    // A loaded CI machine can take seconds per workflow task; the production bounds (5 s per Temporal call,
+    // 15 s per request) would turn that slowness into 503s. The outage tests set their own short bounds.
+    TEMPORAL_CALL_TIMEOUT_SECONDS: '30',
+    REQUEST_TIMEOUT_SECONDS: '60',
+    DATABASE_CONNECT_TIMEOUT_SECONDS: '30',
+    DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,
   });
