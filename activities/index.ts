@@ -3,6 +3,7 @@ import { createCustomerActivities } from './customers';
 import { createMaintenanceActivities } from './maintenance';
 import { createQuoteActivities } from './quotes';
 import type { ActivityServices } from './services';
+import { createTransactionActivities } from './transactions';
 import { createWebhookActivities } from './webhooks';
 import { createVirtualAccountActivities } from './virtual-accounts';
 
@@ -15,6 +16,7 @@ export function createActivities(services: ActivityServices) {
     ...createQuoteActivities(services),
     ...createVirtualAccountActivities(services),
     ...createMaintenanceActivities(services),
+    ...createTransactionActivities(services),
   };
 }
 

@@ -7,10 +7,15 @@ export interface ValidationDetail {
   message: string;
 }
 
+/** What a 503 advises when nothing better is known: long enough for a restart, short enough to feel live. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 2;
+
 /** The one error type of the API. Its HTTP status comes from the error catalogue. */
 export class ApiError extends Error {
   override name = 'ApiError';
   readonly status: number;
+  /** Sent as `Retry-After` (503 and 429 answers). */
+  retryAfterSeconds?: number;
 
   constructor(
     readonly code: ErrorCode,
@@ -32,6 +37,14 @@ export class ApiError extends Error {
   static validation(details: ValidationDetail[]): ApiError {
     const summary = details.map((detail) => `${detail.param}: ${detail.message}`).join('; ');
     return new ApiError('validation_error', `Invalid request: ${summary}`, details);
+  }
+
+  /** A dependency (database, workflow engine) could not serve the request in time: retryable. */
+  static unavailable(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}): ApiError {
+    const error = new ApiError('service_unavailable', message);
+    error.retryAfterSeconds = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+    if (options.cause !== undefined) (error as { cause?: unknown }).cause = options.cause;
+    return error;
   }
 
   static invalidParam(param: string, message: string): ApiError {

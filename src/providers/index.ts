@@ -8,6 +8,9 @@ import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvide
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../domain/webhook-destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
+import type { PrismaClient } from '../db';
+import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
+import { DepositProvider, SandboxDepositProvider, UnconfiguredDepositProvider } from './transaction-deposits';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -17,6 +20,7 @@ export interface Providers {
   rateProvider: RateProvider;
   walletAddressProvider: WalletAddressProvider;
   depositAccountIssuer: DepositAccountIssuer;
+  depositProvider: DepositProvider;
 }
 
 export function createProviders(config: AppConfig): Providers {
@@ -33,7 +37,14 @@ export function createProviders(config: AppConfig): Providers {
     // Production always has its own seed and banks (loadConfig refuses to start without them).
     walletAddressProvider: new DerivedWalletAddressProvider(config.walletKeySeed ?? SANDBOX_WALLET_SEED),
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
+    // No collection accounts are connected in production yet: fiat to fiat cannot give instructions there.
+    depositProvider: config.appEnv === 'sandbox' ? new SandboxDepositProvider() : new UnconfiguredDepositProvider(),
   };
+}
+
+/** Exchange and payout rails of the worker. The sandbox simulates them (and keeps what it did in the database). */
+export function createFiatRails(config: AppConfig, prisma: PrismaClient): FiatRails {
+  return config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails();
 }
 
 /** Real HTTP in both environments (sandbox partners test their receivers), to public addresses only unless a

@@ -5,6 +5,7 @@ import { eventRoutes } from './events';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
 import { quoteRoutes } from './quotes';
+import { transactionRoutes } from './transactions';
 import { virtualAccountRoutes } from './virtual-accounts';
 import { walletRoutes } from './wallets';
 import { webhookRoutes } from './webhooks';
@@ -15,6 +16,7 @@ export const allRoutes: RouteDefinition[] = [
   ...walletRoutes,
   ...virtualAccountRoutes,
   ...quoteRoutes,
+  ...transactionRoutes,
   ...webhookRoutes,
   ...eventRoutes,
   ...hostedVerificationRoutes,
