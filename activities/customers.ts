@@ -10,7 +10,7 @@ import {
   DocumentType,
   DocumentSide,
 } from '../src/domain/verification';
-import { CustomerRow, toCustomer, withBeneficiaries } from '../src/resources/customers';
+import { CustomerRow, toCustomer, withBeneficiaries } from '../src/presenters/customers';
 import type { CustomerStatus } from '../src/schemas/customers';
 import type { SubmissionReceipt } from '../src/providers/verification';
 import type { ActivityServices } from './services';

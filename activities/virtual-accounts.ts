@@ -4,14 +4,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Prisma } from '../src/db';
 import { recordEvent } from '../src/events';
 import type { SenderCurrency } from '../src/providers/deposit-accounts';
-import {
-  allocateDepositDetails,
-  beneficiaryNameOf,
-  storeDepositReferences,
-  toVirtualAccount,
-  VirtualAccountRow,
-  withWallet,
-} from '../src/resources/virtual-accounts';
+import { allocateDepositDetails, storeDepositReferences } from '../src/persistence/virtual-account-deposits';
+import { beneficiaryNameOf, toVirtualAccount, VirtualAccountRow, withWallet } from '../src/presenters/virtual-accounts';
 import type { VirtualAccountStatus } from '../src/schemas/virtual-accounts';
 import type { ActivityServices } from './services';
 

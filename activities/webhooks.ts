@@ -6,7 +6,7 @@ import { newId } from '../src/domain/ids';
 import { webhookHeaders } from '../src/domain/webhook-signature';
 import type { EventType } from '../src/events';
 import { isSuccessfulDelivery } from '../src/providers/webhook-sender';
-import { toWebhookEvent } from '../src/resources/webhooks';
+import { toWebhookEvent } from '../src/presenters/webhooks';
 import type { DeliveryStatus } from '../src/schemas/webhooks';
 import type { ActivityServices } from './services';
 

@@ -7,7 +7,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPrismaClient } from '../src/db';
-import { createPartner, CreatedPartner } from '../src/domain/partners';
+import { createPartner, CreatedPartner } from '../src/services/partners';
 import { hashApiKey } from '../src/http/auth';
 import { customSearchAttributes } from '../src/temporal/search-attributes';
 import { generatePrismaClient, prepareDatabase } from './lib/database';

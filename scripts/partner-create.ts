@@ -2,7 +2,7 @@
 // Prints one line of JSON {"partner_id", "api_key"}; the key is shown only here (only its hash is stored).
 import { parseArgs } from 'node:util';
 import { createPrismaClient } from '../src/db';
-import { createPartner } from '../src/domain/partners';
+import { createPartner } from '../src/services/partners';
 import { prepareDatabase } from './lib/database';
 
 async function main(): Promise<void> {

@@ -3,17 +3,20 @@
 // and stablecoin accounts that settlement moves money through (ledgerAccounts below). Each
 // account's balance is maintained in the same transaction as its entries, under a row lock; wallet
 // balances (and accounts opened as non-negative) can never go below zero (checked here, and by a
-// CHECK constraint for wallets). Amounts are decimal strings or the money type's decimals, never numbers.
+// CHECK constraint for wallets). Amounts are decimal strings or the money type's decimals, never
+// JavaScript numbers (the money type's rule); balances are shown through the money type
+// (src/presenters/wallets.ts).
 import type { Db, Prisma } from './db';
 import { newId } from './domain/ids';
 import {
+  AmountValue,
   Currency,
   Decimal,
-  DecimalValue,
   decimalsOf,
   isCurrency,
   isStablecoin,
   Money,
+  numberAmountProblem,
   Stablecoin,
   stablecoins,
 } from './domain/money';
@@ -73,7 +76,7 @@ export function entry(account: LedgerAccountRef, amount: Money): LedgerEntryInpu
 export interface LedgerEntryInput {
   account: LedgerAccountRef;
   /** Positive credits the account, negative debits it. */
-  amount: DecimalValue;
+  amount: AmountValue;
 }
 
 export interface LedgerPosting {
@@ -115,11 +118,6 @@ export async function openWalletLedgerAccounts(db: Db, walletId: string): Promis
   });
 }
 
-/** Formats a balance with the currency's decimal places, e.g. "12.500000". */
-export function formatLedgerAmount(currency: LedgerCurrency, amount: DecimalValue): string {
-  return new Decimal(amount.toString()).toFixed(decimalsOf(currency));
-}
-
 function keyOf(account: LedgerAccountRef): string {
   return 'walletId' in account
     ? `wallet:${account.walletId}:${account.currency}`
@@ -138,7 +136,8 @@ function checkPosting(posting: LedgerPosting): Array<{ account: LedgerAccountRef
       throw new LedgerError('invalid_posting', `wallets hold stablecoins, not ${account.currency}`);
     }
     const scale = decimalsOf(account.currency);
-    if (typeof raw === 'number') throw new LedgerError('invalid_posting', 'amounts are decimal strings, never numbers');
+    const numberProblem = numberAmountProblem(raw);
+    if (numberProblem) throw new LedgerError('invalid_posting', numberProblem);
     let amount: Decimal;
     try {
       amount = new Decimal(raw);
@@ -236,7 +235,7 @@ async function replayOf(
     where: { reference },
     include: { entries: { include: { account: true } } },
   });
-  const describe = (key: string, currency: string, amount: DecimalValue) =>
+  const describe = (key: string, currency: string, amount: AmountValue) =>
     `${key}:${currency}:${new Decimal(amount.toString()).toFixed()}`;
   const stored = previous.entries
     .map(({ account, currency, amount }) =>

@@ -58,8 +58,16 @@ describe('parsing', () => {
 
   it('Money.of refuses values finer than the minor unit instead of rounding them', () => {
     expect(() => Money.of('BRL', '0.005')).toThrow('more than 2 decimal places for BRL');
-    expect(() => Money.of('USD', Infinity)).toThrow(MoneyError);
+    expect(() => Money.of('USD', 'Infinity')).toThrow(MoneyError);
     expect(Money.of('USDC', '0.000001').toString()).toBe('0.000001');
+  });
+
+  it('refuses JavaScript numbers at run time too (the type already does), in Money.of and Money.rounded', () => {
+    // Casts stand for an untyped caller: 0.1 is a binary float, not the decimal amount 0.1.
+    expect(() => Money.of('USD', 0.1 as unknown as string)).toThrow(TypeError);
+    expect(() => Money.of('USD', Infinity as unknown as string)).toThrow('never JavaScript numbers');
+    expect(() => Money.rounded('USD', 1.005 as unknown as string, 'up')).toThrow(TypeError);
+    expect(Money.of('USD', new Decimal('0.1')).toString()).toBe('0.10');
   });
 });
 

@@ -5,9 +5,9 @@ import { isValidBIC, isValidIBAN } from 'ibantools';
 import { isValidAbaRoutingNumber } from '../src/providers/deposit-accounts';
 import {
   allocateDepositDetails,
-  beneficiaryNameOf,
   findVirtualAccountByDepositReference,
-} from '../src/resources/virtual-accounts';
+} from '../src/persistence/virtual-account-deposits';
+import { beneficiaryNameOf } from '../src/presenters/virtual-accounts';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { virtualAccountStateQuery } from '../workflows/virtual-account';
 import { approvedCustomer, createWallet, virtualAccountBody, WalletBody } from './support/accounts';

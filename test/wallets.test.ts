@@ -285,8 +285,9 @@ describe('ledger', () => {
       ],
       [
         [
-          { account: { system: 'settlement', currency: 'USDC' }, amount: 1 },
-          { account: { walletId: wallet.id, currency: 'USDC' }, amount: -1 },
+          // JavaScript numbers: refused by the type, and at run time (the casts stand for an untyped caller).
+          { account: { system: 'settlement', currency: 'USDC' }, amount: 1 as unknown as string },
+          { account: { walletId: wallet.id, currency: 'USDC' }, amount: -1 as unknown as string },
         ],
         'invalid_posting',
       ],

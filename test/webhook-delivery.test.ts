@@ -1,7 +1,7 @@
 // Webhook delivery end to end: events recorded by the API and by recordEvent reach a real HTTP receiver through
 // the outbox relay and the delivery workflow: signed, in order per resource, retried with time skipping,
 // filtered by subscription, paused and resumed, redelivered on request, never twice.
-import { createPartner as createPartnerRow } from '../src/domain/partners';
+import { createPartner as createPartnerRow } from '../src/services/partners';
 import { OutboxRelay } from '../src/webhooks/outbox-relay';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { createCustomer, uploadIndividualDocuments } from './support/fixtures';

@@ -1,7 +1,7 @@
 // Pieces of webhook delivery that need no Temporal: signatures, the production address rules, the HTTP sender.
 import { loadConfig } from '../src/config';
 import { productionTestSecrets } from './support/harness';
-import { isPublicAddress, webhookUrlProblem } from '../src/domain/webhook-destinations';
+import { isPublicAddress, webhookUrlProblem } from '../src/webhooks/destinations';
 import {
   generateWebhookSecret,
   signatureHeader,

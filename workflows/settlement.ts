@@ -5,8 +5,8 @@
 //       update receiveDeposit   -> processing (the expected amount settles; another amount is refunded)
 //       update cancelTransaction -> cancelled
 //       the deposit deadline     -> failed (deposit_deadline_passed)
-//   processing: leg 1 (child workflow, fiat -> stablecoin), then leg 2 (child, stablecoin -> fiat and
-//     payout) -> completed; a payout the receiving bank rejects -> refund -> refunded (payout_rejected).
+//   processing: leg 1 (child workflow <this id>-fiat-to-stablecoin), then leg 2 (child
+//     <this id>-stablecoin-to-fiat: stablecoin -> fiat and payout) -> completed; a payout the receiving bank rejects -> refund -> refunded (payout_rejected).
 //   A leg (or the refund) whose bounded retries run out -> error (event payin.error): the workflow
 //   waits for an operator's `resolveError` update, `retry` (the failed step runs again) or `refund`.
 // Late deposits (after a cancellation, the deadline or the funding deposit) are not taken here: the
@@ -22,6 +22,7 @@ import {
   log,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { DepositInput, DepositReceipt } from '../activities/transactions';
 import type { FailureReason, TransactionStatus } from '../src/domain/transactions';
@@ -32,7 +33,6 @@ import {
   ResourceIdAttribute,
   ResourceStatusAttribute,
 } from '../src/temporal/search-attributes';
-import { workflowIds } from '../src/temporal/workflow-ids';
 import {
   databaseActivities,
   fiatToStablecoinLegWorkflow,
@@ -242,7 +242,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
     } else {
       const converted = await step('fiat_to_stablecoin', 'conversion_failed', (round) =>
         executeChild(fiatToStablecoinLegWorkflow, {
-          workflowId: workflowIds.transactionLeg(id, 'fiat-to-stablecoin'),
+          workflowId: `${workflowInfo().workflowId}-fiat-to-stablecoin`,
           args: [leg(round, false)],
         }),
       );
@@ -251,7 +251,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
           ? REFUND
           : await step('stablecoin_to_fiat', 'payout_failed', (round) =>
               executeChild(stablecoinToFiatLegWorkflow, {
-                workflowId: workflowIds.transactionLeg(id, 'stablecoin-to-fiat'),
+                workflowId: `${workflowInfo().workflowId}-stablecoin-to-fiat`,
                 args: [leg(round, true)],
               }),
             );

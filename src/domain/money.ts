@@ -80,6 +80,27 @@ export class MoneyError extends Error {
   override name = 'MoneyError';
 }
 
+/**
+ * What an amount is built from: a decimal string or a Decimal. Never a JavaScript number: a binary
+ * float holds most decimal amounts only approximately (0.1 + 0.2 !== 0.3).
+ */
+export type AmountValue = string | Decimal;
+
+/**
+ * The rule behind AmountValue, for run time too (a cast or an untyped caller): why the value cannot
+ * be an amount, or null. The ledger applies the same rule to its entries.
+ */
+export function numberAmountProblem(value: unknown): string | null {
+  return typeof value === 'number'
+    ? `amounts are decimal strings or Decimals, never JavaScript numbers (got ${String(value)})`
+    : null;
+}
+
+function refuseNumber(value: unknown): void {
+  const problem = numberAmountProblem(value);
+  if (problem) throw new TypeError(problem);
+}
+
 /** An amount of one currency, always exactly representable in that currency's minor unit. */
 export class Money {
   readonly amount: Decimal;
@@ -93,7 +114,8 @@ export class Money {
   }
 
   /** Exactly this value; refuses values with more decimals than the currency has. */
-  static of(currency: Currency, value: DecimalValue): Money {
+  static of(currency: Currency, value: AmountValue): Money {
+    refuseNumber(value);
     const amount = new Decimal(value);
     if (!amount.isFinite()) throw new MoneyError(`${String(value)} is not a finite amount`);
     if (amount.decimalPlaces() > decimalsOf(currency)) {
@@ -110,7 +132,8 @@ export class Money {
   }
 
   /** Any value rounded to the currency's minor unit in the given direction. */
-  static rounded(currency: Currency, value: DecimalValue, rounding: Rounding): Money {
+  static rounded(currency: Currency, value: AmountValue, rounding: Rounding): Money {
+    refuseNumber(value);
     return new Money(currency, roundTo(value, decimalsOf(currency), rounding));
   }
 

@@ -5,7 +5,7 @@ import parseBody from 'co-body';
 import Koa, { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { AppEnvironment } from '../config';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import { authenticate } from './auth';
 import { ApiError } from './errors';
 import { acceptsIdempotencyKey, buildOpenApiDocument } from './openapi';

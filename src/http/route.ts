@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AppEnvironment } from '../config';
 import type { Logger } from '../logger';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import type { ErrorCode } from './error-codes';
 
 export interface AuthenticatedPartner {

@@ -6,7 +6,7 @@ import { RateProvider, SandboxRateProvider, UnconfiguredRateProvider } from './r
 import { DepositAccountIssuer, sandboxBankProfiles, SubAccountIssuer } from './deposit-accounts';
 import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvider } from './wallet-addresses';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
-import { allowsPrivateDestinations } from '../domain/webhook-destinations';
+import { allowsPrivateDestinations } from '../webhooks/destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
 import type { PrismaClient } from '../db';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';

@@ -1,12 +1,12 @@
 // Sends one webhook HTTP request and reports what happened; it never throws. Redirects are not followed (a 3xx
 // is a failed attempt) and the response body is read and discarded. In production every address a host name
-// resolves to must be public (src/domain/webhook-destinations.ts), checked when the connection is made.
+// resolves to must be public (src/webhooks/destinations.ts), checked when the connection is made.
 import dns, { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { isPublicAddress } from '../domain/webhook-destinations';
+import { isPublicAddress } from '../webhooks/destinations';
 
 export interface WebhookRequest {
   url: string;

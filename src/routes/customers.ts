@@ -3,17 +3,15 @@ import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
+import { toCustomer, toCustomerListItem, withBeneficiaries } from '../presenters/customers';
 import {
   createCustomer,
   findCustomerOrThrow,
   setSandboxOutcome,
   startVerification,
-  toCustomer,
-  toCustomerListItem,
   uploadDocument,
   verificationDetailsOf,
-  withBeneficiaries,
-} from '../resources/customers';
+} from '../services/customers';
 import {
   createCustomerRequestSchema,
   customerListItemSchema,

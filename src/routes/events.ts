@@ -1,13 +1,8 @@
 // The event log (SPEC 6): what partners read to catch up after an outage, and redelivery on request.
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import {
-  findEventOrThrow,
-  redeliverEvent,
-  toWebhookDelivery,
-  toWebhookEvent,
-  withAttempts,
-} from '../resources/webhooks';
+import { toWebhookDelivery, toWebhookEvent, withAttempts } from '../presenters/webhooks';
+import { findEventOrThrow, redeliverEvent } from '../services/webhooks';
 import { eventListQuerySchema, webhookDeliverySchema, webhookEventSchema } from '../schemas/webhooks';
 
 const tag = 'Events';

@@ -1,8 +1,9 @@
 // HTTP operations on external accounts (SPEC 4.2, 2.5).
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { ownedCustomerFilter } from '../resources/customers';
-import { createExternalAccount, findExternalAccountOrThrow, toExternalAccount } from '../resources/external-accounts';
+import { toExternalAccount } from '../presenters/external-accounts';
+import { ownedCustomerFilter } from '../services/customers';
+import { createExternalAccount, findExternalAccountOrThrow } from '../services/external-accounts';
 import { SANDBOX_UNKNOWN_EMAIL_DOMAIN, sandboxFixedPixOwners, sandboxUnknownPixKeys } from '../providers/pix-directory';
 import { sandboxDeniedBeneficiaries } from '../providers/screening';
 import {

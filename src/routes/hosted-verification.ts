@@ -1,14 +1,15 @@
 // The hosted verification page behind `verification.verification_link`: the partner's end user
 // uploads documents and submits them without the partner's API key; the link's token is the secret.
-// Same rules and workflow as the API's documents and check operations (src/resources/customers.ts).
+// Same rules and workflow as the API's documents and check operations (src/services/customers.ts).
 import { z } from 'zod';
 import { documentSides, documentTypes, personDocumentTypes, companyDocumentTypes } from '../domain/verification';
 import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
 import { defineRoute } from '../http/route';
-import { CustomerRow, startVerification, uploadDocument, withBeneficiaries } from '../resources/customers';
+import { CustomerRow, withBeneficiaries } from '../presenters/customers';
+import { startVerification, uploadDocument } from '../services/customers';
 import { MAX_DOCUMENT_BYTES } from '../schemas/customers';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 
 const tag = 'Hosted verification';
 const tokenParam = z

@@ -1,7 +1,8 @@
 // HTTP operations on quotes (SPEC 2.6, 4.3). Quotes are consumed by the transactions that need one
-// (consumeQuote in src/resources/quotes.ts), not over HTTP.
+// (consumeQuote in src/services/quotes.ts), not over HTTP.
 import { defineRoute, idParam } from '../http/route';
-import { createQuote, findQuoteOrThrow, toQuote } from '../resources/quotes';
+import { toQuote } from '../presenters/quotes';
+import { createQuote, findQuoteOrThrow } from '../services/quotes';
 import {
   anyQuoteSchema,
   createFiatToFiatQuoteRequestSchema,

@@ -3,7 +3,7 @@
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toTransaction, withReceiverAccount } from '../presenters/transactions';
-import { ownedCustomerFilter } from '../resources/customers';
+import { ownedCustomerFilter } from '../services/customers';
 import {
   cancelTransaction,
   createFiatToFiat,

@@ -1,13 +1,9 @@
 // HTTP operations on virtual accounts (SPEC 4.5, 2.7, 3.2).
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { ownedCustomerFilter } from '../resources/customers';
-import {
-  createVirtualAccount,
-  findVirtualAccountOrThrow,
-  toVirtualAccount,
-  withWallet,
-} from '../resources/virtual-accounts';
+import { toVirtualAccount, withWallet } from '../presenters/virtual-accounts';
+import { ownedCustomerFilter } from '../services/customers';
+import { createVirtualAccount, findVirtualAccountOrThrow } from '../services/virtual-accounts';
 import {
   createVirtualAccountRequestSchema,
   listVirtualAccountsQuerySchema,

@@ -1,8 +1,9 @@
 // HTTP operations on wallets. The SPEC lists wallet operations as not shown; these are ours.
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { ownedCustomerFilter } from '../resources/customers';
-import { createWallet, findWalletOrThrow, toWallet, withBalances } from '../resources/wallets';
+import { toWallet, withBalances } from '../presenters/wallets';
+import { ownedCustomerFilter } from '../services/customers';
+import { createWallet, findWalletOrThrow } from '../services/wallets';
 import { createWalletRequestSchema, listWalletsQuerySchema, walletSchema } from '../schemas/wallets';
 
 const tag = 'Wallets';

@@ -1,12 +1,12 @@
 // HTTP operations on the webhook configuration (SPEC 2.8, 4.6) and the sandbox mock trigger.
 import { defineRoute, idParam } from '../http/route';
+import { toWebhookConfig } from '../presenters/webhooks';
 import {
   createWebhookConfig,
   findWebhookConfigOrThrow,
   sendMockWebhook,
-  toWebhookConfig,
   updateWebhookConfig,
-} from '../resources/webhooks';
+} from '../services/webhooks';
 import type { EventType } from '../events';
 import {
   createdWebhookConfigSchema,

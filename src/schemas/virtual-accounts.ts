@@ -1,14 +1,14 @@
 // Request and response schemas of virtual accounts (SPEC 2.7, 4.5).
 import { z } from 'zod';
 import { chains } from '../domain/chains';
+import { stablecoins } from '../domain/money';
 import { paginationQuerySchema } from '../http/pagination';
 import { senderCurrencies } from '../providers/deposit-accounts';
-import { walletCurrencies } from '../ledger';
 import { addressSchema, text, timestampSchema } from './common';
 
 export const virtualAccountStatuses = ['under_review', 'approved', 'rejected'] as const;
 export type VirtualAccountStatus = (typeof virtualAccountStatuses)[number];
-const receiverCurrencies = walletCurrencies as ['USDC', 'USDT'];
+const receiverCurrencies = stablecoins as ['USDC', 'USDT'];
 
 /** Run object-level checks even when some fields failed, so one response lists every problem. */
 const always = {

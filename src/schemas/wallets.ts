@@ -2,8 +2,8 @@
 // are the service's own: a wallet is service-managed, on one chain, owned by one approved customer.
 import { z } from 'zod';
 import { chains } from '../domain/chains';
+import { stablecoins } from '../domain/money';
 import { paginationQuerySchema } from '../http/pagination';
-import { walletCurrencies } from '../ledger';
 import { text, timestampSchema } from './common';
 
 export const createWalletRequestSchema = z
@@ -19,7 +19,7 @@ export type CreateWalletRequest = z.output<typeof createWalletRequestSchema>;
 
 export const walletBalanceSchema = z
   .object({
-    currency: z.enum(walletCurrencies as [string, ...string[]]),
+    currency: z.enum(stablecoins as [string, ...string[]]),
     amount: z
       .string()
       .meta({ description: 'Decimal string with the currency’s 6 decimal places.', example: '0.000000' }),

@@ -21,19 +21,13 @@ import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';
 import { toDeposit, toTransaction, TransactionRow, withReceiverAccount } from '../presenters/transactions';
 import { DepositsNotConfiguredError, IncomingDeposit } from '../providers/transaction-deposits';
-import { requireApprovedCustomer } from '../resources/customers';
-import { findExternalAccountOrThrow } from '../resources/external-accounts';
-import {
-  consumeQuote,
-  findQuoteOrThrow,
-  priceWithinRanges,
-  releaseQuote,
-  termsOf,
-  amountsOf as quoteAmountsOf,
-} from '../resources/quotes';
-import { findWalletOrThrow } from '../resources/wallets';
+import { amountsOf as quoteAmountsOf, termsOf } from '../presenters/quotes';
+import { requireApprovedCustomer } from './customers';
+import { findExternalAccountOrThrow } from './external-accounts';
+import { consumeQuote, findQuoteOrThrow, priceWithinRanges, releaseQuote } from './quotes';
+import { findWalletOrThrow } from './wallets';
 import type { CreateFiatToFiatRequest, DepositResource, TransactionResource } from '../schemas/transactions';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import { withTemporalDeadline } from '../temporal/calls';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';

@@ -1,121 +1,33 @@
-// Customers as the API shows them (the full resource for create, get and events; the list item),
-// and the operations the partner API and the hosted verification page share.
+// Customer commands: lookups (404 for another partner's customer), creation with its workflow,
+// document uploads and the verification updates the partner API and the hosted page share.
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { Db, Prisma } from '../db';
-import {
-  personDocumentTypes,
-  RejectionCode,
-  stepOfDocument,
-  stepsFor,
-  VerificationDecision,
-  VerificationStep,
-} from '../domain/verification';
+import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';
 import { recordEvent } from '../events';
 import { ApiError, ValidationDetail } from '../http/errors';
 import type { SingleFileUpload } from '../http/multipart';
 import { issuesToDetails } from '../http/validation';
-import type { Address } from '../schemas/common';
+import { CustomerRow, toCustomer, toVerificationDetails, withBeneficiaries } from '../presenters/customers';
 import {
-  BeneficiaryResource,
   CreateCustomerRequest,
-  CustomerListItem,
   CustomerResource,
-  CustomerStatus,
-  CustomerType,
   DocumentMetadata,
   documentMetadataSchema,
   VerificationDetails,
 } from '../schemas/customers';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import { sha256Hex } from '../storage/document-store';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
 import {
   customerVerificationWorkflow,
   setSandboxVerificationOutcomeUpdate,
-  SubmitForVerificationResult,
   submitForVerificationUpdate,
   verificationRefusals,
 } from '../../workflows/customer-verification';
-
-export type CustomerRow = Prisma.CustomerGetPayload<{ include: { beneficiaries: true } }>;
-export const withBeneficiaries = { beneficiaries: { orderBy: { position: 'asc' } } } as const;
-
-const dateOnly = (date: Date): string => date.toISOString().slice(0, 10);
-
-/** The hosted verification page is only offered while the customer has something to submit. */
-export function verificationLinkOf(row: CustomerRow, publicBaseUrl: string): string | null {
-  return row.status === 'pending' || row.status === 'partially_rejected'
-    ? `${publicBaseUrl}/verify/${row.verificationToken}`
-    : null;
-}
-
-function beneficiaryOf(row: CustomerRow['beneficiaries'][number]): BeneficiaryResource {
-  return {
-    id: row.id,
-    first_name: row.firstName,
-    last_name: row.lastName,
-    ...(row.email !== null ? { email: row.email } : {}),
-    ...(row.phoneNumber !== null ? { phone_number: row.phoneNumber } : {}),
-    date_of_birth: dateOnly(row.dateOfBirth),
-    tin: row.tin,
-    country: row.country,
-    share_size: row.shareSize.toString(),
-    address: row.address as unknown as Address,
-  };
-}
-
-function baseOf(row: CustomerRow) {
-  const common = {
-    id: row.id,
-    type: row.type as CustomerType,
-    status: row.status as CustomerStatus,
-    email: row.email,
-    phone_number: row.phoneNumber,
-    country: row.country,
-    address: row.address as unknown as Address,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-  if ((row.type as CustomerType) === 'individual') {
-    return {
-      ...common,
-      type: 'individual' as const,
-      first_name: row.firstName ?? '',
-      last_name: row.lastName ?? '',
-      date_of_birth: row.dateOfBirth ? dateOnly(row.dateOfBirth) : '',
-      tin: row.tin ?? '',
-    };
-  }
-  return {
-    ...common,
-    type: 'business' as const,
-    business_legal_name: row.businessLegalName ?? '',
-    date_of_incorporation: row.dateOfIncorporation ? dateOnly(row.dateOfIncorporation) : '',
-    tax_id: row.taxId ?? '',
-    ...(row.website !== null ? { website: row.website } : {}),
-    no_ubos: row.noUbos ?? false,
-    beneficiaries: row.beneficiaries.map(beneficiaryOf),
-  };
-}
-
-export function toCustomer(row: CustomerRow, publicBaseUrl: string): CustomerResource {
-  return {
-    ...baseOf(row),
-    partner_id: row.partnerId,
-    verification: { verification_link: verificationLinkOf(row, publicBaseUrl), verification_type: 'LIGHT' },
-  };
-}
-
-export function toCustomerListItem(row: CustomerRow, publicBaseUrl: string): CustomerListItem {
-  const link = verificationLinkOf(row, publicBaseUrl);
-  return { ...baseOf(row), ...(link !== null ? { verification_link: link } : {}) };
-}
-
-// ---- operations shared by the partner API and the hosted verification page ----
 
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
 export async function findCustomerOrThrow(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
@@ -435,28 +347,5 @@ async function updateVerificationWorkflow<T>(
 }
 
 export async function verificationDetailsOf(db: Db, customer: CustomerRow): Promise<VerificationDetails> {
-  const steps = await db.verificationStep.findMany({ where: { customerId: customer.id } });
-  const order = stepsFor(customer.type as CustomerType);
-  steps.sort((a, b) => order.indexOf(a.name as VerificationStep) - order.indexOf(b.name as VerificationStep));
-  const named = (state: string) =>
-    steps.filter((step) => step.state === state).map((step) => step.name as VerificationStep);
-  const rejected = (state: string) =>
-    steps
-      .filter((step) => step.state === state)
-      .map((step) => ({
-        name: step.name as VerificationStep,
-        rejection_code: step.rejectionCodes as RejectionCode[],
-        rejection_description: step.rejectionDescription ?? '',
-      }));
-  return {
-    customer_id: customer.id,
-    customer_status: customer.status as CustomerStatus,
-    verification_steps: {
-      pending: named('pending'),
-      under_review: named('under_review'),
-      approved: named('approved'),
-      partially_rejected: rejected('partially_rejected'),
-      rejected: rejected('rejected'),
-    },
-  };
+  return toVerificationDetails(customer, await db.verificationStep.findMany({ where: { customerId: customer.id } }));
 }

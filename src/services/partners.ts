@@ -1,7 +1,8 @@
+// Partners and their API keys, for the CLI, the dev server and the tests: the key is shown once, its hash stored.
 import type { AppEnvironment } from '../config';
 import type { Db } from '../db';
 import { generateApiKey, hashApiKey } from '../http/auth';
-import { newId } from './ids';
+import { newId } from '../domain/ids';
 
 export interface CreatedPartner {
   partner_id: string;

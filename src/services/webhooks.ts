@@ -1,72 +1,24 @@
-// Webhook configurations, events and deliveries as the API shows them (the event shape is also the body of every
-// webhook POST), and the operations their routes share.
-import type { Event, WebhookConfig, WebhookDelivery, WebhookDeliveryAttempt } from '@prisma/client';
+// Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
+// outbox, and the sandbox's one-off mock send.
+import type { Event, WebhookConfig } from '@prisma/client';
 import { isUniqueViolation, type Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { generateWebhookSecret, webhookHeaders } from '../domain/webhook-signature';
-import { webhookUrlProblem } from '../domain/webhook-destinations';
+import { webhookUrlProblem } from '../webhooks/destinations';
 import { mockResourceFor } from '../domain/mock-events';
 import { EventType, resourceTypeOf, wakeOutboxRelay } from '../events';
 import { ApiError } from '../http/errors';
 import { isSuccessfulDelivery } from '../providers/webhook-sender';
+import { toWebhookConfig, toWebhookDelivery, withAttempts } from '../presenters/webhooks';
 import type {
   CreateWebhookConfigRequest,
-  DeliveryStatus,
   MockWebhookResult,
   UpdateWebhookConfigRequest,
   WebhookConfigResource,
   WebhookDeliveryResource,
   WebhookEvent,
 } from '../schemas/webhooks';
-import type { ApiServices } from '../services';
-
-export function toWebhookConfig(row: WebhookConfig): WebhookConfigResource {
-  return {
-    id: row.id,
-    partner_id: row.partnerId,
-    url: row.url,
-    subscriptions: row.subscriptions as EventType[],
-    enabled: row.enabled,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-/** The SPEC 6 payload: the body of a webhook POST and an item of GET /v1/events. */
-export function toWebhookEvent(row: Event): WebhookEvent {
-  return {
-    event: row.event,
-    event_id: row.id,
-    event_type: row.eventType as EventType,
-    event_resource_id: row.resourceId,
-    event_resource_status: row.resourceStatus,
-    event_resource: row.resource as Record<string, unknown>,
-    event_created_at: row.createdAt.toISOString(),
-  };
-}
-
-export type DeliveryRow = WebhookDelivery & { attempts: WebhookDeliveryAttempt[] };
-export const withAttempts = { attempts: { orderBy: { attempt: 'asc' } } } as const;
-
-export function toWebhookDelivery(row: DeliveryRow): WebhookDeliveryResource {
-  return {
-    id: row.id,
-    event_id: row.eventId,
-    trigger: row.trigger as 'event' | 'redelivery',
-    status: row.status as DeliveryStatus,
-    attempts: row.attempts.map((attempt) => ({
-      attempt: attempt.attempt,
-      url: attempt.url,
-      status_code: attempt.statusCode,
-      latency_ms: attempt.latencyMs,
-      error: attempt.error,
-      created_at: attempt.createdAt.toISOString(),
-    })),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    completed_at: row.completedAt?.toISOString() ?? null,
-  };
-}
+import type { ApiServices } from '../app-services';
 
 function refuseUnusableUrl(url: string | undefined, services: ApiServices): void {
   if (url === undefined) return;

@@ -1,31 +1,12 @@
-// Wallets as the API shows them, and their creation. A wallet's balances come from the ledger.
-import type { Db, Prisma } from '../db';
-import type { Chain } from '../domain/chains';
+// Wallet commands: the 404 lookup and creation (address, then the row and its zero ledger balances).
+import type { Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { ApiError } from '../http/errors';
-import { formatLedgerAmount, LedgerCurrency, openWalletLedgerAccounts, walletCurrencies } from '../ledger';
+import { openWalletLedgerAccounts } from '../ledger';
+import { toWallet, WalletRow, withBalances } from '../presenters/wallets';
 import type { CreateWalletRequest, WalletResource } from '../schemas/wallets';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import { requireApprovedCustomer } from './customers';
-
-export const withBalances = { ledgerAccounts: true } as const;
-export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;
-
-export function toWallet(row: WalletRow): WalletResource {
-  return {
-    id: row.id,
-    customer_id: row.customerId,
-    name: row.name,
-    chain: row.chain as Chain,
-    address: row.address,
-    balances: walletCurrencies.map((currency) => {
-      const account = row.ledgerAccounts.find((candidate) => candidate.currency === currency);
-      return { currency, amount: formatLedgerAmount(currency as LedgerCurrency, account?.balance ?? 0) };
-    }),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
 export async function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {

@@ -1,120 +1,27 @@
-// Virtual accounts as the API shows them, their creation, their deposit details and the lookup
-// from a bank reference (the IBAN or account number an incoming credit names) to the account.
+// Virtual account commands: the 404 lookup and creation with its workflow (sandbox: approved at
+// once with deposit details; production: under review).
 import { isUniqueViolation, type Db, type Prisma } from '../db';
-import type { Chain } from '../domain/chains';
 import { isUuid, newId } from '../domain/ids';
 import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';
-import type {
-  DepositAccountIssuer,
-  DepositAddresses,
-  DepositRail,
-  IssuedDepositDetails,
-  SenderCurrency,
-} from '../providers/deposit-accounts';
-import type { CustomerRow } from './customers';
+import { allocateDepositDetails, storeDepositReferences } from '../persistence/virtual-account-deposits';
+import { beneficiaryNameOf, toVirtualAccount, VirtualAccountRow, withWallet } from '../presenters/virtual-accounts';
 import type {
   CreateVirtualAccountRequest,
   VirtualAccountResource,
   VirtualAccountStatus,
 } from '../schemas/virtual-accounts';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
 import { workflowIds } from '../temporal/workflow-ids';
 import { virtualAccountWorkflow } from '../../workflows/virtual-account';
 import { requireApprovedCustomer } from './customers';
 import { findWalletOrThrow } from './wallets';
-
-export const withWallet = { wallet: true } as const;
-export type VirtualAccountRow = Prisma.VirtualAccountGetPayload<{ include: typeof withWallet }>;
-
-export function toVirtualAccount(row: VirtualAccountRow): VirtualAccountResource {
-  return {
-    id: row.id,
-    customer_id: row.customerId,
-    name: row.name,
-    status: row.status as VirtualAccountStatus,
-    sender: { currency: row.senderCurrency as SenderCurrency },
-    receiver: {
-      currency: row.receiverCurrency as 'USDC' | 'USDT',
-      wallet_id: row.walletId,
-      payment_rail: row.wallet.chain as Chain,
-      address: row.wallet.address,
-    },
-    deposit_addresses: row.status === 'approved' ? (row.depositAddresses as DepositAddresses) : {},
-    ...(row.senderCurrency === 'EUR' ? { accepts_third_party_payments: row.acceptsThirdPartyPayments ?? false } : {}),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 /** A virtual account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findVirtualAccountOrThrow(db: Db, partnerId: string, id: string): Promise<VirtualAccountRow> {
   const row = isUuid(id) ? await db.virtualAccount.findFirst({ where: { id, partnerId }, include: withWallet }) : null;
   if (!row) throw ApiError.notFound('virtual account', id);
   return row;
-}
-
-/** Normalises a bank reference as issued: IBANs without spaces and upper case, account numbers as digits. */
-function normaliseReference(rail: DepositRail, reference: string): string {
-  const compact = reference.replace(/[\s-]/g, '');
-  return rail === 'sepa' ? compact.toUpperCase() : compact;
-}
-
-/**
- * The virtual account an incoming bank credit is for: the IBAN (sepa) or account number (ach, wire,
- * swift) it was sent to. Any partner's; null when the reference names no virtual account.
- */
-export async function findVirtualAccountByDepositReference(
-  db: Db,
-  reference: { rail: DepositRail; identifier: string },
-): Promise<VirtualAccountRow | null> {
-  const found = await db.virtualAccountDeposit.findUnique({
-    where: {
-      rail_identifier: { rail: reference.rail, identifier: normaliseReference(reference.rail, reference.identifier) },
-    },
-    include: { virtualAccount: { include: withWallet } },
-  });
-  return found?.virtualAccount ?? null;
-}
-
-/** Name deposits are addressed to: the customer's full name, or a business's legal name. */
-export function beneficiaryNameOf(
-  customer: Pick<CustomerRow, 'type' | 'firstName' | 'lastName' | 'businessLegalName'>,
-): string {
-  return customer.type === 'business'
-    ? (customer.businessLegalName ?? '')
-    : [customer.firstName, customer.lastName].filter(Boolean).join(' ');
-}
-
-const MAX_ISSUE_ATTEMPTS = 10;
-
-/**
- * Issues deposit details whose identifiers no other virtual account holds (a taken number moves on
- * to the next attempt; the unique index on virtual_account_deposits is the final guard).
- */
-export async function allocateDepositDetails(
-  tx: Prisma.TransactionClient,
-  issuer: DepositAccountIssuer,
-  request: { virtualAccountId: string; senderCurrency: SenderCurrency; beneficiaryName: string },
-): Promise<IssuedDepositDetails> {
-  for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt += 1) {
-    const issued = issuer.issue({ ...request, attempt });
-    const taken = await tx.virtualAccountDeposit.count({
-      where: { OR: issued.references.map(({ rail, identifier }) => ({ rail, identifier })) },
-    });
-    if (taken === 0) return issued;
-  }
-  throw new Error(`no free deposit account number after ${MAX_ISSUE_ATTEMPTS} attempts`);
-}
-
-export async function storeDepositReferences(
-  tx: Prisma.TransactionClient,
-  virtualAccountId: string,
-  issued: IssuedDepositDetails,
-): Promise<void> {
-  await tx.virtualAccountDeposit.createMany({
-    data: issued.references.map((reference) => ({ id: newId(), virtualAccountId, ...reference })),
-  });
 }
 
 function isThirdPartyConflict(error: unknown): boolean {

@@ -1,6 +1,5 @@
-// External accounts as the API shows them (create, get, list items and event payloads are one
-// shape), and their creation: pix directory lookup, screening, then the row and its two events in
-// one transaction.
+// External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
+// the row and its two events in one transaction.
 import { isUniqueViolation, type Db, type Prisma } from '../db';
 import { parsePixKey, PixKey } from '../domain/brazil';
 import {
@@ -16,24 +15,9 @@ import { ApiError } from '../http/errors';
 import { PixDirectoryUnavailableError } from '../providers/pix-directory';
 import type { ScreeningResult } from '../providers/screening';
 import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails } from '../schemas/external-accounts';
-import type { ApiServices } from '../services';
+import type { ApiServices } from '../app-services';
+import { ExternalAccountRow, toExternalAccount } from '../presenters/external-accounts';
 import { findCustomerOrThrow } from './customers';
-
-export type ExternalAccountRow = Prisma.ExternalAccountGetPayload<object>;
-
-export function toExternalAccount(row: ExternalAccountRow): ExternalAccountResource {
-  return {
-    id: row.id,
-    customer_id: row.customerId,
-    account_name: row.accountName,
-    payment_rail: row.paymentRail,
-    status: row.status as ExternalAccountStatus,
-    is_third_party: row.isThirdParty,
-    [row.paymentRail]: row.details,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  } as unknown as ExternalAccountResource;
-}
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {

@@ -1,0 +1,99 @@
+// The layering rules of the project, checked by test/architecture.test.ts (`npx depcruise src workflows
+// activities` shows the same report). Paths are relative to the repository root.
+/** Node modules that reach the outside world (files, network, processes). */
+const ioCoreModules = [
+  'fs',
+  'fs/promises',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'dns',
+  'dns/promises',
+  'tls',
+  'dgram',
+  'child_process',
+  'cluster',
+  'worker_threads',
+].map((name) => `^(node:)?${name}$`);
+/** Packages that talk to the database, Temporal, HTTP clients and servers, or write logs. */
+const ioPackages = ['@prisma/', 'pg(-|$|/)', '@temporalio/', 'koa', '@koa/', 'busboy', 'co-body', 'pino'].map(
+  (name) => `(^|/)node_modules/${name}`,
+);
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycle anywhere, type-only imports included: each layer only looks down.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-without-io',
+      severity: 'error',
+      comment: 'src/domain holds rules without I/O: it imports only itself and pure libraries.',
+      from: { path: '^src/domain/' },
+      to: { path: ['^src/(?!domain/)', '^activities/', '^workflows/', ...ioCoreModules, ...ioPackages] },
+    },
+    {
+      name: 'presenters-pure',
+      severity: 'error',
+      comment:
+        'src/presenters shape rows into API objects: no commands, HTTP, Temporal, events or ledger (row and provider types are fine).',
+      from: { path: '^src/presenters/' },
+      to: {
+        path: [
+          '^src/(services|routes|http|temporal|webhooks|persistence|storage)/',
+          '^src/(app-services|ledger|config|logger|server|worker)\\.ts$',
+          '^activities/',
+          '^workflows/',
+          ...ioCoreModules,
+          '(^|/)node_modules/@temporalio/',
+        ],
+      },
+    },
+    {
+      name: 'presenters-types-only-from-io',
+      severity: 'error',
+      comment: 'A presenter may name the types of rows and providers, never call them.',
+      from: { path: '^src/presenters/' },
+      to: { path: ['^src/(db|events)\\.ts$', '^src/providers/'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'activities-below-http',
+      severity: 'error',
+      comment:
+        'Activities use presenters, domain rules, db, events, ledger, providers and persistence helpers: never the HTTP side.',
+      from: { path: '^activities/' },
+      to: { path: ['^src/(services|routes|http)/', '^src/app-services\\.ts$'] },
+    },
+    {
+      name: 'schemas-without-ledger',
+      severity: 'error',
+      comment: 'Request and response schemas take currency lists from the money type, not from the ledger.',
+      from: { path: '^src/schemas/' },
+      to: { path: '^src/ledger\\.ts$' },
+    },
+    {
+      name: 'workflows-deterministic',
+      severity: 'error',
+      comment:
+        'Workflow code runs in the deterministic sandbox: from src/ only src/domain and the search attributes (types are erased and fine).',
+      from: { path: '^workflows/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/domain/', '^src/temporal/search-attributes\\.ts$'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(node_modules|dist)/' },
+  },
+};

@@ -1,0 +1,24 @@
+// Wallets as the API shows them; a wallet's balances are its ledger accounts, in the money type's format.
+import type { Prisma } from '../db';
+import type { Chain } from '../domain/chains';
+import { Money, stablecoins } from '../domain/money';
+import type { WalletResource } from '../schemas/wallets';
+
+export const withBalances = { ledgerAccounts: true } as const;
+export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;
+
+export function toWallet(row: WalletRow): WalletResource {
+  return {
+    id: row.id,
+    customer_id: row.customerId,
+    name: row.name,
+    chain: row.chain as Chain,
+    address: row.address,
+    balances: stablecoins.map((currency) => {
+      const account = row.ledgerAccounts.find((candidate) => candidate.currency === currency);
+      return { currency, amount: Money.of(currency, (account?.balance ?? '0').toString()).toString() };
+    }),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,65 @@
+// The layers of the code, checked by dependency-cruiser against the rules of .dependency-cruiser.cjs:
+// no import cycle in src/, workflows/ and activities/; src/domain without I/O; presenters pure;
+// activities below the HTTP side; schemas without the ledger; workflows deterministic.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '..');
+const plantedCycle = 'test/fixtures/architecture';
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+  cycle?: Array<{ name: string }>;
+}
+
+function cruise(): { violations: Violation[]; modules: string[] } {
+  const bin = path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+  const args = [bin, 'src', 'workflows', 'activities', plantedCycle];
+  const output = execFileSync(
+    process.execPath,
+    [...args, '--config', '.dependency-cruiser.cjs', '--output-type', 'json'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  const report = JSON.parse(output) as { summary: { violations: Violation[] }; modules: Array<{ source: string }> };
+  return { violations: report.summary.violations, modules: report.modules.map((module) => module.source) };
+}
+
+const describeViolation = (violation: Violation) =>
+  `${violation.rule.name}: ${violation.from} -> ${violation.to}` +
+  (violation.cycle ? ` (cycle ${violation.cycle.map((step) => step.name).join(' -> ')})` : '');
+
+describe('architecture', () => {
+  const { violations, modules } = cruise();
+
+  it('cruises the application code', () => {
+    for (const folder of [
+      'src/domain/',
+      'src/presenters/',
+      'src/services/',
+      'src/schemas/',
+      'workflows/',
+      'activities/',
+    ]) {
+      expect(modules.some((module) => module.startsWith(folder))).toBe(true);
+    }
+  });
+
+  it('catches an import cycle (the planted one under test/fixtures/architecture)', () => {
+    // dependency-cruiser reports a cycle once, from one of its modules.
+    expect(violations.filter((violation) => violation.from.startsWith(plantedCycle)).map(describeViolation)).toEqual([
+      expect.stringMatching(/^no-circular: .*cycle-[ab]\.ts -> .*cycle-[ab]\.ts \(cycle .*cycle-[ab]\.ts\)$/),
+    ]);
+  });
+
+  it('breaks no layering rule in src/, workflows/ and activities/', () => {
+    expect(violations.filter((violation) => !violation.from.startsWith(plantedCycle)).map(describeViolation)).toEqual(
+      [],
+    );
+  });
+});
