@@ -25,7 +25,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DepositInput, DepositReceipt } from '../activities/transactions';
-import type { FailureReason, TransactionStatus } from '../src/domain/transactions';
+import type { FiatRail } from '../src/domain/rails';
+import { depositDeadlineOf, FailureReason, TransactionStatus } from '../src/domain/transactions';
 import type { TransactionResource } from '../src/schemas/transactions';
 import {
   CustomerIdAttribute,
@@ -46,8 +47,8 @@ export interface SettlementInput {
   transactionId: string;
   partnerId: string;
   customerId: string;
-  /** ISO timestamp: with no deposit by then the transaction fails. */
-  depositDeadline: string;
+  /** The sender's rail, whose deposit window (src/domain/transactions.ts) the deadline timer runs. */
+  senderRail: FiatRail;
 }
 
 export type SettlementStep = 'awaiting_deposit' | 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund' | 'done';
@@ -61,6 +62,7 @@ export interface SettlementState {
   awaitingOperator: boolean;
   /** Operator retries so far, per step. */
   rounds: Record<'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund', number>;
+  /** When the deposit window ends on the workflow's clock. */
   depositDeadline: string;
 }
 
@@ -81,13 +83,16 @@ const REFUND = { refund: true } as const;
 
 export async function settlementWorkflow(input: SettlementInput): Promise<TransactionStatus> {
   const id = input.transactionId;
+  // Timed from the workflow's start, on its own clock (like the quote's lifetime), which is the
+  // transaction's creation: the stored deposit_deadline is the same instant, give or take the start.
+  const deadline = depositDeadlineOf(workflowInfo().startTime, input.senderRail).getTime();
   const state: SettlementState = {
     status: 'awaiting_deposit',
     step: 'awaiting_deposit',
     failureReason: null,
     awaitingOperator: false,
     rounds: { fiat_to_stablecoin: 0, stablecoin_to_fiat: 0, refund: 0 },
-    depositDeadline: input.depositDeadline,
+    depositDeadline: new Date(deadline).toISOString(),
   };
   /** Who took the transaction out of awaiting_deposit, set before the first await so the others are refused. */
   let claim: 'deposit' | 'cancel' | 'deadline' | null = null;
@@ -222,17 +227,20 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
     setStatus('refunded', reason);
   }
 
-  // 1. The deposit, a cancellation or the deadline, whichever comes first.
-  const deadline = Date.parse(input.depositDeadline);
+  // 1. The deposit, a cancellation or the deadline, whichever comes first. The wait ends on the
+  // status (set once the deciding activity is done), not on the claim: a claim made by an update in
+  // this very task would otherwise start and cancel the deadline timer in one task, which the
+  // time-skipping test server refuses.
   while (state.status === 'awaiting_deposit') {
-    if (claim === null && !(await condition(() => claim !== null, Math.max(1, deadline - Date.now())))) {
-      claim = 'deadline';
-      await databaseActivities.expireTransaction(id);
-      setStatus('failed', 'deposit_deadline_passed');
-      break;
+    if (await condition(() => state.status !== 'awaiting_deposit', Math.max(1, deadline - Date.now()))) break;
+    if (claim !== null) {
+      // A deposit or a cancellation is being recorded: it decides (or, if it fails, the deadline does).
+      await condition(() => claim === null || state.status !== 'awaiting_deposit');
+      continue;
     }
-    // A claim whose activity failed is released: wait again (the deadline may have passed meanwhile).
-    await condition(() => claim === null || state.status !== 'awaiting_deposit');
+    claim = 'deadline';
+    await databaseActivities.expireTransaction(id);
+    setStatus('failed', 'deposit_deadline_passed');
   }
 
   // 2. Settle, or give the money back.

@@ -216,7 +216,7 @@ export async function createFiatToFiat(
         await start(
           workflowStart(settlementWorkflow, {
             workflowId: workflowIds.transaction(id),
-            args: [{ transactionId: id, partnerId, customerId: customer.id, depositDeadline: depositDeadline.toISOString() }],
+            args: [{ transactionId: id, partnerId, customerId: customer.id, senderRail }],
             searchAttributes: { PartnerId: partnerId, CustomerId: customer.id, ResourceId: id, ResourceStatus: row.status },
           }),
         );
