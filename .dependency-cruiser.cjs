@@ -85,7 +85,7 @@ module.exports = {
       from: { path: '^workflows/' },
       to: {
         path: '^src/',
-        pathNot: ['^src/domain/', '^src/temporal/search-attributes\\.ts$'],
+        pathNot: ['^src/domain/', '^src/temporal/search-attributes\\.ts$', '^src/temporal/failure-types\\.ts$'],
         dependencyTypesNot: ['type-only'],
       },
     },

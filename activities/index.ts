@@ -3,21 +3,46 @@ import { createCustomerActivities } from './customers';
 import { createMaintenanceActivities } from './maintenance';
 import { createQuoteActivities } from './quotes';
 import type { ActivityServices } from './services';
+import { ApplicationFailure } from '@temporalio/common';
+import { Prisma } from '../src/db';
+import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { createTransactionActivities } from './transactions';
 import { createWebhookActivities } from './webhooks';
 import { createVirtualAccountActivities } from './virtual-accounts';
 
 export type { ActivityServices };
 
+/**
+ * A row that does not exist (Prisma P2025 from findUniqueOrThrow/update) fails the activity for good instead of
+ * being retried: retrying cannot make it appear.
+ */
+function missingRowsAreFinal<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, activity]) => [
+      name,
+      async (...args: never[]) => {
+        try {
+          return await activity(...args);
+        } catch (error) {
+          if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') {
+            throw ApplicationFailure.nonRetryable(`${name}: ${error.message}`, RESOURCE_NOT_FOUND);
+          }
+          throw error;
+        }
+      },
+    ]),
+  ) as T;
+}
+
 export function createActivities(services: ActivityServices) {
-  return {
+  return missingRowsAreFinal({
     ...createCustomerActivities(services),
     ...createWebhookActivities(services),
     ...createQuoteActivities(services),
     ...createVirtualAccountActivities(services),
     ...createMaintenanceActivities(services),
     ...createTransactionActivities(services),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

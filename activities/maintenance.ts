@@ -8,5 +8,12 @@ export function createMaintenanceActivities({ prisma }: ActivityServices) {
       const { count } = await prisma.idempotencyKey.deleteMany({ where: { expiresAt: { lt: new Date() } } });
       return count;
     },
+    /** Deletes workflow-start intents started more than a week ago (they are only needed until started). */
+    async purgeStartedWorkflowIntents(): Promise<number> {
+      const { count } = await prisma.workflowStart.deleteMany({
+        where: { startedAt: { lt: new Date(Date.now() - 7 * 24 * 3600 * 1000) } },
+      });
+      return count;
+    },
   };
 }

@@ -24,6 +24,7 @@ import { recordEvent } from '../src/events';
 import { postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
 import { amountsOf, toDeposit, toTransaction, TransactionRow, withReceiverAccount } from '../src/presenters/transactions';
 import { createFiatRails } from '../src/providers';
+import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import type { FiatRails, RailOutcome } from '../src/providers/fiat-rails';
 import type { DepositResource, TransactionResource } from '../src/schemas/transactions';
 import type { ActivityServices } from './services';
@@ -50,7 +51,7 @@ export const ledgerReference = (transactionId: string, step: string) => `transac
 const idempotencyKey = (transactionId: string, step: LegKind) => `${transactionId}:${step}`;
 
 function notFound(what: string, id: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, 'TransactionNotFound');
+  return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, RESOURCE_NOT_FOUND);
 }
 
 /** The transaction under its row lock: one change of it at a time, across workers. */

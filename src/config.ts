@@ -10,7 +10,8 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 const environmentSchema = z
   .object({
-    APP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
+    // No default: a deployment that forgot it must not silently run the sandbox (public seed, automatic KYC).
+    APP_ENV: z.enum(['sandbox', 'production'], { error: 'is required: sandbox or production' }),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     DATABASE_URL: z
       .string({ error: 'is required (a PostgreSQL connection URL)' })
@@ -21,6 +22,16 @@ const environmentSchema = z
       .default('localhost:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
+    /** Total time one API request may take before it answers 503 service_unavailable. */
+    REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(1).max(120).default(15),
+    /** Bound on each Temporal call made while serving a request (also capped by the request's deadline). */
+    TEMPORAL_CALL_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(5),
+    /** Bound on waiting for a database connection (pool or new connection). */
+    DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(5),
+    /** Bound on one SQL statement. */
+    DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
+    /** Worker: seconds between sweeps of the workflow-start relay (starts what the API could not). */
+    WORKFLOW_START_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
     LOG_LEVEL: z.enum(logLevels).default('info'),
     /** Base URL partners reach this API at; used to build links such as verification links. */
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
@@ -70,7 +81,11 @@ export interface AppConfig {
   appEnv: AppEnvironment;
   port: number;
   databaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  temporal: { address: string; namespace: string; taskQueue: string; callTimeoutMs: number };
+  /** Total time one API request may take. */
+  requestTimeoutMs: number;
+  database: { connectMs: number; statementMs: number };
+  workflowStartSweepSeconds: number;
   logLevel: (typeof logLevels)[number];
   publicBaseUrl: string;
   documentStorageDir: string;
@@ -117,7 +132,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       address: values.TEMPORAL_ADDRESS,
       namespace: values.TEMPORAL_NAMESPACE,
       taskQueue: values.TEMPORAL_TASK_QUEUE,
+      callTimeoutMs: Math.round(values.TEMPORAL_CALL_TIMEOUT_SECONDS * 1000),
     },
+    requestTimeoutMs: Math.round(values.REQUEST_TIMEOUT_SECONDS * 1000),
+    database: {
+      connectMs: Math.round(values.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000),
+      statementMs: Math.round(values.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000),
+    },
+    workflowStartSweepSeconds: values.WORKFLOW_START_SWEEP_SECONDS,
     logLevel: values.LOG_LEVEL,
     publicBaseUrl: (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     documentStorageDir: path.resolve(values.DOCUMENT_STORAGE_DIR),

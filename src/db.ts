@@ -3,13 +3,46 @@ import { Prisma, PrismaClient } from '@prisma/client';
 
 export { Prisma, PrismaClient };
 
+/** Bounds on every wait for the database, so an outage answers 503 instead of hanging (README "Bounded waits"). */
+export interface DatabaseTimeouts {
+  /** Waiting for a free pool connection, or for a new connection to open. */
+  connectMs: number;
+  /** One SQL statement. */
+  statementMs: number;
+}
+
+export const defaultDatabaseTimeouts: DatabaseTimeouts = { connectMs: 5_000, statementMs: 10_000 };
+
 /** The one way to open the database: the Prisma client on the pg driver adapter (no native engine). */
-export function createPrismaClient(databaseUrl: string, options: { poolSize?: number } = {}): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: options.poolSize ?? 10 }) });
+export function createPrismaClient(
+  databaseUrl: string,
+  options: { poolSize?: number; timeouts?: DatabaseTimeouts } = {},
+): PrismaClient {
+  const timeouts = options.timeouts ?? defaultDatabaseTimeouts;
+  return new PrismaClient({
+    adapter: new PrismaPg({
+      connectionString: databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: timeouts.connectMs,
+      statement_timeout: timeouts.statementMs,
+      // A transaction left open by a stuck caller must not hold row locks forever.
+      idle_in_transaction_session_timeout: timeouts.statementMs * 3,
+      // The driver's own bound, a little above the server's, for a server that stopped answering.
+      query_timeout: timeouts.statementMs + 2_000,
+    }),
+  });
 }
 
 /** A client or an interactive transaction: persistence helpers accept either. */
 export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** Options of every interactive transaction made while serving a request (bounded waits). */
+export function transactionOptions(timeouts: DatabaseTimeouts = defaultDatabaseTimeouts): {
+  maxWait: number;
+  timeout: number;
+} {
+  return { maxWait: timeouts.connectMs, timeout: timeouts.statementMs * 2 };
+}
 
 /**
  * True when a write failed on a unique index (Prisma P2002), optionally one whose name contains
@@ -21,4 +54,45 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
     error.code === 'P2002' &&
     (constraint === undefined || JSON.stringify(error.meta ?? {}).includes(constraint))
   );
+}
+
+// SQLSTATE classes and codes that mean "the database cannot serve now; the same request may succeed later".
+const unavailableSqlStates = new Set(['57P01', '57P02', '57P03', '53300', '57014', '55P03', '40001', '40P01']);
+const unavailableMessages = [
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN/,
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /Query read timeout/i,
+  /the database system is (starting up|shutting down|in recovery mode)/i,
+  /terminating connection/i,
+  /Unable to start a transaction in the given time/i,
+  /Transaction already closed|Transaction not found/i,
+  /Can't reach database server/i,
+  /Client has encountered a connection error/i,
+];
+const unavailablePrismaCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2034']);
+
+/**
+ * True when an error means the database is unreachable, overloaded or timed out (as opposed to a fault of the
+ * request or of our code): the API answers such errors 503 service_unavailable with Retry-After.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 6; depth += 1) {
+    const candidate = current as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      meta?: unknown;
+      originalCode?: unknown;
+    };
+    if (typeof candidate.code === 'string') {
+      if (unavailablePrismaCodes.has(candidate.code) || unavailableSqlStates.has(candidate.code)) return true;
+      if (candidate.code.startsWith('08')) return true; // connection exceptions
+    }
+    if (typeof candidate.originalCode === 'string' && unavailableSqlStates.has(candidate.originalCode)) return true;
+    const text = `${typeof candidate.message === 'string' ? candidate.message : ''} ${JSON.stringify(candidate.meta ?? '')}`;
+    if (unavailableMessages.some((pattern) => pattern.test(text))) return true;
+    current = candidate.cause;
+  }
+  return false;
 }

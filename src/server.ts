@@ -4,22 +4,25 @@ import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createApp } from './http/app';
 import { createLogger } from './logger';
-import { createProviders } from './providers';
+import { assertProductionReady, createProviders } from './providers';
 import { LocalDiskDocumentStore } from './storage/document-store';
-import { connectTemporalClient } from './temporal/client';
+import { lazyTemporalClient } from './temporal/client';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { process: 'api', app_env: config.appEnv });
-  const prisma = createPrismaClient(config.databaseUrl);
-  const { client, connection } = await connectTemporalClient(config.temporal);
+  const providers = createProviders(config);
+  assertProductionReady(config, providers);
+  const prisma = createPrismaClient(config.databaseUrl, { timeouts: config.database });
+  // Connects on first use: the API starts (and answers /health/ready 503) while Temporal is down.
+  const { client, connection } = lazyTemporalClient(config.temporal);
   const app = createApp({
     config,
     logger,
     prisma,
     temporal: client,
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
-    ...createProviders(config),
+    ...providers,
   });
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, url: config.publicBaseUrl }, 'API listening');

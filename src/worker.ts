@@ -7,8 +7,9 @@ import { createActivities } from '../activities';
 import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createLogger, Logger } from './logger';
-import { createProviders } from './providers';
-import { connectTemporalClient, ensureMaintenanceWorkflow, ensureSearchAttributes } from './temporal/client';
+import { assertProductionReady, createProviders } from './providers';
+import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
+import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
 
@@ -40,7 +41,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { process: 'worker', app_env: config.appEnv });
   installSdkLogger(logger, config.logLevel);
-  const prisma = createPrismaClient(config.databaseUrl);
+  const providers = createProviders(config);
+  assertProductionReady(config, providers);
+  const prisma = createPrismaClient(config.databaseUrl, { timeouts: config.database });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   await ensureSearchAttributes(connection.operatorService, config.temporal.namespace).catch((error: unknown) =>
     logger.warn(
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
+    activities: createActivities({ config, prisma, logger, ...providers }),
     workflowBundlePath: existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined,
   });
   // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).
@@ -66,9 +69,20 @@ async function main(): Promise<void> {
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
   });
   await relay.start();
-  await ensureMaintenanceWorkflow(temporalClient.client, config.temporal.taskQueue);
+  // The reconciler of the write path: starts workflows whose intents committed but were not started.
+  const startRelay = new WorkflowStartRelay({
+    prisma,
+    temporal: temporalClient.client,
+    taskQueue: config.temporal.taskQueue,
+    logger: logger.child({ component: 'workflow-start-relay' }),
+    sweepIntervalMs: config.workflowStartSweepSeconds * 1000,
+    minAgeMs: config.requestTimeoutMs,
+  });
+  startRelay.start();
+  await ensureMaintenanceSchedule(temporalClient.client, config.temporal.taskQueue);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
+  await startRelay.stop();
   await relay.stop();
   await temporalClient.connection.close();
   await prisma.$disconnect();

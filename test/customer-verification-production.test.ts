@@ -1,7 +1,8 @@
 // Production verification: no automatic decision; an operator decides with the
 // `verificationDecision` signal (README has the command). The sandbox-only endpoint does not exist.
 import { workflowIds } from '../src/temporal/workflow-ids';
-import { verificationDecisionSignal, verificationStateQuery } from '../workflows/customer-verification';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { verificationDecisionUpdate, verificationStateQuery } from '../workflows/customer-verification';
 import { createCustomer, uploadIndividualDocuments } from './support/fixtures';
 import { eventually } from './support/eventually';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -30,12 +31,15 @@ it('has no sandbox outcome endpoint', async () => {
   expect(Object.keys(openapi.body.paths)).not.toContain('/v1/sandbox/customers/{customerId}/verification-outcome');
 });
 
-it('ignores an approval signalled while pending: approval needs a check first', async () => {
+it('refuses an approval while pending, telling the operator why: approval needs a check first', async () => {
   const customer = await createCustomer(partner.api);
   await uploadIndividualDocuments(partner.api, customer.id);
   const handle = handleOf(customer.id);
-  await handle.signal(verificationDecisionSignal, { outcome: 'approved', rejected_steps: [] });
-  // The update is handled after the signal: had the signal approved, check would be refused.
+  const refused = handle.executeUpdate(verificationDecisionUpdate, {
+    args: [{ outcome: 'approved', rejected_steps: [] }],
+  });
+  await expect(refused).rejects.toThrow(WorkflowUpdateFailedError);
+  await expect(refused).rejects.toMatchObject({ cause: { type: 'CustomerNotUnderReview' } });
   expect((await partner.api.post(`/v1/customers/${customer.id}/check`)).status).toBe(204);
   expect(await statusOf(customer.id)).toBe('under_review');
 });
@@ -50,17 +54,28 @@ it('waits for the operator as long as it takes, then applies the signalled decis
   expect(await handle.query(verificationStateQuery)).toEqual({ status: 'under_review', decisionPending: false });
   expect(await statusOf(customer.id)).toBe('under_review');
 
-  // An invalid decision (a business step for an individual) is ignored; the valid one applies.
-  await handle.signal(verificationDecisionSignal, {
-    outcome: 'rejected',
-    rejected_steps: [{ name: 'INCORPORATION_CERT', rejection_code: ['FRAUDULENT'], rejection_description: 'x' }],
-  });
-  await handle.signal(verificationDecisionSignal, {
-    outcome: 'partially_rejected',
-    rejected_steps: [
-      { name: 'IDENTITY_DOCUMENT', rejection_code: ['ILLEGIBLE'], rejection_description: 'Blurred photo' },
+  // An invalid decision (a business step for an individual) is refused with its reason; the valid one applies.
+  const invalid = handle.executeUpdate(verificationDecisionUpdate, {
+    args: [
+      {
+        outcome: 'rejected',
+        rejected_steps: [{ name: 'INCORPORATION_CERT', rejection_code: ['FRAUDULENT'], rejection_description: 'x' }],
+      } as never,
     ],
   });
+  await expect(invalid).rejects.toMatchObject({ cause: { type: 'InvalidVerificationDecision' } });
+  expect(
+    await handle.executeUpdate(verificationDecisionUpdate, {
+      args: [
+        {
+          outcome: 'partially_rejected',
+          rejected_steps: [
+            { name: 'IDENTITY_DOCUMENT', rejection_code: ['ILLEGIBLE'], rejection_description: 'Blurred photo' },
+          ],
+        } as never,
+      ],
+    }),
+  ).toBe('partially_rejected');
   const details = await eventually(
     async () => (await partner.api.get(`/v1/customers/${customer.id}/verification-details`)).body,
     (body) => body.customer_status !== 'under_review',
@@ -72,7 +87,9 @@ it('waits for the operator as long as it takes, then applies the signalled decis
   // Resubmission after the partial rejection, then approval by the operator.
   await uploadIndividualDocuments(partner.api, customer.id);
   expect((await partner.api.post(`/v1/customers/${customer.id}/check`)).status).toBe(204);
-  await handle.signal(verificationDecisionSignal, { outcome: 'approved', rejected_steps: [] });
+  expect(
+    await handle.executeUpdate(verificationDecisionUpdate, { args: [{ outcome: 'approved', rejected_steps: [] }] }),
+  ).toBe('approved');
   expect(await handle.result()).toBe('approved');
   expect(await statusOf(customer.id)).toBe('approved');
 

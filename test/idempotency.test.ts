@@ -1,6 +1,7 @@
 // Idempotency keys on POST/PUT: replay, mismatch, scoping, what is stored, concurrency, expiry.
 import { createCustomer, files, individualCustomer, uploadDocument } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
+import { fingerprintOf } from '../src/http/idempotency';
 
 let harness: Harness;
 let partner: TestPartner;
@@ -129,17 +130,50 @@ it('keeps keys for 24 hours, then lets them be used again', async () => {
   expect(hours).toBeCloseTo(24, 3);
 });
 
-it('takes over a claim abandoned by a crashed request', async () => {
+it('takes over a claim abandoned by a request that died before writing anything, creating one customer', async () => {
   const body = individualCustomer({ first_name: 'Crash' });
-  const first = await create(partner.api, 'crashed-1', body);
-  // Simulate a process that claimed the key and died before storing its response.
-  await harness.prisma.idempotencyKey.update({
-    where: { partnerId_key: { partnerId: partner.partnerId, key: 'crashed-1' } },
-    data: { state: 'in_progress', responseStatus: null, lockedAt: new Date(Date.now() - 10 * 60_000) },
+  // A process claimed the key and died before its transaction committed: the claim is all that is left.
+  await harness.prisma.idempotencyKey.create({
+    data: {
+      partnerId: partner.partnerId,
+      key: 'crashed-1',
+      fingerprint: fingerprintOf({ method: 'POST', path: '/v1/customers', payload: { query: {}, body } }),
+      method: 'POST',
+      path: '/v1/customers',
+      state: 'in_progress',
+      ownerToken: '00000000-0000-4000-8000-0000000000aa',
+      lockedAt: new Date(Date.now() - 10 * 60_000),
+      expiresAt: new Date(Date.now() + 3600_000),
+    },
   });
+  const before = await customersOf(partner.partnerId);
   const retried = await create(partner.api, 'crashed-1', body);
   expect(retried.status).toBe(201);
-  expect(retried.body.id).not.toBe(first.body.id);
+  const replayed = await create(partner.api, 'crashed-1', body);
+  expect(replayed.headers['idempotent-replayed']).toBe('true');
+  expect(replayed.body.id).toBe(retried.body.id);
+  expect(await customersOf(partner.partnerId)).toBe(before + 1);
+});
+
+it('does not take over a claim whose request is still running (recent lock)', async () => {
+  const body = individualCustomer({ first_name: 'Busy' });
+  await harness.prisma.idempotencyKey.create({
+    data: {
+      partnerId: partner.partnerId,
+      key: 'busy-1',
+      fingerprint: fingerprintOf({ method: 'POST', path: '/v1/customers', payload: { query: {}, body } }),
+      method: 'POST',
+      path: '/v1/customers',
+      state: 'in_progress',
+      ownerToken: '00000000-0000-4000-8000-0000000000bb',
+      expiresAt: new Date(Date.now() + 3600_000),
+    },
+  });
+  const before = await customersOf(partner.partnerId);
+  const response = await create(partner.api, 'busy-1', body);
+  expect(response.status).toBe(409);
+  expect(response.body.error.code).toBe('idempotency_key_in_use');
+  expect(await customersOf(partner.partnerId)).toBe(before);
 });
 
 it('rejects a malformed key', async () => {

@@ -1,6 +1,8 @@
-// The maintenance workflow purges idempotency keys past their 24-hour retention, hourly.
+// Housekeeping: the maintenance workflow purges expired idempotency keys and old workflow-start intents, and
+// runs from a Temporal Schedule that every worker creates idempotently (visible and pausable in the UI).
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../src/temporal/client';
 import { maintenanceWorkflow } from '../workflows/maintenance';
-import { eventually } from './support/eventually';
 import { Harness, startHarness, TestPartner } from './support/harness';
 
 let harness: Harness;
@@ -33,17 +35,55 @@ const keysOfPartner = async () =>
     .map((row) => row.key)
     .sort();
 
-it('purges expired keys at once and then every hour, keeping live ones', async () => {
+it('purges expired keys and intents started over a week ago, keeping live ones', async () => {
   await storeKey('expired-1', new Date(Date.now() - 1000));
   await storeKey('live', new Date(Date.now() + 3600_000 * 5));
-  const handle = await harness.env.client.workflow.start(maintenanceWorkflow, {
+  const old = `maintenance-old-${partner.partnerId}`;
+  const recent = `maintenance-recent-${partner.partnerId}`;
+  for (const [workflowId, startedAt] of [
+    [old, new Date(Date.now() - 8 * 24 * 3600_000)],
+    [recent, new Date()],
+  ] as const) {
+    await harness.prisma.workflowStart.create({
+      data: { id: crypto.randomUUID(), workflowId, workflowType: 'x', args: [], searchAttributes: {}, startedAt },
+    });
+  }
+  await harness.env.client.workflow.execute(maintenanceWorkflow, {
     workflowId: `maintenance-test-${partner.partnerId}`,
     taskQueue: harness.config.temporal.taskQueue,
   });
-  expect(await eventually(keysOfPartner, (keys) => keys.length === 1)).toEqual(['live']);
+  expect(await keysOfPartner()).toEqual(['live']);
+  const intents = await harness.prisma.workflowStart.findMany({ where: { workflowId: { in: [old, recent] } } });
+  expect(intents.map((row) => row.workflowId)).toEqual([recent]);
+});
 
-  await storeKey('expired-2', new Date(Date.now() - 1000));
-  await harness.env.sleep('1 hour');
-  expect(await eventually(keysOfPartner, (keys) => keys.length === 1)).toEqual(['live']);
-  await handle.terminate('test finished');
+describe('the maintenance schedule (on a Temporal dev server: the test server has no schedules)', () => {
+  let dev: TestWorkflowEnvironment;
+  beforeAll(async () => {
+    const cli = process.env.TEMPORAL_CLI_PATH;
+    dev = await TestWorkflowEnvironment.createLocal(
+      cli ? { server: { executable: { type: 'existing-path', path: cli } } } : {},
+    );
+  });
+  afterAll(() => dev?.teardown());
+
+  it('is created once, hourly, and keeps an operator’s pause when a worker starts again', async () => {
+    await ensureMaintenanceSchedule(dev.client, 'payments');
+    const handle = dev.client.schedule.getHandle(MAINTENANCE_SCHEDULE_ID);
+    const described = await handle.describe();
+    expect(described.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'maintenanceWorkflow',
+      taskQueue: 'payments',
+    });
+    expect(described.spec.intervals).toEqual([expect.objectContaining({ every: 3600_000 })]);
+    expect(described.policies.overlap).toBe('SKIP');
+    await handle.pause('operator pause');
+    await ensureMaintenanceSchedule(dev.client, 'payments');
+    const again = await handle.describe();
+    expect(again.state.paused).toBe(true);
+    const listed: string[] = [];
+    for await (const schedule of dev.client.schedule.list()) listed.push(schedule.scheduleId);
+    expect(listed.filter((id) => id === MAINTENANCE_SCHEDULE_ID)).toHaveLength(1);
+  });
 });

@@ -246,7 +246,7 @@ describe('pricing edge cases', () => {
 });
 
 describe('AMOUNT_RANGES', () => {
-  const base = { DATABASE_URL: 'postgresql://localhost/x' };
+  const base = { DATABASE_URL: 'postgresql://localhost/x', APP_ENV: 'sandbox' };
 
   it('defaults to BRL 1-1000 and the documented ranges', () => {
     const ranges = loadConfig(base).amountRanges;

@@ -91,13 +91,14 @@ describe('POST /v1/quote', () => {
     });
   });
 
-  it('answers 500 without market data (production has no feed yet) and creates nothing', async () => {
+  it('answers 503 without market data (production has no feed yet) and creates nothing', async () => {
     const app = createApp({ ...harness.services, rateProvider: new UnconfiguredRateProvider() });
     const count = () => harness.prisma.quote.count({ where: { partnerId: partner.partnerId } });
     const before = await count();
     const response = await request(app.callback()).post('/v1/quote').set('Authorization', partner.apiKey).send(payin());
-    expect(response.status).toBe(500);
-    expect(response.body.error.code).toBe('internal_error');
+    expect(response.status).toBe(503);
+    expect(response.body.error.code).toBe('service_unavailable');
+    expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
     expect(await count()).toBe(before);
   });
 

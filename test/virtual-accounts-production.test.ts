@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config';
 import { bankProfilesSchema, sandboxBankProfiles } from '../src/providers/deposit-accounts';
 import { findVirtualAccountByDepositReference } from '../src/persistence/virtual-account-deposits';
 import { workflowIds } from '../src/temporal/workflow-ids';
-import { virtualAccountDecisionSignal, virtualAccountStateQuery } from '../workflows/virtual-account';
+import { virtualAccountDecisionUpdate, virtualAccountStateQuery } from '../workflows/virtual-account';
 import { approvedCustomer, createWallet, virtualAccountBody, WalletBody } from './support/accounts';
 import { eventually } from './support/eventually';
 import { CustomerBody, individualCustomer } from './support/fixtures';
@@ -56,16 +56,20 @@ it('creates accounts under_review with empty deposit addresses and only the crea
   expect((await handle.describe()).searchAttributes).toMatchObject({ ResourceStatus: ['under_review'] });
   expect(await harness.prisma.virtualAccountDeposit.count({ where: { virtualAccountId: account.id } })).toBe(0);
 
-  await handle.signal(virtualAccountDecisionSignal, { outcome: 'rejected', reason: 'test cleanup' });
+  await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'rejected', reason: 'test cleanup' }] });
   expect(await handle.result()).toBe('rejected');
 });
 
 it('approves on the operator’s signal: deposit details from the production bank, event with the full account', async () => {
   const account = await openAccount({ sender: { currency: 'EUR' }, accepts_third_party_payments: true });
   const handle = handleOf(account.id);
-  // A malformed decision is ignored; the valid one applies.
-  await handle.signal(virtualAccountDecisionSignal, { outcome: 'maybe' } as never);
-  await handle.signal(virtualAccountDecisionSignal, { outcome: 'approved' });
+  // A malformed decision is refused with its reason; the valid one applies, and a second one is refused.
+  await expect(
+    handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'maybe' } as never] }),
+  ).rejects.toMatchObject({ cause: { type: 'InvalidVirtualAccountDecision' } });
+  expect(await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] })).toBe(
+    'approved',
+  );
   expect(await handle.result()).toBe('approved');
 
   const approved = await getAccount(account.id);
@@ -130,7 +134,9 @@ it('rejects on the operator’s signal, which frees the third-party allowance', 
   );
 
   const handle = handleOf(account.id);
-  await handle.signal(virtualAccountDecisionSignal, { outcome: 'rejected', reason: 'Sanctions screening hit' });
+  await handle.executeUpdate(virtualAccountDecisionUpdate, {
+    args: [{ outcome: 'rejected', reason: 'Sanctions screening hit' }],
+  });
   expect(await handle.result()).toBe('rejected');
   const rejected = await getAccount(account.id);
   expect(rejected).toMatchObject({ status: 'rejected', deposit_addresses: {}, accepts_third_party_payments: true });
@@ -140,7 +146,7 @@ it('rejects on the operator’s signal, which frees the third-party allowance', 
 
   const again = await partner.api.post('/v1/virtual-accounts').send(body);
   expect(again.status).toBe(201);
-  await handleOf(again.body.id).signal(virtualAccountDecisionSignal, { outcome: 'approved' });
+  await handleOf(again.body.id).executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] });
   expect(await handleOf(again.body.id).result()).toBe('approved');
 });
 
@@ -186,7 +192,7 @@ it('approves within the deadline after reminders', async () => {
     () => handle.query(virtualAccountStateQuery),
     (state) => state.remindersSent === 3,
   );
-  await handle.signal(virtualAccountDecisionSignal, { outcome: 'approved' });
+  await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] });
   expect(await handle.result()).toBe('approved');
   const approved = await getAccount(account.id);
   expect(Object.keys(approved.deposit_addresses).sort()).toEqual(['ach', 'swift', 'wire']);
@@ -210,7 +216,9 @@ describe('configuration', () => {
     );
     const config = loadConfig({ ...base, WALLET_KEY_SEED: 'ab'.repeat(32), VIRTUAL_ACCOUNT_BANKS: banks });
     expect(config.virtualAccountBanks?.eur.bban_prefix).toBe('50010517');
-    expect(loadConfig({ DATABASE_URL: base.DATABASE_URL }).walletKeySeed).toBeNull(); // sandbox default seed
+    expect(loadConfig({ DATABASE_URL: base.DATABASE_URL, APP_ENV: 'sandbox' }).walletKeySeed).toBeNull(); // sandbox seed
+    // No silent sandbox: the environment must be named.
+    expect(() => loadConfig({ DATABASE_URL: base.DATABASE_URL })).toThrow('APP_ENV is required');
   });
 
   it('validates the banks: routing numbers, BICs and IBANs that can be issued', () => {

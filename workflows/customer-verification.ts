@@ -4,7 +4,8 @@
 //   under_review -> approved | partially_rejected | rejected   on a decision
 //   partially_rejected -> under_review  on submitForVerification after new documents
 // Decisions come from the provider's automatic result (sandbox: approved after a delay), from the
-// operator signal `verificationDecision`, or from the sandbox update `setSandboxVerificationOutcome`.
+// operator update `verificationDecision` (refused with a reason when invalid or not under review), or from the
+// sandbox update `setSandboxVerificationOutcome`.
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -18,6 +19,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { boundedActivityOptions } from './retry-policies';
 import { RejectedStep, rejectionCodes, stepsFor, VerificationDecision } from '../src/domain/verification';
 import type { CustomerStatus } from '../src/schemas/customers';
 import {
@@ -41,10 +43,12 @@ export const verificationRefusals = {
   approved: 'CustomerAlreadyApproved',
   underReview: 'VerificationInProgress',
   invalidDecision: 'InvalidVerificationDecision',
+  notUnderReview: 'CustomerNotUnderReview',
 } as const;
 
 export const submitForVerificationUpdate = defineUpdate<SubmitForVerificationResult>('submitForVerification');
-export const verificationDecisionSignal = defineSignal<[VerificationDecision]>('verificationDecision');
+/** The operator's decision on a review; answers the status it led to. */
+export const verificationDecisionUpdate = defineUpdate<CustomerStatus, [VerificationDecision]>('verificationDecision');
 export const setSandboxVerificationOutcomeUpdate = defineUpdate<CustomerStatus, [VerificationDecision]>(
   'setSandboxVerificationOutcome',
 );
@@ -52,10 +56,7 @@ export const verificationStateQuery = defineQuery<{ status: CustomerStatus; deci
   'verificationState',
 );
 
-const activities = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
-});
+const activities = proxyActivities<Activities>(boundedActivityOptions);
 
 /** Returns a reason when a decision cannot apply to this customer type, else null. */
 export function decisionProblem(
@@ -145,16 +146,27 @@ export async function customerVerificationWorkflow(input: CustomerVerificationIn
     },
   );
 
-  setHandler(verificationDecisionSignal, (incoming) => {
-    const problem = decisionProblem(incoming, input.customerType);
-    if (problem) {
-      log.warn('verification decision ignored: invalid', { customerId: input.customerId, problem });
-    } else if (status !== 'under_review') {
-      log.warn('verification decision ignored: customer is not under review', { customerId: input.customerId, status });
-    } else {
+  setHandler(
+    verificationDecisionUpdate,
+    async (incoming) => {
+      const before = decisionsApplied;
       decision = incoming;
-    }
-  });
+      await condition(() => decisionsApplied > before);
+      return status;
+    },
+    {
+      validator: (incoming) => {
+        const problem = decisionProblem(incoming, input.customerType);
+        if (problem) throw ApplicationFailure.nonRetryable(problem, verificationRefusals.invalidDecision);
+        if (status !== 'under_review' || decision !== undefined) {
+          throw ApplicationFailure.nonRetryable(
+            `The customer is ${status}${decision !== undefined ? ' with a decision pending' : ''}; only a customer under review can be decided.`,
+            verificationRefusals.notUnderReview,
+          );
+        }
+      },
+    },
+  );
 
   setHandler(
     setSandboxVerificationOutcomeUpdate,

@@ -1,21 +1,18 @@
-// One long-running workflow (id `maintenance`) that keeps tables from growing without bound: every
-// hour it purges expired idempotency keys. The worker starts it at start-up (an existing run is kept).
-import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+// Housekeeping that keeps tables from growing without bound: purges expired idempotency keys and the
+// workflow-start intents started long ago. One run per firing of the `maintenance` Temporal Schedule (created by
+// every worker at start-up, idempotently), so operators see it, pause it and trigger it in the UI's Schedules page.
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 export const MAINTENANCE_INTERVAL = '1 hour';
-/** Runs per workflow execution before continuing as new, so its history stays small. */
-const ROUNDS_PER_RUN = 24;
 
-const { purgeExpiredIdempotencyKeys } = proxyActivities<Activities>({
+const { purgeExpiredIdempotencyKeys, purgeStartedWorkflowIntents } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '10 seconds', maximumInterval: '10 minutes' },
+  // Bounded: a run that keeps failing gives up; the next firing tries again.
+  retry: { initialInterval: '10 seconds', maximumInterval: '5 minutes', maximumAttempts: 5 },
 });
 
 export async function maintenanceWorkflow(): Promise<void> {
-  for (let round = 0; round < ROUNDS_PER_RUN; round += 1) {
-    await purgeExpiredIdempotencyKeys();
-    await sleep(MAINTENANCE_INTERVAL);
-  }
-  await continueAsNew<typeof maintenanceWorkflow>();
+  await purgeExpiredIdempotencyKeys();
+  await purgeStartedWorkflowIntents();
 }

@@ -20,6 +20,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { boundedActivityOptions } from './retry-policies';
 import { PartnerIdAttribute, ResourceIdAttribute, ResourceStatusAttribute } from '../src/temporal/search-attributes';
 
 /** SPEC 2.6 / 8: a quote is valid for 5 minutes from creation. */
@@ -54,10 +55,7 @@ export const quoteStateQuery = defineQuery<{ status: QuoteLifetimeStatus; usedBy
   'quoteState',
 );
 
-const activities = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
-});
+const activities = proxyActivities<Activities>(boundedActivityOptions);
 const quickActivities = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   // A release answers an API request that is waiting: a few quick tries, then the caller is told.
@@ -65,12 +63,14 @@ const quickActivities = proxyActivities<Activities>({
 });
 
 export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<QuoteLifetimeStatus> {
-  const startedAt = workflowInfo().startTime.getTime();
+  // Workflow time (time-skipped in tests). A start delayed by the write-path relay cannot extend a quote's life:
+  // consumeQuote also refuses, by the wall clock, a quote past its stored expires_at.
+  const expiresAt = workflowInfo().startTime.getTime() + QUOTE_LIFETIME_MS;
   let status: QuoteLifetimeStatus = 'active';
   let usedBy: string | null = null;
   let persisted = false;
   let releasing = false;
-  const remainingMs = () => Math.max(0, startedAt + QUOTE_LIFETIME_MS - Date.now());
+  const remainingMs = () => Math.max(0, expiresAt - Date.now());
 
   const publishStatus = () =>
     upsertSearchAttributes([

@@ -8,9 +8,11 @@
 // While no decision comes, operators are reminded every `reminderHours`; after `timeoutDays` the
 // account is rejected (reason review_timeout) so the partner gets an answer and may ask again.
 import {
+  allHandlersFinished,
+  ApplicationFailure,
   condition,
   defineQuery,
-  defineSignal,
+  defineUpdate,
   log,
   proxyActivities,
   setHandler,
@@ -18,6 +20,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { boundedActivityOptions } from './retry-policies';
 import type { VirtualAccountStatus } from '../src/schemas/virtual-accounts';
 import {
   CustomerIdAttribute,
@@ -40,7 +43,14 @@ export type VirtualAccountDecision = { outcome: 'approved' } | { outcome: 'rejec
 /** Reason recorded when nobody decided within the review timeout. */
 export const REVIEW_TIMEOUT_REASON = 'review_timeout';
 
-export const virtualAccountDecisionSignal = defineSignal<[VirtualAccountDecision]>('virtualAccountDecision');
+/** The operator's decision on a review; answers the status it led to. */
+export const virtualAccountDecisionUpdate = defineUpdate<VirtualAccountStatus, [VirtualAccountDecision]>(
+  'virtualAccountDecision',
+);
+export const virtualAccountRefusals = {
+  invalidDecision: 'InvalidVirtualAccountDecision',
+  alreadyDecided: 'VirtualAccountAlreadyDecided',
+} as const;
 
 export interface VirtualAccountState {
   status: VirtualAccountStatus;
@@ -50,10 +60,7 @@ export interface VirtualAccountState {
 }
 export const virtualAccountStateQuery = defineQuery<VirtualAccountState>('virtualAccountState');
 
-const activities = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
-});
+const activities = proxyActivities<Activities>(boundedActivityOptions);
 
 /** Returns a reason when a signalled decision is malformed, else null. */
 export function virtualAccountDecisionProblem(decision: unknown): string | null {
@@ -91,19 +98,27 @@ export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput)
     reviewDeadline: status === 'under_review' ? new Date(deadline).toISOString() : null,
   }));
 
-  setHandler(virtualAccountDecisionSignal, (incoming) => {
-    const problem = virtualAccountDecisionProblem(incoming);
-    if (problem) {
-      log.warn('virtual account decision ignored: invalid', { virtualAccountId: input.virtualAccountId, problem });
-    } else if (status !== 'under_review' || decision) {
-      log.warn('virtual account decision ignored: already decided', {
-        virtualAccountId: input.virtualAccountId,
-        status,
-      });
-    } else {
+  let decided = false;
+  setHandler(
+    virtualAccountDecisionUpdate,
+    async (incoming) => {
       decision = incoming;
-    }
-  });
+      await condition(() => decided);
+      return status;
+    },
+    {
+      validator: (incoming) => {
+        const problem = virtualAccountDecisionProblem(incoming);
+        if (problem) throw ApplicationFailure.nonRetryable(problem, virtualAccountRefusals.invalidDecision);
+        if (status !== 'under_review' || decision) {
+          throw ApplicationFailure.nonRetryable(
+            `The virtual account is ${status}${decision ? ' with a decision pending' : ''}; it was already decided.`,
+            virtualAccountRefusals.alreadyDecided,
+          );
+        }
+      },
+    },
+  );
 
   if (status !== 'under_review') return status;
 
@@ -123,11 +138,14 @@ export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput)
     );
   }
 
-  const decided = decision as VirtualAccountDecision;
+  const chosen = decision as VirtualAccountDecision;
   status =
-    decided.outcome === 'approved'
+    chosen.outcome === 'approved'
       ? await activities.approveVirtualAccount(input.virtualAccountId)
-      : await activities.rejectVirtualAccount(input.virtualAccountId, decided.reason ?? null);
+      : await activities.rejectVirtualAccount(input.virtualAccountId, chosen.reason ?? null);
   publishStatus();
+  decided = true;
+  // Let the operator's update reply before the workflow completes.
+  await condition(allHandlersFinished);
   return status;
 }

@@ -14,6 +14,10 @@ import { isCustomBody, RouteDefinition, toKoaPath } from './route';
 import { allRoutes } from '../routes';
 import { parseOrThrow } from './validation';
 import { IDEMPOTENCY_HEADER, StoredResponse, withIdempotency } from './idempotency';
+import { isDatabaseUnavailable } from '../db';
+import { isTemporalUnavailable } from '../temporal/errors';
+import { ProviderUnavailableError } from '../providers/unavailable';
+import { runInRequestContext } from '../request-context';
 
 /** Largest JSON body accepted; larger ones answer 413 payload_too_large. */
 export const JSON_BODY_LIMIT = '1mb';
@@ -43,7 +47,7 @@ export function createApp(
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     try {
-      await next();
+      await withinDeadline(services.config.requestTimeoutMs, next);
       if (ctx.body == null && ctx.status === 404)
         throw new ApiError('not_found', `No route ${ctx.method} ${ctx.path}.`);
       if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) {
@@ -124,6 +128,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
           path: ctx.path,
           payload: { query: ctx.query, body: rawBody },
         },
+        route.response.status,
         execute,
       );
       if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
@@ -135,6 +140,34 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
     if (route.response.contentType) ctx.type = route.response.contentType;
     if (response.status !== 204 && response.body !== undefined && response.body !== null) ctx.body = response.body;
   });
+}
+
+/**
+ * Runs the rest of the request under its deadline (README "Bounded waits"): the deadline is visible to every
+ * Temporal call (src/temporal/calls.ts), and a request still running when it passes answers 503. Work already
+ * past its commit finishes in the background; a retry with the same Idempotency-Key then gets its result.
+ */
+async function withinDeadline(timeoutMs: number, next: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const work = runInRequestContext({ deadline }, next);
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          ApiError.unavailable(
+            `The request did not complete within ${timeoutMs / 1000} s. Retry shortly (with the same Idempotency-Key).`,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  work.catch(() => undefined); // answered by the deadline; its own failure is no longer anyone's to see
+  try {
+    await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The operations that exist in an environment (sandbox-only ones are absent in production). */
@@ -190,6 +223,18 @@ function respondWithError(ctx: Context, error: unknown): void {
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
+  } else if (
+    isDatabaseUnavailable(error) ||
+    isTemporalUnavailable(error) ||
+    error instanceof ProviderUnavailableError
+  ) {
+    // An outage, not a bug: retryable, in the error shape, never a 500.
+    ctx.state.log.warn({ err: error }, 'dependency unavailable');
+    apiError = ApiError.unavailable(
+      error instanceof ProviderUnavailableError
+        ? `A provider this operation needs is unavailable (${error.message}). Retry later.`
+        : 'A dependency of the service is unavailable. Retry shortly (with the same Idempotency-Key).',
+    );
   } else {
     ctx.state.log.error({ err: error }, 'unhandled error');
     apiError = new ApiError(
@@ -198,5 +243,6 @@ function respondWithError(ctx: Context, error: unknown): void {
     );
   }
   ctx.status = apiError.status;
+  if (apiError.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(apiError.retryAfterSeconds));
   ctx.body = apiError.toBody();
 }

@@ -5,13 +5,19 @@
 // is still running, repeats wait for its result (up to a few seconds) and then answer 409
 // idempotency_key_in_use. Validation failures (400) and server faults (500) are not stored: the key
 // stays free to retry. A claim whose request died (process crash) is taken over after 2 minutes.
-import { createHash } from 'node:crypto';
-import type { Db } from '../db';
+// Nothing can be done twice: the claim carries an owner token that complete and release check, a running
+// request refreshes its claim, and a request that writes (src/temporal/write-then-start.ts) stores its response
+// in the same database transaction as the resource, so a crash between the commit and the answer is replayed.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Db, Prisma } from '../db';
+import { currentRequestContext } from '../request-context';
 import { ApiError } from './errors';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
 export const ABANDONED_CLAIM_SECONDS = 120;
+/** A running request refreshes its claim this often, far inside ABANDONED_CLAIM_SECONDS. */
+const HEARTBEAT_MS = 20_000;
 const MAX_WAIT_MS = 5000;
 
 export interface StoredResponse {
@@ -58,13 +64,14 @@ export function validateIdempotencyKey(key: string): void {
 }
 
 /** Claims the key; true when this request is the one to process it. */
-async function claim(db: Db, request: IdempotentRequest, fingerprint: string): Promise<boolean> {
+async function claim(db: Db, request: IdempotentRequest, fingerprint: string, owner: string): Promise<boolean> {
   const claimed = await db.$executeRaw`
-    INSERT INTO idempotency_keys (partner_id, key, fingerprint, method, path, state, expires_at)
+    INSERT INTO idempotency_keys (partner_id, key, fingerprint, method, path, state, owner_token, expires_at)
     VALUES (${request.partnerId}::uuid, ${request.key}, ${fingerprint}, ${request.method}, ${request.path}, 'in_progress',
-            now() + make_interval(hours => ${IDEMPOTENCY_RETENTION_HOURS}))
+            ${owner}::uuid, now() + make_interval(hours => ${IDEMPOTENCY_RETENTION_HOURS}))
     ON CONFLICT (partner_id, key) DO UPDATE
       SET fingerprint = EXCLUDED.fingerprint, method = EXCLUDED.method, path = EXCLUDED.path, state = 'in_progress',
+          owner_token = EXCLUDED.owner_token,
           response_status = NULL, response_body = NULL, locked_at = now(), created_at = now(),
           expires_at = EXCLUDED.expires_at, completed_at = NULL
       WHERE idempotency_keys.expires_at < now()
@@ -74,15 +81,20 @@ async function claim(db: Db, request: IdempotentRequest, fingerprint: string): P
   return claimed === 1;
 }
 
-async function release(db: Db, request: IdempotentRequest): Promise<void> {
+/** Frees the key for a retry; only the owner's claim, and only while in progress. */
+async function release(db: Db, request: IdempotentRequest, owner: string): Promise<void> {
   await db.idempotencyKey.deleteMany({
-    where: { partnerId: request.partnerId, key: request.key, state: 'in_progress' },
+    where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
   });
 }
 
-async function complete(db: Db, request: IdempotentRequest, response: StoredResponse): Promise<void> {
-  await db.idempotencyKey.update({
-    where: { partnerId_key: { partnerId: request.partnerId, key: request.key } },
+/**
+ * Stores the response; only the owner's claim. Throws when the claim is no longer ours (taken over): inside a
+ * write transaction that rolls the write back, so two requests can never both commit under one key.
+ */
+async function complete(db: Db, request: IdempotentRequest, owner: string, response: StoredResponse): Promise<void> {
+  const { count } = await db.idempotencyKey.updateMany({
+    where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
     data: {
       state: 'completed',
       responseStatus: response.status,
@@ -90,20 +102,45 @@ async function complete(db: Db, request: IdempotentRequest, response: StoredResp
       completedAt: new Date(),
     },
   });
+  if (count !== 1) {
+    throw new ApiError(
+      'idempotency_key_in_use',
+      'This request lost its claim on the Idempotency-Key to a retry; retry to get the stored result.',
+    );
+  }
 }
 
-/** Processes the request once per key; returns the response and whether it is a replay. */
+/** Keeps a running request's claim from being taken over as abandoned. */
+function keepClaimAlive(db: Db, request: IdempotentRequest, owner: string): () => void {
+  const timer = setInterval(() => {
+    void db.idempotencyKey
+      .updateMany({
+        where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
+        data: { lockedAt: new Date() },
+      })
+      .catch(() => undefined);
+  }, HEARTBEAT_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Processes the request once per key; returns the response and whether it is a replay. `successStatus` is the
+ * status the operation answers on success: a write transaction stores it with the body it returns.
+ */
 export async function withIdempotency(
   db: Db,
   request: IdempotentRequest,
+  successStatus: number,
   process: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   validateIdempotencyKey(request.key);
   const fingerprint = fingerprintOf(request);
+  const owner = randomUUID();
   const deadline = Date.now() + MAX_WAIT_MS;
   let pause = 10;
   for (;;) {
-    if (await claim(db, request, fingerprint)) break;
+    if (await claim(db, request, fingerprint, owner)) break;
     const existing = await db.idempotencyKey.findUnique({
       where: { partnerId_key: { partnerId: request.partnerId, key: request.key } },
     });
@@ -127,18 +164,28 @@ export async function withIdempotency(
     pause = Math.min(pause * 2, 200);
   }
 
+  const context = currentRequestContext();
+  if (context) {
+    context.storeIdempotentResponse = (tx: Prisma.TransactionClient, body: unknown) =>
+      complete(tx, request, owner, { status: successStatus, body: successStatus === 204 ? undefined : body });
+  }
+  const stopHeartbeat = keepClaimAlive(db, request, owner);
   try {
     const response = await process();
-    await complete(db, request, response);
+    if (!context?.idempotentResponseStored) await complete(db, request, owner, response);
     return { ...response, replayed: false };
   } catch (error) {
+    // Stored with the write: the work is done and the partner's retry replays it, whatever failed after.
+    if (context?.idempotentResponseStored) throw error;
     // Business refusals (4xx other than validation) are part of the request's result and replayed;
     // anything else frees the key so that the partner can retry.
     if (error instanceof ApiError && error.status < 500 && error.code !== 'validation_error') {
-      await complete(db, request, { status: error.status, body: error.toBody() });
+      await complete(db, request, owner, { status: error.status, body: error.toBody() }).catch(() => undefined);
     } else {
-      await release(db, request);
+      await release(db, request, owner).catch(() => undefined);
     }
     throw error;
+  } finally {
+    stopHeartbeat();
   }
 }

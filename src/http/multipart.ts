@@ -58,7 +58,8 @@ export async function readSingleFileUpload(ctx: Context, limits: UploadLimits): 
         return;
       }
       const chunks: Buffer[] = [];
-      upload.file = { bytes: Buffer.alloc(0), fileName: info.filename ?? null };
+      // No text column can store NUL: drop it from the name rather than refuse a good document.
+      upload.file = { bytes: Buffer.alloc(0), fileName: info.filename?.replace(/\u0000/g, '') ?? null };
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () =>
         fail(new ApiError('payload_too_large', `The file exceeds ${limits.maxFileBytes / (1024 * 1024)} MB.`)),
@@ -75,6 +76,8 @@ export async function readSingleFileUpload(ctx: Context, limits: UploadLimits): 
         fail(ApiError.invalidParam(name, 'is not a known part'));
       } else if (info.valueTruncated) {
         fail(ApiError.invalidParam(name, `exceeds ${MAX_TEXT_FIELD_BYTES} bytes`));
+      } else if (value.includes('\u0000')) {
+        fail(ApiError.invalidParam(name, 'must not contain the NUL character (\\u0000)'));
       } else if (name in upload.fields) {
         fail(ApiError.invalidParam(name, 'was sent more than once'));
       } else {

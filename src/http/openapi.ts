@@ -35,6 +35,12 @@ Cross-border payments API for platforms (partners) acting for their customers.
   body with \`Idempotent-Replayed: true\` and does nothing again. The same key with a different request answers 422
   \`idempotency_key_reused\`; while the first request is still running a repeat waits up to 5 seconds, then answers 409
   \`idempotency_key_in_use\`. Validation errors (400) and server faults (500) are not stored. Keys are per partner.
+  A request that creates a resource stores its response in the same database transaction as the resource, so a retry
+  after any failure (timeout, 503, lost connection) returns the resource that was created, never a second one.
+- **Deadlines and outages**: every request answers within its deadline (15 s by default). When the database or the
+  workflow engine is down or too slow, the answer is 503 \`service_unavailable\` with \`Retry-After\` (seconds):
+  retry then, with the same \`Idempotency-Key\`. A create refused with 503 before anything was written leaves
+  nothing behind.
 - **Environments**: sandbox and production have separate base URLs and keys (\`sk_sandbox_...\`, \`sk_live_...\`);
   operations under \`/v1/sandbox\` exist only in the sandbox.
 `.trim();
@@ -62,7 +68,8 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   }
   if (acceptsIdempotencyKey(route))
     codes.add('idempotency_key_reused').add('idempotency_key_in_use').add('validation_error');
-  codes.add('internal_error');
+  // Every operation has a deadline and dependencies: an outage answers 503 (with Retry-After), never 500.
+  codes.add('service_unavailable').add('internal_error');
   return [...codes];
 }
 
@@ -103,6 +110,16 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<App
         status,
         {
           description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].when}`).join('\n\n'),
+          ...(status === 503
+            ? {
+                headers: {
+                  'Retry-After': {
+                    description: 'Seconds to wait before retrying (with the same Idempotency-Key).',
+                    schema: { type: 'integer', minimum: 1 },
+                  },
+                },
+              }
+            : {}),
           content: { 'application/json': { schema: errorResponseSchema(codes) } },
         },
       ]),

@@ -8,23 +8,30 @@ export const DEFAULT_PAGE_LIMIT = 10;
 export const MAX_PAGE_LIMIT = 100;
 
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+/** Dates outside these bounds cannot name a resource of this service (and some cannot be stored). */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const inBounds = (date: Date): Date | null =>
+  !Number.isNaN(date.getTime()) && date.getTime() >= EARLIEST && date.getTime() <= LATEST ? date : null;
 
 /** YYYY-MM-DD (a whole UTC day) or an ISO 8601 date-time with offset. */
 const dateBound = (bound: 'start' | 'end') =>
   z
     .string()
-    .refine((value) => parseDateBound(value, bound) !== null, 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time')
+    .refine(
+      (value) => parseDateBound(value, bound) !== null,
+      'must be a date (YYYY-MM-DD) or an ISO 8601 date-time between 1970-01-01 and 9999-12-31',
+    )
     .transform((value) => parseDateBound(value, bound) as Date);
 
 function parseDateBound(value: string, bound: 'start' | 'end'): Date | null {
   if (datePattern.test(value)) {
     const date = new Date(`${value}T00:00:00.000Z`);
     if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) return null;
-    return bound === 'start' ? date : new Date(date.getTime() + 24 * 3600 * 1000 - 1);
+    return inBounds(bound === 'start' ? date : new Date(date.getTime() + 24 * 3600 * 1000 - 1));
   }
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date;
+  return inBounds(new Date(value));
 }
 
 interface Position {
@@ -42,8 +49,8 @@ function decodeCursor(cursor: string): Position | null {
     if (!Array.isArray(decoded) || decoded.length !== 2) return null;
     const [createdAt, id] = decoded as unknown[];
     if (typeof createdAt !== 'string' || typeof id !== 'string' || !z.uuid().safeParse(id).success) return null;
-    const date = new Date(createdAt);
-    return Number.isNaN(date.getTime()) ? null : { createdAt: date, id };
+    const date = inBounds(new Date(createdAt));
+    return date ? { createdAt: date, id } : null;
   } catch {
     return null;
   }

@@ -95,7 +95,29 @@ function dedupe(details: ValidationDetail[]): ValidationDetail[] {
 }
 
 /** Parses input with a schema or throws a validation_error listing every problem. */
+/**
+ * Every place in a request value (keys included) holding the NUL character, which no text column can store:
+ * refused as invalid_param instead of failing in the database.
+ */
+export function nulCharacterDetails(value: unknown, path: string[] = []): ValidationDetail[] {
+  const detail = (at: string[]): ValidationDetail => ({
+    code: 'invalid_param',
+    param: at.join('.') || 'body',
+    message: 'must not contain the NUL character (\\u0000)',
+  });
+  if (typeof value === 'string') return value.includes('\u0000') ? [detail(path)] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => nulCharacterDetails(item, [...path, String(index)]));
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
+    return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) =>
+      key.includes('\u0000') ? [detail([...path, key])] : nulCharacterDetails(item, [...path, key]),
+    );
+  }
+  return [];
+}
+
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const nul = nulCharacterDetails(input);
+  if (nul.length > 0) throw ApiError.validation(nul);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw ApiError.validation(issuesToDetails(result.error.issues, input));

@@ -1,7 +1,9 @@
 // Chooses the implementation of each outside system by environment.
 import type { AppConfig } from '../config';
 import { PixDirectory, SimulatedPixDirectory, UnconnectedPixDirectory } from './pix-directory';
-import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries } from './screening';
+import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries, UnconnectedScreening } from './screening';
+import { ConfigError } from '../config';
+import { isUnconnected } from './unavailable';
 import { RateProvider, SandboxRateProvider, UnconfiguredRateProvider } from './rates';
 import { DepositAccountIssuer, sandboxBankProfiles, SubAccountIssuer } from './deposit-accounts';
 import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvider } from './wallet-addresses';
@@ -30,8 +32,10 @@ export function createProviders(config: AppConfig): Providers {
         ? new SimulatedVerificationProvider(config.sandboxVerificationDelaySeconds)
         : new ManualReviewProvider(),
     pixDirectory: config.appEnv === 'sandbox' ? new SimulatedPixDirectory() : new UnconnectedPixDirectory(),
-    // No screening vendor is connected yet: production screens against an empty list (approves all).
-    accountScreening: new DenyListScreening(config.appEnv === 'sandbox' ? sandboxDeniedBeneficiaries : []),
+    // No screening vendor is integrated yet: production refuses to start (assertProductionReady) rather than
+    // approve everyone.
+    accountScreening:
+      config.appEnv === 'sandbox' ? new DenyListScreening(sandboxDeniedBeneficiaries) : new UnconnectedScreening(),
     webhookSender: createWebhookSender(config),
     rateProvider: config.appEnv === 'sandbox' ? new SandboxRateProvider() : new UnconfiguredRateProvider(),
     // Production always has its own seed and banks (loadConfig refuses to start without them).
@@ -54,4 +58,16 @@ export function createWebhookSender(config: AppConfig): WebhookSender {
     timeoutMs: config.webhooks.timeoutSeconds * 1000,
     publicAddressesOnly: !allowsPrivateDestinations({ appEnv: config.appEnv, ...config.webhooks }),
   });
+}
+
+/**
+ * Production fails closed: the API and the worker refuse to start while a provider they need is only a stand-in
+ * (no real integration), instead of approving everyone or answering 500 later. Wallet seed and deposit banks are
+ * checked by loadConfig. The sandbox always starts.
+ */
+export function assertProductionReady(config: AppConfig, providers: Providers): void {
+  if (config.appEnv !== 'production') return;
+  const needed: unknown[] = [providers.accountScreening, providers.rateProvider];
+  const missing = needed.filter(isUnconnected).map((provider) => provider.unconnected);
+  if (missing.length > 0) throw new ConfigError(`Production cannot start: ${missing.join('; ')}.`);
 }

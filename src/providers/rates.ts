@@ -2,6 +2,7 @@
 // on-chain stablecoin transfer. Quotes lock what the provider answers (rates rounded down to 8 places).
 import { Currency, Decimal, FiatCurrency, isFiat, Money, Stablecoin } from '../domain/money';
 import type { Blockchain } from '../domain/rails';
+import { ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface RateProvider {
   /** Units of `to` obtained for one unit of `from`, spread included. One side is a stablecoin. */
@@ -10,7 +11,7 @@ export interface RateProvider {
   networkFee(stablecoin: Stablecoin, chain: Blockchain): Promise<Money>;
 }
 
-export class RatesUnavailableError extends Error {
+export class RatesUnavailableError extends ProviderUnavailableError {
   override name = 'RatesUnavailableError';
 }
 
@@ -47,7 +48,9 @@ export class SandboxRateProvider implements RateProvider {
  * Production until a market-data feed is integrated: refuses to quote rather than invent prices
  * (POST quote answers 500 internal_error and logs why).
  */
-export class UnconfiguredRateProvider implements RateProvider {
+export class UnconfiguredRateProvider implements RateProvider, Unconnected {
+  readonly unconnected = 'no market-data feed is connected (src/providers/rates.ts RateProvider)';
+
   async exchangeRate(from: Currency, to: Currency): Promise<Decimal> {
     throw new RatesUnavailableError(`no market-data feed is configured for ${from} -> ${to} in production`);
   }

@@ -1,6 +1,7 @@
 // Screening of a new external account's beneficiary (sanctions and watch lists) before the account
 // can be used. It runs inside the create request: the response already carries approved or rejected.
 import type { PaymentRail } from '../domain/external-accounts';
+import { ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface ScreeningSubject {
   paymentRail: PaymentRail;
@@ -35,5 +36,14 @@ export class DenyListScreening implements AccountScreening {
     return this.denied.has(normaliseName(subject.beneficiaryName))
       ? { outcome: 'rejected', reason: 'beneficiary name is on the deny list' }
       : { outcome: 'approved' };
+  }
+}
+
+/** Production until a sanctions-screening vendor is integrated: refuses to screen rather than approve everyone. */
+export class UnconnectedScreening implements AccountScreening, Unconnected {
+  readonly unconnected = 'no screening vendor is connected (src/providers/screening.ts AccountScreening)';
+
+  async screen(): Promise<ScreeningResult> {
+    throw new ProviderUnavailableError(this.unconnected);
   }
 }

@@ -2,6 +2,7 @@
 import type { RouteDefinition } from '../http/route';
 import { customerRoutes } from './customers';
 import { eventRoutes } from './events';
+import { healthRoutes } from './health';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
 import { quoteRoutes } from './quotes';
@@ -20,4 +21,5 @@ export const allRoutes: RouteDefinition[] = [
   ...webhookRoutes,
   ...eventRoutes,
   ...hostedVerificationRoutes,
+  ...healthRoutes,
 ];

@@ -22,6 +22,8 @@ import type { ApiServices } from '../app-services';
 import { sha256Hex } from '../storage/document-store';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
+import { withTemporalDeadline } from '../temporal/calls';
+import { workflowStart, writeThenStart } from '../temporal/write-then-start';
 import {
   customerVerificationWorkflow,
   setSandboxVerificationOutcomeUpdate,
@@ -112,34 +114,32 @@ export async function createCustomer(
             })),
           },
         };
-  const { config, temporal } = services;
-  return services.prisma.$transaction(
-    async (tx) => {
-      const row = await tx.customer.create({
-        data: {
-          ...data,
-          verificationSteps: { create: stepsFor(request.type).map((name) => ({ name, state: 'pending' })) },
-        },
-        include: withBeneficiaries,
-      });
-      const resource = toCustomer(row, config.publicBaseUrl);
-      await recordEvent(tx, {
-        partnerId,
-        type: 'customer.created',
-        resourceId: id,
-        resourceStatus: row.status,
-        resource,
-      });
-      // Started before the commit: if Temporal is unreachable the customer is not created either.
-      await temporal.workflow.start(customerVerificationWorkflow, {
+  const { config } = services;
+  return writeThenStart(services, async (tx, start) => {
+    const row = await tx.customer.create({
+      data: {
+        ...data,
+        verificationSteps: { create: stepsFor(request.type).map((name) => ({ name, state: 'pending' })) },
+      },
+      include: withBeneficiaries,
+    });
+    const resource = toCustomer(row, config.publicBaseUrl);
+    await recordEvent(tx, {
+      partnerId,
+      type: 'customer.created',
+      resourceId: id,
+      resourceStatus: row.status,
+      resource,
+    });
+    await start(
+      workflowStart(customerVerificationWorkflow, {
         workflowId: workflowIds.customerVerification(id),
-        taskQueue: config.temporal.taskQueue,
         args: [{ customerId: id, partnerId, customerType: request.type }],
-      });
-      return resource;
-    },
-    { timeout: 15_000 },
-  );
+        searchAttributes: { PartnerId: partnerId, CustomerId: id, ResourceId: id },
+      }),
+    );
+    return resource;
+  });
 }
 
 /** Map of the workflow's refusals to API errors. */
@@ -335,7 +335,9 @@ async function updateVerificationWorkflow<T>(
   update: (handle: WorkflowHandle) => Promise<T>,
 ): Promise<T> {
   try {
-    return await update(services.temporal.workflow.getHandle(workflowIds.customerVerification(customer.id)));
+    return await withTemporalDeadline(services, () =>
+      update(services.temporal.workflow.getHandle(workflowIds.customerVerification(customer.id))),
+    );
   } catch (error) {
     const refusal = refusalToApiError(error);
     if (refusal) throw refusal;

@@ -28,6 +28,7 @@ import { amountsOf, QuoteRow, termsOf, toQuote } from '../presenters/quotes';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
 import { withTemporalDeadline } from '../temporal/calls';
+import { workflowStart, writeThenStart } from '../temporal/write-then-start';
 import {
   consumeQuoteUpdate,
   releaseQuoteUpdate,
@@ -107,11 +108,11 @@ export function priceWithinRanges(terms: QuoteTerms, fixed: FixedAmount, ranges:
 }
 
 export async function createQuote(
-  services: Pick<ApiServices, 'config' | 'prisma' | 'temporal' | 'rateProvider'>,
+  services: Pick<ApiServices, 'config' | 'prisma' | 'temporal' | 'rateProvider' | 'logger'>,
   partnerId: string,
   request: QuoteRequest,
 ): Promise<AnyQuoteResource> {
-  const { config, temporal } = services;
+  const { config } = services;
   // The given amount is checked before asking for rates: a wrong amount needs no market data.
   if (request.fixed && !isWithinRange(request.fixed.amount, config.amountRanges)) {
     throw outOfRange(`${request.fixed.side}.amount`, request.fixed.amount, config.amountRanges, false);
@@ -120,45 +121,44 @@ export async function createQuote(
   const amounts = request.fixed ? priceWithinRanges(terms, request.fixed, config.amountRanges) : null;
   const id = newId();
   const createdAt = new Date();
-  return services.prisma.$transaction(
-    async (tx) => {
-      const row = await tx.quote.create({
-        data: {
-          id,
-          partnerId,
-          type: terms.type,
-          status: 'active',
-          senderCurrency: terms.sender.currency,
-          senderPaymentRail: terms.sender.paymentRail,
-          stablecoinCurrency: terms.stablecoin?.currency ?? null,
-          stablecoinPaymentRail: terms.stablecoin?.paymentRail ?? null,
-          receiverCurrency: terms.receiver.currency,
-          receiverPaymentRail: terms.receiver.paymentRail,
-          fixedSide: amounts?.fixedSide ?? null,
-          senderAmount: amounts?.sender.toString() ?? null,
-          stablecoinAmount: amounts?.stablecoin?.toString() ?? null,
-          receiverAmount: amounts?.receiver.toString() ?? null,
-          rates: terms.rates.map((rate) => rate.toFixed()),
-          serviceFeeBps: terms.serviceFeeBps,
-          partnerFeeBps: terms.partnerFee?.percentageBps ?? null,
-          partnerFlatFee: terms.partnerFee?.flat.toString() ?? null,
-          networkFee: terms.networkFee.toString(),
-          serviceFeeAmount: amounts?.fees.service.toString() ?? null,
-          partnerFeeAmount: amounts?.fees.partner.toString() ?? null,
-          createdAt,
-          expiresAt: new Date(createdAt.getTime() + QUOTE_LIFETIME_MS),
-        },
-      });
-      // Started before the commit: if Temporal is unreachable the quote is not created either.
-      await temporal.workflow.start(quoteLifetimeWorkflow, {
+  const expiresAt = new Date(createdAt.getTime() + QUOTE_LIFETIME_MS);
+  return writeThenStart(services, async (tx, start) => {
+    const row = await tx.quote.create({
+      data: {
+        id,
+        partnerId,
+        type: terms.type,
+        status: 'active',
+        senderCurrency: terms.sender.currency,
+        senderPaymentRail: terms.sender.paymentRail,
+        stablecoinCurrency: terms.stablecoin?.currency ?? null,
+        stablecoinPaymentRail: terms.stablecoin?.paymentRail ?? null,
+        receiverCurrency: terms.receiver.currency,
+        receiverPaymentRail: terms.receiver.paymentRail,
+        fixedSide: amounts?.fixedSide ?? null,
+        senderAmount: amounts?.sender.toString() ?? null,
+        stablecoinAmount: amounts?.stablecoin?.toString() ?? null,
+        receiverAmount: amounts?.receiver.toString() ?? null,
+        rates: terms.rates.map((rate) => rate.toFixed()),
+        serviceFeeBps: terms.serviceFeeBps,
+        partnerFeeBps: terms.partnerFee?.percentageBps ?? null,
+        partnerFlatFee: terms.partnerFee?.flat.toString() ?? null,
+        networkFee: terms.networkFee.toString(),
+        serviceFeeAmount: amounts?.fees.service.toString() ?? null,
+        partnerFeeAmount: amounts?.fees.partner.toString() ?? null,
+        createdAt,
+        expiresAt: new Date(createdAt.getTime() + QUOTE_LIFETIME_MS),
+      },
+    });
+    await start(
+      workflowStart(quoteLifetimeWorkflow, {
         workflowId: workflowIds.quote(id),
-        taskQueue: config.temporal.taskQueue,
         args: [{ quoteId: id, partnerId, type: terms.type }],
-      });
-      return toQuote(row);
-    },
-    { timeout: 15_000 },
-  );
+        searchAttributes: { PartnerId: partnerId, ResourceId: id, ResourceStatus: 'active' },
+      }),
+    );
+    return toQuote(row);
+  });
 }
 
 export interface ConsumedQuote {
@@ -201,7 +201,7 @@ function wrongType(row: QuoteRow, expectedType: QuoteType): ApiError {
  * quote_already_used.
  */
 export async function consumeQuote(
-  services: Pick<ApiServices, 'prisma' | 'temporal'>,
+  services: Pick<ApiServices, 'prisma' | 'temporal' | 'config'>,
   partnerId: string,
   quoteId: string,
   expectedType: QuoteType,
@@ -216,9 +216,11 @@ export async function consumeQuote(
   // The workflow's timer persists expiry within moments; the wall clock closes that gap.
   if (row.status === 'expired' || Date.now() >= row.expiresAt.getTime()) throw expired(row);
   try {
-    await services.temporal.workflow
-      .getHandle(workflowIds.quote(row.id))
-      .executeUpdate(consumeQuoteUpdate, { args: [{ consumerId, expectedType }] });
+    await withTemporalDeadline(services, () =>
+      services.temporal.workflow
+        .getHandle(workflowIds.quote(row.id))
+        .executeUpdate(consumeQuoteUpdate, { args: [{ consumerId, expectedType }] }),
+    );
   } catch (error) {
     const refusal = updateRefusal(error);
     if (refusal?.type === quoteRefusals.expired) throw expired(row);
@@ -242,7 +244,7 @@ export async function consumeQuote(
  * (it could not be used any more anyway). A quote used by another consumer is left alone.
  */
 export async function releaseQuote(
-  services: Pick<ApiServices, 'prisma' | 'temporal'>,
+  services: Pick<ApiServices, 'prisma' | 'temporal' | 'config'>,
   quoteId: string,
   consumerId: string,
 ): Promise<void> {

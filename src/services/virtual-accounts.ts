@@ -13,6 +13,7 @@ import type {
 } from '../schemas/virtual-accounts';
 import type { ApiServices } from '../app-services';
 import { workflowIds } from '../temporal/workflow-ids';
+import { workflowStart, writeThenStart } from '../temporal/write-then-start';
 import { virtualAccountWorkflow } from '../../workflows/virtual-account';
 import { requireApprovedCustomer } from './customers';
 import { findWalletOrThrow } from './wallets';
@@ -38,7 +39,7 @@ export async function createVirtualAccount(
   partnerId: string,
   request: CreateVirtualAccountRequest,
 ): Promise<VirtualAccountResource> {
-  const { prisma, config, temporal } = services;
+  const { prisma, config } = services;
   const customer = await requireApprovedCustomer(prisma, partnerId, request.customer_id);
   const wallet = await findWalletOrThrow(prisma, partnerId, request.receiver.wallet_id);
   if (wallet.customerId !== customer.id) {
@@ -51,41 +52,38 @@ export async function createVirtualAccount(
   const senderCurrency = request.sender.currency;
   const sandbox = config.appEnv === 'sandbox';
   try {
-    return await prisma.$transaction(
-      async (tx) => {
-        const issued = sandbox
-          ? await allocateDepositDetails(tx, services.depositAccountIssuer, {
-              virtualAccountId: id,
-              senderCurrency,
-              beneficiaryName: beneficiaryNameOf(customer),
-            })
-          : null;
-        const row = await tx.virtualAccount.create({
-          data: {
-            id,
-            partnerId,
-            customerId: customer.id,
-            walletId: wallet.id,
-            name: request.name,
-            status: issued ? 'approved' : 'under_review',
+    return await writeThenStart(services, async (tx, start) => {
+      const issued = sandbox
+        ? await allocateDepositDetails(tx, services.depositAccountIssuer, {
+            virtualAccountId: id,
             senderCurrency,
-            receiverCurrency: request.receiver.currency,
-            acceptsThirdPartyPayments:
-              senderCurrency === 'EUR' ? (request.accepts_third_party_payments ?? false) : null,
-            depositAddresses: (issued?.depositAddresses ?? {}) as Prisma.InputJsonObject,
-            decidedAt: issued ? new Date() : null,
-          },
-          include: withWallet,
-        });
-        if (issued) await storeDepositReferences(tx, id, issued);
-        const resource = toVirtualAccount(row);
-        const event = { partnerId, resourceId: id, resourceStatus: row.status, resource };
-        await recordEvent(tx, { ...event, type: 'virtual_account.created' });
-        if (issued) await recordEvent(tx, { ...event, type: 'virtual_account.approved' });
-        // Started before the commit: if Temporal is unreachable the account is not created either.
-        await temporal.workflow.start(virtualAccountWorkflow, {
+            beneficiaryName: beneficiaryNameOf(customer),
+          })
+        : null;
+      const row = await tx.virtualAccount.create({
+        data: {
+          id,
+          partnerId,
+          customerId: customer.id,
+          walletId: wallet.id,
+          name: request.name,
+          status: issued ? 'approved' : 'under_review',
+          senderCurrency,
+          receiverCurrency: request.receiver.currency,
+          acceptsThirdPartyPayments: senderCurrency === 'EUR' ? (request.accepts_third_party_payments ?? false) : null,
+          depositAddresses: (issued?.depositAddresses ?? {}) as Prisma.InputJsonObject,
+          decidedAt: issued ? new Date() : null,
+        },
+        include: withWallet,
+      });
+      if (issued) await storeDepositReferences(tx, id, issued);
+      const resource = toVirtualAccount(row);
+      const event = { partnerId, resourceId: id, resourceStatus: row.status, resource };
+      await recordEvent(tx, { ...event, type: 'virtual_account.created' });
+      if (issued) await recordEvent(tx, { ...event, type: 'virtual_account.approved' });
+      await start(
+        workflowStart(virtualAccountWorkflow, {
           workflowId: workflowIds.virtualAccount(id),
-          taskQueue: config.temporal.taskQueue,
           args: [
             {
               virtualAccountId: id,
@@ -95,11 +93,11 @@ export async function createVirtualAccount(
               review: config.virtualAccountReview,
             },
           ],
-        });
-        return resource;
-      },
-      { timeout: 15_000 },
-    );
+          searchAttributes: { PartnerId: partnerId, CustomerId: customer.id, ResourceId: id },
+        }),
+      );
+      return resource;
+    });
   } catch (error) {
     if (isThirdPartyConflict(error)) {
       throw new ApiError(

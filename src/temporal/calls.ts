@@ -1,32 +1,21 @@
-// TEMPORARY (issue-12 branch): the lead's issue-11 work replaces this file with the real one (same name and
-// signature), bounded by the request's deadline. Every Temporal call made while serving a request goes through
-// withTemporalDeadline, and an engine that cannot answer in time becomes 503 service_unavailable.
+// Every Temporal call made while serving a request goes through withTemporalDeadline: it is bounded by the
+// request's deadline (and TEMPORAL_CALL_TIMEOUT_SECONDS), and an engine that cannot answer in time becomes
+// 503 service_unavailable with Retry-After instead of a hang or a 500.
 import type { Client } from '@temporalio/client';
-import { isGrpcServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApiError } from '../http/errors';
-
-/** How long one Temporal call made from HTTP may take. */
-const CALL_TIMEOUT_MS = 10_000;
+import { remainingMs } from '../request-context';
+import { isTemporalUnavailable } from './errors';
 
 export interface TemporalCallServices {
   temporal: Client;
-}
-
-// gRPC status codes that mean "not now": UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, RESOURCE_EXHAUSTED, ABORTED.
-const unavailableGrpcCodes = new Set([14, 4, 1, 8, 10]);
-
-function isTemporalUnavailable(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 6; depth += 1) {
-    if (current instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
-    if (isGrpcServiceError(current) && unavailableGrpcCodes.has(current.code)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  config: { temporal: { callTimeoutMs: number } };
 }
 
 export async function withTemporalDeadline<T>(services: TemporalCallServices, call: () => Promise<T>): Promise<T> {
+  const budget = Math.min(services.config.temporal.callTimeoutMs, remainingMs(services.config.temporal.callTimeoutMs));
+  if (budget <= 0) throw temporalUnavailable();
   try {
-    return await services.temporal.connection.withDeadline(Date.now() + CALL_TIMEOUT_MS, call);
+    return await services.temporal.connection.withDeadline(Date.now() + budget, call);
   } catch (error) {
     if (isTemporalUnavailable(error)) throw temporalUnavailable(error);
     throw error;
@@ -34,7 +23,8 @@ export async function withTemporalDeadline<T>(services: TemporalCallServices, ca
 }
 
 export function temporalUnavailable(cause?: unknown): ApiError {
-  return ApiError.unavailable('The workflow engine did not answer in time. Retry shortly (with the same Idempotency-Key).', {
-    cause,
-  });
+  return ApiError.unavailable(
+    'The workflow engine did not answer in time. Retry shortly (with the same Idempotency-Key).',
+    { cause },
+  );
 }

@@ -1,5 +1,11 @@
 // The one place that connects to Temporal as a client (the API process, scripts).
-import { Client, Connection } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { AppConfig } from '../config';
 import { customSearchAttributes } from './search-attributes';
@@ -14,6 +20,12 @@ export interface TemporalClientHandle {
 
 export async function connectTemporalClient(config: AppConfig['temporal']): Promise<TemporalClientHandle> {
   const connection = await Connection.connect({ address: config.address });
+  return { connection, client: new Client({ connection, namespace: config.namespace }) };
+}
+
+/** A client that connects on first use and reconnects by itself: the API must start while Temporal is down. */
+export function lazyTemporalClient(config: AppConfig['temporal']): TemporalClientHandle {
+  const connection = Connection.lazy({ address: config.address });
   return { connection, client: new Client({ connection, namespace: config.namespace }) };
 }
 
@@ -43,11 +55,36 @@ export async function ensureSearchAttributes(
   });
 }
 
-/** Starts the maintenance workflow unless it already runs (called by every worker at start-up). */
-export async function ensureMaintenanceWorkflow(client: Client, taskQueue: string): Promise<void> {
-  await client.workflow.start('maintenanceWorkflow', {
-    workflowId: workflowIds.maintenance(),
-    taskQueue,
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
+/** The hourly housekeeping schedule (README "Operating workflows"). */
+export const MAINTENANCE_SCHEDULE_ID = 'maintenance';
+
+/**
+ * Creates the maintenance Schedule unless it exists (called by every worker at start-up; an operator's pause or
+ * edit is kept). Also ends the sleep-loop workflow that did this job before the schedule existed.
+ */
+export async function ensureMaintenanceSchedule(client: Client, taskQueue: string): Promise<void> {
+  try {
+    await client.schedule.create({
+      scheduleId: MAINTENANCE_SCHEDULE_ID,
+      spec: { intervals: [{ every: '1 hour' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'maintenanceWorkflow',
+        workflowId: workflowIds.maintenance(),
+        taskQueue,
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+      state: { note: 'Purges expired idempotency keys and old workflow-start intents. Safe to pause or trigger.' },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+  try {
+    const legacy = client.workflow.getHandle(workflowIds.maintenance());
+    if ((await legacy.describe()).status.name === 'RUNNING') {
+      await legacy.terminate('replaced by the maintenance schedule');
+    }
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
 }

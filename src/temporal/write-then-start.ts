@@ -1,13 +1,22 @@
-// TEMPORARY (issue-12 branch): the lead's issue-11 work replaces this file with the real one (same names and
-// signatures: start intents committed with the rows, a relay in the worker as reconciler, the idempotent response
-// stored in the same transaction). This stand-in keeps the one rule that matters to callers: the rows commit in
-// one transaction, and workflows start only after the commit, never while a transaction is open.
+// The one pattern for "write a resource, then start its workflow" (README "The write path"):
+// 1. the resource's rows, its events and the intent to start its workflow (a `workflow_starts` row) commit in
+//    ONE database transaction, together with the Idempotency-Key's stored response when the request has one;
+// 2. after the commit, and never inside a transaction, the API starts the workflow (bounded by the request's
+//    deadline); 3. whatever was not started (crash, Temporal outage between the commit and the start) is
+//    started by the relay in the worker (src/temporal/workflow-start-relay.ts), the reconciler of this pattern.
+// So every committed resource gets its workflow, and no workflow ever acts on a row that did not commit.
+// Starting is idempotent (ids derived from the resource; reuse policy REJECT_DUPLICATE, conflict policy
+// USE_EXISTING), so a start made both by the API and by the relay is harmless.
 import type { Client, Workflow } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { Prisma, PrismaClient } from '../db';
 import type { Logger } from '../logger';
-import { withTemporalDeadline } from './calls';
+import { ApiError } from '../http/errors';
+import { newId } from '../domain/ids';
+import { Prisma, PrismaClient, transactionOptions } from '../db';
+import { currentRequestContext } from '../request-context';
 import { customSearchAttributes } from './search-attributes';
+import { withTemporalDeadline } from './calls';
+import { temporalIsReachable } from './health';
 
 export type SearchAttributeName = (typeof customSearchAttributes)[number]['name'];
 
@@ -16,6 +25,7 @@ export interface WorkflowStartIntent {
   workflowType: string;
   workflowId: string;
   args: unknown[];
+  /** Keyword search attributes; PartnerId also scopes the relay in tests. */
   searchAttributes: Partial<Record<SearchAttributeName, string>>;
 }
 
@@ -36,34 +46,75 @@ export interface WriteServices {
   prisma: PrismaClient;
   temporal: Client;
   logger: Logger;
-  config: { temporal: { taskQueue: string } };
+  config: { temporal: { taskQueue: string; callTimeoutMs: number } };
 }
 
 export type EnqueueStart = (intent: WorkflowStartIntent) => Promise<void>;
 
+/** Test seams for the failure-injection tests of this pattern; never set in production code. */
+export const writePathFaults: {
+  /** Runs inside the transaction after the write, before the response is stored and the commit (throw: the commit fails). */
+  beforeCommit?: () => Promise<void>;
+  /** Runs after the commit, before the start (throw to simulate a process dying there). */
+  afterCommit?: () => Promise<void>;
+} = {};
+
+/**
+ * Writes (rows, events, start intents) in one transaction, then starts the workflows. `write` returns the
+ * HTTP response body of the request: under an Idempotency-Key it is stored in the same transaction.
+ */
 export async function writeThenStart<T>(
   services: WriteServices,
   write: (tx: Prisma.TransactionClient, start: EnqueueStart) => Promise<T>,
 ): Promise<T> {
+  // A workflow that cannot start would leave a resource without its lifecycle: refuse while the engine is down.
+  if (!(await temporalIsReachable(services.temporal, services.config.temporal.callTimeoutMs))) {
+    throw ApiError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
+  }
   const intents: WorkflowStartIntent[] = [];
-  const result = await services.prisma.$transaction(
-    (tx) =>
-      write(tx, async (intent) => {
-        intents.push(intent);
-      }),
-    { timeout: 15_000 },
-  );
+  const context = currentRequestContext();
+  const result = await services.prisma.$transaction(async (tx) => {
+    const body = await write(tx, async (intent) => {
+      await enqueueWorkflowStart(tx, intent);
+      intents.push(intent);
+    });
+    await writePathFaults.beforeCommit?.();
+    if (context?.storeIdempotentResponse && !context.idempotentResponseStored) {
+      await context.storeIdempotentResponse(tx, body);
+    }
+    return body;
+  }, transactionOptions());
+  // Only a committed response counts as stored (a failed commit must free the key for a retry).
+  if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
+  await writePathFaults.afterCommit?.();
   for (const intent of intents) {
     try {
       await withTemporalDeadline(services, () =>
         startIntent(services.temporal, services.config.temporal.taskQueue, intent),
       );
+      await markStarted(services.prisma, [intent.workflowId]);
     } catch (error) {
-      // Committed is committed (the real version's relay starts it later): the caller gets its resource.
-      services.logger.warn({ err: error, workflow_id: intent.workflowId }, 'workflow not started after commit');
+      // Committed is committed: the relay starts it later. The partner gets the resource now.
+      services.logger.warn(
+        { err: error, workflow_id: intent.workflowId },
+        'workflow not started after commit; the relay will start it',
+      );
     }
   }
   return result;
+}
+
+export async function enqueueWorkflowStart(tx: Prisma.TransactionClient, intent: WorkflowStartIntent): Promise<void> {
+  await tx.workflowStart.create({
+    data: {
+      id: newId(),
+      partnerId: intent.searchAttributes.PartnerId ?? null,
+      workflowType: intent.workflowType,
+      workflowId: intent.workflowId,
+      args: intent.args as Prisma.InputJsonArray,
+      searchAttributes: intent.searchAttributes,
+    },
+  });
 }
 
 /** Starts the workflow of an intent unless it already exists (running or closed). */
@@ -82,7 +133,14 @@ export async function startIntent(client: Client, taskQueue: string, intent: Wor
       }) as never,
     });
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return; // closed already: started before
     throw error;
   }
+}
+
+export async function markStarted(prisma: PrismaClient, workflowIds: string[]): Promise<void> {
+  await prisma.workflowStart.updateMany({
+    where: { workflowId: { in: workflowIds }, startedAt: null },
+    data: { startedAt: new Date() },
+  });
 }

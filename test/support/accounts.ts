@@ -1,13 +1,13 @@
 // Approved customers, wallets and virtual account bodies for the tests of wallets and virtual accounts.
 import type TestAgent from 'supertest/lib/agent';
 import { workflowIds } from '../../src/temporal/workflow-ids';
-import { verificationDecisionSignal } from '../../workflows/customer-verification';
+import { verificationDecisionUpdate } from '../../workflows/customer-verification';
 import { createCustomer, CustomerBody, individualCustomer, uploadIndividualDocuments } from './fixtures';
 import type { Harness } from './harness';
 
 /**
  * A customer taken through verification to `approved`: sandbox through the sandbox outcome endpoint,
- * production through the operator's signal.
+ * production through the operator's update.
  */
 export async function approvedCustomer(
   harness: Harness,
@@ -26,7 +26,7 @@ export async function approvedCustomer(
   const check = await api.post(`/v1/customers/${customer.id}/check`);
   if (check.status !== 204) throw new Error(`check failed: ${check.status} ${JSON.stringify(check.body)}`);
   if (harness.config.appEnv === 'production') {
-    await handle.signal(verificationDecisionSignal, { outcome: 'approved', rejected_steps: [] });
+    await handle.executeUpdate(verificationDecisionUpdate, { args: [{ outcome: 'approved', rejected_steps: [] }] });
   }
   if ((await handle.result()) !== 'approved') throw new Error('the customer was not approved');
   return { ...customer, status: 'approved' };

@@ -24,6 +24,7 @@ import { LocalDiskDocumentStore } from '../../src/storage/document-store';
 import { ensureSearchAttributes } from '../../src/temporal/client';
 import { createWorker } from '../../src/temporal/worker';
 import { OutboxRelay } from '../../src/webhooks/outbox-relay';
+import { WorkflowStartRelay } from '../../src/temporal/workflow-start-relay';
 import { workflowBundlePath } from './paths';
 
 export interface TestPartner {
@@ -40,6 +41,8 @@ export interface Harness {
   services: ApiServices;
   /** The webhook outbox relay, started like in the worker; it relays only this harness's partners. */
   relay: OutboxRelay;
+  /** The write path's reconciler, as in the worker (not sweeping by itself: tests call `sweep`). */
+  startRelay: WorkflowStartRelay;
   /** supertest agent without credentials. */
   http: TestAgent;
   createPartner(name?: string): Promise<TestPartner>;
@@ -67,6 +70,23 @@ function quietSdkLogs(): void {
   }
 }
 
+/**
+ * The SDK gives the Java test server 5 s to open its port; a machine busy compiling can miss that, so a
+ * start that timed out is tried again (twice at most) instead of failing the whole file.
+ */
+async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
+  const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping(
+        testServerPath ? { server: { executable: { type: 'existing-path', path: testServerPath } } } : {},
+      );
+    } catch (error) {
+      if (attempt >= 3 || !/did not start within/.test(String((error as Error).message))) throw error;
+    }
+  }
+}
+
 export async function startHarness(overrides: Record<string, string> = {}): Promise<Harness> {
   quietSdkLogs();
   const config = loadConfig({
@@ -80,10 +100,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,
   });
-  const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;
-  const env = await TestWorkflowEnvironment.createTimeSkipping(
-    testServerPath ? { server: { executable: { type: 'existing-path', path: testServerPath } } } : {},
-  );
+  const env = await startTimeSkippingServer();
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
   const providers = createProviders(config);
@@ -96,6 +113,15 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     logger,
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
     // Test files share the database, each with its own Temporal: relay only the partners created here.
+    partnerIds: () => partnerIds,
+  });
+  const startRelay = new WorkflowStartRelay({
+    prisma,
+    temporal: env.client,
+    taskQueue: config.temporal.taskQueue,
+    logger,
+    sweepIntervalMs: 3600_000,
+    minAgeMs: 0,
     partnerIds: () => partnerIds,
   });
   let worker: Worker;
@@ -135,6 +161,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     prisma,
     services,
     relay,
+    startRelay,
     http,
     async createPartner(name = 'Test partner') {
       const created = await createPartner(prisma, name, config.appEnv);
@@ -147,6 +174,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     },
     conformance,
     async teardown() {
+      await startRelay.stop();
       await relay.stop();
       worker.shutdown();
       await running;

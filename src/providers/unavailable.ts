@@ -1,0 +1,15 @@
+// Outside systems that cannot answer (or are not connected in this deployment) fail closed: the request is
+// refused with 503 service_unavailable (the API maps this error) instead of inventing an answer.
+export class ProviderUnavailableError extends Error {
+  override name = 'ProviderUnavailableError';
+}
+
+/** Implemented by the stand-ins of providers with no real integration: production refuses to start with one. */
+export interface Unconnected {
+  /** What is missing, for the start-up error, e.g. "no screening vendor is connected". */
+  readonly unconnected: string;
+}
+
+export function isUnconnected(provider: unknown): provider is Unconnected {
+  return typeof (provider as Partial<Unconnected>)?.unconnected === 'string';
+}

@@ -1,0 +1,95 @@
+// The reconciler of the write path (src/temporal/write-then-start.ts): every few seconds the worker starts the
+// workflows whose intents committed but were not started by the API (it crashed after the commit, or Temporal
+// was unreachable then). Temporal is called outside any database transaction; starts are idempotent, so two
+// workers sweeping at once, or the API and a worker starting the same intent, do no harm.
+import type { Client } from '@temporalio/client';
+import type { PrismaClient } from '../db';
+import type { Logger } from '../logger';
+import { markStarted, startIntent, WorkflowStartIntent } from './write-then-start';
+
+const BATCH_SIZE = 100;
+
+export interface WorkflowStartRelayOptions {
+  prisma: PrismaClient;
+  temporal: Client;
+  taskQueue: string;
+  logger: Logger;
+  sweepIntervalMs: number;
+  /** Intents younger than this are left to the API, which starts them right after its commit. */
+  minAgeMs: number;
+  /** Tests: only these partners' intents (test files share one database but not one Temporal). */
+  partnerIds?: () => readonly string[];
+}
+
+export class WorkflowStartRelay {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: WorkflowStartRelayOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.sweep().catch(() => undefined), this.options.sweepIntervalMs);
+    this.timer.unref();
+    void this.sweep().catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Starts every unstarted intent old enough; returns how many it started. One sweep at a time. */
+  sweep(options: { minAgeMs?: number } = {}): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    if (this.running) return this.running;
+    this.running = this.drain(options.minAgeMs ?? this.options.minAgeMs).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async drain(minAgeMs: number): Promise<number> {
+    const partnerIds = this.options.partnerIds?.();
+    if (partnerIds && partnerIds.length === 0) return 0;
+    let started = 0;
+    for (;;) {
+      const pending = await this.options.prisma.workflowStart.findMany({
+        where: {
+          startedAt: null,
+          createdAt: { lte: new Date(Date.now() - minAgeMs) },
+          ...(partnerIds ? { partnerId: { in: [...partnerIds] } } : {}),
+        },
+        orderBy: { createdAt: 'asc' },
+        take: BATCH_SIZE,
+      });
+      if (pending.length === 0) return started;
+      const done: string[] = [];
+      for (const row of pending) {
+        const intent: WorkflowStartIntent = {
+          workflowType: row.workflowType,
+          workflowId: row.workflowId,
+          args: row.args as unknown[],
+          searchAttributes: row.searchAttributes as WorkflowStartIntent['searchAttributes'],
+        };
+        try {
+          await startIntent(this.options.temporal, this.options.taskQueue, intent);
+          done.push(row.workflowId);
+        } catch (error) {
+          this.options.logger.warn({ err: error, workflow_id: row.workflowId }, 'workflow start relay: start failed');
+          await this.options.prisma.workflowStart.update({
+            where: { id: row.id },
+            data: { attempts: { increment: 1 }, lastError: String((error as Error).message ?? error).slice(0, 500) },
+          });
+          // The engine is likely down: stop this sweep, the next one tries again.
+          await markStarted(this.options.prisma, done);
+          return started + done.length;
+        }
+      }
+      await markStarted(this.options.prisma, done);
+      started += done.length;
+      if (pending.length < BATCH_SIZE) return started;
+    }
+  }
+}

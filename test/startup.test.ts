@@ -1,0 +1,55 @@
+// Production fails closed: the real entry points refuse to start without an explicit APP_ENV, and in production
+// while a provider they need (screening, market data) has no real integration.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '..');
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+function start(entry: 'src/server.ts' | 'src/worker.ts', env: Record<string, string>) {
+  const result = spawnSync(tsx, [entry], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'postgresql://127.0.0.1:1/none', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stderr: result.stderr };
+}
+
+const productionSecrets = {
+  APP_ENV: 'production',
+  WALLET_KEY_SEED: 'ab'.repeat(32),
+  VIRTUAL_ACCOUNT_BANKS: JSON.stringify({
+    usd: {
+      bank_name: 'Bank',
+      bank_address: { street_line_1: '1 Main St', city: 'New York', state: 'NY', postal_code: '10001', country: 'USA' },
+      ach_routing_number: '123456780',
+      wire_routing_number: '321076548',
+      bic: 'ABCDUS33XXX',
+      account_number_prefix: '84',
+    },
+    eur: {
+      bank_name: 'Bank Europe',
+      bank_address: { street_line_1: '1 Hauptstr', city: 'Berlin', state: 'BE', postal_code: '10115', country: 'DEU' },
+      bic: 'ABCDDEBBXXX',
+      iban_country: 'DE',
+      bban_prefix: '87654321',
+    },
+  }),
+};
+
+it.each(['src/server.ts', 'src/worker.ts'] as const)('%s refuses to start without APP_ENV', (entry) => {
+  const { status, stderr } = start(entry, {});
+  expect(status).toBe(1);
+  expect(stderr).toContain('APP_ENV is required');
+});
+
+it.each(['src/server.ts', 'src/worker.ts'] as const)(
+  '%s refuses to start in production without a screening vendor and a market-data feed',
+  (entry) => {
+    const { status, stderr } = start(entry, productionSecrets);
+    expect(status).toBe(1);
+    expect(stderr).toContain('Production cannot start: no screening vendor is connected');
+    expect(stderr).toContain('no market-data feed is connected');
+  },
+);
