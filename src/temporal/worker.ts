@@ -9,6 +9,11 @@ export interface WorkerSetup {
   activities: object;
   /** Pre-built workflow bundle (npm run build, test global set-up); bundled at start-up when absent. */
   workflowBundlePath?: string;
+  /**
+   * 0 turns sticky execution off. Only for a worker killed on purpose against the time-skipping test server,
+   * which never moves a workflow task off a dead worker's sticky queue (real servers do after a few seconds).
+   */
+  maxCachedWorkflows?: number;
 }
 
 export const workflowsEntryPoint = path.resolve(__dirname, '..', '..', 'workflows', 'index');
@@ -24,5 +29,6 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
       : { workflowsPath: require.resolve(workflowsEntryPoint) }),
     // Let in-flight activities finish on SIGTERM before the process exits.
     shutdownGraceTime: '30 seconds',
+    ...(setup.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: setup.maxCachedWorkflows } : {}),
   });
 }
