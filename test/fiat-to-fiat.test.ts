@@ -24,7 +24,7 @@ import {
   TransactionBody,
 } from './support/transactions';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { configureWebhooks, verifiesWithRecipe } from './support/webhooks';
+import { configureWebhooks, verifiesWithStandardWebhooks } from './support/webhooks';
 
 let harness: Harness;
 let parties: Parties;
@@ -459,7 +459,7 @@ describe('end to end over HTTP', () => {
         ['payin', 'payin.processing', 'processing'],
         ['payin', 'payin.completed', 'completed'],
       ]);
-      for (const delivered of mineReceived) expect(verifiesWithRecipe(delivered, secret)).toBe(true);
+      for (const delivered of mineReceived) expect(verifiesWithStandardWebhooks(delivered, secret)).toBe(true);
       expect(mineReceived[0]?.body.event_resource).toEqual(transaction);
       expect(mineReceived[1]?.body.event_resource).toEqual({ ...transaction, status: 'processing', updated_at: expect.any(String) });
       expect(mineReceived[2]?.body.event_resource).toEqual(final);

@@ -1,6 +1,7 @@
 // Production fails closed: the real entry points refuse to start without an explicit APP_ENV, and in production
 // while a provider they need (screening, market data) has no real integration.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
@@ -19,6 +20,7 @@ function start(entry: 'src/server.ts' | 'src/worker.ts', env: Record<string, str
 const productionSecrets = {
   APP_ENV: 'production',
   WALLET_KEY_SEED: 'ab'.repeat(32),
+  SECRETS_ENCRYPTION_KEY: 'cd'.repeat(32),
   VIRTUAL_ACCOUNT_BANKS: JSON.stringify({
     usd: {
       bank_name: 'Bank',
@@ -53,3 +55,46 @@ it.each(['src/server.ts', 'src/worker.ts'] as const)(
     expect(stderr).toContain('no market-data feed is connected');
   },
 );
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+it('the API starts while Temporal is down: live answers 200, ready 503 naming temporal', async () => {
+  const port = await freePort();
+  const deadTemporal = await freePort(); // nothing listens there
+  const api = spawn(tsx, ['src/server.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      APP_ENV: 'sandbox',
+      PORT: String(port),
+      LOG_LEVEL: 'silent',
+      TEMPORAL_ADDRESS: `127.0.0.1:${deadTemporal}`,
+    },
+    stdio: 'ignore',
+  });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    let live: Response | undefined;
+    for (let attempt = 0; attempt < 100 && live?.status !== 200; attempt += 1) {
+      live = await fetch(`${base}/health/live`).catch(() => undefined);
+      if (live?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(live?.status).toBe(200);
+    const ready = await fetch(`${base}/health/ready`);
+    expect(ready.status).toBe(503);
+    expect(Number(ready.headers.get('retry-after'))).toBeGreaterThan(0);
+    const body = (await ready.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('service_unavailable');
+    expect(body.error.message).toContain('temporal unavailable');
+    expect(body.error.message).not.toContain('database');
+  } finally {
+    api.kill('SIGTERM');
+  }
+});

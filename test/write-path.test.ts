@@ -6,8 +6,9 @@ import request from 'supertest';
 import { createPrismaClient, PrismaClient } from '../src/db';
 import { createApp } from '../src/http/app';
 import { writePathFaults } from '../src/temporal/write-then-start';
+import { temporalIsReachable } from '../src/temporal/health';
 import { workflowIds } from '../src/temporal/workflow-ids';
-import { individualCustomer } from './support/fixtures';
+import { individualCustomer, uploadIndividualDocuments } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { databaseUrlThrough, TcpProxy } from './support/tcp-proxy';
 
@@ -18,6 +19,7 @@ let databaseProxy: TcpProxy;
 let proxiedPrisma: PrismaClient;
 let proxiedConnection: Connection;
 let api: request.Agent;
+let services: Harness['services'];
 
 const REQUEST_TIMEOUT_MS = 4_000;
 
@@ -37,7 +39,7 @@ beforeAll(async () => {
     timeouts: config.database,
   });
   proxiedConnection = Connection.lazy({ address: temporalProxy.address });
-  const services = {
+  services = {
     ...harness.services,
     config,
     prisma: proxiedPrisma,
@@ -46,11 +48,15 @@ beforeAll(async () => {
   api = request.agent(createApp(services).callback()).set('Authorization', partner.apiKey) as never;
 });
 
-afterEach(() => {
+afterEach(async () => {
   writePathFaults.beforeCommit = undefined;
   writePathFaults.afterCommit = undefined;
   temporalProxy.restore();
   databaseProxy.restore();
+  // The client reconnects with a backoff: the next test starts once the engine answers through the proxy again.
+  for (let attempt = 0; attempt < 60 && !(await temporalIsReachable(services.temporal, 1_000)); attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 });
 
 afterAll(async () => {
@@ -118,6 +124,35 @@ describe('Temporal outage', () => {
   });
 });
 
+describe('a workflow with no worker to answer', () => {
+  it('answers an update from HTTP 503 within the deadline, and frees the Idempotency-Key for a retry', async () => {
+    // Same engine, but a task queue no worker polls: the customer's workflow exists and nobody runs it.
+    const unserved = {
+      ...harness.services,
+      config: {
+        ...harness.config,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        temporal: { ...harness.config.temporal, taskQueue: `nobody-${partner.partnerId}`, callTimeoutMs: 1_500 },
+      },
+    };
+    const unservedApi = request.agent(createApp(unserved).callback()).set('Authorization', partner.apiKey);
+    const created = await unservedApi.post('/v1/customers').send(individualCustomer());
+    expect(created.status).toBe(201);
+    await uploadIndividualDocuments(unservedApi as never, created.body.id);
+    for (const attempt of [1, 2]) {
+      const startedAt = Date.now();
+      const check = await unservedApi
+        .post(`/v1/customers/${created.body.id}/check`)
+        .set('Idempotency-Key', 'no-worker-1');
+      expectServiceUnavailable(check, startedAt);
+      expect(attempt).toBeLessThan(3); // the second attempt is served again, not 409: the key was freed
+    }
+    expect((await harness.prisma.customer.findUniqueOrThrow({ where: { id: created.body.id } })).status).toBe(
+      'pending',
+    );
+  });
+});
+
 describe('database outage', () => {
   it('answers 503 within the deadline while PostgreSQL is unreachable, then recovers without a restart', async () => {
     databaseProxy.cut();
@@ -137,15 +172,15 @@ describe('database outage', () => {
 
 describe('failures injected around the commit', () => {
   it('a commit that fails leaves no row, no start intent and no workflow', async () => {
+    const intents = () => harness.prisma.workflowStart.count({ where: { partnerId: partner.partnerId } });
+    const before = await intents();
     writePathFaults.beforeCommit = async () => {
       throw new Error('injected: commit fails');
     };
     const response = await api.post('/v1/customers').send(individualCustomer({ email: 'commit-fails@example.com' }));
     expect(response.status).toBe(500);
     expect(await customersWithEmail('commit-fails@example.com')).toEqual([]);
-    expect(await harness.prisma.workflowStart.count({ where: { partnerId: partner.partnerId, startedAt: null } })).toBe(
-      0,
-    );
+    expect(await intents()).toBe(before);
   });
 
   it('a process dying between the commit and the start: the relay starts the workflow, the customer proceeds', async () => {

@@ -9,6 +9,8 @@ export interface WorkerSetup {
   activities: object;
   /** Pre-built workflow bundle (npm run build, test global set-up); bundled at start-up when absent. */
   workflowBundlePath?: string;
+  /** Activity tasks run at once (WORKER_MAX_CONCURRENT_ACTIVITIES); the SDK's default when absent. */
+  maxConcurrentActivities?: number;
   /**
    * 0 turns sticky execution off. Only for a worker killed on purpose against the time-skipping test server,
    * which never moves a workflow task off a dead worker's sticky queue (real servers do after a few seconds).
@@ -27,6 +29,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     ...(setup.workflowBundlePath
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }
       : { workflowsPath: require.resolve(workflowsEntryPoint) }),
+    ...(setup.maxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivities } : {}),
     // Let in-flight activities finish on SIGTERM before the process exits.
     shutdownGraceTime: '30 seconds',
     ...(setup.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: setup.maxCachedWorkflows } : {}),

@@ -3,15 +3,15 @@
 // marking them dispatched in the same database transaction. Transactions that add deliveries NOTIFY
 // `webhook_deliveries` (wakeOutboxRelay, sent at commit), which wakes the relay at once; a periodic sweep is the
 // fallback (missed notifications, Temporal unavailable for a while).
-// - Nothing is lost: a delivery stays undispatched until the signal was accepted and the mark committed.
-// - Nothing is sent twice: if the process dies between the signal and the commit, the delivery is signalled
+// - Nothing is lost: a delivery stays undispatched until the signal was accepted and the mark written.
+// - Nothing is sent twice: if the process dies between the signal and the mark, the delivery is signalled
 //   again; the workflow ignores ids it already has and the activity skips deliveries that are no longer pending.
-// - Order: one relay at a time (a transaction-scoped advisory lock), batches in sequence order, one signal per
-//   resource carrying its ids in order. Events of one resource are written under that resource's row lock, so
+// - Order: one relay at a time (a session-level advisory lock, held on a connection of its own with no
+//   transaction open), batches in sequence order, one signal per resource carrying its ids in order. Events of one resource are written under that resource's row lock, so
 //   their sequence order is their commit order.
 // Every worker process runs one; they take turns on the lock.
 import type { Client } from '@temporalio/client';
-import { Client as PgClient } from 'pg';
+import { Client as PgClient, Pool } from 'pg';
 import type { PrismaClient } from '../db';
 import { Prisma } from '../db';
 import { WEBHOOK_NOTIFY_CHANNEL } from '../events';
@@ -53,8 +53,19 @@ export class OutboxRelay {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  /** One connection that holds the relay's advisory lock while a batch is dispatched. */
+  private readonly lockPool: Pool;
 
-  constructor(private readonly options: OutboxRelayOptions) {}
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.lockPool = new Pool({
+      connectionString: options.databaseUrl,
+      max: 1,
+      connectionTimeoutMillis: 10_000,
+      // A relay that stopped answering must not hold the lock forever.
+      statement_timeout: 60_000,
+    });
+    this.lockPool.on('error', () => undefined); // a dropped idle connection; the next batch opens another
+  }
 
   async start(): Promise<void> {
     await this.listen();
@@ -70,6 +81,7 @@ export class OutboxRelay {
     await this.running;
     await this.listener?.end().catch(() => undefined);
     this.listener = null;
+    await this.lockPool.end().catch(() => undefined);
   }
 
   /** Runs the relay now, or once more after the current run. */
@@ -136,51 +148,55 @@ export class OutboxRelay {
     const partnerIds = this.options.partnerIds?.();
     if (partnerIds && partnerIds.length === 0) return 0;
     const onlyPartners = partnerIds ? Prisma.sql`AND d.partner_id = ANY(${[...partnerIds]}::uuid[])` : Prisma.empty;
-    return this.options.prisma.$transaction(
-      async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RELAY_LOCK_KEY}::bigint)`;
-        const claimed = await tx.$queryRaw<Claimed[]>`
-          SELECT d.id::text AS id, d.partner_id::text AS partner_id, d.trigger, e.resource_id::text AS resource_id
-          FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-          WHERE d.dispatched_at IS NULL ${onlyPartners}
-          ORDER BY d.sequence
-          LIMIT ${BATCH_SIZE}
-          FOR UPDATE OF d SKIP LOCKED`;
-        if (claimed.length === 0) return 0;
-        // One signal per workflow, its ids in sequence order (Map keeps first-insertion order).
-        const byWorkflow = new Map<string, { input: WebhookDeliveryInput; ids: string[] }>();
-        for (const row of claimed) {
-          const workflowId =
-            row.trigger === 'redelivery'
-              ? workflowIds.webhookRedelivery(row.id)
-              : workflowIds.webhookDelivery(row.partner_id, row.resource_id);
-          const entry = byWorkflow.get(workflowId) ?? {
-            input: { partnerId: row.partner_id, resourceId: row.resource_id },
-            ids: [],
-          };
-          entry.ids.push(row.id);
-          byWorkflow.set(workflowId, entry);
-        }
-        await Promise.all(
-          [...byWorkflow.entries()].map(([workflowId, { input, ids }]) =>
-            this.options.temporal.workflow.signalWithStart(webhookDeliveryWorkflow, {
-              workflowId,
-              taskQueue: this.options.taskQueue,
-              args: [input],
-              signal: deliveriesQueuedSignal,
-              signalArgs: [ids],
-              typedSearchAttributes: [
-                { key: PartnerIdAttribute, value: input.partnerId },
-                { key: ResourceIdAttribute, value: input.resourceId },
-              ],
-            }),
-          ),
-        );
-        const ids = claimed.map((row) => row.id);
-        await tx.$executeRaw`UPDATE webhook_deliveries SET dispatched_at = now() WHERE id = ANY(${ids}::uuid[])`;
-        return claimed.length;
-      },
-      { maxWait: 10_000, timeout: 60_000 },
-    );
+    const lock = await this.lockPool.connect();
+    let broken: Error | undefined;
+    try {
+      await lock.query('SELECT pg_advisory_lock($1::bigint)', [RELAY_LOCK_KEY]);
+      const claimed = await this.options.prisma.$queryRaw<Claimed[]>`
+        SELECT d.id::text AS id, d.partner_id::text AS partner_id, d.trigger, e.resource_id::text AS resource_id
+        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+        WHERE d.dispatched_at IS NULL ${onlyPartners}
+        ORDER BY d.sequence
+        LIMIT ${BATCH_SIZE}`;
+      if (claimed.length === 0) return 0;
+      // One signal per workflow, its ids in sequence order (Map keeps first-insertion order).
+      const byWorkflow = new Map<string, { input: WebhookDeliveryInput; ids: string[] }>();
+      for (const row of claimed) {
+        const workflowId =
+          row.trigger === 'redelivery'
+            ? workflowIds.webhookRedelivery(row.id)
+            : workflowIds.webhookDelivery(row.partner_id, row.resource_id);
+        const entry = byWorkflow.get(workflowId) ?? {
+          input: { partnerId: row.partner_id, resourceId: row.resource_id },
+          ids: [],
+        };
+        entry.ids.push(row.id);
+        byWorkflow.set(workflowId, entry);
+      }
+      await Promise.all(
+        [...byWorkflow.entries()].map(([workflowId, { input, ids }]) =>
+          this.options.temporal.workflow.signalWithStart(webhookDeliveryWorkflow, {
+            workflowId,
+            taskQueue: this.options.taskQueue,
+            args: [input],
+            signal: deliveriesQueuedSignal,
+            signalArgs: [ids],
+            typedSearchAttributes: [
+              { key: PartnerIdAttribute, value: input.partnerId },
+              { key: ResourceIdAttribute, value: input.resourceId },
+            ],
+          }),
+        ),
+      );
+      const ids = claimed.map((row) => row.id);
+      await this.options.prisma
+        .$executeRaw`UPDATE webhook_deliveries SET dispatched_at = now() WHERE id = ANY(${ids}::uuid[])`;
+      return claimed.length;
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1::bigint)', [RELAY_LOCK_KEY]).catch((error: Error) => {
+        broken = error; // the session ended: its lock went with it
+      });
+      lock.release(broken);
+    }
   }
 }
