@@ -5,7 +5,7 @@
 import request from 'supertest';
 import { crc16Ccitt } from '../src/domain/brazil';
 import { createApp } from '../src/http/app';
-import { UnconfiguredDepositProvider } from '../src/providers/transaction-deposits';
+import { UnconnectedDepositProvider } from '../src/providers/transaction-deposits';
 import { writePathFaults } from '../src/temporal/write-then-start';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { quoteStateQuery } from '../workflows/quote-lifetime';
@@ -328,7 +328,7 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
   });
 
   it('refuses when deposits cannot be received (no collection account), with the quote intact', async () => {
-    const app = createApp({ ...harness.services, depositProvider: new UnconfiguredDepositProvider() });
+    const app = createApp({ ...harness.services, depositProvider: new UnconnectedDepositProvider() });
     const response = await request(app.callback())
       .post('/v1/fiat-to-fiat')
       .set('Authorization', parties.partner.apiKey)

@@ -3,7 +3,8 @@
 // cancel racing a deposit, late deposits; the ledger invariants after each, and the workflow's
 // children, search attributes and query.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { Decimal } from '../src/domain/money';
+import { Decimal, Money } from '../src/domain/money';
+import { receiveDepositByReference } from '../src/services/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
 import { Harness, startHarness } from './support/harness';
@@ -333,5 +334,21 @@ describe('a second deposit', () => {
     expect((await returned(second.id)).status).toBe('returned');
     expect((await get(created.id)).status).toBe('completed');
     await expectInvariants(created.id, [second.id]);
+  });
+});
+
+describe('deposits reported by a bank integration (the production path)', () => {
+  it('matches the reference, as a statement may write it, to its transaction; other credits are left alone', async () => {
+    const created = await createTransaction(parties);
+    const reference = created.sender_deposit_instructions.reference;
+    const report = (text: string, amount = Money.parse('BRL', '1000.00')) =>
+      receiveDepositByReference(harness.services, { reference: text, amount, senderName: 'João Pereira', receivedAt: new Date() });
+    expect(await report('TX0000000000')).toBeNull();
+    expect(await report('not a reference')).toBeNull();
+    expect(await report(reference, Money.parse('USD', '1000.00'))).toBeNull();
+    const taken = await report(reference.toLowerCase().replace(/(.{4})/g, '$1 '));
+    expect(taken).toMatchObject({ transaction_id: created.id, status: 'accepted', sender_name: 'João Pereira' });
+    expect(await settlementHandle(harness, created.id).result()).toBe('completed');
+    await expectInvariants(created.id);
   });
 });

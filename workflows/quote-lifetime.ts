@@ -57,9 +57,10 @@ export const quoteStateQuery = defineQuery<{ status: QuoteLifetimeStatus; usedBy
 
 const activities = proxyActivities<Activities>(boundedActivityOptions);
 const quickActivities = proxyActivities<Activities>({
+  ...boundedActivityOptions,
   startToCloseTimeout: '10 seconds',
   // A release answers an API request that is waiting: a few quick tries, then the caller is told.
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: 5 },
+  retry: { ...boundedActivityOptions.retry, initialInterval: '200 milliseconds', maximumAttempts: 5 },
 });
 
 export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<QuoteLifetimeStatus> {

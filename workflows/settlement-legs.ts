@@ -7,6 +7,7 @@
 // postings in one database transaction. A leg whose retries run out fails; the parent decides.
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { boundedActivityOptions } from './retry-policies';
 import {
   CustomerIdAttribute,
   PartnerIdAttribute,
@@ -28,17 +29,18 @@ export type PayoutLegResult =
   | { outcome: 'completed' }
   | { outcome: 'rejected'; reason: string; providerReference: string };
 
-/** Calls to the exchange and payout rails: transient failures retry, then the leg fails (bounded). */
+/**
+ * Calls to the exchange and payout rails: a provider that keeps failing should reach an operator soon, so
+ * 6 attempts over about 30 s, then the leg fails and the transaction goes to `error`.
+ */
 export const railActivities = proxyActivities<Activities>({
+  ...boundedActivityOptions,
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+  retry: { ...boundedActivityOptions.retry, maximumAttempts: 6 },
 });
 
-/** Database steps: a short outage retries; a missing row or an impossible transition fails at once. */
-export const databaseActivities = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+/** Database steps: the project's bounded policy; a missing row or an impossible transition fails at once. */
+export const databaseActivities = proxyActivities<Activities>(boundedActivityOptions);
 
 function publish(input: LegInput, status: string): void {
   upsertSearchAttributes([

@@ -11,6 +11,7 @@ import type { Blockchain, FiatRail } from '../domain/rails';
 import type { Money } from '../domain/money';
 import type { SandboxSimulation } from '../domain/transactions';
 import type { PrismaClient } from '../db';
+import { ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface RailRequest {
   /** `<transactionId>:<step>`: the same key always names the same operation. */
@@ -51,7 +52,7 @@ export type RailOutcome =
   | { status: 'rejected'; providerReference: string; reason: string };
 
 /** The provider could not do it now (outage, timeout): retry later. */
-export class RailUnavailableError extends Error {
+export class RailUnavailableError extends ProviderUnavailableError {
   override name = 'RailUnavailableError';
 }
 
@@ -113,14 +114,16 @@ export class SandboxFiatRails implements FiatRails {
 }
 
 /** Production until an exchange and payout rails are connected: every operation is unavailable. */
-export class UnconnectedFiatRails implements FiatRails {
+export class UnconnectedFiatRails implements FiatRails, Unconnected {
+  readonly unconnected = 'no exchange or payout rail is connected';
+
   async convertToStablecoin(): Promise<never> {
-    throw new RailUnavailableError('no exchange is connected in production');
+    throw new RailUnavailableError(this.unconnected);
   }
   async payOut(): Promise<never> {
-    throw new RailUnavailableError('no payout rail is connected in production');
+    throw new RailUnavailableError(this.unconnected);
   }
   async returnToSender(): Promise<never> {
-    throw new RailUnavailableError('no rail for returns is connected in production');
+    throw new RailUnavailableError(this.unconnected);
   }
 }

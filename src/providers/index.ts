@@ -12,7 +12,7 @@ import { allowsPrivateDestinations } from '../webhooks/destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
 import type { PrismaClient } from '../db';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
-import { DepositProvider, SandboxDepositProvider, UnconfiguredDepositProvider } from './transaction-deposits';
+import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -41,8 +41,8 @@ export function createProviders(config: AppConfig): Providers {
     // Production always has its own seed and banks (loadConfig refuses to start without them).
     walletAddressProvider: new DerivedWalletAddressProvider(config.walletKeySeed ?? SANDBOX_WALLET_SEED),
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
-    // No collection accounts are connected in production yet: fiat to fiat cannot give instructions there.
-    depositProvider: config.appEnv === 'sandbox' ? new SandboxDepositProvider() : new UnconfiguredDepositProvider(),
+    // No collection accounts are connected yet: production refuses to start (assertProductionReady).
+    depositProvider: config.appEnv === 'sandbox' ? new SandboxDepositProvider() : new UnconnectedDepositProvider(),
   };
 }
 
@@ -67,7 +67,7 @@ export function createWebhookSender(config: AppConfig): WebhookSender {
  */
 export function assertProductionReady(config: AppConfig, providers: Providers): void {
   if (config.appEnv !== 'production') return;
-  const needed: unknown[] = [providers.accountScreening, providers.rateProvider];
+  const needed: unknown[] = [providers.accountScreening, providers.rateProvider, providers.depositProvider];
   const missing = needed.filter(isUnconnected).map((provider) => provider.unconnected);
   if (missing.length > 0) throw new ConfigError(`Production cannot start: ${missing.join('; ')}.`);
 }

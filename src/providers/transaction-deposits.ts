@@ -6,12 +6,13 @@
 // Production: a bank or rail integration implements DepositProvider with the service's real
 // collection accounts, and reports each incoming credit by calling `receiveDeposit` of
 // src/services/transactions.ts with an IncomingDeposit (the same path the sandbox deposit endpoint
-// takes). None is connected yet: production refuses to give deposit instructions.
+// takes). None is connected yet: production refuses to start (assertProductionReady).
 import { composeIBAN, electronicFormatIBAN } from 'ibantools';
 import { pixCopyPasteCode } from '../domain/brazil';
 import type { Currency, Money } from '../domain/money';
 import type { FiatRail } from '../domain/rails';
 import type { Address } from '../schemas/common';
+import { ProviderUnavailableError, Unconnected } from './unavailable';
 
 interface Beneficiary {
   beneficiary_name: string;
@@ -74,10 +75,6 @@ export interface IncomingDeposit {
   amount: Money;
   senderName: string | null;
   receivedAt: Date;
-}
-
-export class DepositsNotConfiguredError extends Error {
-  override name = 'DepositsNotConfiguredError';
 }
 
 /** Fictitious collection accounts of the sandbox: well-formed, naming no real account. */
@@ -159,9 +156,14 @@ export class SandboxDepositProvider implements DepositProvider {
   }
 }
 
-/** Production until a bank integration exists: no collection accounts, so no instructions. */
-export class UnconfiguredDepositProvider implements DepositProvider {
-  instructionsFor(request: DepositInstructionsRequest): SenderDepositInstructions {
-    throw new DepositsNotConfiguredError(`no collection account is configured for ${request.rail} in production`);
+/**
+ * Production until a bank integration exists: no collection accounts, so no instructions (503 to the
+ * partner, and production refuses to start with it: assertProductionReady).
+ */
+export class UnconnectedDepositProvider implements DepositProvider, Unconnected {
+  readonly unconnected = 'no collection accounts for transaction deposits are connected';
+
+  instructionsFor(): SenderDepositInstructions {
+    throw new ProviderUnavailableError(this.unconnected);
   }
 }

@@ -20,7 +20,7 @@ import {
 import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';
 import { toDeposit, toTransaction, TransactionRow, withReceiverAccount } from '../presenters/transactions';
-import { DepositsNotConfiguredError, IncomingDeposit } from '../providers/transaction-deposits';
+import type { IncomingDeposit } from '../providers/transaction-deposits';
 import { amountsOf as quoteAmountsOf, termsOf } from '../presenters/quotes';
 import { requireApprovedCustomer } from './customers';
 import { findExternalAccountOrThrow } from './external-accounts';
@@ -139,22 +139,9 @@ export async function createFiatToFiat(
   const createdAt = new Date();
   const senderRail = terms.sender.paymentRail as FiatRail;
   const depositDeadline = depositDeadlineOf(createdAt, senderRail);
-  const instructionsFor = (reference: string) => {
-    try {
-      return services.depositProvider.instructionsFor({
-        rail: senderRail,
-        amount: amounts.sender,
-        reference,
-        deadline: depositDeadline,
-      });
-    } catch (error) {
-      if (error instanceof DepositsNotConfiguredError) {
-        throw ApiError.unavailable('Deposits cannot be received on this rail right now; nothing was created.', { cause: error });
-      }
-      throw error;
-    }
-  };
-  // Asked before the quote is used: a rail that cannot take deposits refuses with the quote intact.
+  const instructionsFor = (reference: string) =>
+    services.depositProvider.instructionsFor({ rail: senderRail, amount: amounts.sender, reference, deadline: depositDeadline });
+  // Asked before the quote is used: a rail that cannot take deposits (503) refuses with the quote intact.
   let reference = depositReferenceFrom(randomBytes(10));
   let instructions = instructionsFor(reference);
 
