@@ -21,7 +21,7 @@ import {
   TransactionType,
 } from '../src/domain/transactions';
 import { recordEvent } from '../src/events';
-import { postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
+import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
 import { amountsOf, toDeposit, toTransaction, TransactionRow, withReceiverAccount } from '../src/presenters/transactions';
 import { createFiatRails } from '../src/providers';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
@@ -107,18 +107,27 @@ export function createTransactionActivities(services: ActivityServices) {
   const { prisma } = services;
   const rails: FiatRails = services.fiatRails ?? createFiatRails(services.config, prisma);
 
-  async function loadForRail(id: string) {
-    const row = await prisma.transaction.findUnique({ where: { id }, include: { ...withReceiverAccount, wallet: true } });
-    if (!row) throw notFound('transaction', id);
-    return row;
-  }
-
-  async function openLeg(transactionId: string, kind: LegKind): Promise<void> {
+  /**
+   * Before a call to an outside system: the transaction, its leg opened (once), its amounts, and what
+   * every such call carries (the idempotency key of the step, the sandbox simulation, the round).
+   */
+  async function railStep(transactionId: string, kind: LegKind, round: number) {
+    const row = await prisma.transaction.findUnique({
+      where: { id: transactionId },
+      include: { ...withReceiverAccount, wallet: true },
+    });
+    if (!row) throw notFound('transaction', transactionId);
     await prisma.transactionLeg.upsert({
       where: { transactionId_kind: { transactionId, kind } },
       create: { id: newId(), transactionId, kind, status: 'processing' },
       update: {},
     });
+    const request = {
+      idempotencyKey: idempotencyKey(transactionId, kind),
+      simulate: row.sandboxSimulation as SandboxSimulation | null,
+      round,
+    };
+    return { row, amounts: amountsOf(row), request };
   }
 
   /** Marks a leg done with the provider's reference; false when it already was (a retry). */
@@ -141,6 +150,27 @@ export function createTransactionActivities(services: ActivityServices) {
       `leg ${kind} of transaction ${transactionId} is ${leg?.status ?? 'missing'}`,
       'InvalidLegState',
     );
+  }
+
+  /**
+   * A leg done: the leg closed, its postings and, when it completes the transaction, the status with its
+   * event, in one database transaction; a leg already closed (a retry) changes nothing.
+   */
+  async function completeLeg(
+    transactionId: string,
+    kind: LegKind,
+    providerReference: string,
+    completesTransaction: boolean,
+    postings: (row: TransactionRow) => Array<{ step: string; description: string; entries: LedgerEntryInput[] }>,
+  ): Promise<void> {
+    await prisma.$transaction(async (tx) => {
+      const row = await lockTransaction(tx, transactionId);
+      if (!(await closeLeg(tx, transactionId, kind, 'completed', providerReference))) return;
+      for (const { step, description, entries } of postings(row)) {
+        await postLedgerEntries(tx, { reference: ledgerReference(transactionId, step), description, entries });
+      }
+      if (completesTransaction) await moveTo(tx, row, 'completed');
+    });
   }
 
   return {
@@ -205,13 +235,9 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** Leg 1, outside: the exchange buys the stablecoin for the converted fiat, into the wallet. */
     async convertFiatToStablecoin(transactionId: string, round: number): Promise<{ providerReference: string }> {
-      const row = await loadForRail(transactionId);
-      await openLeg(transactionId, 'fiat_to_stablecoin');
-      const amounts = amountsOf(row);
+      const { row, amounts, request } = await railStep(transactionId, 'fiat_to_stablecoin', round);
       const outcome = await rails.convertToStablecoin({
-        idempotencyKey: idempotencyKey(transactionId, 'fiat_to_stablecoin'),
-        simulate: row.sandboxSimulation as SandboxSimulation | null,
-        round,
+        ...request,
         from: amounts.converted,
         to: amounts.stablecoin,
         chain: row.stablecoinPaymentRail as Blockchain,
@@ -229,27 +255,20 @@ export function createTransactionActivities(services: ActivityServices) {
       providerReference: string,
       completesTransaction: boolean,
     ): Promise<void> {
-      await prisma.$transaction(async (tx) => {
-        const row = await lockTransaction(tx, transactionId);
-        if (!(await closeLeg(tx, transactionId, 'fiat_to_stablecoin', 'completed', providerReference))) return;
-        await postLedgerEntries(tx, {
-          reference: ledgerReference(transactionId, 'fiat_to_stablecoin'),
+      await completeLeg(transactionId, 'fiat_to_stablecoin', providerReference, completesTransaction, (row) => [
+        {
+          step: 'fiat_to_stablecoin',
           description: `Fees and conversion to ${row.stablecoinCurrency} of transaction ${transactionId}`,
           entries: leg1Entries(row),
-        });
-        if (completesTransaction) await moveTo(tx, row, 'completed');
-      });
+        },
+      ]);
     },
 
     /** Leg 2, outside: the off-ramp sells the stablecoin and pays the receiver's external account. */
     async payOutTransaction(transactionId: string, round: number): Promise<RailOutcome> {
-      const row = await loadForRail(transactionId);
-      await openLeg(transactionId, 'stablecoin_to_fiat');
-      const amounts = amountsOf(row);
+      const { row, amounts, request } = await railStep(transactionId, 'stablecoin_to_fiat', round);
       return rails.payOut({
-        idempotencyKey: idempotencyKey(transactionId, 'stablecoin_to_fiat'),
-        simulate: row.sandboxSimulation as SandboxSimulation | null,
-        round,
+        ...request,
         from: amounts.stablecoin,
         amount: amounts.receiver,
         rail: row.receiverPaymentRail as FiatRail,
@@ -267,25 +286,24 @@ export function createTransactionActivities(services: ActivityServices) {
       providerReference: string,
       completesTransaction: boolean,
     ): Promise<void> {
-      await prisma.$transaction(async (tx) => {
-        const row = await lockTransaction(tx, transactionId);
-        if (!(await closeLeg(tx, transactionId, 'stablecoin_to_fiat', 'completed', providerReference))) return;
+      await completeLeg(transactionId, 'stablecoin_to_fiat', providerReference, completesTransaction, (row) => {
         const amounts = amountsOf(row);
-        await postLedgerEntries(tx, {
-          reference: ledgerReference(transactionId, 'stablecoin_to_fiat'),
-          description: `Conversion to ${row.receiverCurrency} of transaction ${transactionId}`,
-          entries: settlementEntries.stablecoinToFiat({
-            walletId: row.walletId as string,
-            stablecoin: amounts.stablecoin,
-            receiver: amounts.receiver,
-          }),
-        });
-        await postLedgerEntries(tx, {
-          reference: ledgerReference(transactionId, 'payout'),
-          description: `Payout of transaction ${transactionId} (${providerReference})`,
-          entries: settlementEntries.paidOut(amounts.receiver),
-        });
-        if (completesTransaction) await moveTo(tx, row, 'completed');
+        return [
+          {
+            step: 'stablecoin_to_fiat',
+            description: `Conversion to ${row.receiverCurrency} of transaction ${transactionId}`,
+            entries: settlementEntries.stablecoinToFiat({
+              walletId: row.walletId as string,
+              stablecoin: amounts.stablecoin,
+              receiver: amounts.receiver,
+            }),
+          },
+          {
+            step: 'payout',
+            description: `Payout of transaction ${transactionId} (${providerReference})`,
+            entries: settlementEntries.paidOut(amounts.receiver),
+          },
+        ];
       });
     },
 
@@ -299,16 +317,13 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** Refund, outside: the deposit goes back in full to the sender's account on the sender's rail. */
     async returnTransactionFunds(transactionId: string, round: number): Promise<{ providerReference: string }> {
-      const row = await loadForRail(transactionId);
       const deposit = await prisma.transactionDeposit.findFirst({
         where: { transactionId, status: { in: ['accepted', 'returning'] } },
       });
       if (!deposit) throw notFound('deposit of transaction', transactionId);
-      await openLeg(transactionId, 'refund');
+      const { row, request } = await railStep(transactionId, 'refund', round);
       const outcome = await rails.returnToSender({
-        idempotencyKey: idempotencyKey(transactionId, 'refund'),
-        simulate: row.sandboxSimulation as SandboxSimulation | null,
-        round,
+        ...request,
         amount: Money.of(deposit.currency as Currency, deposit.amount.toString()),
         rail: row.senderPaymentRail as FiatRail,
       });

@@ -13,17 +13,9 @@ import {
   transactionTypes,
 } from '../domain/transactions';
 import { paginationQuerySchema } from '../http/pagination';
-import { addressSchema, text, timestampSchema } from './common';
+import { addressSchema, always, positiveAmountSchema, text, timestampSchema } from './common';
 
-/** Run object-level checks even when some fields failed, so one response lists every problem. */
-const always = {
-  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
-} as const;
-
-const amountSchema = z
-  .string()
-  .regex(/^\d{1,15}(\.\d+)?$/, 'must be a decimal number as a string, e.g. "100.50"')
-  .refine((value) => !/^0+(\.0+)?$/.test(value), 'must be greater than 0');
+const amountSchema = positiveAmountSchema;
 
 export const senderDocumentTypes = ['cpf', 'cnpj', 'tax_id', 'national_id', 'passport'] as const;
 export type SenderDocumentType = (typeof senderDocumentTypes)[number];
