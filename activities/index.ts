@@ -6,6 +6,7 @@ import type { ActivityServices } from './services';
 import { ApplicationFailure } from '@temporalio/common';
 import { Prisma } from '../src/db';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
+import { createTransactionActivities } from './transactions';
 import { createWebhookActivities } from './webhooks';
 import { createVirtualAccountActivities } from './virtual-accounts';
 
@@ -40,6 +41,7 @@ export function createActivities(services: ActivityServices) {
     ...createQuoteActivities(services),
     ...createVirtualAccountActivities(services),
     ...createMaintenanceActivities(services),
+    ...createTransactionActivities(services),
   });
 }
 

@@ -21,6 +21,21 @@ export function createQuoteActivities({ prisma }: Pick<ActivityServices, 'prisma
       );
     },
 
+    /** used by `consumerId` -> active. Idempotent: a retry after a commit finds it active. */
+    async markQuoteReleased(quoteId: string, consumerId: string): Promise<void> {
+      const updated = await prisma.quote.updateMany({
+        where: { id: quoteId, status: 'used', usedBy: consumerId },
+        data: { status: 'active', usedBy: null, usedAt: null },
+      });
+      if (updated.count === 1) return;
+      const quote = await prisma.quote.findUnique({ where: { id: quoteId }, select: { status: true } });
+      if (quote?.status === 'active') return;
+      throw ApplicationFailure.nonRetryable(
+        `quote ${quoteId} cannot be released by ${consumerId}: it is ${quote ? quote.status : 'missing'}`,
+        'QuoteNotReleasable',
+      );
+    },
+
     /** active -> expired. Idempotent; a quote whose creation was rolled back has no row and nothing to do. */
     async markQuoteExpired(quoteId: string): Promise<void> {
       await prisma.quote.updateMany({ where: { id: quoteId, status: 'active' }, data: { status: 'expired' } });

@@ -5,6 +5,7 @@ import type { Logger } from '../src/logger';
 import type { VerificationProvider } from '../src/providers/verification';
 import type { WebhookSender } from '../src/providers/webhook-sender';
 import type { DepositAccountIssuer } from '../src/providers/deposit-accounts';
+import type { FiatRails } from '../src/providers/fiat-rails';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -13,4 +14,6 @@ export interface ActivityServices {
   verificationProvider: VerificationProvider;
   webhookSender: WebhookSender;
   depositAccountIssuer: DepositAccountIssuer;
+  /** Exchange, payout rails and returns; built from config and prisma when not given (tests may inject). */
+  fiatRails?: FiatRails;
 }

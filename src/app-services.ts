@@ -9,6 +9,7 @@ import type { PixDirectory } from './providers/pix-directory';
 import type { WebhookSender } from './providers/webhook-sender';
 import type { RateProvider } from './providers/rates';
 import type { DepositAccountIssuer } from './providers/deposit-accounts';
+import type { DepositProvider } from './providers/transaction-deposits';
 import type { WalletAddressProvider } from './providers/wallet-addresses';
 import type { DocumentStore } from './storage/document-store';
 
@@ -26,4 +27,6 @@ export interface ApiServices {
   rateProvider: RateProvider;
   walletAddressProvider: WalletAddressProvider;
   depositAccountIssuer: DepositAccountIssuer;
+  /** Where senders pay transactions (collection accounts and deposit instructions). */
+  depositProvider: DepositProvider;
 }

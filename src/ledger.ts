@@ -1,29 +1,77 @@
-// The ledger of stablecoin balances: double-entry postings whose entries add up to zero per
-// currency. Each account's balance is maintained in the same transaction as its entries, under a
-// row lock, and a wallet's balance can never go below zero (checked here, and by a CHECK constraint).
-// Amounts are decimal strings or the money type's decimals (src/domain/money.ts), never JavaScript
-// numbers (the money type's rule); balances are shown through the money type (src/presenters/wallets.ts).
+// The ledger: double-entry postings whose entries add up to zero per currency, in every currency of
+// the money type (src/domain/money.ts): stablecoin balances of wallets, and the service's own fiat
+// and stablecoin accounts that settlement moves money through (ledgerAccounts below). Each
+// account's balance is maintained in the same transaction as its entries, under a row lock; wallet
+// balances (and accounts opened as non-negative) can never go below zero (checked here, and by a
+// CHECK constraint for wallets). Amounts are decimal strings or the money type's decimals, never
+// JavaScript numbers (the money type's rule); balances are shown through the money type
+// (src/presenters/wallets.ts).
 import type { Db, Prisma } from './db';
 import { newId } from './domain/ids';
 import {
   AmountValue,
+  Currency,
   Decimal,
   decimalsOf,
   isCurrency,
   isStablecoin,
+  Money,
   numberAmountProblem,
   Stablecoin,
   stablecoins,
 } from './domain/money';
 
-/** The ledger keeps stablecoin balances, at their currency's decimal places (money.ts). */
+/** Wallets hold stablecoins, at their currency's decimal places (money.ts). */
 export type LedgerCurrency = Stablecoin;
 export const walletCurrencies: LedgerCurrency[] = stablecoins;
 
 export type LedgerAccountRef =
   | { walletId: string; currency: LedgerCurrency }
-  /** A system account (e.g. `settlement`): the outside world seen from the ledger; may go negative. */
-  | { system: string; currency: LedgerCurrency };
+  /**
+   * A system account of the service, in any currency, opened on first use. It may go negative
+   * (e.g. `settlement`, the outside world seen from the ledger) unless opened with allowNegative false.
+   */
+  | { system: string; currency: Currency; allowNegative?: boolean };
+
+/**
+ * The accounts settlement posts to. Money from outside arrives from `settlement` and leaves to it;
+ * in between it sits in the fiat clearing account of its currency, is converted through the FX
+ * account (one leg per currency, so every conversion balances in both), and the stablecoin waits
+ * in the wallet's in-transit account, which is not part of the wallet's spendable balance.
+ */
+export const ledgerAccounts = {
+  /** A wallet's spendable balance (GET /v1/wallets shows it). */
+  wallet: (walletId: string, currency: LedgerCurrency): LedgerAccountRef => ({ walletId, currency }),
+  /** The outside world: banks and chains money comes from and goes to. */
+  settlement: (currency: Currency): LedgerAccountRef => ({ system: 'settlement', currency }),
+  /** Fiat received or about to be paid out, per currency; returns to zero when a transaction ends. */
+  fiatClearing: (currency: Currency): LedgerAccountRef => ({ system: 'fiat_clearing', currency }),
+  /** The conversion desk: it takes one currency and gives the other at the locked rate. */
+  fx: (currency: Currency): LedgerAccountRef => ({ system: 'fx', currency }),
+  /** The service fee earned. */
+  feeRevenue: (currency: Currency): LedgerAccountRef => ({ system: 'fee_revenue', currency }),
+  /** Network fees collected to pay for on-chain transfers. */
+  networkFees: (currency: Currency): LedgerAccountRef => ({ system: 'network_fees', currency }),
+  /** Partner fees collected on a partner's behalf and owed to it. */
+  partnerFeesOwed: (partnerId: string, currency: Currency): LedgerAccountRef => ({
+    system: `partner_fees:${partnerId}`,
+    currency,
+  }),
+  /**
+   * The stablecoin of a transaction between its legs, on the service-managed wallet that carries it;
+   * never negative, and back to zero when the transaction ends.
+   */
+  inTransit: (walletId: string, currency: Currency): LedgerAccountRef => ({
+    system: `in_transit:${walletId}`,
+    currency,
+    allowNegative: false,
+  }),
+};
+
+/** An entry of a Money amount: positive credits the account, negative debits it. */
+export function entry(account: LedgerAccountRef, amount: Money): LedgerEntryInput {
+  return { account, amount: amount.toString() };
+}
 
 export interface LedgerEntryInput {
   account: LedgerAccountRef;
@@ -38,7 +86,13 @@ export interface LedgerPosting {
   entries: LedgerEntryInput[];
 }
 
-export type LedgerErrorCode = 'invalid_posting' | 'unbalanced' | 'unknown_account' | 'insufficient_funds';
+export type LedgerErrorCode =
+  | 'invalid_posting'
+  | 'unbalanced'
+  | 'unknown_account'
+  | 'insufficient_funds'
+  /** The reference was posted before with other entries: a replay must repeat the posting exactly. */
+  | 'replay_mismatch';
 
 export class LedgerError extends Error {
   override name = 'LedgerError';
@@ -73,10 +127,13 @@ function keyOf(account: LedgerAccountRef): string {
 function checkPosting(posting: LedgerPosting): Array<{ account: LedgerAccountRef; amount: Decimal }> {
   if (!posting.reference.trim()) throw new LedgerError('invalid_posting', 'a posting needs a reference');
   if (posting.entries.length < 2) throw new LedgerError('invalid_posting', 'a posting needs at least two entries');
-  const totals = new Map<LedgerCurrency, Decimal>();
+  const totals = new Map<Currency, Decimal>();
   const entries = posting.entries.map(({ account, amount: raw }) => {
-    if (!isCurrency(account.currency) || !isStablecoin(account.currency)) {
+    if (!isCurrency(account.currency)) {
       throw new LedgerError('invalid_posting', `unknown currency ${String(account.currency)}`);
+    }
+    if ('walletId' in account && !isStablecoin(account.currency)) {
+      throw new LedgerError('invalid_posting', `wallets hold stablecoins, not ${account.currency}`);
     }
     const scale = decimalsOf(account.currency);
     const numberProblem = numberAmountProblem(raw);
@@ -109,13 +166,21 @@ function checkPosting(posting: LedgerPosting): Array<{ account: LedgerAccountRef
 
 /**
  * Posts a balanced set of entries inside the caller's transaction (so the posting commits or rolls
- * back with the state change it belongs to). Refuses unbalanced postings and overdrafts of wallet
- * accounts; locks the accounts in id order so concurrent postings cannot deadlock or lose updates.
+ * back with the state change it belongs to). Refuses unbalanced postings and overdrafts of accounts
+ * that may not go negative; locks the accounts in id order so concurrent postings cannot deadlock or
+ * lose updates. The reference is claimed first (INSERT ... ON CONFLICT DO NOTHING): a posting of a
+ * reference already posted, also by a concurrent transaction that commits meanwhile, is a replay
+ * that writes nothing, provided it has exactly the same entries (otherwise `replay_mismatch`).
  */
 export async function postLedgerEntries(tx: Prisma.TransactionClient, posting: LedgerPosting): Promise<PostingResult> {
   const entries = checkPosting(posting);
-  const previous = await tx.ledgerTransaction.findUnique({ where: { reference: posting.reference } });
-  if (previous) return { transactionId: previous.id, replayed: true };
+  const transactionId = newId();
+  const claimed = await tx.$queryRaw<Array<{ id: string }>>`
+    INSERT INTO ledger_transactions (id, reference, description)
+    VALUES (${transactionId}::uuid, ${posting.reference}, ${posting.description})
+    ON CONFLICT (reference) DO NOTHING
+    RETURNING id::text`;
+  if (claimed.length === 0) return replayOf(tx, posting.reference, entries);
 
   const accountIds = new Map<string, string>();
   for (const { account } of entries) {
@@ -144,10 +209,6 @@ export async function postLedgerEntries(tx: Prisma.TransactionClient, posting: L
     }
   }
 
-  const transactionId = newId();
-  await tx.ledgerTransaction.create({
-    data: { id: transactionId, reference: posting.reference, description: posting.description },
-  });
   await tx.ledgerEntry.createMany({
     data: entries.map(({ account, amount }) => ({
       id: newId(),
@@ -164,6 +225,41 @@ export async function postLedgerEntries(tx: Prisma.TransactionClient, posting: L
   return { transactionId, replayed: false };
 }
 
+/** The earlier posting of a reference, when it has exactly these entries; otherwise replay_mismatch. */
+async function replayOf(
+  tx: Prisma.TransactionClient,
+  reference: string,
+  entries: Array<{ account: LedgerAccountRef; amount: Decimal }>,
+): Promise<PostingResult> {
+  const previous = await tx.ledgerTransaction.findUniqueOrThrow({
+    where: { reference },
+    include: { entries: { include: { account: true } } },
+  });
+  const describe = (key: string, currency: string, amount: AmountValue) =>
+    `${key}:${currency}:${new Decimal(amount.toString()).toFixed()}`;
+  const stored = previous.entries
+    .map(({ account, currency, amount }) =>
+      describe(
+        account.walletId ? `wallet:${account.walletId}` : `system:${account.systemCode ?? ''}`,
+        currency,
+        amount.toString(),
+      ),
+    )
+    .sort();
+  const requested = entries
+    .map(({ account, amount }) =>
+      describe('walletId' in account ? `wallet:${account.walletId}` : `system:${account.system}`, account.currency, amount),
+    )
+    .sort();
+  if (stored.length !== requested.length || stored.some((line, index) => line !== requested[index])) {
+    throw new LedgerError(
+      'replay_mismatch',
+      `reference ${reference} was posted before with other entries (${stored.join(', ')}); refusing ${requested.join(', ')}`,
+    );
+  }
+  return { transactionId: previous.id, replayed: true };
+}
+
 async function resolveAccount(tx: Prisma.TransactionClient, account: LedgerAccountRef): Promise<string> {
   if ('walletId' in account) {
     const found = await tx.ledgerAccount.findUnique({
@@ -176,10 +272,83 @@ async function resolveAccount(tx: Prisma.TransactionClient, account: LedgerAccou
   // System accounts appear on first use; ON CONFLICT makes concurrent first uses agree on one row.
   await tx.$executeRaw`
     INSERT INTO ledger_accounts (id, system_code, currency, allow_negative, updated_at)
-    VALUES (${newId()}::uuid, ${account.system}, ${account.currency}, true, now())
+    VALUES (${newId()}::uuid, ${account.system}, ${account.currency}, ${account.allowNegative ?? true}, now())
     ON CONFLICT (system_code, currency) DO NOTHING`;
   const found = await tx.ledgerAccount.findUniqueOrThrow({
     where: { systemCode_currency: { systemCode: account.system, currency: account.currency } },
   });
   return found.id;
 }
+
+// ---- what each settlement step posts ----
+
+/** Entries of Money amounts, leaving out zero amounts (e.g. no partner fee). */
+function entriesOf(...pairs: Array<[LedgerAccountRef, Money]>): LedgerEntryInput[] {
+  return pairs.filter(([, amount]) => !amount.isZero()).map(([account, amount]) => entry(account, amount));
+}
+
+/** The same entries with the opposite sign: undoes a posting. */
+export function reversed(entries: LedgerEntryInput[]): LedgerEntryInput[] {
+  return entries.map(({ account, amount }) => ({ account, amount: new Decimal(amount.toString()).neg().toFixed() }));
+}
+
+export interface Leg1Amounts {
+  partnerId: string;
+  walletId: string;
+  fees: { service: Money; partner: Money; network: Money };
+  /** The sender amount minus the fees, in the sender currency. */
+  converted: Money;
+  /** What `converted` buys at the locked rate. */
+  stablecoin: Money;
+}
+
+/**
+ * Postings of settlement, one function per step. Each is balanced per currency; a transaction's
+ * clearing and in-transit entries add up to zero once it is completed, refunded or cancelled.
+ */
+export const settlementEntries = {
+  /** The sender's deposit arrives from outside into the clearing account of its currency. */
+  depositReceived(amount: Money): LedgerEntryInput[] {
+    return entriesOf(
+      [ledgerAccounts.settlement(amount.currency), amount.negated()],
+      [ledgerAccounts.fiatClearing(amount.currency), amount],
+    );
+  },
+
+  /**
+   * Leg 1: the fees go where the quote said (service fee to revenue, partner fee owed to the partner,
+   * network fee set aside for the chain) and the rest buys the stablecoin through the FX account,
+   * held in transit on the transaction's wallet.
+   */
+  fiatToStablecoin({ partnerId, walletId, fees, converted, stablecoin }: Leg1Amounts): LedgerEntryInput[] {
+    const fiat = converted.currency;
+    const total = fees.service.plus(fees.partner).plus(fees.network);
+    return entriesOf(
+      [ledgerAccounts.fiatClearing(fiat), total.plus(converted).negated()],
+      [ledgerAccounts.feeRevenue(fiat), fees.service],
+      [ledgerAccounts.partnerFeesOwed(partnerId, fiat), fees.partner],
+      [ledgerAccounts.networkFees(fiat), fees.network],
+      [ledgerAccounts.fx(fiat), converted],
+      [ledgerAccounts.fx(stablecoin.currency), stablecoin.negated()],
+      [ledgerAccounts.inTransit(walletId, stablecoin.currency), stablecoin],
+    );
+  },
+
+  /** Leg 2: the stablecoin in transit is sold through the FX account for the receiver's fiat, then paid out. */
+  stablecoinToFiat({ walletId, stablecoin, receiver }: { walletId: string; stablecoin: Money; receiver: Money }) {
+    return entriesOf(
+      [ledgerAccounts.inTransit(walletId, stablecoin.currency), stablecoin.negated()],
+      [ledgerAccounts.fx(stablecoin.currency), stablecoin],
+      [ledgerAccounts.fx(receiver.currency), receiver.negated()],
+      [ledgerAccounts.fiatClearing(receiver.currency), receiver],
+    );
+  },
+
+  /** Fiat leaves the clearing account for a bank outside: the payout, or a return to the sender. */
+  paidOut(amount: Money): LedgerEntryInput[] {
+    return entriesOf(
+      [ledgerAccounts.fiatClearing(amount.currency), amount.negated()],
+      [ledgerAccounts.settlement(amount.currency), amount],
+    );
+  },
+};

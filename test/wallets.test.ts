@@ -4,7 +4,7 @@ import { base58 } from '@scure/base';
 import Decimal from 'decimal.js';
 import { createHmac } from 'node:crypto';
 import { isChecksumAddress, isSolanaAddress, toChecksumAddress } from '../src/domain/chains';
-import { LedgerError, postLedgerEntries } from '../src/ledger';
+import { LedgerError, ledgerAccounts, postLedgerEntries } from '../src/ledger';
 import {
   DerivedWalletAddressProvider,
   ethereumAddressOf,
@@ -343,4 +343,67 @@ describe('ledger', () => {
     const sum = account.entries.reduce((total, entry) => total.plus(entry.amount.toString()), new Decimal(0));
     expect(sum.toString()).toBe(account.balance.toString());
   });
+
+  it('takes a concurrent duplicate of a posting as a replay, never a unique-violation error', async () => {
+    const code = `replay-${Date.now()}`;
+    const entries = [
+      { account: { system: code, currency: 'BRL' as const }, amount: '-10.50' },
+      { account: { system: `${code}-clearing`, currency: 'BRL' as const }, amount: '10.5' },
+    ];
+    const results = await Promise.all(Array.from({ length: 6 }, () => post(`${code}-posting`, entries)));
+    expect(results.filter((result) => !result.replayed)).toHaveLength(1);
+    expect(new Set(results.map((result) => result.transactionId)).size).toBe(1);
+    const account = await harness.prisma.ledgerAccount.findUniqueOrThrow({
+      where: { systemCode_currency: { systemCode: `${code}-clearing`, currency: 'BRL' } },
+      include: { entries: true },
+    });
+    expect(account.entries).toHaveLength(1);
+    expect(account.balance.toString()).toBe('10.5');
+  });
+
+  it('refuses a replay with other entries, writing nothing', async () => {
+    const code = `mismatch-${Date.now()}`;
+    const entries = (amount: string) => [
+      { account: { system: code, currency: 'MXN' as const }, amount: `-${amount}` },
+      { account: { system: `${code}-clearing`, currency: 'MXN' as const }, amount },
+    ];
+    await post(`${code}-posting`, entries('100'));
+    await expect(post(`${code}-posting`, entries('100.01'))).rejects.toMatchObject({ code: 'replay_mismatch' });
+    // The same entries in another order, with other trailing zeros, are the same posting.
+    const again = await post(`${code}-posting`, [...entries('100.00')].reverse());
+    expect(again.replayed).toBe(true);
+    const account = await harness.prisma.ledgerAccount.findUniqueOrThrow({
+      where: { systemCode_currency: { systemCode: `${code}-clearing`, currency: 'MXN' } },
+    });
+    expect(account.balance.toString()).toBe('100');
+  });
+
+  it('keeps fiat in system accounts at two decimals, never in wallets, and in-transit accounts above zero', async () => {
+    await expect(
+      post(`fiat-wallet-${Date.now()}`, [
+        { account: { system: 'settlement', currency: 'USD' }, amount: '-1' },
+        { account: { walletId: wallet.id, currency: 'USD' as never }, amount: '1' },
+      ]),
+    ).rejects.toMatchObject({ code: 'invalid_posting' });
+    await expect(
+      post(`fiat-decimals-${Date.now()}`, [
+        { account: { system: 'settlement', currency: 'USD' }, amount: '-1.001' },
+        { account: { system: 'fiat_clearing', currency: 'USD' }, amount: '1.001' },
+      ]),
+    ).rejects.toMatchObject({ code: 'invalid_posting' });
+    const transit = ledgerAccounts.inTransit(wallet.id, 'USDC');
+    await expect(
+      post(`transit-${Date.now()}`, [
+        { account: transit, amount: '-1' },
+        { account: { system: 'settlement', currency: 'USDC' }, amount: '1' },
+      ]),
+    ).rejects.toMatchObject({ code: 'insufficient_funds' });
+    // The in-transit stablecoin is not part of the wallet's spendable balance.
+    await post(`transit-in-${Date.now()}`, [
+      { account: { system: 'settlement', currency: 'USDC' }, amount: '-2' },
+      { account: transit, amount: '2' },
+    ]);
+    expect((await balances(wallet.id))[0].amount).toBe('25.000000');
+  });
 });
+

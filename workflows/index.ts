@@ -4,3 +4,5 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { quoteLifetimeWorkflow } from './quote-lifetime';
 export { virtualAccountWorkflow } from './virtual-account';
 export { maintenanceWorkflow } from './maintenance';
+export { settlementWorkflow, depositReturnWorkflow } from './settlement';
+export { fiatToStablecoinLegWorkflow, stablecoinToFiatLegWorkflow } from './settlement-legs';

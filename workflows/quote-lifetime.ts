@@ -2,9 +2,12 @@
 // quote's status after creation:
 //   active -> used     on the consumeQuote update, accepted once and only before the lifetime ends
 //   active -> expired  when the 5-minute timer fires first
+//   used -> active     on the releaseQuote update from the consumer that used it, within the lifetime
+//                      (the transaction that used it could not be written: the quote is usable again)
 // The lifetime is measured on the workflow's clock from its start (which is the quote's creation),
-// so the timer and the update validator agree on what "expired" means. The workflow completes
-// once the new status is persisted; after that the quotes table answers for it.
+// so the timer and the update validators agree on what "expired" means. The workflow completes
+// when the lifetime ends (or at once once expiry is persisted); after that the quotes table answers
+// for the quote.
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -42,14 +45,23 @@ export const quoteRefusals = {
   expired: 'QuoteExpired',
   alreadyUsed: 'QuoteAlreadyUsed',
   typeMismatch: 'QuoteTypeMismatch',
+  notUsedBy: 'QuoteNotUsedBy',
 } as const;
 
 export const consumeQuoteUpdate = defineUpdate<void, [ConsumeQuoteRequest]>('consumeQuote');
+/** Gives a used quote back (only its consumer may, only within its lifetime): it is active again. */
+export const releaseQuoteUpdate = defineUpdate<void, [{ consumerId: string }]>('releaseQuote');
 export const quoteStateQuery = defineQuery<{ status: QuoteLifetimeStatus; usedBy: string | null; remainingMs: number }>(
   'quoteState',
 );
 
 const activities = proxyActivities<Activities>(boundedActivityOptions);
+const quickActivities = proxyActivities<Activities>({
+  ...boundedActivityOptions,
+  startToCloseTimeout: '10 seconds',
+  // A release answers an API request that is waiting: a few quick tries, then the caller is told.
+  retry: { ...boundedActivityOptions.retry, initialInterval: '200 milliseconds', maximumAttempts: 5 },
+});
 
 export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<QuoteLifetimeStatus> {
   // Workflow time (time-skipped in tests). A start delayed by the write-path relay cannot extend a quote's life:
@@ -58,6 +70,7 @@ export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<
   let status: QuoteLifetimeStatus = 'active';
   let usedBy: string | null = null;
   let persisted = false;
+  let releasing = false;
   const remainingMs = () => Math.max(0, expiresAt - Date.now());
 
   const publishStatus = () =>
@@ -112,18 +125,50 @@ export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<
     },
   );
 
-  while (!persisted) {
+  setHandler(
+    releaseQuoteUpdate,
+    async ({ consumerId }) => {
+      releasing = true;
+      try {
+        await quickActivities.markQuoteReleased(input.quoteId, consumerId);
+      } finally {
+        releasing = false;
+      }
+      status = 'active';
+      usedBy = null;
+      persisted = false;
+      publishStatus();
+    },
+    {
+      validator: (request) => {
+        if (status !== 'used' || !persisted || releasing || usedBy !== request?.consumerId) {
+          throw ApplicationFailure.nonRetryable(
+            `The quote is not used by ${String(request?.consumerId)}.`,
+            quoteRefusals.notUsedBy,
+          );
+        }
+      },
+    },
+  );
+
+  for (;;) {
     // Timed from the start, not from this task, so a late first task does not extend the quote.
-    const claimed = await condition(() => status !== 'active', Math.max(1, remainingMs()));
-    if (!claimed) {
+    const changed = await condition(() => status !== 'active', Math.max(1, remainingMs()));
+    if (!changed) {
       status = 'expired';
       await activities.markQuoteExpired(input.quoteId);
       persisted = true;
       publishStatus();
-    } else {
-      // Used once the update persists it, or active again if persisting failed.
-      await condition(() => persisted || status === 'active');
+      break;
     }
+    // Used once the update persists it, or active again if persisting failed.
+    await condition(() => persisted || status === 'active');
+    if (status === 'active') continue;
+    // Used: the consumer may still give it back until the lifetime ends.
+    const released = await condition(() => status !== 'used', Math.max(1, remainingMs()));
+    if (released) continue;
+    await condition(() => !releasing);
+    if (status === 'used') break;
   }
   // Let the update that used the quote reply before the workflow completes.
   await condition(allHandlersFinished);

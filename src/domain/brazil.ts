@@ -96,3 +96,60 @@ export function parsePixKey(raw: string): PixKeyParse {
       'is not a pix key: expected a CPF (11 digits), a CNPJ (14 characters), an email, a phone (+55...) or a random key (UUID)',
   };
 }
+
+// ---- pix "copia e cola" (BR Code) ----
+
+/** CRC-16/CCITT-FALSE (polynomial 0x1021, initial 0xFFFF), as the BR Code's field 63 carries it. */
+export function crc16Ccitt(text: string): string {
+  let crc = 0xffff;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit += 1) {
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    }
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** One EMV field: id, two-digit length, value. */
+function emvField(id: string, value: string): string {
+  if (value.length > 99) throw new Error(`EMV field ${id} is longer than 99 characters`);
+  return `${id}${value.length.toString().padStart(2, '0')}${value}`;
+}
+
+/** Names and cities in a BR Code are plain ASCII, upper case, within their field limits. */
+function emvText(text: string, max: number): string {
+  return text
+    .normalize('NFD')
+    .replace(/[^\x20-\x7e]/g, '')
+    .toUpperCase()
+    .slice(0, max);
+}
+
+/**
+ * The pix "copia e cola" code (BCB BR Code, EMV merchant-presented QR payload) that pays `amount`
+ * (a decimal string in BRL) to `key`, with `txid` (up to 25 letters and digits) as the payment
+ * identifier the receiving bank reports with the deposit.
+ */
+export function pixCopyPasteCode(input: {
+  key: string;
+  amount: string;
+  beneficiaryName: string;
+  city: string;
+  txid: string;
+}): string {
+  if (!/^[A-Za-z0-9]{1,25}$/.test(input.txid)) throw new Error('a pix txid is 1-25 letters and digits');
+  const payload =
+    emvField('00', '01') +
+    emvField('01', '12') +
+    emvField('26', emvField('00', 'br.gov.bcb.pix') + emvField('01', input.key)) +
+    emvField('52', '0000') +
+    emvField('53', '986') +
+    emvField('54', input.amount) +
+    emvField('58', 'BR') +
+    emvField('59', emvText(input.beneficiaryName, 25)) +
+    emvField('60', emvText(input.city, 15)) +
+    emvField('62', emvField('05', input.txid)) +
+    '6304';
+  return payload + crc16Ccitt(payload);
+}

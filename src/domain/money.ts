@@ -162,6 +162,11 @@ export class Money {
     return new Money(this.currency, this.amount.minus(this.sameCurrency(other).amount));
   }
 
+  /** The same amount with the opposite sign (a debit of a credit). */
+  negated(): Money {
+    return new Money(this.currency, this.amount.neg());
+  }
+
   /** This amount times a factor, rounded to the minor unit. */
   times(factor: DecimalValue, rounding: Rounding): Money {
     return Money.rounded(this.currency, this.amount.times(factor), rounding);

@@ -74,6 +74,18 @@ export const errorCatalogue = {
   },
   quote_expired: { status: 422, when: 'The quote is older than its 5-minute lifetime; request a new quote.' },
   quote_already_used: { status: 422, when: 'The quote was already used by another transaction; a quote is used once.' },
+  quote_currency_mismatch: {
+    status: 422,
+    when: "The quote's currencies or rails do not match the accounts given: the external account's rail and currency must be the quote's receiver side, the wallet's chain the quote's stablecoin chain.",
+  },
+  external_account_rejected: {
+    status: 422,
+    when: 'The external account was rejected (screening) and cannot receive payouts; register another one.',
+  },
+  payin_cannot_be_cancelled: {
+    status: 422,
+    when: 'Only a transaction in awaiting_deposit can be cancelled (fiat to fiat is a pay-in to partners); the message names its status.',
+  },
   customer_mismatch: {
     status: 422,
     when: 'The wallet (or external account) given belongs to another customer than the `customer_id` of the request.',

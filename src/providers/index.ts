@@ -10,6 +10,9 @@ import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvide
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../webhooks/destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
+import type { PrismaClient } from '../db';
+import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
+import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -19,6 +22,7 @@ export interface Providers {
   rateProvider: RateProvider;
   walletAddressProvider: WalletAddressProvider;
   depositAccountIssuer: DepositAccountIssuer;
+  depositProvider: DepositProvider;
 }
 
 export function createProviders(config: AppConfig): Providers {
@@ -37,7 +41,14 @@ export function createProviders(config: AppConfig): Providers {
     // Production always has its own seed and banks (loadConfig refuses to start without them).
     walletAddressProvider: new DerivedWalletAddressProvider(config.walletKeySeed ?? SANDBOX_WALLET_SEED),
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
+    // No collection accounts are connected yet: production refuses to start (assertProductionReady).
+    depositProvider: config.appEnv === 'sandbox' ? new SandboxDepositProvider() : new UnconnectedDepositProvider(),
   };
+}
+
+/** Exchange and payout rails of the worker. The sandbox simulates them (and keeps what it did in the database). */
+export function createFiatRails(config: AppConfig, prisma: PrismaClient): FiatRails {
+  return config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails();
 }
 
 /** Real HTTP in both environments (sandbox partners test their receivers), to public addresses only unless a
@@ -56,7 +67,7 @@ export function createWebhookSender(config: AppConfig): WebhookSender {
  */
 export function assertProductionReady(config: AppConfig, providers: Providers): void {
   if (config.appEnv !== 'production') return;
-  const needed: unknown[] = [providers.accountScreening, providers.rateProvider];
+  const needed: unknown[] = [providers.accountScreening, providers.rateProvider, providers.depositProvider];
   const missing = needed.filter(isUnconnected).map((provider) => provider.unconnected);
   if (missing.length > 0) throw new ConfigError(`Production cannot start: ${missing.join('; ')}.`);
 }

@@ -6,6 +6,7 @@ import { healthRoutes } from './health';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
 import { quoteRoutes } from './quotes';
+import { transactionRoutes } from './transactions';
 import { virtualAccountRoutes } from './virtual-accounts';
 import { walletRoutes } from './wallets';
 import { webhookRoutes } from './webhooks';
@@ -16,6 +17,7 @@ export const allRoutes: RouteDefinition[] = [
   ...walletRoutes,
   ...virtualAccountRoutes,
   ...quoteRoutes,
+  ...transactionRoutes,
   ...webhookRoutes,
   ...eventRoutes,
   ...hostedVerificationRoutes,

@@ -107,3 +107,14 @@ export const decimalString = (scale: number) =>
       new RegExp(`^\\d{1,15}(\\.\\d{1,${scale}})?$`),
       `must be a decimal number as a string, with at most ${scale} decimal places`,
     );
+
+/** Run object-level checks even when some fields failed, so one response lists every problem. */
+export const always = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+} as const;
+
+/** A money amount in a request: a decimal string greater than 0 (its currency's decimals are checked where known). */
+export const positiveAmountSchema = z
+  .string()
+  .regex(/^\d{1,15}(\.\d+)?$/, 'must be a decimal number as a string, e.g. "100.50"')
+  .refine((text) => !/^0+(\.0+)?$/.test(text), 'must be greater than 0');

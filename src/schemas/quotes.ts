@@ -24,18 +24,9 @@ import {
   QuoteType,
 } from '../domain/quotes';
 import { allPaymentRails, blockchains, fiatRails, PaymentRail, railsByCurrency } from '../domain/rails';
-import { timestampSchema } from './common';
+import { always, positiveAmountSchema, timestampSchema } from './common';
 
-/** Run object-level checks even when some fields failed, so one response lists every problem. */
-const always = {
-  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
-} as const;
-
-const amountSchema = z
-  .string()
-  .regex(/^\d{1,15}(\.\d+)?$/, 'must be a decimal number as a string, e.g. "100.50"')
-  .refine((text) => !/^0+(\.0+)?$/.test(text), 'must be greater than 0')
-  .meta({
+const amountSchema = positiveAmountSchema.meta({
     description:
       "Decimal string in the side's currency with at most its decimals (fiat 2, USDC/USDT 6), greater than 0.",
     example: '100.00',

@@ -4,16 +4,11 @@ import { chains } from '../domain/chains';
 import { stablecoins } from '../domain/money';
 import { paginationQuerySchema } from '../http/pagination';
 import { senderCurrencies } from '../providers/deposit-accounts';
-import { addressSchema, text, timestampSchema } from './common';
+import { addressSchema, always, text, timestampSchema } from './common';
 
 export const virtualAccountStatuses = ['under_review', 'approved', 'rejected'] as const;
 export type VirtualAccountStatus = (typeof virtualAccountStatuses)[number];
 const receiverCurrencies = stablecoins as ['USDC', 'USDT'];
-
-/** Run object-level checks even when some fields failed, so one response lists every problem. */
-const always = {
-  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
-} as const;
 
 export const createVirtualAccountRequestSchema = z
   .object({

@@ -31,6 +31,7 @@ import { withTemporalDeadline } from '../temporal/calls';
 import { workflowStart, writeThenStart } from '../temporal/write-then-start';
 import {
   consumeQuoteUpdate,
+  releaseQuoteUpdate,
   QUOTE_LIFETIME_MS,
   quoteLifetimeWorkflow,
   quoteRefusals,
@@ -234,4 +235,31 @@ export async function consumeQuote(
     throw error;
   }
   return consumed(await findQuoteOrThrow(services.prisma, partnerId, quoteId));
+}
+
+/**
+ * Gives a quote back after the transaction that consumed it could not be written (the compensation
+ * of consumeQuote): within its lifetime it is `active` again, usable by another transaction. Once
+ * the lifetime is over the quote's workflow has completed; the quote is then marked `expired` here
+ * (it could not be used any more anyway). A quote used by another consumer is left alone.
+ */
+export async function releaseQuote(
+  services: Pick<ApiServices, 'prisma' | 'temporal' | 'config'>,
+  quoteId: string,
+  consumerId: string,
+): Promise<void> {
+  try {
+    await withTemporalDeadline(services, () =>
+      services.temporal.workflow
+        .getHandle(workflowIds.quote(quoteId))
+        .executeUpdate(releaseQuoteUpdate, { args: [{ consumerId }] }),
+    );
+  } catch (error) {
+    if (updateRefusal(error)?.type === quoteRefusals.notUsedBy) return;
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    await services.prisma.quote.updateMany({
+      where: { id: quoteId, status: 'used', usedBy: consumerId },
+      data: { status: 'expired', usedBy: null, usedAt: null },
+    });
+  }
 }

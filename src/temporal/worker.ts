@@ -11,6 +11,11 @@ export interface WorkerSetup {
   workflowBundlePath?: string;
   /** Activity tasks run at once (WORKER_MAX_CONCURRENT_ACTIVITIES); the SDK's default when absent. */
   maxConcurrentActivities?: number;
+  /**
+   * 0 turns sticky execution off. Only for a worker killed on purpose against the time-skipping test server,
+   * which never moves a workflow task off a dead worker's sticky queue (real servers do after a few seconds).
+   */
+  maxCachedWorkflows?: number;
 }
 
 export const workflowsEntryPoint = path.resolve(__dirname, '..', '..', 'workflows', 'index');
@@ -27,5 +32,6 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     ...(setup.maxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivities } : {}),
     // Let in-flight activities finish on SIGTERM before the process exits.
     shutdownGraceTime: '30 seconds',
+    ...(setup.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: setup.maxCachedWorkflows } : {}),
   });
 }

@@ -6,6 +6,13 @@ export const workflowIds = {
   webhookRedelivery: (deliveryId: string) => `webhook-redelivery-${deliveryId}`,
   quote: (quoteId: string) => `quote-${quoteId}`,
   virtualAccount: (virtualAccountId: string) => `virtual-account-${virtualAccountId}`,
+  /** The settlement of a transaction. */
+  transaction: (transactionId: string) => `transaction-${transactionId}`,
+  /** Its legs: child workflows whose ids the settlement workflow derives from its own. */
+  transactionLeg: (transactionId: string, leg: 'fiat-to-stablecoin' | 'stablecoin-to-fiat') =>
+    `transaction-${transactionId}-${leg}`,
+  /** Sends back a deposit its transaction could not take (late, or for a transaction already funded). */
+  depositReturn: (depositId: string) => `deposit-return-${depositId}`,
   /** The one maintenance workflow of a namespace and task queue. */
   maintenance: () => 'maintenance',
 };

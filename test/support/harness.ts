@@ -89,7 +89,18 @@ async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
   }
 }
 
-export async function startHarness(overrides: Record<string, string> = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /**
+   * false: no worker in this process; the test runs its own (test/support/worker-process.ts, a real OS process
+   * on the harness's task queue, for the worker-kill test).
+   */
+  inProcessWorker?: boolean;
+}
+
+export async function startHarness(
+  overrides: Record<string, string> = {},
+  options: HarnessOptions = {},
+): Promise<Harness> {
   quietSdkLogs();
   const config = loadConfig({
     ...process.env,
@@ -137,17 +148,19 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     minAgeMs: 0,
     partnerIds: () => partnerIds,
   });
-  let worker: Worker;
+  let worker: Worker | null = null;
   try {
     await ensureSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
-    worker = await createWorker({
-      connection: env.nativeConnection,
-      namespace: env.namespace ?? 'default',
-      taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ config, prisma, logger, ...providers }),
-      workflowBundlePath,
-      maxConcurrentActivities: config.worker.maxConcurrentActivities,
-    });
+    if (options.inProcessWorker !== false) {
+      worker = await createWorker({
+        connection: env.nativeConnection,
+        namespace: env.namespace ?? 'default',
+        taskQueue: config.temporal.taskQueue,
+        activities: createActivities({ config, prisma, logger, ...providers }),
+        workflowBundlePath,
+        maxConcurrentActivities: config.worker.maxConcurrentActivities,
+      });
+    }
     await relay.start();
   } catch (error) {
     // Never leave the test server running: jest would wait for it forever.
@@ -156,7 +169,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     await prisma.$disconnect();
     throw error;
   }
-  const running = worker.run();
+  const running = worker?.run();
   const services: ApiServices = {
     config,
     prisma,
@@ -190,7 +203,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     async teardown() {
       await startRelay.stop();
       await relay.stop();
-      worker.shutdown();
+      worker?.shutdown();
       await running;
       await env.teardown();
       await prisma.$disconnect();

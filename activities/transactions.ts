@@ -1,0 +1,419 @@
+// Activities of settlement (workflows/settlement.ts and its legs). Exactly once in effect: each
+// activity is keyed by transaction and step, so running it again (a retry, or a worker killed after
+// the commit and before Temporal heard of it) finds its work done and changes nothing:
+// - status changes are made under the transaction's row lock and only along domain/transactions.ts,
+//   together with their event and their ledger postings, in ONE database transaction;
+// - ledger postings carry the reference `transaction:<id>:<step>` (a second posting is a replay);
+// - calls to outside systems carry the idempotency key `<id>:<step>` (a second call finds the first).
+// A transaction (or deposit) that does not exist is a non-retryable failure.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Prisma } from '../src/db';
+import { newId } from '../src/domain/ids';
+import { Currency, Money } from '../src/domain/money';
+import type { Blockchain, FiatRail } from '../src/domain/rails';
+import {
+  canTransition,
+  decideDeposit,
+  eventGroupOf,
+  FailureReason,
+  SandboxSimulation,
+  TransactionStatus,
+  TransactionType,
+} from '../src/domain/transactions';
+import { recordEvent } from '../src/events';
+import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
+import { amountsOf, toDeposit, toTransaction, TransactionRow, withReceiverAccount } from '../src/presenters/transactions';
+import { createFiatRails } from '../src/providers';
+import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
+import type { FiatRails, RailOutcome } from '../src/providers/fiat-rails';
+import type { DepositResource, TransactionResource } from '../src/schemas/transactions';
+import type { ActivityServices } from './services';
+
+/** A deposit handed to the settlement workflow (the API's receiveDeposit update). */
+export interface DepositInput {
+  depositId: string;
+  amount: string;
+  senderName: string | null;
+  reference: string | null;
+  receivedAt: string;
+  simulate: SandboxSimulation | null;
+}
+
+/** What the transaction does with a deposit it takes: settle, or refund (not the expected amount). */
+export interface DepositReceipt {
+  action: 'settle' | 'refund';
+  deposit: DepositResource;
+}
+
+type LegKind = 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund';
+
+export const ledgerReference = (transactionId: string, step: string) => `transaction:${transactionId}:${step}`;
+const idempotencyKey = (transactionId: string, step: LegKind) => `${transactionId}:${step}`;
+
+function notFound(what: string, id: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, RESOURCE_NOT_FOUND);
+}
+
+/** The transaction under its row lock: one change of it at a time, across workers. */
+async function lockTransaction(tx: Prisma.TransactionClient, id: string): Promise<TransactionRow> {
+  await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${id}::uuid FOR UPDATE`;
+  const row = await tx.transaction.findUnique({ where: { id }, include: withReceiverAccount });
+  if (!row) throw notFound('transaction', id);
+  return row;
+}
+
+/** One step of the state machine, with its event (the full transaction as it now is). */
+async function moveTo(
+  tx: Prisma.TransactionClient,
+  row: TransactionRow,
+  to: TransactionStatus,
+  data: { failureReason?: FailureReason | null; sandboxSimulation?: SandboxSimulation | null } = {},
+): Promise<TransactionRow> {
+  const from = row.status as TransactionStatus;
+  if (!canTransition(from, to)) {
+    throw ApplicationFailure.nonRetryable(
+      `transaction ${row.id} cannot go from ${from} to ${to}`,
+      'InvalidTransactionTransition',
+    );
+  }
+  const updated = await tx.transaction.update({
+    where: { id: row.id },
+    data: { status: to, ...data },
+    include: withReceiverAccount,
+  });
+  await recordEvent(tx, {
+    partnerId: row.partnerId,
+    type: `${eventGroupOf(row.type as TransactionType)}.${to as Exclude<TransactionStatus, 'awaiting_deposit'>}`,
+    resourceId: row.id,
+    resourceStatus: to,
+    resource: toTransaction(updated),
+  });
+  return updated;
+}
+
+/** Leg 1's entries, from the transaction's locked amounts. */
+function leg1Entries(row: TransactionRow) {
+  const amounts = amountsOf(row);
+  return settlementEntries.fiatToStablecoin({
+    partnerId: row.partnerId,
+    walletId: row.walletId as string,
+    fees: amounts.fees,
+    converted: amounts.converted,
+    stablecoin: amounts.stablecoin,
+  });
+}
+
+export function createTransactionActivities(services: ActivityServices) {
+  const { prisma } = services;
+  const rails: FiatRails = services.fiatRails ?? createFiatRails(services.config, prisma);
+
+  /**
+   * Before a call to an outside system: the transaction, its leg opened (once), its amounts, and what
+   * every such call carries (the idempotency key of the step, the sandbox simulation, the round).
+   */
+  async function railStep(transactionId: string, kind: LegKind, round: number) {
+    const row = await prisma.transaction.findUnique({
+      where: { id: transactionId },
+      include: { ...withReceiverAccount, wallet: true },
+    });
+    if (!row) throw notFound('transaction', transactionId);
+    await prisma.transactionLeg.upsert({
+      where: { transactionId_kind: { transactionId, kind } },
+      create: { id: newId(), transactionId, kind, status: 'processing' },
+      update: {},
+    });
+    const request = {
+      idempotencyKey: idempotencyKey(transactionId, kind),
+      simulate: row.sandboxSimulation as SandboxSimulation | null,
+      round,
+    };
+    return { row, amounts: amountsOf(row), request };
+  }
+
+  /** Marks a leg done with the provider's reference; false when it already was (a retry). */
+  async function closeLeg(
+    tx: Prisma.TransactionClient,
+    transactionId: string,
+    kind: LegKind,
+    status: 'completed' | 'rejected',
+    providerReference: string,
+    failureReason: string | null = null,
+  ): Promise<boolean> {
+    const closed = await tx.transactionLeg.updateMany({
+      where: { transactionId, kind, status: 'processing' },
+      data: { status, providerReference, failureReason },
+    });
+    if (closed.count === 1) return true;
+    const leg = await tx.transactionLeg.findUnique({ where: { transactionId_kind: { transactionId, kind } } });
+    if (leg?.status === status) return false;
+    throw ApplicationFailure.nonRetryable(
+      `leg ${kind} of transaction ${transactionId} is ${leg?.status ?? 'missing'}`,
+      'InvalidLegState',
+    );
+  }
+
+  /**
+   * A leg done: the leg closed, its postings and, when it completes the transaction, the status with its
+   * event, in one database transaction; a leg already closed (a retry) changes nothing.
+   */
+  async function completeLeg(
+    transactionId: string,
+    kind: LegKind,
+    providerReference: string,
+    completesTransaction: boolean,
+    postings: (row: TransactionRow) => Array<{ step: string; description: string; entries: LedgerEntryInput[] }>,
+  ): Promise<void> {
+    await prisma.$transaction(async (tx) => {
+      const row = await lockTransaction(tx, transactionId);
+      if (!(await closeLeg(tx, transactionId, kind, 'completed', providerReference))) return;
+      for (const { step, description, entries } of postings(row)) {
+        await postLedgerEntries(tx, { reference: ledgerReference(transactionId, step), description, entries });
+      }
+      if (completesTransaction) await moveTo(tx, row, 'completed');
+    });
+  }
+
+  return {
+    /**
+     * Takes the deposit of a transaction in awaiting_deposit (the workflow's update made sure it is):
+     * records it, posts it into clearing and moves to processing (event payin.processing), in one
+     * database transaction. Returns whether it settles or is refunded (not the expected amount).
+     */
+    async receiveDeposit(transactionId: string, input: DepositInput): Promise<DepositReceipt> {
+      return prisma.$transaction(async (tx) => {
+        const row = await lockTransaction(tx, transactionId);
+        const previous = await tx.transactionDeposit.findUnique({ where: { id: input.depositId } });
+        if (previous) {
+          // A retry after the commit.
+          return { action: previous.status === 'accepted' ? 'settle' : 'refund', deposit: toDeposit(previous) };
+        }
+        const received = Money.parse(row.senderCurrency as Currency, input.amount);
+        const decision = decideDeposit(row.status as TransactionStatus, amountsOf(row).sender, received);
+        if (decision.action === 'return') {
+          throw ApplicationFailure.nonRetryable(`transaction ${transactionId} is ${row.status}`, 'DepositNotExpected');
+        }
+        const deposit = await tx.transactionDeposit.create({
+          data: {
+            id: input.depositId,
+            transactionId,
+            currency: received.currency,
+            amount: received.toString(),
+            senderName: input.senderName,
+            reference: input.reference,
+            status: decision.action === 'settle' ? 'accepted' : 'returning',
+            returnReason: decision.action === 'refund' ? decision.reason : null,
+            receivedAt: new Date(input.receivedAt),
+          },
+        });
+        await postLedgerEntries(tx, {
+          reference: ledgerReference(transactionId, 'deposit'),
+          description: `Deposit ${deposit.id} for transaction ${transactionId}`,
+          entries: settlementEntries.depositReceived(received),
+        });
+        await moveTo(tx, row, 'processing', { sandboxSimulation: input.simulate });
+        return { action: decision.action, deposit: toDeposit(deposit) };
+      });
+    },
+
+    /** awaiting_deposit -> cancelled (event payin.cancelled). Nothing was posted, so nothing to undo. */
+    async cancelTransaction(transactionId: string): Promise<TransactionResource> {
+      return prisma.$transaction(async (tx) => {
+        const row = await lockTransaction(tx, transactionId);
+        if (row.status === 'cancelled') return toTransaction(row);
+        return toTransaction(await moveTo(tx, row, 'cancelled'));
+      });
+    },
+
+    /** awaiting_deposit -> failed at the deposit deadline (event payin.failed). */
+    async expireTransaction(transactionId: string): Promise<TransactionStatus> {
+      return prisma.$transaction(async (tx) => {
+        const row = await lockTransaction(tx, transactionId);
+        if (row.status === 'failed') return 'failed';
+        return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' })).status as TransactionStatus;
+      });
+    },
+
+    /** Leg 1, outside: the exchange buys the stablecoin for the converted fiat, into the wallet. */
+    async convertFiatToStablecoin(transactionId: string, round: number): Promise<{ providerReference: string }> {
+      const { row, amounts, request } = await railStep(transactionId, 'fiat_to_stablecoin', round);
+      const outcome = await rails.convertToStablecoin({
+        ...request,
+        from: amounts.converted,
+        to: amounts.stablecoin,
+        chain: row.stablecoinPaymentRail as Blockchain,
+        walletAddress: row.wallet?.address ?? '',
+      });
+      return { providerReference: outcome.providerReference };
+    },
+
+    /**
+     * Leg 1, ledger: fees where the quote said, the rest converted and held in transit on the wallet.
+     * With `completesTransaction` (a pay-in, which is leg 1 alone) the transaction completes with it.
+     */
+    async completeFiatToStablecoin(
+      transactionId: string,
+      providerReference: string,
+      completesTransaction: boolean,
+    ): Promise<void> {
+      await completeLeg(transactionId, 'fiat_to_stablecoin', providerReference, completesTransaction, (row) => [
+        {
+          step: 'fiat_to_stablecoin',
+          description: `Fees and conversion to ${row.stablecoinCurrency} of transaction ${transactionId}`,
+          entries: leg1Entries(row),
+        },
+      ]);
+    },
+
+    /** Leg 2, outside: the off-ramp sells the stablecoin and pays the receiver's external account. */
+    async payOutTransaction(transactionId: string, round: number): Promise<RailOutcome> {
+      const { row, amounts, request } = await railStep(transactionId, 'stablecoin_to_fiat', round);
+      return rails.payOut({
+        ...request,
+        from: amounts.stablecoin,
+        amount: amounts.receiver,
+        rail: row.receiverPaymentRail as FiatRail,
+        destination: (row.externalAccount?.details ?? {}) as object,
+      });
+    },
+
+    /**
+     * Leg 2, ledger: the stablecoin in transit converted into the receiver's fiat and paid out. With
+     * `completesTransaction` (fiat to fiat, and payouts) the transaction completes in the same
+     * database transaction (event payin.completed).
+     */
+    async completeStablecoinToFiat(
+      transactionId: string,
+      providerReference: string,
+      completesTransaction: boolean,
+    ): Promise<void> {
+      await completeLeg(transactionId, 'stablecoin_to_fiat', providerReference, completesTransaction, (row) => {
+        const amounts = amountsOf(row);
+        return [
+          {
+            step: 'stablecoin_to_fiat',
+            description: `Conversion to ${row.receiverCurrency} of transaction ${transactionId}`,
+            entries: settlementEntries.stablecoinToFiat({
+              walletId: row.walletId as string,
+              stablecoin: amounts.stablecoin,
+              receiver: amounts.receiver,
+            }),
+          },
+          {
+            step: 'payout',
+            description: `Payout of transaction ${transactionId} (${providerReference})`,
+            entries: settlementEntries.paidOut(amounts.receiver),
+          },
+        ];
+      });
+    },
+
+    /** Leg 2 was refused for good by the receiving bank: recorded; the workflow refunds. */
+    async recordPayoutRejection(transactionId: string, providerReference: string, reason: string): Promise<void> {
+      await prisma.$transaction(async (tx) => {
+        await lockTransaction(tx, transactionId);
+        await closeLeg(tx, transactionId, 'stablecoin_to_fiat', 'rejected', providerReference, reason);
+      });
+    },
+
+    /** Refund, outside: the deposit goes back in full to the sender's account on the sender's rail. */
+    async returnTransactionFunds(transactionId: string, round: number): Promise<{ providerReference: string }> {
+      const deposit = await prisma.transactionDeposit.findFirst({
+        where: { transactionId, status: { in: ['accepted', 'returning'] } },
+      });
+      if (!deposit) throw notFound('deposit of transaction', transactionId);
+      const { row, request } = await railStep(transactionId, 'refund', round);
+      const outcome = await rails.returnToSender({
+        ...request,
+        amount: Money.of(deposit.currency as Currency, deposit.amount.toString()),
+        rail: row.senderPaymentRail as FiatRail,
+      });
+      return { providerReference: outcome.providerReference };
+    },
+
+    /**
+     * Refund, ledger and status: undoes leg 1 if it was posted (fees back, stablecoin sold back
+     * through FX), returns the deposit from clearing to the outside, and moves to refunded (event
+     * payin.refunded) with the reason, all in one database transaction.
+     */
+    async finishRefund(transactionId: string, providerReference: string, reason: FailureReason): Promise<void> {
+      await prisma.$transaction(async (tx) => {
+        const row = await lockTransaction(tx, transactionId);
+        if (row.status === 'refunded') return;
+        const deposit = await tx.transactionDeposit.findFirst({
+          where: { transactionId, status: { in: ['accepted', 'returning'] } },
+        });
+        if (!deposit) throw notFound('deposit of transaction', transactionId);
+        const leg1Posted = await tx.ledgerTransaction.findUnique({
+          where: { reference: ledgerReference(transactionId, 'fiat_to_stablecoin') },
+        });
+        await postLedgerEntries(tx, {
+          reference: ledgerReference(transactionId, 'refund'),
+          description: `Refund of transaction ${transactionId} (${providerReference})`,
+          entries: [
+            ...(leg1Posted ? reversed(leg1Entries(row)) : []),
+            ...settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString())),
+          ],
+        });
+        if (deposit.status === 'returning') {
+          await tx.transactionDeposit.update({ where: { id: deposit.id }, data: { status: 'returned' } });
+        }
+        await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
+        await moveTo(tx, row, 'refunded', { failureReason: reason });
+      });
+    },
+
+    /** A step kept failing: processing -> error (event payin.error) until an operator decides. */
+    async markTransactionError(transactionId: string, reason: FailureReason): Promise<void> {
+      await prisma.$transaction(async (tx) => {
+        const row = await lockTransaction(tx, transactionId);
+        if (row.status === 'error') return;
+        await moveTo(tx, row, 'error', { failureReason: reason });
+      });
+    },
+
+    /** The operator decided: error -> processing (event payin.processing) to carry the decision out. */
+    async resumeTransaction(transactionId: string): Promise<void> {
+      await prisma.$transaction(async (tx) => {
+        const row = await lockTransaction(tx, transactionId);
+        if (row.status === 'processing') return;
+        await moveTo(tx, row, 'processing', { failureReason: null });
+      });
+    },
+
+    /** A deposit its transaction could not take, outside: sent back in full to the sender. */
+    async sendDepositBack(depositId: string): Promise<{ providerReference: string }> {
+      const deposit = await prisma.transactionDeposit.findUnique({ where: { id: depositId }, include: { transaction: true } });
+      if (!deposit) throw notFound('deposit', depositId);
+      const outcome = await rails.returnToSender({
+        idempotencyKey: `deposit:${depositId}:return`,
+        simulate: null,
+        round: 0,
+        amount: Money.of(deposit.currency as Currency, deposit.amount.toString()),
+        rail: deposit.transaction.senderPaymentRail as FiatRail,
+      });
+      return { providerReference: outcome.providerReference };
+    },
+
+    /** The returned deposit in the ledger (in and straight out of clearing) and its status, at once. */
+    async finishDepositReturn(depositId: string): Promise<void> {
+      await prisma.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT id FROM transaction_deposits WHERE id = ${depositId}::uuid FOR UPDATE`;
+        const deposit = await tx.transactionDeposit.findUnique({ where: { id: depositId } });
+        if (!deposit) throw notFound('deposit', depositId);
+        if (deposit.status === 'returned') return;
+        const amount = Money.of(deposit.currency as Currency, deposit.amount.toString());
+        await postLedgerEntries(tx, {
+          reference: `deposit:${depositId}:received`,
+          description: `Deposit ${depositId} for transaction ${deposit.transactionId}, not expected`,
+          entries: settlementEntries.depositReceived(amount),
+        });
+        await postLedgerEntries(tx, {
+          reference: `deposit:${depositId}:returned`,
+          description: `Return of deposit ${depositId}`,
+          entries: settlementEntries.paidOut(amount),
+        });
+        await tx.transactionDeposit.update({ where: { id: depositId }, data: { status: 'returned' } });
+      });
+    },
+  };
+}

@@ -1,0 +1,174 @@
+// Rules of transactions that need no I/O: the statuses and the only transitions between them, the
+// deposit deadline of each sender rail, what happens to a deposit (accepted, or returned and why),
+// the deposit reference that matches an incoming deposit to its transaction, and the sandbox
+// controls. Fiat to fiat uses them today; pay-ins (leg 1 alone) and payouts (leg 2 alone) reuse them.
+import type { Money } from './money';
+import type { FiatRail } from './rails';
+
+export const transactionTypes = ['fiat_to_fiat'] as const;
+export type TransactionType = (typeof transactionTypes)[number];
+
+export const transactionStatuses = [
+  'awaiting_deposit',
+  'processing',
+  'completed',
+  'cancelled',
+  'failed',
+  'refunded',
+  'error',
+] as const;
+export type TransactionStatus = (typeof transactionStatuses)[number];
+
+/**
+ * The only moves a transaction makes. Nothing goes back to `awaiting_deposit`, and the four final
+ * statuses have no way out. `error` waits for an operator, whose decision (retry the failed step, or
+ * refund) puts it back to `processing`, where it was, to carry the decision out.
+ */
+export const transitions: Record<TransactionStatus, readonly TransactionStatus[]> = {
+  awaiting_deposit: ['processing', 'cancelled', 'failed'],
+  processing: ['completed', 'refunded', 'error'],
+  error: ['processing'],
+  completed: [],
+  cancelled: [],
+  failed: [],
+  refunded: [],
+};
+
+export function canTransition(from: TransactionStatus, to: TransactionStatus): boolean {
+  return transitions[from].includes(to);
+}
+
+export function isFinal(status: TransactionStatus): boolean {
+  return transitions[status].length === 0;
+}
+
+/**
+ * The SPEC 6 event group of a type's events. Fiat to fiat is announced with pay-in events only
+ * (SPEC 6: initiating it emits payin.created): its payout leg is internal, so no payout.* event.
+ */
+export function eventGroupOf(type: TransactionType): 'payin' | 'payout' {
+  switch (type) {
+    case 'fiat_to_fiat':
+      return 'payin';
+  }
+}
+
+/** Why a transaction did not complete; shown as `failure_reason`. */
+export const failureReasons = [
+  /** No deposit arrived before the deposit deadline: `failed`. */
+  'deposit_deadline_passed',
+  /** The deposit was not the amount the transaction expects: returned in full, `refunded`. */
+  'deposit_amount_mismatch',
+  /** The receiver's bank refused the payout: the money went back to the sender, `refunded`. */
+  'payout_rejected',
+  /** Converting the deposit into the stablecoin kept failing: `error` until an operator decides. */
+  'conversion_failed',
+  /** Paying the receiver kept failing: `error` until an operator decides. */
+  'payout_failed',
+  /** Returning the money kept failing: `error` until an operator retries the refund. */
+  'refund_failed',
+  /** An operator chose to refund a transaction in `error`: `refunded`. */
+  'refunded_by_operator',
+] as const;
+export type FailureReason = (typeof failureReasons)[number];
+
+// ---- deposit deadline ----
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/**
+ * How long the sender has to deposit, by the rail the sender pays on. Instant rails settle in
+ * seconds, so half an hour is plenty and keeps the locked rate's risk short; bank transfers take
+ * business days (SEPA credit transfers D+1, wires same or next day, ACH up to three days).
+ */
+export const depositWindowMs: Record<FiatRail, number> = {
+  pix: 30 * MINUTE,
+  pix_account: 30 * MINUTE,
+  spei: 30 * MINUTE,
+  cvu: 30 * MINUTE,
+  sepa: 2 * DAY,
+  wire: 2 * DAY,
+  ach: 3 * DAY,
+};
+
+export function depositDeadlineOf(createdAt: Date, senderRail: FiatRail): Date {
+  return new Date(createdAt.getTime() + depositWindowMs[senderRail]);
+}
+
+// ---- deposits ----
+
+/** Why a deposit went back to the sender. */
+export type DepositReturnReason = 'amount_mismatch' | 'not_awaiting_deposit';
+
+/**
+ * What happens to a deposit that names a transaction:
+ * - settle: the transaction takes it and settles (`processing`, then `completed`).
+ * - refund: the transaction takes it (`processing`) and sends it all back (`refunded`,
+ *   failure_reason deposit_amount_mismatch).
+ * - return: the transaction no longer waits for a deposit (cancelled, deadline passed, already
+ *   funded): the deposit goes back on its own and the transaction's status does not change.
+ */
+export type DepositDecision =
+  | { action: 'settle' }
+  | { action: 'refund'; reason: 'amount_mismatch' }
+  | { action: 'return'; reason: 'not_awaiting_deposit' };
+
+/**
+ * The deposit rule. Only a transaction in `awaiting_deposit` takes a deposit, and only exactly the
+ * amount it expects (the sender amount, fees included) settles: any other amount is returned in
+ * full. Settling a different amount would change what the receiver gets at a rate nobody agreed to;
+ * a full return is predictable for the sender, the receiver and the partner.
+ */
+export function decideDeposit(status: TransactionStatus, expected: Money, received: Money): DepositDecision {
+  if (status !== 'awaiting_deposit') return { action: 'return', reason: 'not_awaiting_deposit' };
+  if (!received.equals(expected)) return { action: 'refund', reason: 'amount_mismatch' };
+  return { action: 'settle' };
+}
+
+// ---- deposit reference ----
+
+/** Crockford base32: no I, L, O or U, so a reference read aloud or retyped survives. */
+const referenceAlphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const REFERENCE_PREFIX = 'TX';
+const REFERENCE_BODY_LENGTH = 10;
+
+/**
+ * A deposit reference from random bytes (at least 10): `TX` and 10 Crockford base32 characters,
+ * e.g. `TX7K2M9QH4RD` (50 bits; a unique index makes a collision a retry, never a mix-up). Short
+ * enough for every rail's payment-reference field (pix txid, SPEI concepto, SEPA remittance, wire memo).
+ */
+export function depositReferenceFrom(random: Uint8Array): string {
+  if (random.length < REFERENCE_BODY_LENGTH) throw new Error(`a deposit reference needs ${REFERENCE_BODY_LENGTH} random bytes`);
+  let body = '';
+  for (let index = 0; index < REFERENCE_BODY_LENGTH; index += 1) {
+    body += referenceAlphabet[(random[index] as number) % 32];
+  }
+  return REFERENCE_PREFIX + body;
+}
+
+/**
+ * A reference as a bank statement may carry it: any case, with spaces or hyphens, and Crockford's
+ * look-alikes (O -> 0, I and L -> 1). Returns the canonical form, or null when it cannot be one.
+ */
+export function normaliseDepositReference(text: string): string | null {
+  const compact = text
+    .toUpperCase()
+    .replace(/[\s-]/g, '')
+    .replace(/^TX/, '');
+  const body = compact.replace(/O/g, '0').replace(/[IL]/g, '1');
+  if (body.length !== REFERENCE_BODY_LENGTH || [...body].some((char) => !referenceAlphabet.includes(char))) return null;
+  return REFERENCE_PREFIX + body;
+}
+
+// ---- sandbox controls ----
+
+/**
+ * Sandbox only, sent with a simulated deposit, so partners can see every branch:
+ * - payout_rejected: the receiver's bank refuses the payout; the money goes back to the sender (`refunded`).
+ * - conversion_error: converting the deposit into the stablecoin keeps failing until retries run out (`error`).
+ * - payout_error: paying the receiver keeps failing until retries run out (`error`).
+ * A simulated failure affects the first run of its step only: an operator's `retry` then succeeds.
+ */
+export const sandboxSimulations = ['payout_rejected', 'conversion_error', 'payout_error'] as const;
+export type SandboxSimulation = (typeof sandboxSimulations)[number];

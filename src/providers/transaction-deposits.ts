@@ -1,0 +1,169 @@
+// Where senders pay the fiat of a transaction, and how deposits reach the service. The service
+// collects on one account per sender rail (its collection accounts); the transaction's deposit
+// reference, carried in the rail's payment-reference field (pix txid, SPEI concepto, SEPA remittance
+// information, wire/ACH memo), tells which transaction a deposit pays.
+//
+// Production: a bank or rail integration implements DepositProvider with the service's real
+// collection accounts, and reports each incoming credit by calling `receiveDeposit` of
+// src/services/transactions.ts with an IncomingDeposit (the same path the sandbox deposit endpoint
+// takes). None is connected yet: production refuses to start (assertProductionReady).
+import { composeIBAN, electronicFormatIBAN } from 'ibantools';
+import { pixCopyPasteCode } from '../domain/brazil';
+import type { Currency, Money } from '../domain/money';
+import type { FiatRail } from '../domain/rails';
+import type { Address } from '../schemas/common';
+import { ProviderUnavailableError, Unconnected } from './unavailable';
+
+interface Beneficiary {
+  beneficiary_name: string;
+}
+export type PixInstructions = Beneficiary & {
+  key: string;
+  key_type: 'cnpj';
+  bank_name: string;
+  copy_paste_code: string;
+};
+export type PixAccountInstructions = Beneficiary & {
+  bank_code: string;
+  branch_code: string;
+  bank_account_number: string;
+  account_type: 'checking';
+  beneficiary_document: string;
+  bank_name: string;
+};
+export type SpeiInstructions = Beneficiary & { clabe: string; bank_name: string };
+export type UsBankInstructions = Beneficiary & {
+  bank_account_number: string;
+  routing_number: string;
+  bank_name: string;
+  bank_address: Address;
+};
+export type SepaInstructions = Beneficiary & { iban: string; bic: string; bank_name: string };
+export type CvuInstructions = Beneficiary & { cvu: string; bank_name: string };
+
+/** `sender_deposit_instructions`: what to pay, where, with which reference, by when. */
+export interface SenderDepositInstructions {
+  payment_rail: FiatRail;
+  currency: Currency;
+  amount: string;
+  reference: string;
+  deadline: string;
+  pix?: PixInstructions;
+  pix_account?: PixAccountInstructions;
+  spei?: SpeiInstructions;
+  wire?: UsBankInstructions;
+  ach?: UsBankInstructions;
+  sepa?: SepaInstructions;
+  cvu?: CvuInstructions;
+}
+
+export interface DepositInstructionsRequest {
+  rail: FiatRail;
+  amount: Money;
+  reference: string;
+  deadline: Date;
+}
+
+export interface DepositProvider {
+  instructionsFor(request: DepositInstructionsRequest): SenderDepositInstructions;
+}
+
+/** A credit on a collection account, as a production integration reports it to receiveDeposit. */
+export interface IncomingDeposit {
+  /** The payment reference the credit carried (normalised before matching). */
+  reference: string;
+  amount: Money;
+  senderName: string | null;
+  receivedAt: Date;
+}
+
+/** Fictitious collection accounts of the sandbox: well-formed, naming no real account. */
+export const sandboxCollectionAccounts = {
+  beneficiary: 'Payments Sandbox Ltda',
+  pix: { key: '11222333000181', bank_name: 'Sandbox Pagamentos S.A.', city: 'Sao Paulo' },
+  pix_account: {
+    bank_code: '001',
+    branch_code: '0001',
+    bank_account_number: '1000001',
+    beneficiary_document: '11222333000181',
+    bank_name: 'Sandbox Pagamentos S.A.',
+  },
+  spei: { clabe: '646180157000000004', bank_name: 'STP Sandbox' },
+  us: {
+    bank_account_number: '840000000001',
+    ach_routing_number: '123456780',
+    wire_routing_number: '321076548',
+    bank_name: 'Sandbox Bank, N.A.',
+    bank_address: { street_line_1: '1 Sandbox Plaza', city: 'New York', state: 'NY', postal_code: '10004', country: 'USA' },
+  },
+  sepa: {
+    iban: electronicFormatIBAN(composeIBAN({ countryCode: 'DE', bban: '876543210000000001' }) ?? '') as string,
+    bic: 'SBOXDEBBXXX',
+    bank_name: 'Sandbox Bank Europe AG',
+  },
+  cvu: { cvu: '0000003100000000000017', bank_name: 'Sandbox Pagos S.A.' },
+} as const;
+
+export class SandboxDepositProvider implements DepositProvider {
+  instructionsFor(request: DepositInstructionsRequest): SenderDepositInstructions {
+    const accounts = sandboxCollectionAccounts;
+    const beneficiary_name = accounts.beneficiary;
+    const common = {
+      payment_rail: request.rail,
+      currency: request.amount.currency,
+      amount: request.amount.toString(),
+      reference: request.reference,
+      deadline: request.deadline.toISOString(),
+    };
+    const us = { bank_account_number: accounts.us.bank_account_number, bank_name: accounts.us.bank_name };
+    switch (request.rail) {
+      case 'pix':
+        return {
+          ...common,
+          pix: {
+            key: accounts.pix.key,
+            key_type: 'cnpj',
+            bank_name: accounts.pix.bank_name,
+            beneficiary_name,
+            copy_paste_code: pixCopyPasteCode({
+              key: accounts.pix.key,
+              amount: request.amount.toString(),
+              beneficiaryName: beneficiary_name,
+              city: accounts.pix.city,
+              txid: request.reference,
+            }),
+          },
+        };
+      case 'pix_account':
+        return { ...common, pix_account: { ...accounts.pix_account, account_type: 'checking', beneficiary_name } };
+      case 'spei':
+        return { ...common, spei: { ...accounts.spei, beneficiary_name } };
+      case 'wire':
+        return {
+          ...common,
+          wire: { ...us, routing_number: accounts.us.wire_routing_number, bank_address: accounts.us.bank_address, beneficiary_name },
+        };
+      case 'ach':
+        return {
+          ...common,
+          ach: { ...us, routing_number: accounts.us.ach_routing_number, bank_address: accounts.us.bank_address, beneficiary_name },
+        };
+      case 'sepa':
+        return { ...common, sepa: { ...accounts.sepa, beneficiary_name } };
+      case 'cvu':
+        return { ...common, cvu: { ...accounts.cvu, beneficiary_name } };
+    }
+  }
+}
+
+/**
+ * Production until a bank integration exists: no collection accounts, so no instructions (503 to the
+ * partner, and production refuses to start with it: assertProductionReady).
+ */
+export class UnconnectedDepositProvider implements DepositProvider, Unconnected {
+  readonly unconnected = 'no collection accounts for transaction deposits are connected';
+
+  instructionsFor(): SenderDepositInstructions {
+    throw new ProviderUnavailableError(this.unconnected);
+  }
+}

@@ -1,0 +1,302 @@
+// Request and response schemas of transactions (SPEC 4.4, 2.10; fiat to fiat today). Amounts are
+// decimal strings; the amount's decimals are checked against the quote's currency by the service
+// (the currency is only known once the quote is read).
+import { z } from 'zod';
+import { parseBrazilianTaxId } from '../domain/brazil';
+import { allCurrencies } from '../domain/money';
+import { allPaymentRails, blockchains, fiatRails, PaymentRail } from '../domain/rails';
+import {
+  depositWindowMs,
+  failureReasons,
+  sandboxSimulations,
+  transactionStatuses,
+  transactionTypes,
+} from '../domain/transactions';
+import { paginationQuerySchema } from '../http/pagination';
+import { addressSchema, always, positiveAmountSchema, text, timestampSchema } from './common';
+
+const amountSchema = positiveAmountSchema;
+
+export const senderDocumentTypes = ['cpf', 'cnpj', 'tax_id', 'national_id', 'passport'] as const;
+export type SenderDocumentType = (typeof senderDocumentTypes)[number];
+
+const documentNumberPattern = /^[A-Za-z0-9][A-Za-z0-9 ./-]{2,39}$/;
+
+const senderDocumentSchema = z
+  .object({
+    type: z.enum(senderDocumentTypes).meta({
+      description:
+        'cpf or cnpj (Brazil, check digits verified), or any country’s tax_id, national_id or passport number.',
+    }),
+    number: z.string().trim().min(1).max(40).meta({
+      description:
+        'The document number. cpf/cnpj: bare or masked, returned bare. Others: 3-40 letters, digits, spaces, dots, ' +
+        'slashes or hyphens, returned upper case.',
+      example: '52998224725',
+    }),
+  })
+  .strict()
+  .superRefine((document, ctx) => {
+    if (typeof document.number !== 'string') return;
+    if (document.type === 'cpf' || document.type === 'cnpj') {
+      const parsed = parseBrazilianTaxId(document.number);
+      if (!parsed || parsed.type !== document.type) {
+        ctx.addIssue({ code: 'custom', path: ['number'], message: `is not a valid ${document.type.toUpperCase()}` });
+      }
+    } else if (!documentNumberPattern.test(document.number)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['number'],
+        message: 'must be 3-40 letters, digits, spaces, dots, slashes or hyphens',
+      });
+    }
+  })
+  .transform((document) => ({
+    type: document.type,
+    number:
+      document.type === 'cpf' || document.type === 'cnpj'
+        ? (parseBrazilianTaxId(document.number)?.value ?? document.number)
+        : document.number.toUpperCase(),
+  }))
+  .meta({ id: 'SenderDocument', description: 'A tax id or government-issued document of the sender.' });
+
+export const createFiatToFiatRequestSchema = z
+  .object({
+    quote_id: z.string().meta({ description: 'An active fiat-to-fiat quote of yours (POST /v1/quote/fiat-to-fiat).' }),
+    customer_id: z.string().meta({ description: 'An approved customer of yours.' }),
+    wallet_id: z.string().meta({
+      description:
+        'A service-managed wallet of that customer on the quote’s stablecoin chain: it carries the stablecoin between ' +
+        'the two legs (held apart from its spendable balance).',
+    }),
+    sender: z
+      .object({
+        name: text(140).meta({ description: 'Who pays the fiat in: a person’s full name or a company’s legal name.' }),
+        document: senderDocumentSchema,
+        amount: amountSchema.optional().meta({
+          description:
+            'Only with a rate-only quote: what the sender pays, fees included (the receiver amount follows). ' +
+            'Not together with receiver.amount.',
+        }),
+      })
+      .strict(),
+    receiver: z
+      .object({
+        external_account_id: z.string().meta({
+          description: 'An approved external account of the customer on the quote’s receiver rail.',
+        }),
+        amount: amountSchema.optional().meta({
+          description:
+            'Only with a rate-only quote: what the receiver gets (the sender amount follows). Not together with sender.amount.',
+        }),
+      })
+      .strict(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const raw = body as { sender?: { amount?: unknown }; receiver?: { amount?: unknown } };
+    if (raw.sender?.amount !== undefined && raw.receiver?.amount !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['receiver', 'amount'],
+        message: 'cannot be combined with sender.amount: give the amount on one side only',
+      });
+    }
+  }, always)
+  .meta({ id: 'CreateFiatToFiatRequest' });
+
+export type CreateFiatToFiatRequest = z.output<typeof createFiatToFiatRequestSchema>;
+
+export const updateTransactionRequestSchema = z
+  .object({
+    status: z.literal('cancelled').meta({ description: 'The only change a partner can make: cancel.' }),
+  })
+  .strict()
+  .meta({ id: 'UpdateTransactionRequest' });
+
+export const listTransactionsQuerySchema = paginationQuerySchema
+  .extend({
+    customer_id: z
+      .string()
+      .optional()
+      .meta({ description: "Only this customer's transactions; a customer that is not yours answers 404." }),
+    type: z.enum(transactionTypes).optional().meta({ description: 'Only transactions of this type.' }),
+    status: z.enum(transactionStatuses).optional().meta({ description: 'Only transactions in this status.' }),
+  })
+  .strict();
+
+export const sandboxDepositRequestSchema = z
+  .object({
+    amount: amountSchema.meta({
+      description:
+        'What arrived, in the sender currency. Exactly the transaction’s sender amount settles; any other amount is ' +
+        'returned to the sender in full and the transaction ends `refunded` (failure_reason deposit_amount_mismatch).',
+      example: '1000.00',
+    }),
+    sender_name: text(140).optional().meta({ description: 'Name of the account holder who paid (recorded).' }),
+    reference: z.string().max(64).optional().meta({
+      description:
+        'The payment reference the deposit carried. Defaults to the transaction’s; if given it must be that reference ' +
+        '(any case, spaces and hyphens allowed).',
+    }),
+    simulate: z.enum(sandboxSimulations).optional().meta({
+      description:
+        'A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the ' +
+        'money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries ' +
+        'run out: `error`; an operator’s retry then succeeds).',
+    }),
+  })
+  .strict()
+  .meta({ id: 'SandboxDepositRequest' });
+
+// ---- responses ----
+
+const money = (description: string) =>
+  z.object({ amount: z.string(), currency: z.enum(allCurrencies) }).meta({ description });
+
+const feesSchema = z
+  .object({
+    service_fee: money('The service fee, as the quote locked it.'),
+    partner_fee: money('Your fee, as the quote locked it; owed to you.'),
+    network_fee: money('One on-chain transfer of the stablecoin, bought at the locked rate.'),
+    total: money('The sum of the three; deducted from the sender amount before conversion.'),
+  })
+  .meta({ id: 'TransactionFees', description: 'Every fee is in the sender currency.' });
+
+const beneficiary = { beneficiary_name: z.string() };
+const usBank = {
+  bank_account_number: z.string(),
+  routing_number: z.string(),
+  bank_name: z.string(),
+  bank_address: addressSchema,
+  ...beneficiary,
+};
+const deadlineDescription = Object.entries(depositWindowMs)
+  .map(([rail, ms]) => `${rail} ${ms >= 86_400_000 ? `${ms / 86_400_000} days` : `${ms / 60_000} minutes`}`)
+  .join(', ');
+
+export const senderDepositInstructionsSchema = z
+  .object({
+    payment_rail: z.enum(fiatRails),
+    currency: z.enum(allCurrencies),
+    amount: z.string().meta({ description: 'Exactly what to send; any other amount is returned.' }),
+    reference: z.string().meta({
+      description:
+        'Unique to this transaction: put it in the payment reference (pix: it is the txid inside copy_paste_code; ' +
+        'SPEI concepto, SEPA remittance information, wire/ACH memo). It is how the deposit is matched.',
+      example: 'TX7K2M9QH4RD',
+    }),
+    deadline: timestampSchema.meta({ description: `Pay before this; by sender rail: ${deadlineDescription}.` }),
+    pix: z
+      .object({
+        key: z.string(),
+        key_type: z.literal('cnpj'),
+        bank_name: z.string(),
+        copy_paste_code: z.string().meta({ description: 'Pix "copia e cola" (BR Code) with amount and reference.' }),
+        ...beneficiary,
+      })
+      .optional(),
+    pix_account: z
+      .object({
+        bank_code: z.string(),
+        branch_code: z.string(),
+        bank_account_number: z.string(),
+        account_type: z.literal('checking'),
+        beneficiary_document: z.string(),
+        bank_name: z.string(),
+        ...beneficiary,
+      })
+      .optional(),
+    spei: z.object({ clabe: z.string(), bank_name: z.string(), ...beneficiary }).optional(),
+    wire: z.object(usBank).optional(),
+    ach: z.object(usBank).optional(),
+    sepa: z.object({ iban: z.string(), bic: z.string(), bank_name: z.string(), ...beneficiary }).optional(),
+    cvu: z.object({ cvu: z.string(), bank_name: z.string(), ...beneficiary }).optional(),
+  })
+  .meta({
+    id: 'SenderDepositInstructions',
+    description: 'Where the sender pays: the object named by payment_rail is present, the others are absent.',
+  });
+
+export const transactionSchema = z
+  .object({
+    id: z.uuid(),
+    type: z.enum(transactionTypes),
+    status: z.enum(transactionStatuses).meta({
+      description:
+        'awaiting_deposit -> processing -> completed; awaiting_deposit -> cancelled (PUT) or failed (deadline passed); ' +
+        'processing -> refunded (payout rejected or wrong amount: money returned) or error (a step kept failing; an ' +
+        'operator retries, back to processing, or refunds). Never backwards.',
+    }),
+    customer_id: z.uuid(),
+    wallet_id: z.uuid(),
+    quote_id: z.uuid(),
+    sender: z
+      .object({
+        name: z.string(),
+        document: z.object({ type: z.enum(senderDocumentTypes), number: z.string() }),
+        currency: z.enum(allCurrencies),
+        payment_rail: z.enum(fiatRails),
+        amount: z.string().meta({ description: 'What the sender pays, fees included.' }),
+      })
+      .meta({ id: 'TransactionSender' }),
+    stablecoin: z
+      .object({
+        currency: z.enum(allCurrencies),
+        payment_rail: z.enum(blockchains),
+        amount: z.string().meta({ description: 'The stablecoin the converted amount buys.' }),
+      })
+      .meta({ id: 'TransactionStablecoin' }),
+    receiver: z
+      .object({
+        external_account_id: z.uuid(),
+        currency: z.enum(allCurrencies),
+        payment_rail: z.enum(allPaymentRails as [PaymentRail, ...PaymentRail[]]),
+        amount: z.string().meta({ description: 'What the receiver gets.' }),
+        account_name: z.string(),
+        beneficiary_name: z.string(),
+        bank_name: z.string().nullable(),
+        account_last4: z.string().meta({
+          description: 'Last 4 characters of the account identifier (pix key, CLABE, account number, IBAN, CVU/CBU).',
+        }),
+      })
+      .meta({ id: 'TransactionReceiver' }),
+    sender_quotation: z.string().meta({ description: 'Locked rate: stablecoin per sender unit (8 decimals).' }),
+    receiver_quotation: z.string().meta({ description: 'Locked rate: receiver currency per stablecoin (8 decimals).' }),
+    fees: feesSchema,
+    sender_deposit_instructions: senderDepositInstructionsSchema,
+    deposit_deadline: timestampSchema.meta({ description: `Deposits after it are returned; by sender rail: ${deadlineDescription}.` }),
+    failure_reason: z.enum(failureReasons).nullable().meta({
+      description:
+        'Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected ' +
+        '(refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded).',
+    }),
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  })
+  .meta({ id: 'Transaction' });
+
+export type TransactionResource = z.input<typeof transactionSchema>;
+
+export const depositSchema = z
+  .object({
+    id: z.uuid(),
+    transaction_id: z.uuid(),
+    amount: z.string(),
+    currency: z.enum(allCurrencies),
+    sender_name: z.string().nullable(),
+    reference: z.string().nullable(),
+    status: z.enum(['accepted', 'returning', 'returned']).meta({
+      description:
+        'accepted: it funds the transaction. returning -> returned: it goes back to the sender in full.',
+    }),
+    return_reason: z.enum(['amount_mismatch', 'not_awaiting_deposit']).nullable().meta({
+      description:
+        'amount_mismatch: not the expected amount (the transaction ends refunded). not_awaiting_deposit: the ' +
+        'transaction was cancelled, past its deadline or already funded (its status does not change).',
+    }),
+    received_at: timestampSchema,
+  })
+  .meta({ id: 'Deposit' });
+
+export type DepositResource = z.input<typeof depositSchema>;

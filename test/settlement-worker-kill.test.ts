@@ -1,0 +1,245 @@
+// Exactly once in effect, with a real worker OS process killed (SIGKILL) in the worst place of each
+// money-moving step: after the step committed its work (the provider did it, or the database
+// transaction committed) and before Temporal heard of it. The step then runs again on a restarted
+// worker, and the transaction completes with no duplicated ledger entry, payout or event.
+//
+// How each kill lands there, deterministically: the test holds a database lock the step needs (the
+// provider's idempotency key, or the transaction's row) so the step's activity waits; it cuts the
+// worker's connection to Temporal (a TCP proxy); it releases the lock, so the step commits but cannot
+// report; it sees the commit, then SIGKILLs the worker, restores the connection, starts a new worker,
+// and fails the lost attempt through Temporal's API (what the server does when its timeout passes, which the
+// time-skipping test server would make the test wait for in real time) so Temporal retries it there.
+import { ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { Client } from 'pg';
+import { Harness, startHarness } from './support/harness';
+import { projectRoot, workflowBundlePath } from './support/paths';
+import { TcpProxy } from './support/tcp-proxy';
+import {
+  createTransaction,
+  eventTypesOf,
+  expectLedgerInvariants,
+  ledgerOf,
+  Parties,
+  setUpParties,
+  settlementHandle,
+  TransactionBody,
+} from './support/transactions';
+
+let harness: Harness;
+let proxy: TcpProxy;
+let worker: ChildProcess | null = null;
+let parties: Parties;
+
+/** Starts a worker process reaching Temporal through the proxy; resolves once it polls. */
+async function startWorker(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('test', 'support', 'worker-process.ts')], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      APP_ENV: 'sandbox',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: harness.config.databaseUrl,
+      TEMPORAL_ADDRESS: proxy.address,
+      TEMPORAL_NAMESPACE: harness.env.namespace ?? 'default',
+      TEMPORAL_TASK_QUEUE: harness.config.temporal.taskQueue,
+      WORKFLOW_BUNDLE_PATH: workflowBundlePath,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('worker-ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the worker process exited (${String(code)}) before polling`)));
+  });
+  return child;
+}
+
+async function killWorker(): Promise<void> {
+  const child = worker as ChildProcess;
+  worker = null;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+beforeAll(async () => {
+  harness = await startHarness({}, { inProcessWorker: false });
+  proxy = await TcpProxy.forAddress(harness.env.address).start();
+  worker = await startWorker();
+  parties = await setUpParties(harness);
+}, 120_000);
+
+afterAll(async () => {
+  if (worker) await killWorker();
+  await proxy?.stop();
+  await harness?.teardown();
+});
+
+/** A lock held in a database transaction of its own; `release` rolls it back. */
+interface HeldLock {
+  pid: number;
+  release(): Promise<void>;
+}
+
+async function holdLock(statement: string, values: unknown[]): Promise<HeldLock> {
+  const client = new Client({ connectionString: harness.config.databaseUrl });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(statement, values);
+  const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  return {
+    pid,
+    async release() {
+      await client.query('ROLLBACK');
+      await client.end();
+    },
+  };
+}
+
+/** The provider's record of `<transactionId>:<step>`, written and not committed: the provider call waits on it. */
+const holdProviderKey = (key: string) =>
+  holdLock(
+    `INSERT INTO sandbox_rail_operations (idempotency_key, kind, currency, amount, outcome)
+     VALUES ($1, 'held', 'USD', 1, 'completed')`,
+    [key],
+  );
+/** The transaction's row: every status change and ledger posting of the settlement waits on it. */
+const holdTransactionRow = (id: string) => holdLock('SELECT id FROM transactions WHERE id = $1::uuid FOR UPDATE', [id]);
+
+/** Polls `probe`; with `skipTime`, the test server's clock moves 2 s between polls (else it stands still). */
+async function until(probe: () => Promise<boolean>, what: string, skipTime = false): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    if (skipTime) await harness.env.sleep('2 seconds');
+    else await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function waitersOf(lock: HeldLock): Promise<number> {
+  const rows = await harness.prisma.$queryRaw<Array<{ count: bigint }>>`
+    SELECT count(*) AS count FROM pg_stat_activity WHERE ${lock.pid}::int = ANY(pg_blocking_pids(pid))`;
+  return Number(rows[0]?.count ?? 0);
+}
+
+/**
+ * What the server does once a lost attempt's timeout passes (the test server would wait for it in real time):
+ * fail the dead worker's started activities, through Temporal's API, so that their retries go to the new worker.
+ */
+async function failLostAttempts(transactionId: string): Promise<void> {
+  const workflowIds = [
+    `transaction-${transactionId}`,
+    `transaction-${transactionId}-fiat-to-stablecoin`,
+    `transaction-${transactionId}-stablecoin-to-fiat`,
+  ];
+  for (const workflowId of workflowIds) {
+    const described = await harness.env.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => null);
+    for (const pending of described?.raw.pendingActivities ?? []) {
+      if (String(pending.state) !== 'PENDING_ACTIVITY_STATE_STARTED' && pending.state !== 2) continue;
+      await harness.env.client.activity.fail(
+        { workflowId, activityId: pending.activityId as string },
+        new Error('the worker running this attempt was killed'),
+      );
+    }
+  }
+}
+
+/**
+ * The kill: `lock` is held and the step waits on it. Cut the worker off Temporal, let the step commit, see the
+ * commit, SIGKILL. `nextLock` (for the next kill) is taken before the new worker starts; then the lost attempt
+ * is failed so that Temporal retries the step on the new worker.
+ */
+async function killAfterCommit(
+  transactionId: string,
+  step: string,
+  lock: HeldLock,
+  committed: () => Promise<boolean>,
+  nextLock?: () => Promise<HeldLock>,
+): Promise<HeldLock | undefined> {
+  // Server time moves on while waiting, so timers and retries reach the worker.
+  await until(async () => (await waitersOf(lock)) > 0, `${step} waits on the lock`, true);
+  proxy.cut();
+  await lock.release();
+  await until(committed, `${step} committed`);
+  await killWorker();
+  proxy.restore();
+  const next = await nextLock?.();
+  worker = await startWorker();
+  await failLostAttempts(transactionId);
+  return next;
+}
+
+it('completes a settlement killed after each step committed, with nothing duplicated', async () => {
+  const transaction: TransactionBody = await createTransaction(parties);
+  const id = transaction.id;
+  const providerOperation = (step: string) =>
+    harness.prisma.sandboxRailOperation.findFirst({ where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } } });
+  const posted = async (step: string) =>
+    (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
+
+  // 1. Leg 1's conversion: the exchange converted, the worker died before Temporal knew.
+  const conversionKey = await holdProviderKey(`${id}:fiat_to_stablecoin`);
+  const deposited = await parties.partner.api
+    .post(`/v1/sandbox/transactions/${id}/deposit`)
+    .send({ amount: transaction.sender.amount });
+  expect(deposited.status).toBe(201);
+  const rowLock1 = await killAfterCommit(
+    id,
+    'the conversion',
+    conversionKey,
+    async () => (await providerOperation('fiat_to_stablecoin')) !== null,
+    () => holdTransactionRow(id),
+  );
+
+  // 2. Leg 1's ledger posting committed; the worker died before reporting it.
+  const payoutKey = await killAfterCommit(
+    id,
+    'the leg 1 posting',
+    rowLock1 as HeldLock,
+    () => posted('fiat_to_stablecoin'),
+    () => holdProviderKey(`${id}:stablecoin_to_fiat`),
+  );
+
+  // 3. The payout went out; the worker died before Temporal knew.
+  const rowLock2 = await killAfterCommit(
+    id,
+    'the payout',
+    payoutKey as HeldLock,
+    async () => (await providerOperation('stablecoin_to_fiat')) !== null,
+    () => holdTransactionRow(id),
+  );
+
+  // 4. The completion (leg 2's postings, status completed, event) committed; the worker died before reporting it.
+  await killAfterCommit(id, 'the completion', rowLock2 as HeldLock, () => posted('payout'));
+
+  expect(await settlementHandle(harness, id).result()).toBe('completed');
+  const final = (await parties.partner.api.get(`/v1/transactions/${id}`)).body as TransactionBody;
+  expect(final.status).toBe('completed');
+
+  // Every step ran at least twice (the killed attempt and the retry) and took effect once.
+  const operations = await harness.prisma.sandboxRailOperation.findMany({
+    where: { idempotencyKey: { startsWith: id } },
+    orderBy: { createdAt: 'asc' },
+  });
+  expect(operations.map((operation) => [operation.kind, operation.outcome])).toEqual([
+    ['conversion', 'completed'],
+    ['payout', 'completed'],
+  ]);
+  for (const operation of operations) expect(operation.requests).toBeGreaterThanOrEqual(2);
+  const ledger = await ledgerOf(harness, id);
+  expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout']);
+  expect(ledger.entryCount).toBe(2 + 7 + 4 + 2);
+  expectLedgerInvariants(ledger, final, parties.partner.partnerId, parties.wallet.id);
+  expect(await eventTypesOf(harness, id)).toEqual(['payin.created', 'payin.processing', 'payin.completed']);
+  const legs = await harness.prisma.transactionLeg.findMany({ where: { transactionId: id } });
+  expect(legs.map((leg) => [leg.kind, leg.status]).sort()).toEqual([
+    ['fiat_to_stablecoin', 'completed'],
+    ['stablecoin_to_fiat', 'completed'],
+  ]);
+  expect(await harness.prisma.transactionDeposit.count({ where: { transactionId: id } })).toBe(1);
+}, 180_000);

@@ -1,0 +1,37 @@
+// A Temporal worker in an OS process of its own, for the worker-kill test: configured from the environment and
+// built like src/worker.ts builds it (createWorker, the real activities and providers, the pre-built workflow
+// bundle of WORKFLOW_BUNDLE_PATH), minus what belongs to the test's harness (the relays, scoped there to the test's
+// partners) and what the time-skipping test server cannot host (the maintenance Schedule; sticky queues that time
+// out, hence no workflow cache). Prints `worker-ready` once it polls.
+// Run: node --import tsx test/support/worker-process.ts
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { loadConfig } from '../../src/config';
+import { createPrismaClient } from '../../src/db';
+import { createLogger } from '../../src/logger';
+import { createProviders } from '../../src/providers';
+import { createWorker } from '../../src/temporal/worker';
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, { process: 'test-worker' });
+  const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await createWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
+    workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
+    maxCachedWorkflows: 0,
+  });
+  const running = worker.run();
+  process.stdout.write('worker-ready\n');
+  await running;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

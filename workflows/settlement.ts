@@ -1,0 +1,297 @@
+// One settlement workflow per transaction (id: transaction-<id>), started once the transaction is
+// written. It owns the transaction's status after creation (src/domain/transactions.ts):
+//   awaiting_deposit: the first of these wins, the others are refused (so a cancel racing a deposit
+//     has exactly one outcome):
+//       update receiveDeposit   -> processing (the expected amount settles; another amount is refunded)
+//       update cancelTransaction -> cancelled
+//       the deposit deadline     -> failed (deposit_deadline_passed)
+//   processing: leg 1 (child workflow <this id>-fiat-to-stablecoin), then leg 2 (child
+//     <this id>-stablecoin-to-fiat: stablecoin -> fiat and payout) -> completed; a payout the receiving bank rejects -> refund -> refunded (payout_rejected).
+//   A leg (or the refund) whose bounded retries run out -> error (event payin.error): the workflow
+//   waits for an operator's `resolveError` update, `retry` (the failed step runs again) or `refund`.
+// Late deposits (after a cancellation, the deadline or the funding deposit) are not taken here: the
+// API sends them back with depositReturnWorkflow (below).
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineUpdate,
+  executeChild,
+  isCancellation,
+  log,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { DepositInput, DepositReceipt } from '../activities/transactions';
+import type { FiatRail } from '../src/domain/rails';
+import { depositDeadlineOf, FailureReason, TransactionStatus } from '../src/domain/transactions';
+import type { TransactionResource } from '../src/schemas/transactions';
+import {
+  CustomerIdAttribute,
+  PartnerIdAttribute,
+  ResourceIdAttribute,
+  ResourceStatusAttribute,
+} from '../src/temporal/search-attributes';
+import {
+  databaseActivities,
+  fiatToStablecoinLegWorkflow,
+  LegInput,
+  PayoutLegResult,
+  railActivities,
+  stablecoinToFiatLegWorkflow,
+} from './settlement-legs';
+
+export interface SettlementInput {
+  transactionId: string;
+  partnerId: string;
+  customerId: string;
+  /** The sender's rail, whose deposit window (src/domain/transactions.ts) the deadline timer runs. */
+  senderRail: FiatRail;
+}
+
+export type SettlementStep = 'awaiting_deposit' | 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund' | 'done';
+export type OperatorAction = 'retry' | 'refund';
+
+export interface SettlementState {
+  status: TransactionStatus;
+  step: SettlementStep;
+  failureReason: FailureReason | null;
+  /** True in `error`, until an operator's resolveError is accepted. */
+  awaitingOperator: boolean;
+  /** Operator retries so far, per step. */
+  rounds: Record<'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund', number>;
+  /** When the deposit window ends on the workflow's clock. */
+  depositDeadline: string;
+}
+
+/** Error types the updates are refused with; the API maps them to its error codes. */
+export const settlementRefusals = {
+  notAwaitingDeposit: 'NotAwaitingDeposit',
+  notInError: 'NotInError',
+  invalidAction: 'InvalidOperatorAction',
+} as const;
+
+export const receiveDepositUpdate = defineUpdate<DepositReceipt, [DepositInput]>('receiveDeposit');
+export const cancelTransactionUpdate = defineUpdate<TransactionResource, []>('cancelTransaction');
+export const resolveErrorUpdate = defineUpdate<OperatorAction, [{ action: OperatorAction }]>('resolveError');
+export const settlementStateQuery = defineQuery<SettlementState>('settlementState');
+
+/** What a step returns when the operator chose to refund instead of retrying it. */
+const REFUND = { refund: true } as const;
+
+export async function settlementWorkflow(input: SettlementInput): Promise<TransactionStatus> {
+  const id = input.transactionId;
+  // Timed from the workflow's start, on its own clock (like the quote's lifetime), which is the
+  // transaction's creation: the stored deposit_deadline is the same instant, give or take the start.
+  const deadline = depositDeadlineOf(workflowInfo().startTime, input.senderRail).getTime();
+  const state: SettlementState = {
+    status: 'awaiting_deposit',
+    step: 'awaiting_deposit',
+    failureReason: null,
+    awaitingOperator: false,
+    rounds: { fiat_to_stablecoin: 0, stablecoin_to_fiat: 0, refund: 0 },
+    depositDeadline: new Date(deadline).toISOString(),
+  };
+  /** Who took the transaction out of awaiting_deposit, set before the first await so the others are refused. */
+  let claim: 'deposit' | 'cancel' | 'deadline' | null = null;
+  let depositAction: DepositReceipt['action'] | null = null;
+  let operatorAction: OperatorAction | null = null;
+
+  const setStatus = (status: TransactionStatus, failureReason: FailureReason | null = state.failureReason) => {
+    state.status = status;
+    state.failureReason = failureReason;
+    upsertSearchAttributes([
+      { key: PartnerIdAttribute, value: input.partnerId },
+      { key: CustomerIdAttribute, value: input.customerId },
+      { key: ResourceIdAttribute, value: id },
+      { key: ResourceStatusAttribute, value: status },
+    ]);
+  };
+  setStatus('awaiting_deposit');
+
+  setHandler(settlementStateQuery, () => ({ ...state, rounds: { ...state.rounds } }));
+
+  const refuseUnlessAwaitingDeposit = () => {
+    if (state.status !== 'awaiting_deposit' || claim !== null) {
+      const status = claim === 'deposit' ? 'processing' : claim === 'cancel' ? 'cancelled' : state.status;
+      throw ApplicationFailure.nonRetryable(
+        `The transaction is ${status === 'awaiting_deposit' ? 'past its deposit deadline' : status}.`,
+        settlementRefusals.notAwaitingDeposit,
+        status,
+      );
+    }
+  };
+
+  setHandler(
+    receiveDepositUpdate,
+    async (deposit) => {
+      claim = 'deposit';
+      try {
+        const receipt = await databaseActivities.receiveDeposit(id, deposit);
+        depositAction = receipt.action;
+        setStatus('processing');
+        return receipt;
+      } catch (error) {
+        claim = null;
+        throw error;
+      }
+    },
+    { validator: (_deposit: DepositInput) => refuseUnlessAwaitingDeposit() },
+  );
+
+  setHandler(
+    cancelTransactionUpdate,
+    async () => {
+      claim = 'cancel';
+      try {
+        const cancelled = await databaseActivities.cancelTransaction(id);
+        setStatus('cancelled');
+        return cancelled;
+      } catch (error) {
+        claim = null;
+        throw error;
+      }
+    },
+    { validator: refuseUnlessAwaitingDeposit },
+  );
+
+  setHandler(
+    resolveErrorUpdate,
+    ({ action }) => {
+      operatorAction = action;
+      return action;
+    },
+    {
+      validator: (request) => {
+        const action = (request as { action?: unknown } | undefined)?.action;
+        if (action !== 'retry' && action !== 'refund') {
+          throw ApplicationFailure.nonRetryable('action must be "retry" or "refund".', settlementRefusals.invalidAction);
+        }
+        if (!state.awaitingOperator || operatorAction !== null) {
+          throw ApplicationFailure.nonRetryable(
+            `The transaction is ${state.status}; only a transaction in error waits for an operator.`,
+            settlementRefusals.notInError,
+          );
+        }
+      },
+    },
+  );
+
+  /**
+   * Runs a step until it succeeds. When it fails for good: error (event payin.error), then the
+   * operator decides; either way the transaction goes back to processing to carry the decision out.
+   */
+  async function step<T>(
+    name: keyof SettlementState['rounds'],
+    failure: FailureReason,
+    run: (round: number) => Promise<T>,
+  ): Promise<T | typeof REFUND> {
+    state.step = name;
+    for (;;) {
+      try {
+        return await run(state.rounds[name]);
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        log.warn('settlement step failed; waiting for an operator', { transactionId: id, step: name, failure });
+        await databaseActivities.markTransactionError(id, failure);
+        setStatus('error', failure);
+        state.awaitingOperator = true;
+        await condition(() => operatorAction !== null);
+        const action = operatorAction as OperatorAction;
+        operatorAction = null;
+        state.awaitingOperator = false;
+        state.rounds[name] += 1;
+        log.info('operator decided', { transactionId: id, step: name, action });
+        await databaseActivities.resumeTransaction(id);
+        setStatus('processing', null);
+        if (action === 'refund' && name !== 'refund') return REFUND;
+      }
+    }
+  }
+
+  const leg = (round: number, completesTransaction: boolean): LegInput => ({
+    transactionId: id,
+    partnerId: input.partnerId,
+    customerId: input.customerId,
+    round,
+    completesTransaction,
+  });
+
+  async function refund(reason: FailureReason): Promise<void> {
+    await step('refund', 'refund_failed', async (round) => {
+      const { providerReference } = await railActivities.returnTransactionFunds(id, round);
+      await databaseActivities.finishRefund(id, providerReference, reason);
+    });
+    setStatus('refunded', reason);
+  }
+
+  // 1. The deposit, a cancellation or the deadline, whichever comes first. The wait ends on the
+  // status (set once the deciding activity is done), not on the claim: a claim made by an update in
+  // this very task would otherwise start and cancel the deadline timer in one task, which the
+  // time-skipping test server refuses.
+  while (state.status === 'awaiting_deposit') {
+    if (await condition(() => state.status !== 'awaiting_deposit', Math.max(1, deadline - Date.now()))) break;
+    if (claim !== null) {
+      // A deposit or a cancellation is being recorded: it decides (or, if it fails, the deadline does).
+      await condition(() => claim === null || state.status !== 'awaiting_deposit');
+      continue;
+    }
+    claim = 'deadline';
+    await databaseActivities.expireTransaction(id);
+    setStatus('failed', 'deposit_deadline_passed');
+  }
+
+  // 2. Settle, or give the money back.
+  if (state.status === 'processing') {
+    if (depositAction === 'refund') {
+      await refund('deposit_amount_mismatch');
+    } else {
+      const converted = await step('fiat_to_stablecoin', 'conversion_failed', (round) =>
+        executeChild(fiatToStablecoinLegWorkflow, {
+          workflowId: `${workflowInfo().workflowId}-fiat-to-stablecoin`,
+          args: [leg(round, false)],
+        }),
+      );
+      const paid: PayoutLegResult | typeof REFUND =
+        converted === REFUND
+          ? REFUND
+          : await step('stablecoin_to_fiat', 'payout_failed', (round) =>
+              executeChild(stablecoinToFiatLegWorkflow, {
+                workflowId: `${workflowInfo().workflowId}-stablecoin-to-fiat`,
+                args: [leg(round, true)],
+              }),
+            );
+      if ('refund' in paid) await refund('refunded_by_operator');
+      else if (paid.outcome === 'rejected') await refund('payout_rejected');
+      else setStatus('completed');
+    }
+  }
+  state.step = 'done';
+  // Let an update that decided the outcome reply before the workflow completes.
+  await condition(allHandlersFinished);
+  return state.status;
+}
+
+export interface DepositReturnInput {
+  depositId: string;
+  transactionId: string;
+  partnerId: string;
+}
+
+/**
+ * Sends back a deposit its transaction could not take (deposit-return-<depositId>): the money goes
+ * back in full to the sender; the deposit becomes `returned`; the transaction does not change.
+ */
+export async function depositReturnWorkflow(input: DepositReturnInput): Promise<'returned'> {
+  upsertSearchAttributes([
+    { key: PartnerIdAttribute, value: input.partnerId },
+    { key: ResourceIdAttribute, value: input.transactionId },
+    { key: ResourceStatusAttribute, value: 'returning' },
+  ]);
+  await railActivities.sendDepositBack(input.depositId);
+  await databaseActivities.finishDepositReturn(input.depositId);
+  upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'returned' }]);
+  return 'returned';
+}
