@@ -56,7 +56,8 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities: createActivities({ config, prisma, logger, ...providers }),
-    workflowBundlePath: existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined,
+    workflowBundlePath:
+      config.workflowBundlePath ?? (existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined),
   });
   // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).
   const temporalClient = await connectTemporalClient(config.temporal);
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
     logger: logger.child({ component: 'outbox-relay' }),
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
+    retry: config.webhooks.retry,
   });
   await relay.start();
   // The reconciler of the write path: starts workflows whose intents committed but were not started.

@@ -23,6 +23,8 @@ export interface WebhookDeliveryInput {
   queued?: string[];
   /** Deliveries one run handles before it continues as new (default 200). */
   deliveriesPerRun?: number;
+  /** Backoff of failed attempts (WEBHOOK_RETRY_* of the relay that started the run; default WEBHOOK_RETRY). */
+  retry?: { initialSeconds: number; maximumIntervalSeconds: number };
 }
 
 export interface WebhookDeliveryState {
@@ -42,16 +44,18 @@ export const WEBHOOK_RETRY = {
   window: '24 hours',
 } as const;
 
-const { attemptWebhookDelivery } = proxyActivities<Activities>({
-  // Longer than the HTTP timeout (WEBHOOK_TIMEOUT_SECONDS, at most 30 s) plus the bookkeeping.
-  startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: WEBHOOK_RETRY.window,
-  retry: {
-    initialInterval: WEBHOOK_RETRY.initialInterval,
-    backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient,
-    maximumInterval: WEBHOOK_RETRY.maximumInterval,
-  },
-});
+function deliveryActivities(retry: WebhookDeliveryInput['retry']) {
+  return proxyActivities<Activities>({
+    // Longer than the HTTP timeout (WEBHOOK_TIMEOUT_SECONDS, at most 30 s) plus the bookkeeping.
+    startToCloseTimeout: '1 minute',
+    scheduleToCloseTimeout: WEBHOOK_RETRY.window,
+    retry: {
+      initialInterval: retry ? `${retry.initialSeconds} seconds` : WEBHOOK_RETRY.initialInterval,
+      backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient,
+      maximumInterval: retry ? `${retry.maximumIntervalSeconds} seconds` : WEBHOOK_RETRY.maximumInterval,
+    },
+  });
+}
 
 const { markWebhookDeliveryFailed } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -62,6 +66,7 @@ const { markWebhookDeliveryFailed } = proxyActivities<Activities>({
 const DEFAULT_DELIVERIES_PER_RUN = 200;
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<number> {
+  const { attemptWebhookDelivery } = deliveryActivities(input.retry);
   const queue: string[] = [...(input.queued ?? [])];
   // A delivery signalled twice (the relay crashed between signalling and marking it dispatched) runs once;
   // across runs the activity skips deliveries that are no longer pending.

@@ -17,6 +17,10 @@ export interface LocalPostgres {
   urlFor(database: string): string;
   /** Stops the cluster if this process started it. */
   stopIfStartedHere(): void;
+  /** Stops the cluster now (fast shutdown: open sessions are ended). */
+  stop(): void;
+  /** Starts the stopped cluster again on the same port. */
+  start(): void;
 }
 
 function pgBin(name: string): string {
@@ -75,12 +79,7 @@ export async function ensureLocalPostgres(dataRoot = path.join(projectRoot, '.da
 
   const pgCtl = pgBin('pg_ctl');
   const running = runAsOwner(pgCtl, ['status', '-D', dataDir], { allowFailure: true }) === 0;
-  let startedHere = false;
-  if (!running) {
-    if (!Number.isInteger(port) || port <= 0) port = await freePort();
-    // A remembered port may have been taken by another program since; pick a new one then.
-    if (!(await isPortFree(port))) port = await freePort();
-    writeFileSync(portFile, String(port));
+  const start = () => {
     const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off -c max_connections=200`;
     runAsOwner(pgCtl, [
       '-D',
@@ -94,6 +93,15 @@ export async function ensureLocalPostgres(dataRoot = path.join(projectRoot, '.da
       '60',
       'start',
     ]);
+  };
+  const stop = () => runAsOwner(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', 'stop'], { allowFailure: true });
+  let startedHere = false;
+  if (!running) {
+    if (!Number.isInteger(port) || port <= 0) port = await freePort();
+    // A remembered port may have been taken by another program since; pick a new one then.
+    if (!(await isPortFree(port))) port = await freePort();
+    writeFileSync(portFile, String(port));
+    start();
     startedHere = true;
   }
 
@@ -102,8 +110,10 @@ export async function ensureLocalPostgres(dataRoot = path.join(projectRoot, '.da
     dataDir,
     urlFor: (database) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
     stopIfStartedHere() {
-      if (startedHere) runAsOwner(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', 'stop'], { allowFailure: true });
+      if (startedHere) stop();
     },
+    stop,
+    start,
   };
 }
 

@@ -130,6 +130,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
         },
         route.response.status,
         execute,
+        services.config.idempotencyAbandonedClaimMs,
       );
       if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
       response = outcome;

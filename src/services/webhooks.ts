@@ -19,6 +19,7 @@ import type {
   WebhookEvent,
 } from '../schemas/webhooks';
 import type { ApiServices } from '../app-services';
+import { writeTransaction } from '../temporal/write-then-start';
 
 function refuseUnusableUrl(url: string | undefined, services: ApiServices): void {
   if (url === undefined) return;
@@ -33,17 +34,20 @@ export async function createWebhookConfig(
 ): Promise<WebhookConfigResource & { secret: string }> {
   refuseUnusableUrl(request.url, services);
   try {
-    const row = await services.prisma.webhookConfig.create({
-      data: {
-        id: newId(),
-        partnerId,
-        url: request.url,
-        subscriptions: request.subscriptions,
-        enabled: request.enabled,
-        secret: generateWebhookSecret(),
-      },
+    // The secret is shown once: the stored response (replayed on a retry) commits with the configuration.
+    return await writeTransaction(services.prisma, async (tx) => {
+      const row = await tx.webhookConfig.create({
+        data: {
+          id: newId(),
+          partnerId,
+          url: request.url,
+          subscriptions: request.subscriptions,
+          enabled: request.enabled,
+          secret: generateWebhookSecret(),
+        },
+      });
+      return { ...toWebhookConfig(row), secret: row.secret };
     });
-    return { ...toWebhookConfig(row), secret: row.secret };
   } catch (error) {
     // The unique partner_id decides between concurrent creates.
     if (isUniqueViolation(error)) {
@@ -79,15 +83,17 @@ export async function updateWebhookConfig(
 ): Promise<WebhookConfigResource> {
   const current = await findWebhookConfigOrThrow(services.prisma, partnerId, id);
   refuseUnusableUrl(request.url, services);
-  const row = await services.prisma.webhookConfig.update({
-    where: { id: current.id },
-    data: {
-      ...(request.url !== undefined ? { url: request.url } : {}),
-      ...(request.subscriptions !== undefined ? { subscriptions: request.subscriptions } : {}),
-      ...(request.enabled !== undefined ? { enabled: request.enabled } : {}),
-    },
+  return writeTransaction(services.prisma, async (tx) => {
+    const row = await tx.webhookConfig.update({
+      where: { id: current.id },
+      data: {
+        ...(request.url !== undefined ? { url: request.url } : {}),
+        ...(request.subscriptions !== undefined ? { subscriptions: request.subscriptions } : {}),
+        ...(request.enabled !== undefined ? { enabled: request.enabled } : {}),
+      },
+    });
+    return toWebhookConfig(row);
   });
-  return toWebhookConfig(row);
 }
 
 /** The configuration explicit sends (redeliveries, mocks) go to: it must exist and be enabled. */
@@ -113,7 +119,7 @@ export async function findEventOrThrow(db: Db, partnerId: string, id: string): P
 
 /** Queues one more delivery of an event; the outbox relay sends it at once, outside the per-resource order. */
 export async function redeliverEvent(services: ApiServices, event: Event): Promise<WebhookDeliveryResource> {
-  return services.prisma.$transaction(async (tx) => {
+  return writeTransaction(services.prisma, async (tx) => {
     const config = await requireEnabledConfig(tx, event.partnerId);
     const row = await tx.webhookDelivery.create({
       data: {

@@ -35,6 +35,8 @@ export interface OutboxRelayOptions {
   databaseUrl: string;
   logger: Logger;
   sweepIntervalMs: number;
+  /** Backoff of failed attempts given to the delivery workflows this relay starts (default: the workflow's). */
+  retry?: WebhookDeliveryInput['retry'];
   /** Tests: relay only these partners' deliveries (test files share one database but not one Temporal). */
   partnerIds?: () => readonly string[];
 }
@@ -167,7 +169,11 @@ export class OutboxRelay {
             ? workflowIds.webhookRedelivery(row.id)
             : workflowIds.webhookDelivery(row.partner_id, row.resource_id);
         const entry = byWorkflow.get(workflowId) ?? {
-          input: { partnerId: row.partner_id, resourceId: row.resource_id },
+          input: {
+            partnerId: row.partner_id,
+            resourceId: row.resource_id,
+            ...(this.options.retry ? { retry: this.options.retry } : {}),
+          },
           ids: [],
         };
         entry.ids.push(row.id);

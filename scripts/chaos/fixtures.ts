@@ -1,0 +1,238 @@
+// Valid requests the scenarios build on, and a partner "world" holding one resource of every kind (reused by the
+// fuzzer, which needs real ids to get past 404s, and by the isolation scenario, which needs another partner's ids).
+import { randomUUID } from 'node:crypto';
+import { externalAccount, files, individualCustomer } from '../../test/support/fixtures';
+import { describe, HttpClient, HttpOutcome, HttpResponse } from './http';
+import { ChaosPartner, ChaosSystem, waitUntil } from './system';
+
+export { externalAccount, files, individualCustomer };
+
+/** The answer, when it has the expected status; throws (the scenario's set-up failed) otherwise. */
+export function expectStatus(outcome: HttpOutcome, status: number, what: string): HttpResponse {
+  if (outcome.kind !== 'response' || outcome.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${describe(outcome)}`);
+  return outcome;
+}
+
+export function idOf(response: HttpResponse): string {
+  return (response.body as { id: string }).id;
+}
+
+export const payinQuote = (amount = '1000.00') => ({
+  sender: { currency: 'USD', payment_rail: 'wire', amount },
+  receiver: { currency: 'USDC', payment_rail: 'ethereum' },
+});
+
+export const fiatToFiatQuote = (amount = '500.00') => ({
+  sender: { currency: 'BRL', payment_rail: 'pix', amount },
+  stablecoin: { currency: 'USDC', payment_rail: 'solana' },
+  receiver: { currency: 'MXN', payment_rail: 'spei' },
+});
+
+/** A pix account with a unique email key: the same customer may register many without duplicates. */
+export function pixAccount(customerId: string): Record<string, unknown> {
+  return externalAccount(customerId, 'pix', { key: `chaos-${randomUUID()}@example.com` });
+}
+
+export interface MultipartPart {
+  name: string;
+  value?: string;
+  file?: { fileName: string; contentType: string; data: Buffer };
+  /** Extra part headers, or raw header lines to break the part (fuzzing). */
+  headers?: string[];
+}
+
+/** A multipart/form-data body built by hand, so the fuzzer can also build broken ones. */
+export function multipart(parts: MultipartPart[], boundary = `chaos${randomUUID().replace(/-/g, '')}`) {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const disposition = part.file
+      ? `Content-Disposition: form-data; name="${part.name}"; filename="${part.file.fileName}"`
+      : `Content-Disposition: form-data; name="${part.name}"`;
+    const headers = [
+      disposition,
+      ...(part.file ? [`Content-Type: ${part.file.contentType}`] : []),
+      ...(part.headers ?? []),
+    ];
+    chunks.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'latin1'));
+    chunks.push(part.file ? part.file.data : Buffer.from(part.value ?? '', 'utf8'));
+    chunks.push(Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+export function documentUpload(metadata: Record<string, unknown>, data: Buffer = files.pdf) {
+  return multipart([
+    { name: 'metadata', value: JSON.stringify(metadata) },
+    { name: 'file', file: { fileName: 'document.pdf', contentType: 'application/pdf', data } },
+  ]);
+}
+
+export async function createCustomer(api: HttpClient, body = individualCustomer()): Promise<string> {
+  return idOf(
+    expectStatus(await api.send({ method: 'POST', path: '/v1/customers', json: body }), 201, 'create customer'),
+  );
+}
+
+export async function uploadDocuments(api: HttpClient, customerId: string, documentTypes: string[]): Promise<void> {
+  for (const type of documentTypes) {
+    const upload = documentUpload(
+      type === 'PASSPORT' ? { document_type: type, document_side: 'FRONT', country: 'BRA' } : { document_type: type },
+    );
+    expectStatus(
+      await api.send({
+        method: 'POST',
+        path: `/v1/customers/${customerId}/documents`,
+        headers: { 'Content-Type': upload.contentType },
+        body: upload.body,
+      }),
+      204,
+      `upload ${type}`,
+    );
+  }
+}
+
+/** The minimum documents of an individual before check. */
+export const individualDocuments = ['PASSPORT', 'PROOF_OF_ADDRESS'];
+
+/** Sets the sandbox outcome of the next review, then asks for the review. */
+export async function reviewWithOutcome(
+  api: HttpClient,
+  customerId: string,
+  outcome: 'approved' | 'partially_rejected' | 'rejected',
+): Promise<void> {
+  const rejected_steps =
+    outcome === 'approved'
+      ? []
+      : [{ name: 'PROOF_OF_ADDRESS', rejection_code: ['EXPIRED'], rejection_description: 'Older than 3 months' }];
+  expectStatus(
+    await api.send({
+      method: 'POST',
+      path: `/v1/sandbox/customers/${customerId}/verification-outcome`,
+      json: { outcome, rejected_steps },
+    }),
+    200,
+    'sandbox outcome',
+  );
+  expectStatus(await api.send({ method: 'POST', path: `/v1/customers/${customerId}/check` }), 204, 'check');
+}
+
+/** Waits (bounded) until the customer has `status`. */
+export async function waitForCustomerStatus(api: HttpClient, customerId: string, status: string): Promise<void> {
+  const reached = await waitUntil(async () => {
+    const customer = await api.send({ method: 'GET', path: `/v1/customers/${customerId}` });
+    return customer.kind === 'response' && (customer.body as { status?: string }).status === status;
+  }, 60_000);
+  if (!reached) throw new Error(`customer ${customerId} did not reach ${status} within 60 s`);
+}
+
+/** Creates a customer and takes it through sandbox verification to `approved`. */
+export async function approvedCustomer(api: HttpClient): Promise<string> {
+  const id = await createCustomer(api);
+  await uploadDocuments(api, id, individualDocuments);
+  await reviewWithOutcome(api, id, 'approved');
+  await waitForCustomerStatus(api, id, 'approved');
+  return id;
+}
+
+/** One resource of every kind, owned by one partner. */
+export interface PartnerWorld {
+  partner: ChaosPartner;
+  approvedCustomerId: string;
+  /** A pending customer (its verification link works). */
+  pendingCustomerId: string;
+  verificationToken: string;
+  externalAccountId: string;
+  walletId: string;
+  virtualAccountId: string;
+  quoteId: string;
+  fiatToFiatQuoteId: string;
+  webhookConfigId: string;
+  eventId: string;
+}
+
+export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: string): Promise<PartnerWorld> {
+  const partner = await system.createPartner(name);
+  const { api } = partner;
+  const webhookConfigId = idOf(
+    expectStatus(
+      await api.send({
+        method: 'POST',
+        path: '/v1/webhook-configs',
+        json: { url: webhookUrl, subscriptions: ['customer.created', 'external_account.created'], enabled: true },
+      }),
+      201,
+      'webhook config',
+    ),
+  );
+  const approvedCustomerId = await approvedCustomer(api);
+  const pendingCustomerId = await createCustomer(api);
+  const pending = expectStatus(
+    await api.send({ method: 'GET', path: `/v1/customers/${pendingCustomerId}` }),
+    200,
+    'get',
+  );
+  const link = (pending.body as { verification: { verification_link: string } }).verification.verification_link;
+  const verificationToken = link.slice(link.lastIndexOf('/') + 1);
+  const externalAccountId = idOf(
+    expectStatus(
+      await api.send({ method: 'POST', path: '/v1/external-accounts', json: pixAccount(approvedCustomerId) }),
+      201,
+      'external account',
+    ),
+  );
+  const walletId = idOf(
+    expectStatus(
+      await api.send({
+        method: 'POST',
+        path: '/v1/wallets',
+        json: { customer_id: approvedCustomerId, name: 'Main', chain: 'ethereum' },
+      }),
+      201,
+      'wallet',
+    ),
+  );
+  const virtualAccountId = idOf(
+    expectStatus(
+      await api.send({
+        method: 'POST',
+        path: '/v1/virtual-accounts',
+        json: {
+          customer_id: approvedCustomerId,
+          name: 'Collections',
+          sender: { currency: 'USD' },
+          receiver: { currency: 'USDC', wallet_id: walletId },
+        },
+      }),
+      201,
+      'virtual account',
+    ),
+  );
+  const quoteId = idOf(
+    expectStatus(await api.send({ method: 'POST', path: '/v1/quote', json: payinQuote() }), 201, 'quote'),
+  );
+  const fiatToFiatQuoteId = idOf(
+    expectStatus(
+      await api.send({ method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote() }),
+      201,
+      'fiat-to-fiat quote',
+    ),
+  );
+  const events = expectStatus(await api.send({ method: 'GET', path: '/v1/events?limit=1' }), 200, 'events');
+  const eventId = (events.body as { items: Array<{ event_id: string }> }).items[0]?.event_id;
+  if (!eventId) throw new Error('the partner has no event');
+  return {
+    partner,
+    approvedCustomerId,
+    pendingCustomerId,
+    verificationToken,
+    externalAccountId,
+    walletId,
+    virtualAccountId,
+    quoteId,
+    fiatToFiatQuoteId,
+    webhookConfigId,
+    eventId,
+  };
+}
