@@ -38,8 +38,8 @@ export interface MultipartPart {
   name: string;
   value?: string;
   file?: { fileName: string; contentType: string; data: Buffer };
-  /** Extra part headers, or raw header lines to break the part (fuzzing). */
-  headers?: string[];
+  /** Header lines sent instead of the usual ones (fuzzing: a broken part). */
+  headers?: readonly string[];
 }
 
 /** A multipart/form-data body built by hand, so the fuzzer can also build broken ones. */
@@ -49,11 +49,7 @@ export function multipart(parts: MultipartPart[], boundary = `chaos${randomUUID(
     const disposition = part.file
       ? `Content-Disposition: form-data; name="${part.name}"; filename="${part.file.fileName}"`
       : `Content-Disposition: form-data; name="${part.name}"`;
-    const headers = [
-      disposition,
-      ...(part.file ? [`Content-Type: ${part.file.contentType}`] : []),
-      ...(part.headers ?? []),
-    ];
+    const headers = part.headers ?? [disposition, ...(part.file ? [`Content-Type: ${part.file.contentType}`] : [])];
     chunks.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`, 'latin1'));
     chunks.push(part.file ? part.file.data : Buffer.from(part.value ?? '', 'utf8'));
     chunks.push(Buffer.from('\r\n'));
@@ -235,4 +231,50 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
     webhookConfigId,
     eventId,
   };
+}
+
+/** The world's ids a path parameter can take: by the resource segment before it (`/v1/wallets/{id}` -> wallets). */
+export function idsForPathParam(template: string, param: string, world: PartnerWorld): string[] | undefined {
+  const segments = template.split('/');
+  const resource = segments[segments.indexOf(`{${param}}`) - 1];
+  const byResource: Record<string, string[]> = {
+    customers: [world.pendingCustomerId, world.approvedCustomerId],
+    'external-accounts': [world.externalAccountId],
+    wallets: [world.walletId],
+    'virtual-accounts': [world.virtualAccountId],
+    quotes: [world.quoteId, world.fiatToFiatQuoteId],
+    'webhook-configs': [world.webhookConfigId],
+    events: [world.eventId],
+    verify: [world.verificationToken],
+  };
+  return resource === undefined ? undefined : byResource[resource];
+}
+
+/**
+ * A valid JSON body of each operation that takes one, naming the world's resources; undefined for an operation
+ * without a template (the scenarios then fail: every operation of the OpenAPI document must be covered).
+ */
+export function validBody(operationId: string, world: PartnerWorld): Record<string, unknown> | undefined {
+  const bodies: Record<string, () => Record<string, unknown>> = {
+    createCustomer: () => individualCustomer({ email: `${randomUUID()}@example.com` }),
+    setSandboxVerificationOutcome: () => ({ outcome: 'approved', rejected_steps: [] }),
+    createExternalAccount: () => pixAccount(world.approvedCustomerId),
+    createWallet: () => ({ customer_id: world.approvedCustomerId, name: 'Second', chain: 'solana' }),
+    createVirtualAccount: () => ({
+      customer_id: world.approvedCustomerId,
+      name: 'Collections',
+      sender: { currency: 'USD' },
+      receiver: { currency: 'USDC', wallet_id: world.walletId },
+    }),
+    createQuote: () => payinQuote(),
+    createFiatToFiatQuote: () => fiatToFiatQuote(),
+    createWebhookConfig: () => ({
+      url: 'https://example.com/hooks',
+      subscriptions: ['customer.created'],
+      enabled: true,
+    }),
+    updateWebhookConfig: () => ({ enabled: true, subscriptions: ['customer.created', 'external_account.created'] }),
+    sendMockWebhook: () => ({ event_type: 'payout.completed' }),
+  };
+  return bodies[operationId]?.();
 }

@@ -74,6 +74,7 @@ export class HttpClient {
     const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     return new Promise((resolve) => {
       let settled = false;
+      let timer: NodeJS.Timeout | undefined;
       const finish = (outcome: HttpOutcome) => {
         if (settled) return;
         settled = true;
@@ -114,7 +115,7 @@ export class HttpClient {
         failed('ECLIENT', (error as Error).message);
         return;
       }
-      const timer = setTimeout(() => {
+      timer = setTimeout(() => {
         failed('TIMEOUT', `no answer within ${timeoutMs} ms`);
         req.destroy();
       }, timeoutMs);

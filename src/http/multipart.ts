@@ -47,6 +47,9 @@ export async function readSingleFileUpload(ctx: Context, limits: UploadLimits): 
     };
 
     busboy.on('file', (name, stream, info) => {
+      // A body cut short (no closing boundary) errors the file's stream as well as busboy: without a listener that
+      // error would be thrown as an uncaught exception and stop the process. busboy's own 'error' answers 400.
+      stream.on('error', () => fail(ApiError.invalidParam('body', 'is not a valid multipart/form-data body')));
       if (name !== limits.fileField) {
         fail(ApiError.invalidParam(name, `is not a known part; send the document in \`${limits.fileField}\``));
         stream.resume();
@@ -64,12 +67,13 @@ export async function readSingleFileUpload(ctx: Context, limits: UploadLimits): 
       stream.on('limit', () =>
         fail(new ApiError('payload_too_large', `The file exceeds ${limits.maxFileBytes / (1024 * 1024)} MB.`)),
       );
-      fileRead = new Promise((done) =>
+      fileRead = new Promise((done) => {
         stream.on('end', () => {
           if (upload.file) upload.file.bytes = Buffer.concat(chunks);
           done();
-        }),
-      );
+        });
+        stream.on('error', () => done());
+      });
     });
     busboy.on('field', (name, value, info) => {
       if (!limits.textFields.includes(name)) {
