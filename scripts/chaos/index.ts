@@ -5,6 +5,7 @@ import { generatePrismaClientIfStale } from '../lib/database';
 import { RunSize, ScenarioReport } from './report';
 import { apiKillScenario } from './scenarios/api-kill';
 import { fuzzScenario } from './scenarios/fuzz';
+import { isolationScenario } from './scenarios/isolation';
 import { outagesScenario } from './scenarios/outages';
 import { webhookOutageScenario } from './scenarios/webhook-outage';
 import { ChaosSystem } from './system';
@@ -20,6 +21,7 @@ interface Scenario {
 /** In the order they run: steady-state checks first, then the ones that break processes. */
 const scenarios: Scenario[] = [
   { number: 5, name: 'fuzz', run: fuzzScenario, limitSeconds: 1200 },
+  { number: 7, name: 'isolation', run: isolationScenario, limitSeconds: 600 },
   { number: 2, name: 'api-kill', run: apiKillScenario, limitSeconds: 900 },
   { number: 3, name: 'webhook-outage', run: webhookOutageScenario, limitSeconds: 900 },
   { number: 4, name: 'outages', run: outagesScenario, limitSeconds: 900 },

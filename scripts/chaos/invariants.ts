@@ -61,6 +61,45 @@ async function workflowExists(system: ChaosSystem, workflowId: string): Promise<
   }
 }
 
+/**
+ * The partner's state, for "nothing changed" checks: its rows in every table (tables of customers' children through
+ * their customer; other tables whole), and a digest of the content of the tables a write would touch.
+ */
+export async function partnerState(system: ChaosSystem, partnerId: string): Promise<Record<string, string>> {
+  const columns = await system.prisma.$queryRaw<Array<{ table_name: string; column_name: string }>>`
+    SELECT table_name::text AS table_name, column_name::text AS column_name FROM information_schema.columns
+    WHERE table_schema = 'public' AND column_name IN ('partner_id', 'customer_id')`;
+  const tables = await system.prisma.$queryRaw<Array<{ table_name: string }>>`
+    SELECT table_name::text AS table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
+  const has = (table: string, column: string) =>
+    columns.some((row) => row.table_name === table && row.column_name === column);
+  const state: Record<string, string> = {};
+  // Idempotency keys store refusals (4xx) by design; quotes and deliveries change status on their own.
+  const contentOf = [
+    'customers',
+    'beneficiaries',
+    'customer_documents',
+    'verification_steps',
+    'external_accounts',
+    'wallets',
+    'virtual_accounts',
+    'webhook_configs',
+  ];
+  for (const { table_name: table } of tables) {
+    if (table === '_prisma_migrations' || table === 'idempotency_keys') continue;
+    const scope = has(table, 'partner_id')
+      ? `WHERE t.partner_id = '${partnerId}'`
+      : has(table, 'customer_id')
+        ? `WHERE t.customer_id IN (SELECT id FROM customers WHERE partner_id = '${partnerId}')`
+        : '';
+    const [row] = await system.prisma.$queryRawUnsafe<Array<{ count: bigint; digest: string | null }>>(
+      `SELECT count(*) AS count, ${contentOf.includes(table) ? "md5(string_agg(t::text, ',' ORDER BY t::text))" : 'NULL'} AS digest FROM "${table}" t ${scope}`,
+    );
+    state[table] = `${row?.count ?? 0}${row?.digest ? ` ${row.digest}` : ''}`;
+  }
+  return state;
+}
+
 export type ReportLike = Pick<ScenarioReport, 'fail' | 'check'>;
 
 /** One create sent with an Idempotency-Key, and every answer it got. */

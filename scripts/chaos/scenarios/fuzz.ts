@@ -11,6 +11,7 @@ import { buildWorld, files, idsForPathParam, multipart, MultipartPart, PartnerWo
 import { errorShapeProblem, HttpOutcome, HttpRequest } from '../http';
 import { ApiDescription, describeApi, fillPath, Operation } from '../openapi';
 import { RunSize, ScenarioReport } from '../report';
+import { partnerState } from '../invariants';
 import { ChaosSystem, waitUntil } from '../system';
 
 const CONCURRENCY = 4;
@@ -676,42 +677,6 @@ function problemOf(fuzzCase: FuzzCase, outcome: HttpOutcome, api: ApiDescription
   return null;
 }
 
-/** Rows of the partner in every table (child tables through their customer), and the content of the writable ones. */
-async function stateOf(system: ChaosSystem, partnerId: string): Promise<Record<string, string>> {
-  const columns = await system.prisma.$queryRaw<Array<{ table_name: string; column_name: string }>>`
-    SELECT table_name::text AS table_name, column_name::text AS column_name FROM information_schema.columns
-    WHERE table_schema = 'public' AND column_name IN ('partner_id', 'customer_id')`;
-  const tables = await system.prisma.$queryRaw<Array<{ table_name: string }>>`
-    SELECT table_name::text AS table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
-  const has = (table: string, column: string) =>
-    columns.some((row) => row.table_name === table && row.column_name === column);
-  const state: Record<string, string> = {};
-  // Idempotency keys store refusals (4xx) by design; quotes and deliveries change status on their own.
-  const contentOf = [
-    'customers',
-    'beneficiaries',
-    'customer_documents',
-    'verification_steps',
-    'external_accounts',
-    'wallets',
-    'virtual_accounts',
-    'webhook_configs',
-  ];
-  for (const { table_name: table } of tables) {
-    if (table === '_prisma_migrations' || table === 'idempotency_keys') continue;
-    const scope = has(table, 'partner_id')
-      ? `WHERE t.partner_id = '${partnerId}'`
-      : has(table, 'customer_id')
-        ? `WHERE t.customer_id IN (SELECT id FROM customers WHERE partner_id = '${partnerId}')`
-        : '';
-    const [row] = await system.prisma.$queryRawUnsafe<Array<{ count: bigint; digest: string | null }>>(
-      `SELECT count(*) AS count, ${contentOf.includes(table) ? "md5(string_agg(t::text, ',' ORDER BY t::text))" : 'NULL'} AS digest FROM "${table}" t ${scope}`,
-    );
-    state[table] = `${row?.count ?? 0}${row?.digest ? ` ${row.digest}` : ''}`;
-  }
-  return state;
-}
-
 export async function fuzzScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
   const numRuns = size.quick ? 400 : 4000;
   const receiver = await WebhookReceiver.start();
@@ -731,7 +696,7 @@ export async function fuzzScenario(system: ChaosSystem, report: ScenarioReport, 
         })) === 0,
       30_000,
     );
-    const before = await stateOf(system, world.partner.partnerId);
+    const before = await partnerState(system, world.partner.partnerId);
 
     const arbitrary = fc.oneof(...operations.map((operation) => caseFor(operation, world, realCursors)));
     const cases: FuzzCase[] = [
@@ -770,7 +735,7 @@ export async function fuzzScenario(system: ChaosSystem, report: ScenarioReport, 
         () => `operation ${operation.operationId} was never fuzzed`,
       );
 
-    const after = await stateOf(system, world.partner.partnerId);
+    const after = await partnerState(system, world.partner.partnerId);
     report.notes.tables = Object.keys(before).length;
     for (const [table, value] of Object.entries(before))
       report.check(after[table] === value, () => `state changed: ${table} was ${value}, now ${after[table]}`);
