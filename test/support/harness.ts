@@ -112,6 +112,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     databaseUrl: config.databaseUrl,
     logger,
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
+    retry: config.webhooks.retry,
     // Test files share the database, each with its own Temporal: relay only the partners created here.
     partnerIds: () => partnerIds,
   });
