@@ -12,6 +12,8 @@ import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttribute
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
+import { encryptLegacyWebhookSecrets } from './services/webhooks';
+import { secretBoxOf } from './domain/secret-box';
 
 /** Where `npm run build` writes the pre-bundled workflow code. */
 export const builtWorkflowBundle = path.resolve(__dirname, '..', 'workflow-bundle.js');
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
     activities: createActivities({ config, prisma, logger, ...providers }),
     workflowBundlePath:
       config.workflowBundlePath ?? (existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined),
+    maxConcurrentActivities: config.worker.maxConcurrentActivities,
   });
   // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).
   const temporalClient = await connectTemporalClient(config.temporal);
@@ -68,9 +71,9 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
     logger: logger.child({ component: 'outbox-relay' }),
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
-    retry: config.webhooks.retry,
   });
   await relay.start();
+  await encryptLegacyWebhookSecrets(prisma, secretBoxOf(config)); // secrets saved before encryption at rest
   // The reconciler of the write path: starts workflows whose intents committed but were not started.
   const startRelay = new WorkflowStartRelay({
     prisma,

@@ -130,22 +130,27 @@ it('keeps keys for 24 hours, then lets them be used again', async () => {
   expect(hours).toBeCloseTo(24, 3);
 });
 
-it('takes over a claim abandoned by a request that died before writing anything, creating one customer', async () => {
-  const body = individualCustomer({ first_name: 'Crash' });
-  // A process claimed the key and died before its transaction committed: the claim is all that is left.
+/** A claim as a process leaves it while running (or when it died before committing). */
+async function storeClaim(key: string, body: Record<string, unknown>, lockedAt: Date): Promise<void> {
   await harness.prisma.idempotencyKey.create({
     data: {
       partnerId: partner.partnerId,
-      key: 'crashed-1',
+      key,
       fingerprint: fingerprintOf({ method: 'POST', path: '/v1/customers', payload: { query: {}, body } }),
       method: 'POST',
       path: '/v1/customers',
       state: 'in_progress',
       ownerToken: '00000000-0000-4000-8000-0000000000aa',
-      lockedAt: new Date(Date.now() - 10 * 60_000),
+      lockedAt,
       expiresAt: new Date(Date.now() + 3600_000),
     },
   });
+}
+
+it('takes over a claim abandoned by a request that died before writing anything, creating one customer', async () => {
+  const body = individualCustomer({ first_name: 'Crash' });
+  // A process claimed the key and died before its transaction committed: the claim is all that is left.
+  await storeClaim('crashed-1', body, new Date(Date.now() - 10 * 60_000));
   const before = await customersOf(partner.partnerId);
   const retried = await create(partner.api, 'crashed-1', body);
   expect(retried.status).toBe(201);
@@ -157,18 +162,7 @@ it('takes over a claim abandoned by a request that died before writing anything,
 
 it('does not take over a claim whose request is still running (recent lock)', async () => {
   const body = individualCustomer({ first_name: 'Busy' });
-  await harness.prisma.idempotencyKey.create({
-    data: {
-      partnerId: partner.partnerId,
-      key: 'busy-1',
-      fingerprint: fingerprintOf({ method: 'POST', path: '/v1/customers', payload: { query: {}, body } }),
-      method: 'POST',
-      path: '/v1/customers',
-      state: 'in_progress',
-      ownerToken: '00000000-0000-4000-8000-0000000000bb',
-      expiresAt: new Date(Date.now() + 3600_000),
-    },
-  });
+  await storeClaim('busy-1', body, new Date());
   const before = await customersOf(partner.partnerId);
   const response = await create(partner.api, 'busy-1', body);
   expect(response.status).toBe(409);

@@ -15,6 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { WEBHOOK_RETRY } from '../src/domain/webhook-retry';
 
 export interface WebhookDeliveryInput {
   partnerId: string;
@@ -23,8 +24,6 @@ export interface WebhookDeliveryInput {
   queued?: string[];
   /** Deliveries one run handles before it continues as new (default 200). */
   deliveriesPerRun?: number;
-  /** Backoff of failed attempts (WEBHOOK_RETRY_* of the relay that started the run; default WEBHOOK_RETRY). */
-  retry?: { initialSeconds: number; maximumIntervalSeconds: number };
 }
 
 export interface WebhookDeliveryState {
@@ -36,26 +35,18 @@ export interface WebhookDeliveryState {
 export const deliveriesQueuedSignal = defineSignal<[string[]]>('deliveriesQueued');
 export const webhookDeliveryStateQuery = defineQuery<WebhookDeliveryState>('webhookDeliveryState');
 
-/** Retry schedule of one delivery: 30 s, 1 min, 2 min ... at most 1 h apart, for 24 h (about 30 attempts). */
-export const WEBHOOK_RETRY = {
-  initialInterval: '30 seconds',
-  backoffCoefficient: 2,
-  maximumInterval: '1 hour',
-  window: '24 hours',
-} as const;
-
-function deliveryActivities(retry: WebhookDeliveryInput['retry']) {
-  return proxyActivities<Activities>({
-    // Longer than the HTTP timeout (WEBHOOK_TIMEOUT_SECONDS, at most 30 s) plus the bookkeeping.
-    startToCloseTimeout: '1 minute',
-    scheduleToCloseTimeout: WEBHOOK_RETRY.window,
-    retry: {
-      initialInterval: retry ? `${retry.initialSeconds} seconds` : WEBHOOK_RETRY.initialInterval,
-      backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient,
-      maximumInterval: retry ? `${retry.maximumIntervalSeconds} seconds` : WEBHOOK_RETRY.maximumInterval,
-    },
-  });
-}
+const { attemptWebhookDelivery } = proxyActivities<Activities>({
+  // Longer than the HTTP timeout (WEBHOOK_TIMEOUT_SECONDS, at most 30 s) plus the bookkeeping.
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: WEBHOOK_RETRY.windowMs,
+  // The attempt activity names its own next delay (webhookRetryDelayMs, counting only attempts actually sent);
+  // this schedule applies to failures it cannot name one for (a worker lost mid-attempt).
+  retry: {
+    initialInterval: WEBHOOK_RETRY.initialIntervalMs,
+    backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient,
+    maximumInterval: WEBHOOK_RETRY.maximumIntervalMs,
+  },
+});
 
 const { markWebhookDeliveryFailed } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -66,7 +57,6 @@ const { markWebhookDeliveryFailed } = proxyActivities<Activities>({
 const DEFAULT_DELIVERIES_PER_RUN = 200;
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<number> {
-  const { attemptWebhookDelivery } = deliveryActivities(input.retry);
   const queue: string[] = [...(input.queued ?? [])];
   // A delivery signalled twice (the relay crashed between signalling and marking it dispatched) runs once;
   // across runs the activity skips deliveries that are no longer pending.

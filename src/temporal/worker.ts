@@ -9,6 +9,8 @@ export interface WorkerSetup {
   activities: object;
   /** Pre-built workflow bundle (npm run build, test global set-up); bundled at start-up when absent. */
   workflowBundlePath?: string;
+  /** Activity tasks run at once (WORKER_MAX_CONCURRENT_ACTIVITIES); the SDK's default when absent. */
+  maxConcurrentActivities?: number;
 }
 
 export const workflowsEntryPoint = path.resolve(__dirname, '..', '..', 'workflows', 'index');
@@ -22,6 +24,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     ...(setup.workflowBundlePath
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }
       : { workflowsPath: require.resolve(workflowsEntryPoint) }),
+    ...(setup.maxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivities } : {}),
     // Let in-flight activities finish on SIGTERM before the process exits.
     shutdownGraceTime: '30 seconds',
   });

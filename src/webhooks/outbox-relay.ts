@@ -35,8 +35,6 @@ export interface OutboxRelayOptions {
   databaseUrl: string;
   logger: Logger;
   sweepIntervalMs: number;
-  /** Backoff of failed attempts given to the delivery workflows this relay starts (default: the workflow's). */
-  retry?: WebhookDeliveryInput['retry'];
   /** Tests: relay only these partners' deliveries (test files share one database but not one Temporal). */
   partnerIds?: () => readonly string[];
 }
@@ -169,11 +167,7 @@ export class OutboxRelay {
             ? workflowIds.webhookRedelivery(row.id)
             : workflowIds.webhookDelivery(row.partner_id, row.resource_id);
         const entry = byWorkflow.get(workflowId) ?? {
-          input: {
-            partnerId: row.partner_id,
-            resourceId: row.resource_id,
-            ...(this.options.retry ? { retry: this.options.retry } : {}),
-          },
+          input: { partnerId: row.partner_id, resourceId: row.resource_id },
           ids: [],
         };
         entry.ids.push(row.id);

@@ -314,7 +314,7 @@ describe('webhookDeliveryWorkflow', () => {
     await save(sandbox, workflowId, 'redelivery');
   });
 
-  it('continues as new on a long queue (input without a retry schedule, as before it was configurable)', async () => {
+  it('continues as new on a long queue', async () => {
     const hooks = await sandbox.createPartner('Webhooks long queue');
     const target = await receiver();
     await configureWebhooks(hooks, target.url, ['payout.created']);

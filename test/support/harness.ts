@@ -3,6 +3,7 @@
 // partners and call the API as them.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,7 @@ export const productionTestBanks = {
 export const productionTestSecrets = {
   WALLET_KEY_SEED: 'ab'.repeat(32),
   VIRTUAL_ACCOUNT_BANKS: JSON.stringify(productionTestBanks),
+  SECRETS_ENCRYPTION_KEY: 'cd'.repeat(32),
 };
 
 function quietSdkLogs(): void {
@@ -72,7 +74,7 @@ function quietSdkLogs(): void {
 
 /**
  * The SDK gives the Java test server 5 s to open its port; a machine busy compiling can miss that, so a
- * start that timed out is tried again (twice at most) instead of failing the whole file.
+ * start that timed out is tried again (three times at most) instead of failing the whole file.
  */
 async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
   const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;
@@ -82,7 +84,7 @@ async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
         testServerPath ? { server: { executable: { type: 'existing-path', path: testServerPath } } } : {},
       );
     } catch (error) {
-      if (attempt >= 3 || !/did not start within/.test(String((error as Error).message))) throw error;
+      if (attempt >= 4 || !/did not start within/.test(String((error as Error).message))) throw error;
     }
   }
 }
@@ -97,6 +99,11 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Math.random().toString(36).slice(2)}`,
     // Test webhook receivers listen on 127.0.0.1 (a sandbox-only allowance).
     WEBHOOK_ALLOW_PRIVATE_URLS: overrides.APP_ENV === 'production' ? 'false' : 'true',
+    // A key of its own per test file (the sandbox would otherwise use its public key).
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // Test files share the database, and so the counters; the rate-limit tests set their own limits.
+    RATE_LIMIT_PARTNER_REQUESTS: '100000',
+    RATE_LIMIT_PUBLIC_REQUESTS: '100000',
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,
   });
@@ -112,7 +119,6 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     databaseUrl: config.databaseUrl,
     logger,
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
-    retry: config.webhooks.retry,
     // Test files share the database, each with its own Temporal: relay only the partners created here.
     partnerIds: () => partnerIds,
   });
@@ -134,6 +140,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       taskQueue: config.temporal.taskQueue,
       activities: createActivities({ config, prisma, logger, ...providers }),
       workflowBundlePath,
+      maxConcurrentActivities: config.worker.maxConcurrentActivities,
     });
     await relay.start();
   } catch (error) {
