@@ -74,7 +74,8 @@ export async function partnerState(system: ChaosSystem, partnerId: string): Prom
   const has = (table: string, column: string) =>
     columns.some((row) => row.table_name === table && row.column_name === column);
   const state: Record<string, string> = {};
-  // Idempotency keys store refusals (4xx) by design; quotes and deliveries change status on their own.
+  // Idempotency keys store refusals (4xx) by design and rate_limits counts requests; quotes and deliveries change
+  // status on their own (counted, not digested).
   const contentOf = [
     'customers',
     'beneficiaries',
@@ -86,7 +87,7 @@ export async function partnerState(system: ChaosSystem, partnerId: string): Prom
     'webhook_configs',
   ];
   for (const { table_name: table } of tables) {
-    if (table === '_prisma_migrations' || table === 'idempotency_keys') continue;
+    if (['_prisma_migrations', 'idempotency_keys', 'rate_limits'].includes(table)) continue;
     const scope = has(table, 'partner_id')
       ? `WHERE t.partner_id = '${partnerId}'`
       : has(table, 'customer_id')
