@@ -56,7 +56,7 @@ export type EnqueueStart = (intent: WorkflowStartIntent) => Promise<void>;
 export const writePathFaults: {
   /** Runs inside the transaction after the write, before the response is stored and the commit (throw: the commit fails). */
   beforeCommit?: () => Promise<void>;
-  /** Runs after the commit, before the start (throw to simulate a process dying there). */
+  /** Runs after the commit, before any start (throw to simulate a process dying there). */
   afterCommit?: () => Promise<void>;
 } = {};
 
@@ -80,6 +80,7 @@ export async function writeTransaction<T>(
   }, transactionOptions());
   // Only a committed response counts as stored (a failed commit must free the key for a retry).
   if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
+  await writePathFaults.afterCommit?.();
   return result;
 }
 
@@ -102,7 +103,6 @@ export async function writeThenStart<T>(
       intents.push(intent);
     }),
   );
-  await writePathFaults.afterCommit?.();
   for (const intent of intents) {
     try {
       await withTemporalDeadline(services, () =>
