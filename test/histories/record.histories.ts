@@ -2,7 +2,7 @@
 // can take (and some still running, as a deploy finds them), from real runs of the workflow code with its real
 // activities against the Temporal test server (time skipped), driven through the API like a partner would.
 // Run with `npm run histories:record` (README "Changing workflow code safely"); not part of `npm test`.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { consumeQuote } from '../../src/services/quotes';
 import { workflowIds } from '../../src/temporal/workflow-ids';
@@ -27,15 +27,8 @@ let partner: TestPartner;
 let operatorPartner: TestPartner;
 const receivers: WebhookReceiver[] = [];
 
+// Files are overwritten, never deleted: histories kept from earlier versions (renamed) must keep replaying.
 beforeAll(async () => {
-  for (const type of [
-    'customerVerificationWorkflow',
-    'quoteLifetimeWorkflow',
-    'virtualAccountWorkflow',
-    'webhookDeliveryWorkflow',
-    'maintenanceWorkflow',
-  ])
-    rmSync(path.join(historiesDir, type), { recursive: true, force: true });
   sandbox = await startHarness();
   production = await startHarness({ APP_ENV: 'production', VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: '24' });
   partner = await sandbox.createPartner('History recorder');
