@@ -2,7 +2,7 @@
 // fuzzer, which needs real ids to get past 404s, and by the isolation scenario, which needs another partner's ids).
 import { randomUUID } from 'node:crypto';
 import { externalAccount, files, individualCustomer } from '../../test/support/fixtures';
-import { describe, HttpClient, HttpOutcome, HttpResponse, pause } from './http';
+import { describe, HttpClient, HttpOutcome, HttpRequest, HttpResponse, pause } from './http';
 import { ChaosPartner, ChaosSystem, waitUntil } from './system';
 
 export { externalAccount, files, individualCustomer };
@@ -12,6 +12,24 @@ export function expectStatus(outcome: HttpOutcome, status: number, what: string)
   if (outcome.kind !== 'response' || outcome.status !== status)
     throw new Error(`${what}: expected ${status}, got ${describe(outcome)}`);
   return outcome;
+}
+
+/**
+ * Sends a set-up request as a partner's client does and expects `status`: a 503 (or no answer) is retried after
+ * its Retry-After, a write with one Idempotency-Key throughout so that it is done once. Bounded: 6 tries.
+ */
+export async function call(api: HttpClient, request: HttpRequest, status: number, what: string): Promise<HttpResponse> {
+  const headers = ['POST', 'PUT'].includes(request.method)
+    ? { 'Idempotency-Key': randomUUID(), ...request.headers }
+    : request.headers;
+  let outcome: HttpOutcome | undefined;
+  for (let attempt = 1; attempt <= 6; attempt += 1) {
+    outcome = await api.send({ ...request, headers });
+    if (outcome.kind === 'response' && outcome.status !== 503) break;
+    const retryAfter = outcome.kind === 'response' ? Number(outcome.headers['retry-after'] ?? 2) : 2;
+    await pause(Math.max(retryAfter, 1) * 1000);
+  }
+  return expectStatus(outcome as HttpOutcome, status, what);
 }
 
 export function idOf(response: HttpResponse): string {
@@ -66,9 +84,7 @@ export function documentUpload(metadata: Record<string, unknown>, data: Buffer =
 }
 
 export async function createCustomer(api: HttpClient, body = individualCustomer()): Promise<string> {
-  return idOf(
-    expectStatus(await api.send({ method: 'POST', path: '/v1/customers', json: body }), 201, 'create customer'),
-  );
+  return idOf(await call(api, { method: 'POST', path: '/v1/customers', json: body }, 201, 'create customer'));
 }
 
 export async function uploadDocuments(api: HttpClient, customerId: string, documentTypes: string[]): Promise<void> {
@@ -76,13 +92,14 @@ export async function uploadDocuments(api: HttpClient, customerId: string, docum
     const upload = documentUpload(
       type === 'PASSPORT' ? { document_type: type, document_side: 'FRONT', country: 'BRA' } : { document_type: type },
     );
-    expectStatus(
-      await api.send({
+    await call(
+      api,
+      {
         method: 'POST',
         path: `/v1/customers/${customerId}/documents`,
         headers: { 'Content-Type': upload.contentType },
         body: upload.body,
-      }),
+      },
       204,
       `upload ${type}`,
     );
@@ -102,12 +119,13 @@ export async function reviewWithOutcome(
     outcome === 'approved'
       ? []
       : [{ name: 'PROOF_OF_ADDRESS', rejection_code: ['EXPIRED'], rejection_description: 'Older than 3 months' }];
-  expectStatus(
-    await api.send({
+  await call(
+    api,
+    {
       method: 'POST',
       path: `/v1/sandbox/customers/${customerId}/verification-outcome`,
       json: { outcome, rejected_steps },
-    }),
+    },
     200,
     'sandbox outcome',
   );
@@ -174,46 +192,46 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
   const partner = await system.createPartner(name);
   const { api } = partner;
   const webhookConfigId = idOf(
-    expectStatus(
-      await api.send({
+    await call(
+      api,
+      {
         method: 'POST',
         path: '/v1/webhook-configs',
         json: { url: webhookUrl, subscriptions: ['customer.created', 'external_account.created'], enabled: true },
-      }),
+      },
       201,
       'webhook config',
     ),
   );
   const approvedCustomerId = await approvedCustomer(api);
   const pendingCustomerId = await createCustomer(api);
-  const pending = expectStatus(
-    await api.send({ method: 'GET', path: `/v1/customers/${pendingCustomerId}` }),
-    200,
-    'get',
-  );
+  const pending = await call(api, { method: 'GET', path: `/v1/customers/${pendingCustomerId}` }, 200, 'get');
   const link = (pending.body as { verification: { verification_link: string } }).verification.verification_link;
   const verificationToken = link.slice(link.lastIndexOf('/') + 1);
   const externalAccountId = idOf(
-    expectStatus(
-      await api.send({ method: 'POST', path: '/v1/external-accounts', json: pixAccount(approvedCustomerId) }),
+    await call(
+      api,
+      { method: 'POST', path: '/v1/external-accounts', json: pixAccount(approvedCustomerId) },
       201,
       'external account',
     ),
   );
   const walletId = idOf(
-    expectStatus(
-      await api.send({
+    await call(
+      api,
+      {
         method: 'POST',
         path: '/v1/wallets',
         json: { customer_id: approvedCustomerId, name: 'Main', chain: 'ethereum' },
-      }),
+      },
       201,
       'wallet',
     ),
   );
   const virtualAccountId = idOf(
-    expectStatus(
-      await api.send({
+    await call(
+      api,
+      {
         method: 'POST',
         path: '/v1/virtual-accounts',
         json: {
@@ -222,22 +240,21 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
           sender: { currency: 'USD' },
           receiver: { currency: 'USDC', wallet_id: walletId },
         },
-      }),
+      },
       201,
       'virtual account',
     ),
   );
-  const quoteId = idOf(
-    expectStatus(await api.send({ method: 'POST', path: '/v1/quote', json: payinQuote() }), 201, 'quote'),
-  );
+  const quoteId = idOf(await call(api, { method: 'POST', path: '/v1/quote', json: payinQuote() }, 201, 'quote'));
   const fiatToFiatQuoteId = idOf(
-    expectStatus(
-      await api.send({ method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote() }),
+    await call(
+      api,
+      { method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote() },
       201,
       'fiat-to-fiat quote',
     ),
   );
-  const events = expectStatus(await api.send({ method: 'GET', path: '/v1/events?limit=1' }), 200, 'events');
+  const events = await call(api, { method: 'GET', path: '/v1/events?limit=1' }, 200, 'events');
   const eventId = (events.body as { items: Array<{ event_id: string }> }).items[0]?.event_id;
   if (!eventId) throw new Error('the partner has no event');
   return {

@@ -10,7 +10,7 @@ import { Answer, WebhookReceiver } from '../../../test/support/webhook-receiver'
 import { verifiesWithStandardWebhooks } from '../../../test/support/webhooks';
 import {
   createCustomer,
-  expectStatus,
+  call,
   idOf,
   individualCustomer,
   individualDocuments,
@@ -29,7 +29,7 @@ const STORIES_AT_ONCE = 3;
 /** One customer's life: created, an account registered, reviewed (sometimes twice). 4 to 7 events. */
 async function customerStory(api: HttpClient, random: () => number): Promise<void> {
   const id = await createCustomer(api, individualCustomer({ email: `${randomUUID()}@example.com` }));
-  expectStatus(await api.send({ method: 'POST', path: '/v1/external-accounts', json: pixAccount(id) }), 201, 'account');
+  await call(api, { method: 'POST', path: '/v1/external-accounts', json: pixAccount(id) }, 201, 'account');
   await uploadDocuments(api, id, individualDocuments);
   const pick = random();
   const outcome = pick < 0.5 ? 'approved' : pick < 0.8 ? 'partially_rejected' : 'rejected';
@@ -61,12 +61,13 @@ export async function webhookOutageScenario(system: ChaosSystem, report: Scenari
   });
   try {
     const partner = await system.createPartner('chaos webhook-outage');
-    const config = expectStatus(
-      await partner.api.send({
+    const config = await call(
+      partner.api,
+      {
         method: 'POST',
         path: '/v1/webhook-configs',
         json: { url: receiver.url, subscriptions: [...eventTypes], enabled: true },
-      }),
+      },
       201,
       'webhook config',
     );
