@@ -105,7 +105,7 @@ export function createWebhookActivities(services: ActivityServices) {
           message: `attempt ${attempt}: ${result.error ?? 'failed'}`,
           type: WEBHOOK_ATTEMPT_FAILED,
           category: ApplicationFailureCategory.BENIGN,
-          nextRetryDelay: webhookRetryDelayMs(attempt),
+          nextRetryDelay: webhookRetryDelayMs(attempt, services.config.webhooks.retry),
         });
       }
       return 'succeeded';

@@ -40,6 +40,8 @@ const environmentSchema = z
     DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(5),
     /** Bound on one SQL statement. */
     DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
+    /** Seconds after which an Idempotency-Key claim whose request stopped refreshing it (process died) is taken over. */
+    IDEMPOTENCY_ABANDONED_CLAIM_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
     /** Worker: seconds between sweeps of the workflow-start relay (starts what the API could not). */
     WORKFLOW_START_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
     LOG_LEVEL: z.enum(logLevels).default('info'),
@@ -58,6 +60,12 @@ const environmentSchema = z
     WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30).default(10),
     /** Seconds between the outbox relay's sweeps (it is woken by NOTIFY at once; the sweep is the fallback). */
     WEBHOOK_RELAY_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
+    /** First pause between webhook attempts; doubles after each failed attempt. */
+    WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    /** Longest pause between webhook attempts. */
+    WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86400).default(3600),
+    /** Worker: pre-bundled workflow code (`npm run build` writes dist/workflow-bundle.js, used when this is unset). */
+    WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
     /** Service fee of every quote, in basis points of the sender amount. */
     QUOTE_SERVICE_FEE_BPS: z.coerce.number().int().min(0).max(MAX_SERVICE_FEE_BPS).default(50),
     /** Overrides of the allowed amount ranges, e.g. `BRL:1-1000,USD:10-25000`. */
@@ -117,6 +125,13 @@ const environmentSchema = z
     if (values.APP_ENV === 'production' && values.WEBHOOK_ALLOW_PRIVATE_URLS) {
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE_URLS'], message: 'cannot be true in production' });
     }
+    if (values.WEBHOOK_RETRY_MAX_INTERVAL_SECONDS < values.WEBHOOK_RETRY_INITIAL_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_RETRY_MAX_INTERVAL_SECONDS'],
+        message: 'must be at least WEBHOOK_RETRY_INITIAL_SECONDS',
+      });
+    }
   });
 
 export type AppEnvironment = 'sandbox' | 'production';
@@ -129,7 +144,11 @@ export interface AppConfig {
   /** Total time one API request may take. */
   requestTimeoutMs: number;
   database: { connectMs: number; statementMs: number };
+  /** A claim not refreshed for this long belongs to a dead request and is taken over. */
+  idempotencyAbandonedClaimMs: number;
   workflowStartSweepSeconds: number;
+  /** Worker: pre-bundled workflow code, or null to use dist/workflow-bundle.js when present (else bundle at start). */
+  workflowBundlePath: string | null;
   logLevel: (typeof logLevels)[number];
   publicBaseUrl: string;
   documentStorageDir: string;
@@ -139,6 +158,8 @@ export interface AppConfig {
     relaySweepSeconds: number;
     allowPrivateUrls: boolean;
     partnerConcurrency: number;
+    /** Backoff between failed attempts (exponential, doubling), in milliseconds. */
+    retry: { initialIntervalMs: number; maximumIntervalMs: number };
   };
   quoteServiceFeeBps: number;
   /** Allowed amount of each currency, on either side of a quote or transaction (inclusive). */
@@ -195,7 +216,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       connectMs: Math.round(values.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000),
       statementMs: Math.round(values.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000),
     },
+    idempotencyAbandonedClaimMs: values.IDEMPOTENCY_ABANDONED_CLAIM_SECONDS * 1000,
     workflowStartSweepSeconds: values.WORKFLOW_START_SWEEP_SECONDS,
+    workflowBundlePath: values.WORKFLOW_BUNDLE_PATH ? path.resolve(values.WORKFLOW_BUNDLE_PATH) : null,
     logLevel: values.LOG_LEVEL,
     publicBaseUrl: (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     documentStorageDir: path.resolve(values.DOCUMENT_STORAGE_DIR),
@@ -205,6 +228,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       relaySweepSeconds: values.WEBHOOK_RELAY_SWEEP_SECONDS,
       allowPrivateUrls: values.WEBHOOK_ALLOW_PRIVATE_URLS,
       partnerConcurrency: values.WEBHOOK_PARTNER_CONCURRENCY,
+      retry: {
+        initialIntervalMs: values.WEBHOOK_RETRY_INITIAL_SECONDS * 1000,
+        maximumIntervalMs: values.WEBHOOK_RETRY_MAX_INTERVAL_SECONDS * 1000,
+      },
     },
     quoteServiceFeeBps: values.QUOTE_SERVICE_FEE_BPS,
     amountRanges,

@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
-import { createApp } from './http/app';
+import { answerUnparsableRequests, createApp } from './http/app';
 import { createLogger } from './logger';
 import { assertProductionReady, createProviders } from './providers';
 import { LocalDiskDocumentStore } from './storage/document-store';
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, url: config.publicBaseUrl }, 'API listening');
   });
+  answerUnparsableRequests(server);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -58,7 +58,8 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities: createActivities({ config, prisma, logger, ...providers }),
-    workflowBundlePath: existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined,
+    workflowBundlePath:
+      config.workflowBundlePath ?? (existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined),
     maxConcurrentActivities: config.worker.maxConcurrentActivities,
   });
   // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).

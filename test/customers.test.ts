@@ -463,6 +463,25 @@ describe('POST /v1/customers/{customerId}/documents', () => {
     ]);
   });
 
+  it('rejects a body cut short (no closing boundary) with 400, and stores nothing', async () => {
+    // Found by the chaos fuzzer: the file part's stream errored unhandled and the process stopped.
+    const before = await harness.prisma.customerDocument.count({ where: { customerId } });
+    const body = Buffer.concat([
+      Buffer.from(
+        '--cut\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{"document_type":"PROOF_OF_ADDRESS"}\r\n' +
+          '--cut\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n',
+      ),
+      files.pdf,
+    ]);
+    const response = await partner.api
+      .post(`/v1/customers/${customerId}/documents`)
+      .set('Content-Type', 'multipart/form-data; boundary=cut')
+      .send(body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toEqual([expect.objectContaining({ code: 'invalid_param', param: 'body' })]);
+    expect(await harness.prisma.customerDocument.count({ where: { customerId } })).toBe(before);
+  });
+
   it('rejects a file over 10 MB with 413', async () => {
     const big = Buffer.concat([files.pdf, Buffer.alloc(10 * 1024 * 1024)]);
     const response = await uploadDocument(partner.api, customerId, { document_type: 'PROOF_OF_ADDRESS' }, big);

@@ -2,7 +2,9 @@
 // the OpenAPI description, and time skipping of workflow timers.
 import { z } from 'zod';
 import { allRoutes } from '../src/routes';
-import { createApp } from '../src/http/app';
+import http from 'node:http';
+import net from 'node:net';
+import { answerUnparsableRequests, createApp } from '../src/http/app';
 import { defineRoute } from '../src/http/route';
 import request from 'supertest';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -104,6 +106,47 @@ describe('error shapes', () => {
     const response = await partner.api.post('/v1/customers').set('Content-Type', 'application/json').send(huge);
     expect(response.status).toBe(413);
     expect(response.body.error.code).toBe('payload_too_large');
+  });
+
+  it.each([
+    [
+      'broken framing',
+      'POST /v1/customers HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}',
+      400,
+      'malformed_request',
+    ],
+    [
+      'a header line without colon',
+      'GET /v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization sk\r\n\r\n',
+      400,
+      'malformed_request',
+    ],
+    [
+      'headers over 16 KB',
+      `GET /v1/customers HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'request_headers_too_large',
+    ],
+  ])('answers a request node cannot parse (%s) in the error shape', async (_name, raw, status, code) => {
+    // Found by the chaos fuzzer: node answered these with a bare `400 Bad Request` and no body.
+    const server = http.createServer(createApp(harness.services).callback());
+    answerUnparsableRequests(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1', () => socket.end(raw));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.on('error', reject);
+      });
+      expect(answer.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: { code, message: expect.any(String) },
+      });
+    } finally {
+      server.close();
+    }
   });
 
   it('reports every missing field of an empty body as missing_param', async () => {

@@ -470,6 +470,48 @@ describe('the outbox relay', () => {
     await harness.env.client.workflow.getHandle(workflowIds.webhookDelivery(partnerId, payoutId)).result();
   });
 
+  it('survives PostgreSQL ending its lock session mid-batch (a restart): the batch fails, nothing is lost', async () => {
+    // Found by the chaos run (PostgreSQL stopped under load): the checked-out lock client had no 'error' listener,
+    // so the server's FATAL between two queries was an unhandled 'error' event and stopped the worker.
+    const { partner_id: partnerId } = await createPartnerRow(harness.prisma, 'Relay restart', 'sandbox');
+    await harness.prisma.webhookConfig.create({
+      data: {
+        id: newId(),
+        partnerId,
+        url: 'https://example.com/hooks',
+        subscriptions: ['payout.created'],
+        enabled: true,
+        legacySecret: generateWebhookSecret(),
+      },
+    });
+    const eventId = await recordPayoutEvent(harness.prisma, partnerId, newId());
+    const terminateLockSession = () =>
+      harness.prisma
+        .$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`;
+    const signalling = {
+      workflow: {
+        // The session holding the advisory lock ends while the relay waits for Temporal.
+        signalWithStart: async () => {
+          await terminateLockSession();
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          throw new Error('Temporal unavailable');
+        },
+      },
+    } as unknown as Client;
+    const relay = new OutboxRelay({
+      prisma: harness.prisma,
+      temporal: signalling,
+      taskQueue: harness.config.temporal.taskQueue,
+      databaseUrl: harness.config.databaseUrl,
+      logger: harness.services.logger,
+      sweepIntervalMs: 60_000,
+      partnerIds: () => [partnerId],
+    });
+    await expect(relay.relayBatch()).rejects.toThrow('Temporal unavailable');
+    expect(await harness.prisma.webhookDelivery.count({ where: { eventId, dispatchedAt: null } })).toBe(1);
+    await relay.stop();
+  });
+
   it('delivers each queued id once, across runs that continue as new', async () => {
     // A partner outside the harness relay: this test hands the deliveries over itself.
     const { partner_id: partnerId } = await createPartnerRow(harness.prisma, 'Long queue', 'sandbox');

@@ -232,6 +232,29 @@ describe('idempotency across a crash', () => {
     expect(stored.map((row) => row.id)).toEqual([retried.body.id]);
   });
 
+  it('a write without a workflow (external account) crashing after its commit is replayed, not refused as a duplicate', async () => {
+    // Found by the chaos run (API killed during creates): only writes that started a workflow stored their response
+    // in their transaction, so the retry of an external account answered 422 external_account_already_exists.
+    const customer = await api.post('/v1/customers').send(individualCustomer({ email: 'account-owner@example.com' }));
+    const body = {
+      customer_id: customer.body.id,
+      account_name: 'Crash account',
+      payment_rail: 'pix',
+      pix: { key: 'crash-window@example.com' },
+    };
+    writePathFaults.afterCommit = async () => {
+      throw new Error('injected: process dies after the commit');
+    };
+    const first = await api.post('/v1/external-accounts').set('Idempotency-Key', 'crash-window-2').send(body);
+    expect(first.status).toBe(500);
+    writePathFaults.afterCommit = undefined;
+    const retried = await api.post('/v1/external-accounts').set('Idempotency-Key', 'crash-window-2').send(body);
+    expect(retried.status).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    const stored = await harness.prisma.externalAccount.findMany({ where: { customerId: customer.body.id } });
+    expect(stored.map((row) => row.id)).toEqual([retried.body.id]);
+  });
+
   it('a request whose claim was taken over cannot commit its write', async () => {
     const body = individualCustomer({ email: 'idem-takeover@example.com' });
     writePathFaults.beforeCommit = async () => {

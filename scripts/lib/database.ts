@@ -1,5 +1,7 @@
 // Finds or starts the database and brings its schema up to date.
 import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from 'pg';
 import { ensureLocalPostgres, LocalPostgres } from './postgres';
 import { projectRoot } from './paths';
@@ -18,11 +20,13 @@ export async function prepareDatabase(options: {
   localDatabase: string;
   recreate?: boolean;
   skipMigrations?: boolean;
+  /** A private cluster of its own under this folder, whatever DATABASE_URL says (chaos runs stop and start it). */
+  ownClusterIn?: string;
 }): Promise<PreparedDatabase> {
-  let url = process.env.DATABASE_URL;
+  let url = options.ownClusterIn ? undefined : process.env.DATABASE_URL;
   let localCluster: LocalPostgres | null = null;
   if (!url) {
-    localCluster = await ensureLocalPostgres();
+    localCluster = await ensureLocalPostgres(options.ownClusterIn);
     await ensureDatabase(localCluster.urlFor('postgres'), options.localDatabase, options.recreate ?? false);
     url = localCluster.urlFor(options.localDatabase);
   }
@@ -58,6 +62,14 @@ export function runPrisma(args: string[], env: NodeJS.ProcessEnv = process.env):
 
 export function migrate(url: string): void {
   runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: url });
+}
+
+/** Generates the Prisma client unless it is newer than the schema (a run right after `npm test`). */
+export function generatePrismaClientIfStale(): void {
+  const generated = path.join(projectRoot, 'node_modules', '.prisma', 'client', 'index.js');
+  const schema = path.join(projectRoot, 'prisma', 'schema.prisma');
+  if (existsSync(generated) && statSync(generated).mtimeMs > statSync(schema).mtimeMs) return;
+  generatePrismaClient();
 }
 
 /** Generates the Prisma client; prisma needs a DATABASE_URL to parse the schema, not to connect. */

@@ -2,7 +2,7 @@
 // It lives in .data/postgres (git-ignored), listens on 127.0.0.1 on a free port chosen at
 // creation and remembered in the data folder, and trusts local connections (it is private).
 // PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chownSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -17,6 +17,10 @@ export interface LocalPostgres {
   urlFor(database: string): string;
   /** Stops the cluster if this process started it. */
   stopIfStartedHere(): void;
+  /** Stops the cluster now (fast shutdown: open sessions are ended), without blocking the event loop. */
+  stop(): Promise<void>;
+  /** Starts the stopped cluster again on the same port, without blocking the event loop. */
+  start(): Promise<void>;
 }
 
 function pgBin(name: string): string {
@@ -30,15 +34,27 @@ function pgBin(name: string): string {
 
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
-/** Runs a PostgreSQL binary as the cluster owner (the postgres user when we are root). */
+/** The command line that runs a PostgreSQL binary as the cluster owner (the postgres user when we are root). */
+function asOwner(binary: string, args: string[]): [string, string[]] {
+  return isRoot ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
+}
+
 function runAsOwner(binary: string, args: string[], options: { allowFailure?: boolean } = {}): number {
-  const command = isRoot ? 'runuser' : binary;
-  const fullArgs = isRoot ? ['-u', 'postgres', '--', binary, ...args] : args;
+  const [command, fullArgs] = asOwner(binary, args);
   const result = spawnSync(command, fullArgs, { encoding: 'utf8', cwd: '/' });
   if (result.status !== 0 && !options.allowFailure) {
     throw new Error(`${path.basename(binary)} failed (${result.status}): ${result.stderr || result.stdout}`);
   }
   return result.status ?? 1;
+}
+
+function runAsOwnerAsync(binary: string, args: string[]): Promise<void> {
+  const [command, fullArgs] = asOwner(binary, args);
+  return new Promise((resolve, reject) => {
+    execFile(command, fullArgs, { cwd: '/' }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${path.basename(binary)} failed: ${stderr || stdout || error.message}`)) : resolve(),
+    );
+  });
 }
 
 async function freePort(): Promise<number> {
@@ -75,25 +91,18 @@ export async function ensureLocalPostgres(dataRoot = path.join(projectRoot, '.da
 
   const pgCtl = pgBin('pg_ctl');
   const running = runAsOwner(pgCtl, ['status', '-D', dataDir], { allowFailure: true }) === 0;
+  const startArgs = () => {
+    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off -c max_connections=200`;
+    return ['-D', dataDir, '-o', options, '-l', path.join(dataDir, 'server.log'), '-w', '-t', '60', 'start'];
+  };
+  const stopArgs = ['-D', dataDir, '-m', 'fast', '-w', 'stop'];
   let startedHere = false;
   if (!running) {
     if (!Number.isInteger(port) || port <= 0) port = await freePort();
     // A remembered port may have been taken by another program since; pick a new one then.
     if (!(await isPortFree(port))) port = await freePort();
     writeFileSync(portFile, String(port));
-    const options = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c synchronous_commit=off -c max_connections=200`;
-    runAsOwner(pgCtl, [
-      '-D',
-      dataDir,
-      '-o',
-      options,
-      '-l',
-      path.join(dataDir, 'server.log'),
-      '-w',
-      '-t',
-      '60',
-      'start',
-    ]);
+    runAsOwner(pgCtl, startArgs());
     startedHere = true;
   }
 
@@ -102,8 +111,10 @@ export async function ensureLocalPostgres(dataRoot = path.join(projectRoot, '.da
     dataDir,
     urlFor: (database) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
     stopIfStartedHere() {
-      if (startedHere) runAsOwner(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', 'stop'], { allowFailure: true });
+      if (startedHere) runAsOwner(pgCtl, stopArgs, { allowFailure: true });
     },
+    stop: () => runAsOwnerAsync(pgCtl, stopArgs),
+    start: () => runAsOwnerAsync(pgCtl, startArgs()),
   };
 }
 

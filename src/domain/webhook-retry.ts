@@ -8,10 +8,16 @@ export const WEBHOOK_RETRY = {
   windowMs: 24 * 3_600_000,
 } as const;
 
-/** Wait before the attempt after attempt number `attempt` (1 for the first). */
-export function webhookRetryDelayMs(attempt: number): number {
+/**
+ * Wait before the attempt after attempt number `attempt` (1 for the first). `schedule` comes from
+ * WEBHOOK_RETRY_INITIAL_SECONDS and WEBHOOK_RETRY_MAX_INTERVAL_SECONDS (defaults: the values above).
+ */
+export function webhookRetryDelayMs(
+  attempt: number,
+  schedule: { initialIntervalMs: number; maximumIntervalMs: number } = WEBHOOK_RETRY,
+): number {
   return Math.min(
-    WEBHOOK_RETRY.initialIntervalMs * WEBHOOK_RETRY.backoffCoefficient ** (attempt - 1),
-    WEBHOOK_RETRY.maximumIntervalMs,
+    schedule.initialIntervalMs * WEBHOOK_RETRY.backoffCoefficient ** (attempt - 1),
+    schedule.maximumIntervalMs,
   );
 }

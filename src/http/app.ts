@@ -4,6 +4,8 @@ import Router from '@koa/router';
 import parseBody from 'co-body';
 import Koa, { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
+import { Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AppEnvironment } from '../config';
 import type { ApiServices } from '../app-services';
 import { authenticate } from './auth';
@@ -21,6 +23,30 @@ import { isDatabaseUnavailable } from '../db';
 import { isTemporalUnavailable } from '../temporal/errors';
 import { ProviderUnavailableError } from '../providers/unavailable';
 import { runInRequestContext } from '../request-context';
+
+/**
+ * Requests node's HTTP parser refuses (broken framing, header syntax, oversized headers, headers too slow) never reach
+ * Koa: answer them in the API's error shape too, instead of node's bare `400 Bad Request`.
+ */
+export function answerUnparsableRequests(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const apiError =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('request_headers_too_large', 'The request headers exceed 16 KB.')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ApiError('request_timeout', 'The request headers did not arrive in time.')
+          : new ApiError('malformed_request', 'The request is not valid HTTP/1.1; nothing was done.');
+    const body = JSON.stringify(apiError.toBody());
+    socket.end(
+      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
 
 /** Largest JSON body accepted; larger ones answer 413 payload_too_large. */
 export const JSON_BODY_LIMIT = '1mb';
@@ -138,6 +164,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
         route.response.status,
         execute,
         secretBoxOf(services.config),
+        services.config.idempotencyAbandonedClaimMs,
       );
       if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
       response = outcome;

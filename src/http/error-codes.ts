@@ -5,6 +5,10 @@
 export const errorCatalogue = {
   validation_error: { status: 400, when: 'Some fields are missing or invalid; `details` lists each one.' },
   invalid_json: { status: 400, when: 'The request body is not valid JSON.' },
+  malformed_request: {
+    status: 400,
+    when: 'The request is not valid HTTP/1.1 (request line, header syntax, Content-Length or chunked framing); nothing was done.',
+  },
   unauthorized: {
     status: 401,
     when: 'The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production).',
@@ -14,7 +18,9 @@ export const errorCatalogue = {
     when: 'The resource does not exist or belongs to another partner; also unknown routes.',
   },
   method_not_allowed: { status: 405, when: 'The path exists but not with this HTTP method.' },
+  request_timeout: { status: 408, when: 'The request headers did not arrive in time; nothing was done.' },
   payload_too_large: { status: 413, when: 'The request body is larger than the documented limit.' },
+  request_headers_too_large: { status: 431, when: 'The request headers exceed 16 KB; nothing was done.' },
   unsupported_media_type: {
     status: 415,
     when: 'The Content-Type is not the one the operation accepts (application/json, or multipart/form-data for uploads).',

@@ -4,7 +4,8 @@
 // The same key on a different request answers 422 idempotency_key_reused; while the first request
 // is still running, repeats wait for its result (up to a few seconds) and then answer 409
 // idempotency_key_in_use. Validation failures (400) and server faults (500) are not stored: the key
-// stays free to retry. A claim whose request died (process crash) is taken over after 2 minutes.
+// stays free to retry. A claim whose request died (process crash) is taken over after 2 minutes
+// (IDEMPOTENCY_ABANDONED_CLAIM_SECONDS).
 // Nothing can be done twice: the claim carries an owner token that complete and release check, a running
 // request refreshes its claim, and a request that writes (src/temporal/write-then-start.ts) stores its response
 // in the same database transaction as the resource, so a crash between the commit and the answer is replayed.
@@ -18,8 +19,9 @@ import { ApiError } from './errors';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
-export const ABANDONED_CLAIM_SECONDS = 120;
-/** A running request refreshes its claim this often, far inside ABANDONED_CLAIM_SECONDS. */
+/** Default of IDEMPOTENCY_ABANDONED_CLAIM_SECONDS. */
+export const ABANDONED_CLAIM_MS = 120_000;
+/** A running request refreshes its claim this often (or more often when claims are abandoned sooner). */
 const HEARTBEAT_MS = 20_000;
 const MAX_WAIT_MS = 5000;
 
@@ -67,7 +69,13 @@ export function validateIdempotencyKey(key: string): void {
 }
 
 /** Claims the key; true when this request is the one to process it. */
-async function claim(db: Db, request: IdempotentRequest, fingerprint: string, owner: string): Promise<boolean> {
+async function claim(
+  db: Db,
+  request: IdempotentRequest,
+  fingerprint: string,
+  owner: string,
+  abandonedClaimMs: number,
+): Promise<boolean> {
   const claimed = await db.$executeRaw`
     INSERT INTO idempotency_keys (partner_id, key, fingerprint, method, path, state, owner_token, expires_at)
     VALUES (${request.partnerId}::uuid, ${request.key}, ${fingerprint}, ${request.method}, ${request.path}, 'in_progress',
@@ -80,7 +88,7 @@ async function claim(db: Db, request: IdempotentRequest, fingerprint: string, ow
       WHERE idempotency_keys.expires_at < now()
          OR (idempotency_keys.state = 'in_progress'
              AND idempotency_keys.fingerprint = EXCLUDED.fingerprint
-             AND idempotency_keys.locked_at < now() - make_interval(secs => ${ABANDONED_CLAIM_SECONDS}))`;
+             AND idempotency_keys.locked_at < now() - make_interval(secs => ${abandonedClaimMs / 1000}))`;
   return claimed === 1;
 }
 
@@ -133,15 +141,18 @@ function storedBody(stored: unknown, request: IdempotentRequest, box: SecretBox)
 }
 
 /** Keeps a running request's claim from being taken over as abandoned. */
-function keepClaimAlive(db: Db, request: IdempotentRequest, owner: string): () => void {
-  const timer = setInterval(() => {
-    void db.idempotencyKey
-      .updateMany({
-        where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
-        data: { lockedAt: new Date() },
-      })
-      .catch(() => undefined);
-  }, HEARTBEAT_MS);
+function keepClaimAlive(db: Db, request: IdempotentRequest, owner: string, abandonedClaimMs: number): () => void {
+  const timer = setInterval(
+    () => {
+      void db.idempotencyKey
+        .updateMany({
+          where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
+          data: { lockedAt: new Date() },
+        })
+        .catch(() => undefined);
+    },
+    Math.min(HEARTBEAT_MS, abandonedClaimMs / 4),
+  );
   timer.unref();
   return () => clearInterval(timer);
 }
@@ -156,6 +167,7 @@ export async function withIdempotency(
   successStatus: number,
   process: () => Promise<StoredResponse>,
   box: SecretBox,
+  abandonedClaimMs = ABANDONED_CLAIM_MS,
 ): Promise<StoredResponse & { replayed: boolean }> {
   validateIdempotencyKey(request.key);
   const fingerprint = fingerprintOf(request);
@@ -163,7 +175,7 @@ export async function withIdempotency(
   const deadline = Date.now() + MAX_WAIT_MS;
   let pause = 10;
   for (;;) {
-    if (await claim(db, request, fingerprint, owner)) break;
+    if (await claim(db, request, fingerprint, owner, abandonedClaimMs)) break;
     const existing = await db.idempotencyKey.findUnique({
       where: { partnerId_key: { partnerId: request.partnerId, key: request.key } },
     });
@@ -196,7 +208,7 @@ export async function withIdempotency(
     context.storeIdempotentResponse = (tx: Prisma.TransactionClient, body: unknown) =>
       complete(tx, request, owner, { status: successStatus, body: successStatus === 204 ? undefined : body }, box);
   }
-  const stopHeartbeat = keepClaimAlive(db, request, owner);
+  const stopHeartbeat = keepClaimAlive(db, request, owner, abandonedClaimMs);
   try {
     const response = await process();
     if (!context?.idempotentResponseStored) await complete(db, request, owner, response, box);

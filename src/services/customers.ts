@@ -30,7 +30,7 @@ import type { ApiServices } from '../app-services';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
 import { withTemporalDeadline } from '../temporal/calls';
-import { workflowStart, writeThenStart } from '../temporal/write-then-start';
+import { workflowStart, writeThenStart, writeTransaction } from '../temporal/write-then-start';
 import {
   customerVerificationWorkflow,
   setSandboxVerificationOutcomeUpdate,
@@ -234,7 +234,7 @@ export async function uploadDocument(
   const storageKey = `customers/${customer.id}/${documentId}`;
   await services.documentStore.putFile(storageKey, file.path);
   try {
-    await services.prisma.$transaction(async (tx) => {
+    await writeTransaction(services.prisma, async (tx) => {
       // Lock the customer so an upload cannot race a status change (e.g. check or a decision).
       await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customer.id}::uuid FOR UPDATE`;
       const current = await tx.customer.findUniqueOrThrow({ where: { id: customer.id }, include: withBeneficiaries });

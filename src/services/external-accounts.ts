@@ -18,6 +18,7 @@ import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails 
 import type { ApiServices } from '../app-services';
 import { ExternalAccountRow, toExternalAccount } from '../presenters/external-accounts';
 import { findCustomerOrThrow } from './customers';
+import { writeTransaction } from '../temporal/write-then-start';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
@@ -183,7 +184,7 @@ export async function createExternalAccount(
   const status: ExternalAccountStatus = screening.outcome;
   const now = new Date();
   try {
-    return await services.prisma.$transaction(async (tx) => {
+    return await writeTransaction(services.prisma, async (tx) => {
       const row = await tx.externalAccount.create({
         data: {
           id: newId(),

@@ -7,6 +7,7 @@ import { toWallet, WalletRow, withBalances } from '../presenters/wallets';
 import type { CreateWalletRequest, WalletResource } from '../schemas/wallets';
 import type { ApiServices } from '../app-services';
 import { requireApprovedCustomer } from './customers';
+import { writeTransaction } from '../temporal/write-then-start';
 
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
 export async function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
@@ -32,7 +33,7 @@ export async function createWallet(
     walletId: id,
     chain: request.chain,
   });
-  return services.prisma.$transaction(async (tx) => {
+  return writeTransaction(services.prisma, async (tx) => {
     await tx.wallet.create({
       data: { id, partnerId, customerId: customer.id, name: request.name, chain: request.chain, address, keyReference },
     });

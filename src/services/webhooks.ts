@@ -27,6 +27,7 @@ import type {
   WebhookEvent,
 } from '../schemas/webhooks';
 import type { ApiServices } from '../app-services';
+import { writeTransaction } from '../temporal/write-then-start';
 
 function refuseUnusableUrl(url: string | undefined, services: ApiServices): void {
   if (url === undefined) return;
@@ -43,17 +44,20 @@ export async function createWebhookConfig(
   const id = newId();
   const secret = generateWebhookSecret();
   try {
-    const row = await services.prisma.webhookConfig.create({
-      data: {
-        id,
-        partnerId,
-        url: request.url,
-        subscriptions: request.subscriptions,
-        enabled: request.enabled,
-        secretCiphertext: secretBoxOf(services.config).seal(secret, webhookSecretContext(id)),
-      },
+    // The secret is shown once: the stored response (replayed on a retry) commits with the configuration.
+    return await writeTransaction(services.prisma, async (tx) => {
+      const row = await tx.webhookConfig.create({
+        data: {
+          id,
+          partnerId,
+          url: request.url,
+          subscriptions: request.subscriptions,
+          enabled: request.enabled,
+          secretCiphertext: secretBoxOf(services.config).seal(secret, webhookSecretContext(id)),
+        },
+      });
+      return { ...toWebhookConfig(row), secret };
     });
-    return { ...toWebhookConfig(row), secret };
   } catch (error) {
     // The unique partner_id decides between concurrent creates.
     if (isUniqueViolation(error)) {
@@ -89,15 +93,17 @@ export async function updateWebhookConfig(
 ): Promise<WebhookConfigResource> {
   const current = await findWebhookConfigOrThrow(services.prisma, partnerId, id);
   refuseUnusableUrl(request.url, services);
-  const row = await services.prisma.webhookConfig.update({
-    where: { id: current.id },
-    data: {
-      ...(request.url !== undefined ? { url: request.url } : {}),
-      ...(request.subscriptions !== undefined ? { subscriptions: request.subscriptions } : {}),
-      ...(request.enabled !== undefined ? { enabled: request.enabled } : {}),
-    },
+  return writeTransaction(services.prisma, async (tx) => {
+    const row = await tx.webhookConfig.update({
+      where: { id: current.id },
+      data: {
+        ...(request.url !== undefined ? { url: request.url } : {}),
+        ...(request.subscriptions !== undefined ? { subscriptions: request.subscriptions } : {}),
+        ...(request.enabled !== undefined ? { enabled: request.enabled } : {}),
+      },
+    });
+    return toWebhookConfig(row);
   });
-  return toWebhookConfig(row);
 }
 
 /** Hours a replaced secret keeps signing deliveries after a rotation, unless the request says otherwise. */
@@ -114,7 +120,8 @@ export async function rotateWebhookSecret(
   overlapHours: number,
 ): Promise<RotatedWebhookSecret> {
   const box = secretBoxOf(services.config);
-  return services.prisma.$transaction(async (tx) => {
+  // The new secret is shown once: the stored response (replayed on a retry) commits with it.
+  return writeTransaction(services.prisma, async (tx) => {
     const found = await findWebhookConfigOrThrow(tx, partnerId, id);
     await tx.$queryRaw`SELECT id FROM webhook_configs WHERE id = ${found.id}::uuid FOR UPDATE`;
     const locked = await tx.webhookConfig.findUniqueOrThrow({ where: { id: found.id } });
@@ -177,7 +184,7 @@ export async function findEventOrThrow(db: Db, partnerId: string, id: string): P
 
 /** Queues one more delivery of an event; the outbox relay sends it at once, outside the per-resource order. */
 export async function redeliverEvent(services: ApiServices, event: Event): Promise<WebhookDeliveryResource> {
-  return services.prisma.$transaction(async (tx) => {
+  return writeTransaction(services.prisma, async (tx) => {
     const config = await requireEnabledConfig(tx, event.partnerId);
     const row = await tx.webhookDelivery.create({
       data: {

@@ -5,6 +5,7 @@
 //    deadline); 3. whatever was not started (crash, Temporal outage between the commit and the start) is
 //    started by the relay in the worker (src/temporal/workflow-start-relay.ts), the reconciler of this pattern.
 // So every committed resource gets its workflow, and no workflow ever acts on a row that did not commit.
+// Writes that start no workflow use step 1 alone (writeTransaction): their stored response commits with them too.
 // Starting is idempotent (ids derived from the resource; reuse policy REJECT_DUPLICATE, conflict policy
 // USE_EXISTING), so a start made both by the API and by the relay is harmless.
 import type { Client, Workflow } from '@temporalio/client';
@@ -55,9 +56,33 @@ export type EnqueueStart = (intent: WorkflowStartIntent) => Promise<void>;
 export const writePathFaults: {
   /** Runs inside the transaction after the write, before the response is stored and the commit (throw: the commit fails). */
   beforeCommit?: () => Promise<void>;
-  /** Runs after the commit, before the start (throw to simulate a process dying there). */
+  /** Runs after the commit, before any start (throw to simulate a process dying there). */
   afterCommit?: () => Promise<void>;
 } = {};
+
+/**
+ * One write transaction of a request, for writes that start no workflow (the first step of writeThenStart):
+ * `write` returns the HTTP response body, which is stored as the Idempotency-Key's response in the same
+ * transaction, so a process dying after the commit is replayed on retry and never done twice.
+ */
+export async function writeTransaction<T>(
+  prisma: PrismaClient,
+  write: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  const context = currentRequestContext();
+  const result = await prisma.$transaction(async (tx) => {
+    const body = await write(tx);
+    await writePathFaults.beforeCommit?.();
+    if (context?.storeIdempotentResponse && !context.idempotentResponseStored) {
+      await context.storeIdempotentResponse(tx, body);
+    }
+    return body;
+  }, transactionOptions());
+  // Only a committed response counts as stored (a failed commit must free the key for a retry).
+  if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
+  await writePathFaults.afterCommit?.();
+  return result;
+}
 
 /**
  * Writes (rows, events, start intents) in one transaction, then starts the workflows. `write` returns the
@@ -72,21 +97,12 @@ export async function writeThenStart<T>(
     throw ApiError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
   }
   const intents: WorkflowStartIntent[] = [];
-  const context = currentRequestContext();
-  const result = await services.prisma.$transaction(async (tx) => {
-    const body = await write(tx, async (intent) => {
+  const result = await writeTransaction(services.prisma, (tx) =>
+    write(tx, async (intent) => {
       await enqueueWorkflowStart(tx, intent);
       intents.push(intent);
-    });
-    await writePathFaults.beforeCommit?.();
-    if (context?.storeIdempotentResponse && !context.idempotentResponseStored) {
-      await context.storeIdempotentResponse(tx, body);
-    }
-    return body;
-  }, transactionOptions());
-  // Only a committed response counts as stored (a failed commit must free the key for a retry).
-  if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
-  await writePathFaults.afterCommit?.();
+    }),
+  );
   for (const intent of intents) {
     try {
       await withTemporalDeadline(services, () =>

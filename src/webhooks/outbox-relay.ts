@@ -150,6 +150,12 @@ export class OutboxRelay {
     const onlyPartners = partnerIds ? Prisma.sql`AND d.partner_id = ANY(${[...partnerIds]}::uuid[])` : Prisma.empty;
     const lock = await this.lockPool.connect();
     let broken: Error | undefined;
+    // While checked out the client has no listener of the pool's: PostgreSQL ending the session between queries
+    // (a restart) would be an unhandled 'error' event and stop the worker. Note it; the client is then discarded.
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    lock.on('error', onError);
     try {
       await lock.query('SELECT pg_advisory_lock($1::bigint)', [RELAY_LOCK_KEY]);
       const claimed = await this.options.prisma.$queryRaw<Claimed[]>`
@@ -196,6 +202,7 @@ export class OutboxRelay {
       await lock.query('SELECT pg_advisory_unlock($1::bigint)', [RELAY_LOCK_KEY]).catch((error: Error) => {
         broken = error; // the session ended: its lock went with it
       });
+      lock.removeListener('error', onError);
       lock.release(broken);
     }
   }

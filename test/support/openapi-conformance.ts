@@ -52,19 +52,20 @@ export class OpenApiConformance {
     const route: string | undefined = ctx.state.route;
     if (!route) return; // not an API operation (unknown path, /openapi.json, /docs)
     const [method, path] = route.split(' ') as [string, string];
-    const validator = this.validatorFor(method.toLowerCase(), path, ctx.status);
+    const problem = this.problemOf(method, path, ctx.status, ctx.body);
+    if (problem) this.violations.push({ route, status: ctx.status, problem });
+  }
+
+  /**
+   * What is wrong with a response of the operation `method path` (path as in the document), or null when it
+   * matches: its status must be documented for the operation and a JSON body must match that status's schema.
+   */
+  problemOf(method: string, path: string, status: number, body: unknown): string | null {
+    const validator = this.validatorFor(method.toLowerCase(), path, status);
     this.checked += 1;
-    if (validator === undefined) {
-      this.violations.push({ route, status: ctx.status, problem: 'status not documented for this operation' });
-      return;
-    }
-    if (validator === null) return; // documented without a JSON body (204, 303, HTML)
-    if (!validator(ctx.body)) {
-      this.violations.push({
-        route,
-        status: ctx.status,
-        problem: `${this.ajv.errorsText(validator.errors)}; body: ${JSON.stringify(ctx.body).slice(0, 500)}`,
-      });
-    }
+    if (validator === undefined) return 'status not documented for this operation';
+    if (validator === null) return null; // documented without a JSON body (204, 303, HTML)
+    if (validator(body)) return null;
+    return `${this.ajv.errorsText(validator.errors)}; body: ${JSON.stringify(body).slice(0, 500)}`;
   }
 }

@@ -1,0 +1,113 @@
+// `npm run chaos [-- --quick] [-- --only api-kill,fuzz] [-- --seed N]`: kills, restarts and fuzzes the real
+// processes (README "Chaos runs"). One summary line per scenario; exits non-zero when any scenario failed.
+// Everything runs on loopback; every loop is bounded in count and time, and each scenario has a time limit.
+import { generatePrismaClientIfStale } from '../lib/database';
+import { RunSize, ScenarioReport } from './report';
+import { apiKillScenario } from './scenarios/api-kill';
+import { fuzzScenario } from './scenarios/fuzz';
+import { isolationScenario } from './scenarios/isolation';
+import { outagesScenario } from './scenarios/outages';
+import { webhookOutageScenario } from './scenarios/webhook-outage';
+import { ChaosSystem } from './system';
+
+interface Scenario {
+  number: number;
+  name: string;
+  run(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void>;
+  /** Time limit of the full size; the quick size gets a third of it. */
+  limitSeconds: number;
+}
+
+/** In the order they run: steady-state checks first, then the ones that break processes. */
+const scenarios: Scenario[] = [
+  { number: 5, name: 'fuzz', run: fuzzScenario, limitSeconds: 1200 },
+  { number: 7, name: 'isolation', run: isolationScenario, limitSeconds: 600 },
+  { number: 2, name: 'api-kill', run: apiKillScenario, limitSeconds: 900 },
+  { number: 3, name: 'webhook-outage', run: webhookOutageScenario, limitSeconds: 900 },
+  { number: 4, name: 'outages', run: outagesScenario, limitSeconds: 900 },
+];
+
+const runStarted = Date.now();
+function log(message: string): void {
+  console.error(`[chaos ${((Date.now() - runStarted) / 1000).toFixed(1)}s] ${message}`);
+}
+
+function parseArgs(argv: string[]): { quick: boolean; only: string[] | null; seed: number } {
+  const valueOf = (flag: string) => {
+    const inline = argv.find((arg) => arg.startsWith(`${flag}=`));
+    if (inline) return inline.slice(flag.length + 1);
+    const index = argv.indexOf(flag);
+    return index >= 0 ? argv[index + 1] : undefined;
+  };
+  const only = valueOf('--only');
+  const seed = valueOf('--seed');
+  return {
+    quick: argv.includes('--quick'),
+    only: only ? only.split(',').map((name) => name.trim()) : null,
+    seed: seed !== undefined ? Number(seed) : Math.floor(Math.random() * 2 ** 31),
+  };
+}
+
+function withinLimit<T>(work: Promise<T>, seconds: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not finish within its limit of ${seconds} s`)), seconds * 1000);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  const unknown = args.only?.filter((name) => !scenarios.some((scenario) => scenario.name === name)) ?? [];
+  if (unknown.length > 0) {
+    log(`unknown scenario(s) ${unknown.join(', ')}; known: ${scenarios.map((scenario) => scenario.name).join(', ')}`);
+    return 2;
+  }
+  const started = Date.now();
+  const size: RunSize = { quick: args.quick, seed: args.seed };
+  log(`${args.quick ? 'quick' : 'full'} run, seed ${args.seed} (repeat with --seed ${args.seed})`);
+  generatePrismaClientIfStale();
+  const system = await ChaosSystem.start(log);
+  const reports: ScenarioReport[] = [];
+  try {
+    for (const scenario of scenarios) {
+      if (args.only && !args.only.includes(scenario.name)) continue;
+      const report = new ScenarioReport(scenario.number, scenario.name);
+      reports.push(report);
+      log(`scenario ${scenario.number} ${scenario.name} ...`);
+      const limit = args.quick ? Math.ceil(scenario.limitSeconds / 3) : scenario.limitSeconds;
+      try {
+        await withinLimit(scenario.run(system, report, size), limit);
+      } catch (error) {
+        report.fail(`scenario stopped: ${(error as Error).stack ?? String(error)}`);
+      }
+      for (const exit of system.takeUnexpectedExits()) report.fail(exit);
+      // A scenario leaves every process running for the next one.
+      for (const process of [system.temporalServer, system.api, system.worker]) {
+        if (!process.running) {
+          report.fail(`${process.name} was left stopped; starting it for the next scenario`);
+          await process.start();
+        }
+      }
+      console.log(report.line());
+      for (const failure of report.failures) console.log(`    ${failure.split('\n').join('\n    ')}`);
+      if (report.failureCount > report.failures.length)
+        console.log(`    ... and ${report.failureCount - report.failures.length} more`);
+    }
+  } finally {
+    await system.stop();
+  }
+  const failed = reports.filter((report) => report.failureCount > 0);
+  log(
+    `${reports.length} scenario(s), ${failed.length} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+      `(seed ${args.seed}; logs in .data/chaos/logs)`,
+  );
+  return failed.length === 0 ? 0 : 1;
+}
+
+main()
+  .then((code) => process.exit(code))
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -1,0 +1,188 @@
+// Checks several scenarios share: no resource half-made (every row whose lifecycle is a workflow has that workflow
+// in Temporal), and every Idempotency-Key settled to exactly one resource.
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { workflowIds } from '../../src/temporal/workflow-ids';
+import { HttpClient, HttpOutcome, HttpRequest, HttpResponse, pause } from './http';
+import type { ScenarioReport } from './report';
+import type { ChaosSystem } from './system';
+
+/** How long the workflow-start relay may take to start what the API could not (it sweeps every second here). */
+const RELAY_LIMIT_MS = 60_000;
+
+/**
+ * Every customer, quote and virtual account of the partner has its workflow (the write path's promise: a committed
+ * resource always gets its lifecycle). Waits, bounded, for the relay; reports each resource still without one.
+ * Returns how many resources were checked.
+ */
+export async function checkEveryResourceHasItsWorkflow(
+  system: ChaosSystem,
+  partnerId: string,
+  report: ReportLike,
+): Promise<number> {
+  const [customers, quotes, virtualAccounts] = await Promise.all([
+    system.prisma.customer.findMany({ where: { partnerId }, select: { id: true } }),
+    system.prisma.quote.findMany({ where: { partnerId }, select: { id: true } }),
+    system.prisma.virtualAccount.findMany({ where: { partnerId }, select: { id: true } }),
+  ]);
+  let missing = [
+    ...customers.map((row) => workflowIds.customerVerification(row.id)),
+    ...quotes.map((row) => workflowIds.quote(row.id)),
+    ...virtualAccounts.map((row) => workflowIds.virtualAccount(row.id)),
+  ];
+  const total = missing.length;
+  const deadline = Date.now() + RELAY_LIMIT_MS;
+  while (missing.length > 0) {
+    const stillMissing: string[] = [];
+    for (let index = 0; index < missing.length; index += 20) {
+      const batch = missing.slice(index, index + 20);
+      const found = await Promise.all(batch.map((id) => workflowExists(system, id)));
+      batch.forEach((id, at) => {
+        if (!found[at]) stillMissing.push(id);
+      });
+    }
+    missing = stillMissing;
+    if (missing.length === 0 || Date.now() > deadline) break;
+    await pause(500);
+  }
+  for (const id of missing)
+    report.fail(`half-made: row committed but workflow ${id} does not exist ${RELAY_LIMIT_MS / 1000} s later`);
+  const unstarted = await system.prisma.workflowStart.count({ where: { partnerId, startedAt: null } });
+  report.check(unstarted === 0, () => `${unstarted} workflow start intent(s) never started by the relay`);
+  return total;
+}
+
+async function workflowExists(system: ChaosSystem, workflowId: string): Promise<boolean> {
+  try {
+    await system.temporal.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/**
+ * The partner's state, for "nothing changed" checks: its rows in every table (tables of customers' children through
+ * their customer; other tables whole), and a digest of the content of the tables a write would touch.
+ */
+export async function partnerState(system: ChaosSystem, partnerId: string): Promise<Record<string, string>> {
+  const columns = await system.prisma.$queryRaw<Array<{ table_name: string; column_name: string }>>`
+    SELECT table_name::text AS table_name, column_name::text AS column_name FROM information_schema.columns
+    WHERE table_schema = 'public' AND column_name IN ('partner_id', 'customer_id')`;
+  const tables = await system.prisma.$queryRaw<Array<{ table_name: string }>>`
+    SELECT table_name::text AS table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
+  const has = (table: string, column: string) =>
+    columns.some((row) => row.table_name === table && row.column_name === column);
+  const state: Record<string, string> = {};
+  // Idempotency keys store refusals (4xx) by design and rate_limits counts requests; quotes and deliveries change
+  // status on their own (counted, not digested).
+  const contentOf = [
+    'customers',
+    'beneficiaries',
+    'customer_documents',
+    'verification_steps',
+    'external_accounts',
+    'wallets',
+    'virtual_accounts',
+    'webhook_configs',
+  ];
+  for (const { table_name: table } of tables) {
+    if (['_prisma_migrations', 'idempotency_keys', 'rate_limits'].includes(table)) continue;
+    const scope = has(table, 'partner_id')
+      ? `WHERE t.partner_id = '${partnerId}'`
+      : has(table, 'customer_id')
+        ? `WHERE t.customer_id IN (SELECT id FROM customers WHERE partner_id = '${partnerId}')`
+        : '';
+    const [row] = await system.prisma.$queryRawUnsafe<Array<{ count: bigint; digest: string | null }>>(
+      `SELECT count(*) AS count, ${contentOf.includes(table) ? "md5(string_agg(t::text, ',' ORDER BY t::text))" : 'NULL'} AS digest FROM "${table}" t ${scope}`,
+    );
+    state[table] = `${row?.count ?? 0}${row?.digest ? ` ${row.digest}` : ''}`;
+  }
+  return state;
+}
+
+export type ReportLike = Pick<ScenarioReport, 'fail' | 'check'>;
+
+/** One create sent with an Idempotency-Key, and every answer it got. */
+export interface KeyedRequest {
+  key: string;
+  kind: string;
+  request: HttpRequest;
+  answers: HttpOutcome[];
+}
+
+/** Is this answer final for the partner (a resource or a refusal to keep), rather than "retry"? */
+export function isFinal(outcome: HttpOutcome): boolean {
+  return outcome.kind === 'response' && outcome.status !== 503 && outcome.status !== 409 && outcome.status < 500;
+}
+
+/**
+ * Sends every request again with its key until it has a final answer, as a partner's retrying client would
+ * (honouring Retry-After; bounded by `limitMs` overall). Returns the final answers by key.
+ */
+export async function retryUntilFinal(
+  api: HttpClient,
+  requests: KeyedRequest[],
+  limitMs: number,
+  concurrency = 8,
+): Promise<Map<string, HttpResponse>> {
+  const finals = new Map<string, HttpResponse>();
+  const deadline = Date.now() + limitMs;
+  let next = 0;
+  const workerLoop = async () => {
+    while (next < requests.length) {
+      const keyed = requests[next++] as KeyedRequest;
+      for (;;) {
+        const outcome = await api.send({
+          ...keyed.request,
+          headers: { ...keyed.request.headers, 'Idempotency-Key': keyed.key },
+        });
+        keyed.answers.push(outcome);
+        if (isFinal(outcome)) {
+          finals.set(keyed.key, outcome as HttpResponse);
+          break;
+        }
+        if (Date.now() > deadline) break;
+        const retryAfter = outcome.kind === 'response' ? Number(outcome.headers['retry-after'] ?? 0) : 0;
+        await pause(Math.min(Math.max(retryAfter * 1000, 200), 2000));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, workerLoop));
+  return finals;
+}
+
+/**
+ * Each key yields exactly one resource: its final answer is a 201, every 2xx it ever got names the same resource,
+ * and no two keys name the same one. Returns the resource id of each key.
+ */
+export function checkOneResourcePerKey(
+  requests: KeyedRequest[],
+  finals: Map<string, HttpResponse>,
+  report: ReportLike,
+): Map<string, string> {
+  const resourceOfKey = new Map<string, string>();
+  const keyOfResource = new Map<string, string>();
+  for (const keyed of requests) {
+    const final = finals.get(keyed.key);
+    if (
+      !report.check(
+        final?.status === 201,
+        () =>
+          `key ${keyed.key} (${keyed.kind}) never got its 201: ${final ? `${final.status} ${final.text.slice(0, 200)}` : 'still retrying at the limit'}`,
+      )
+    )
+      continue;
+    const id = (final?.body as { id?: string }).id as string;
+    for (const answer of keyed.answers) {
+      if (answer.kind !== 'response' || answer.status >= 300) continue;
+      const answeredId = (answer.body as { id?: string } | undefined)?.id;
+      report.check(answeredId === id, () => `key ${keyed.key} answered two resources: ${answeredId} and ${id}`);
+    }
+    const other = keyOfResource.get(id);
+    report.check(other === undefined, () => `keys ${other} and ${keyed.key} both answered resource ${id}`);
+    keyOfResource.set(id, keyed.key);
+    resourceOfKey.set(keyed.key, id);
+  }
+  return resourceOfKey;
+}

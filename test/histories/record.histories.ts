@@ -1,0 +1,346 @@
+// Records the event histories that test/workflow-histories.test.ts replays: every workflow type, along each path it
+// can take (and some still running, as a deploy finds them), from real runs of the workflow code with its real
+// activities against the Temporal test server (time skipped), driven through the API like a partner would.
+// Run with `npm run histories:record` (README "Changing workflow code safely"); not part of `npm test`.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { consumeQuote } from '../../src/services/quotes';
+import { workflowIds } from '../../src/temporal/workflow-ids';
+import { verificationDecisionUpdate, verificationStateQuery } from '../../workflows/customer-verification';
+import { virtualAccountDecisionUpdate } from '../../workflows/virtual-account';
+import { deliveriesQueuedSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { maintenanceWorkflow } from '../../workflows/maintenance';
+import { approvedCustomer, createWallet, virtualAccountBody } from '../support/accounts';
+import { eventually } from '../support/eventually';
+import { createCustomer, uploadDocument, uploadIndividualDocuments } from '../support/fixtures';
+import { Harness, startHarness, TestPartner } from '../support/harness';
+import { projectRoot } from '../support/paths';
+import { historyToObject } from '../support/histories';
+import { Answer, WebhookReceiver } from '../support/webhook-receiver';
+import { configureWebhooks, newId, recordPayoutEvent } from '../support/webhooks';
+
+export const historiesDir = path.join(projectRoot, 'test', 'histories');
+
+let sandbox: Harness;
+let production: Harness;
+let partner: TestPartner;
+let operatorPartner: TestPartner;
+const receivers: WebhookReceiver[] = [];
+
+// Files are overwritten, never deleted: histories kept from earlier versions (renamed) must keep replaying.
+beforeAll(async () => {
+  sandbox = await startHarness();
+  production = await startHarness({ APP_ENV: 'production', VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: '24' });
+  partner = await sandbox.createPartner('History recorder');
+  operatorPartner = await production.createPartner('History recorder (production)');
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await sandbox?.teardown();
+  await production?.teardown();
+});
+
+/** Saves the history of one run as test/histories/<workflow type>/<name>.json. */
+async function save(harness: Harness, workflowId: string, name: string, runId?: string): Promise<void> {
+  const handle = harness.env.client.workflow.getHandle(workflowId, runId);
+  const [description, history] = await Promise.all([handle.describe(), handle.fetchHistory()]);
+  const folder = path.join(historiesDir, description.type);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, `${name}.json`), `${JSON.stringify(historyToObject(history), null, 1)}\n`);
+}
+
+const rejectedProofOfAddress = [
+  { name: 'PROOF_OF_ADDRESS', rejection_code: ['EXPIRED'], rejection_description: 'Older than 3 months' },
+];
+
+async function sandboxOutcome(customerId: string, outcome: string, rejected_steps: unknown[] = []) {
+  const response = await partner.api
+    .post(`/v1/sandbox/customers/${customerId}/verification-outcome`)
+    .send({ outcome, rejected_steps });
+  expect(response.status).toBe(200);
+}
+
+async function check(api: TestPartner['api'], customerId: string, status = 204) {
+  expect((await api.post(`/v1/customers/${customerId}/check`)).status).toBe(status);
+}
+
+const customerHandle = (harness: Harness, id: string) =>
+  harness.env.client.workflow.getHandle(workflowIds.customerVerification(id));
+
+async function statusReached(harness: Harness, customerId: string, status: string): Promise<void> {
+  const reached = await eventually(
+    () => customerHandle(harness, customerId).query(verificationStateQuery),
+    (state) => state.status === status,
+    15_000,
+  );
+  expect(reached.status).toBe(status);
+}
+
+describe('customerVerificationWorkflow', () => {
+  it('sandbox: approved by a preset outcome', async () => {
+    const customer = await approvedCustomer(sandbox, partner.api);
+    await save(sandbox, workflowIds.customerVerification(customer.id), 'sandbox-approved-preset');
+  });
+
+  it('sandbox: approved automatically after the delay', async () => {
+    const customer = await createCustomer(partner.api);
+    await uploadIndividualDocuments(partner.api, customer.id);
+    await check(partner.api, customer.id);
+    expect(await customerHandle(sandbox, customer.id).result()).toBe('approved');
+    await save(sandbox, workflowIds.customerVerification(customer.id), 'sandbox-automatic-approval');
+  });
+
+  it('sandbox: check refused for missing documents, then partially rejected, then approved', async () => {
+    const customer = await createCustomer(partner.api);
+    await check(partner.api, customer.id, 422);
+    await uploadIndividualDocuments(partner.api, customer.id);
+    await sandboxOutcome(customer.id, 'partially_rejected', rejectedProofOfAddress);
+    await check(partner.api, customer.id);
+    await statusReached(sandbox, customer.id, 'partially_rejected');
+    await uploadDocument(partner.api, customer.id, { document_type: 'PROOF_OF_ADDRESS' });
+    await check(partner.api, customer.id);
+    // Decided while under review (not preset): the update waits for the decision to apply.
+    await sandboxOutcome(customer.id, 'approved');
+    expect(await customerHandle(sandbox, customer.id).result()).toBe('approved');
+    await save(
+      sandbox,
+      workflowIds.customerVerification(customer.id),
+      'sandbox-missing-documents-partially-rejected-approved',
+    );
+  });
+
+  it('sandbox: rejected', async () => {
+    const customer = await createCustomer(partner.api);
+    await uploadIndividualDocuments(partner.api, customer.id);
+    await sandboxOutcome(customer.id, 'rejected', rejectedProofOfAddress);
+    await check(partner.api, customer.id);
+    expect(await customerHandle(sandbox, customer.id).result()).toBe('rejected');
+    await save(sandbox, workflowIds.customerVerification(customer.id), 'sandbox-rejected');
+  });
+
+  it('still running: pending, and under review', async () => {
+    const pending = await createCustomer(partner.api);
+    await save(sandbox, workflowIds.customerVerification(pending.id), 'running-pending');
+    const reviewed = await createCustomer(partner.api);
+    await uploadIndividualDocuments(partner.api, reviewed.id);
+    await check(partner.api, reviewed.id);
+    await save(sandbox, workflowIds.customerVerification(reviewed.id), 'running-under-review');
+  });
+
+  it('production: the operator refuses an invalid decision, partially rejects, then approves', async () => {
+    const customer = await createCustomer(operatorPartner.api);
+    await uploadIndividualDocuments(operatorPartner.api, customer.id);
+    await check(operatorPartner.api, customer.id);
+    const handle = customerHandle(production, customer.id);
+    await production.env.sleep('2 days');
+    await expect(
+      handle.executeUpdate(verificationDecisionUpdate, { args: [{ outcome: 'maybe' } as never] }),
+    ).rejects.toMatchObject({ cause: { type: 'InvalidVerificationDecision' } });
+    expect(
+      await handle.executeUpdate(verificationDecisionUpdate, {
+        args: [{ outcome: 'partially_rejected', rejected_steps: rejectedProofOfAddress } as never],
+      }),
+    ).toBe('partially_rejected');
+    await uploadDocument(operatorPartner.api, customer.id, { document_type: 'PROOF_OF_ADDRESS' });
+    await check(operatorPartner.api, customer.id);
+    expect(
+      await handle.executeUpdate(verificationDecisionUpdate, { args: [{ outcome: 'approved', rejected_steps: [] }] }),
+    ).toBe('approved');
+    expect(await handle.result()).toBe('approved');
+    await save(
+      production,
+      workflowIds.customerVerification(customer.id),
+      'production-operator-partially-rejected-approved',
+    );
+  });
+
+  it('production: rejected by the operator', async () => {
+    const customer = await createCustomer(operatorPartner.api);
+    await uploadIndividualDocuments(operatorPartner.api, customer.id);
+    await check(operatorPartner.api, customer.id);
+    const handle = customerHandle(production, customer.id);
+    await handle.executeUpdate(verificationDecisionUpdate, {
+      args: [{ outcome: 'rejected', rejected_steps: rejectedProofOfAddress } as never],
+    });
+    expect(await handle.result()).toBe('rejected');
+    await save(production, workflowIds.customerVerification(customer.id), 'production-operator-rejected');
+  });
+});
+
+describe('quoteLifetimeWorkflow', () => {
+  const payin = {
+    sender: { currency: 'USD', payment_rail: 'wire', amount: '1000.00' },
+    receiver: { currency: 'USDC', payment_rail: 'ethereum' },
+  };
+  const createQuote = async () => {
+    const response = await partner.api.post('/v1/quote').send(payin);
+    expect(response.status).toBe(201);
+    return response.body.id as string;
+  };
+
+  it('expires after 5 minutes', async () => {
+    const id = await createQuote();
+    expect(await sandbox.env.client.workflow.getHandle(workflowIds.quote(id)).result()).toBe('expired');
+    await save(sandbox, workflowIds.quote(id), 'expired');
+  });
+
+  it('is used once: the same consumer again is answered, another refused', async () => {
+    const id = await createQuote();
+    await consumeQuote(sandbox.services, partner.partnerId, id, 'payin', 'consumer-1');
+    await consumeQuote(sandbox.services, partner.partnerId, id, 'payin', 'consumer-1');
+    await expect(consumeQuote(sandbox.services, partner.partnerId, id, 'payin', 'consumer-2')).rejects.toThrow();
+    expect(await sandbox.env.client.workflow.getHandle(workflowIds.quote(id)).result()).toBe('used');
+    await save(sandbox, workflowIds.quote(id), 'used');
+  });
+
+  it('still running: active', async () => {
+    const id = await createQuote();
+    await save(sandbox, workflowIds.quote(id), 'running-active');
+  });
+});
+
+describe('virtualAccountWorkflow', () => {
+  async function createAccount(harness: Harness, as: TestPartner): Promise<string> {
+    const customer = await approvedCustomer(harness, as.api);
+    const wallet = await createWallet(as.api, customer.id);
+    const response = await as.api.post('/v1/virtual-accounts').send(virtualAccountBody(customer.id, wallet.id));
+    expect(response.status).toBe(201);
+    return response.body.id as string;
+  }
+  const handleOf = (harness: Harness, id: string) =>
+    harness.env.client.workflow.getHandle(workflowIds.virtualAccount(id));
+
+  it('sandbox: approved at creation', async () => {
+    const id = await createAccount(sandbox, partner);
+    expect(await handleOf(sandbox, id).result()).toBe('approved');
+    await save(sandbox, workflowIds.virtualAccount(id), 'sandbox-approved');
+  });
+
+  it('production: approved after two reminders', async () => {
+    const id = await createAccount(production, operatorPartner);
+    await production.env.sleep('50 hours');
+    await handleOf(production, id).executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] });
+    expect(await handleOf(production, id).result()).toBe('approved');
+    await save(production, workflowIds.virtualAccount(id), 'production-approved-after-reminders');
+  });
+
+  it('production: rejected by the operator', async () => {
+    const id = await createAccount(production, operatorPartner);
+    await handleOf(production, id).executeUpdate(virtualAccountDecisionUpdate, {
+      args: [{ outcome: 'rejected', reason: 'Sanctions screening hit' }],
+    });
+    expect(await handleOf(production, id).result()).toBe('rejected');
+    await save(production, workflowIds.virtualAccount(id), 'production-rejected');
+  });
+
+  it('production: rejected when the review times out; and one still under review', async () => {
+    const waiting = await createAccount(production, operatorPartner);
+    await save(production, workflowIds.virtualAccount(waiting), 'running-under-review');
+    expect(await handleOf(production, waiting).result()).toBe('rejected');
+    await save(production, workflowIds.virtualAccount(waiting), 'production-review-timeout');
+  });
+});
+
+describe('webhookDeliveryWorkflow', () => {
+  async function receiver(responder?: (request: { headers: Record<string, unknown> }, index: number) => Answer) {
+    const started = await WebhookReceiver.start(responder);
+    receivers.push(started);
+    return started;
+  }
+  const deliveryHandle = (partnerId: string, resourceId: string) =>
+    sandbox.env.client.workflow.getHandle(workflowIds.webhookDelivery(partnerId, resourceId));
+
+  it('delivered at once; retried then delivered; failed after 24 hours then the next delivered', async () => {
+    const hooks = await sandbox.createPartner('Webhooks');
+    let failing = '';
+    const answers: Answer[] = [500, 'drop'];
+    const target = await receiver((request, index) =>
+      request.headers['webhook-id'] === failing ? 503 : (answers[index] ?? 200),
+    );
+    await configureWebhooks(hooks, target.url, ['payout.created', 'payout.processing']);
+
+    const retried = newId();
+    await recordPayoutEvent(sandbox.prisma, hooks.partnerId, retried, 'payout.created');
+    await target.waitForCount(1);
+    expect(await deliveryHandle(hooks.partnerId, retried).result()).toBe(1);
+    await save(sandbox, workflowIds.webhookDelivery(hooks.partnerId, retried), 'retried-then-delivered');
+
+    const delivered = newId();
+    await recordPayoutEvent(sandbox.prisma, hooks.partnerId, delivered, 'payout.created');
+    await recordPayoutEvent(sandbox.prisma, hooks.partnerId, delivered, 'payout.processing');
+    await target.waitFor(
+      (requests) => requests.filter((request) => request.body.event_resource_id === delivered).length >= 1,
+    );
+    expect(await deliveryHandle(hooks.partnerId, delivered).result()).toBeGreaterThanOrEqual(1);
+    await save(sandbox, workflowIds.webhookDelivery(hooks.partnerId, delivered), 'delivered-in-order');
+
+    const failed = newId();
+    failing = await recordPayoutEvent(sandbox.prisma, hooks.partnerId, failed, 'payout.created');
+    await recordPayoutEvent(sandbox.prisma, hooks.partnerId, failed, 'payout.processing');
+    await target.waitFor((requests) => requests.some((request) => request.headers['webhook-id'] === failing));
+    await save(sandbox, workflowIds.webhookDelivery(hooks.partnerId, failed), 'running-retrying');
+    expect(await deliveryHandle(hooks.partnerId, failed).result()).toBe(2);
+    await save(sandbox, workflowIds.webhookDelivery(hooks.partnerId, failed), 'failed-after-window-then-next');
+  });
+
+  it('cancelled when the configuration is disabled; redelivered on request', async () => {
+    const hooks = await sandbox.createPartner('Webhooks paused');
+    const target = await receiver(() => 503);
+    const config = await configureWebhooks(hooks, target.url, ['payout.created']);
+    const payout = newId();
+    const eventId = await recordPayoutEvent(sandbox.prisma, hooks.partnerId, payout, 'payout.created');
+    await target.waitForCount(1);
+    expect((await hooks.api.put(`/v1/webhook-configs/${config.id}`).send({ enabled: false })).status).toBe(200);
+    expect(await deliveryHandle(hooks.partnerId, payout).result()).toBe(1);
+    await save(sandbox, workflowIds.webhookDelivery(hooks.partnerId, payout), 'cancelled-when-disabled');
+
+    target.respondWith(() => 200);
+    expect((await hooks.api.put(`/v1/webhook-configs/${config.id}`).send({ enabled: true })).status).toBe(200);
+    const redelivery = await hooks.api.post(`/v1/events/${eventId}/redeliver`);
+    expect(redelivery.status).toBe(202);
+    const workflowId = workflowIds.webhookRedelivery(redelivery.body.id);
+    await eventually(
+      async () => sandbox.prisma.webhookDelivery.findUnique({ where: { id: redelivery.body.id } }),
+      (row) => row?.dispatchedAt !== null,
+    );
+    expect(await sandbox.env.client.workflow.getHandle(workflowId).result()).toBe(1);
+    await save(sandbox, workflowId, 'redelivery');
+  });
+
+  it('continues as new on a long queue', async () => {
+    const hooks = await sandbox.createPartner('Webhooks long queue');
+    const target = await receiver();
+    await configureWebhooks(hooks, target.url, ['payout.created']);
+    await sandbox.relay.stop(); // this test hands the deliveries over itself
+    const payout = newId();
+    for (let index = 0; index < 5; index += 1) await recordPayoutEvent(sandbox.prisma, hooks.partnerId, payout);
+    const ids = (
+      await sandbox.prisma.webhookDelivery.findMany({
+        where: { partnerId: hooks.partnerId },
+        orderBy: { sequence: 'asc' },
+      })
+    ).map((row) => row.id);
+    const workflowId = workflowIds.webhookDelivery(hooks.partnerId, payout);
+    const handle = await sandbox.env.client.workflow.signalWithStart(webhookDeliveryWorkflow, {
+      workflowId,
+      taskQueue: sandbox.config.temporal.taskQueue,
+      args: [{ partnerId: hooks.partnerId, resourceId: payout, deliveriesPerRun: 2 }],
+      signal: deliveriesQueuedSignal,
+      signalArgs: [ids],
+    });
+    expect(await sandbox.env.client.workflow.getHandle(workflowId).result()).toBe(1);
+    await save(sandbox, workflowId, 'continued-as-new-first-run', handle.signaledRunId);
+    await save(sandbox, workflowId, 'continued-as-new-last-run');
+  });
+});
+
+describe('maintenanceWorkflow', () => {
+  it('purges once', async () => {
+    const workflowId = `maintenance-${newId()}`;
+    await sandbox.env.client.workflow.execute(maintenanceWorkflow, {
+      workflowId,
+      taskQueue: sandbox.config.temporal.taskQueue,
+    });
+    await save(sandbox, workflowId, 'one-run');
+  });
+});
