@@ -6,8 +6,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createPrismaClient } from '../src/db';
-import { createPartner, CreatedPartner } from '../src/services/partners';
+import type { CreatedPartner } from '../src/services/partners';
 import { hashApiKey } from '../src/http/auth';
 import { customSearchAttributes } from '../src/temporal/search-attributes';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
@@ -19,12 +18,18 @@ const apiPort = Number(process.env.PORT ?? 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
 const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 
+const startedAt = Date.now();
+
 function log(message: string): void {
-  console.error(`[dev] ${message}`);
+  console.error(`[dev] ${message} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
 }
 
 async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
   const file = path.join(dataDir, 'dev-partner.json');
+  // Imported only now: @prisma/client binds to the generated client when first loaded, and on a fresh clone
+  // that client exists only after generatePrismaClient() in main (a static import would load the stub).
+  const { createPrismaClient } = await import('../src/db');
+  const { createPartner } = await import('../src/services/partners');
   const prisma = createPrismaClient(databaseUrl, { poolSize: 1 });
   try {
     if (existsSync(file)) {
@@ -64,6 +69,7 @@ async function main(): Promise<void> {
     },
   });
 
+  log('Temporal dev server ready');
   const partner = await devPartner(database.url);
   const appEnv = process.env.APP_ENV ?? 'sandbox';
   const childEnv = {
