@@ -47,30 +47,14 @@ async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
 
 async function main(): Promise<void> {
   mkdirSync(path.join(dataDir, 'temporal'), { recursive: true });
-  generatePrismaClient();
+  // A first run's slow steps overlap: fetching the Temporal CLI (network), generating the Prisma client and
+  // creating and migrating the database (each a child process).
+  const cliPath = temporalBinary('cli');
+  const generated = generatePrismaClient();
   const database = await prepareDatabase({ localDatabase: 'payments' });
+  await generated;
   log(`PostgreSQL ready (${database.localCluster ? 'private cluster in .data/postgres' : 'DATABASE_URL'})`);
 
-  const cli = temporalBinary('cli');
-  log(
-    cli
-      ? `starting Temporal dev server (${path.relative(projectRoot, cli)})`
-      : 'starting Temporal dev server (SDK download)',
-  );
-  const temporal = await TestWorkflowEnvironment.createLocal({
-    server: {
-      ...(cli ? { executable: { type: 'existing-path' as const, path: cli } } : {}),
-      dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
-      ip: '127.0.0.1',
-      port: temporalPort,
-      ui: true,
-      uiPort: temporalUiPort,
-      searchAttributes: customSearchAttributes,
-    },
-  });
-
-  log('Temporal dev server ready');
-  const partner = await devPartner(database.url);
   const appEnv = process.env.APP_ENV ?? 'sandbox';
   const childEnv = {
     ...process.env,
@@ -84,10 +68,8 @@ async function main(): Promise<void> {
     WEBHOOK_ALLOW_PRIVATE_URLS: process.env.WEBHOOK_ALLOW_PRIVATE_URLS ?? String(appEnv === 'sandbox'),
   };
   const tsx = require.resolve('tsx/cli');
-  const children: ChildProcess[] = ['src/worker.ts', 'src/server.ts'].map((entry) =>
-    spawn(process.execPath, [tsx, entry], { cwd: projectRoot, env: childEnv, stdio: 'inherit' }),
-  );
-
+  const children: ChildProcess[] = [];
+  let temporal: Promise<TestWorkflowEnvironment> | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -103,20 +85,46 @@ async function main(): Promise<void> {
           }),
       ),
     );
-    await temporal.teardown().catch(() => undefined);
+    await temporal?.then((environment) => environment.teardown()).catch(() => undefined);
     database.localCluster?.stopIfStartedHere();
     process.exit(code);
   };
-  for (const child of children) {
+  const startChild = (entry: string) => {
+    const child = spawn(process.execPath, [tsx, entry], { cwd: projectRoot, env: childEnv, stdio: 'inherit' });
+    children.push(child);
     child.on('exit', (code) => {
       if (!stopping) {
         log(`a child process exited (${code}); shutting down`);
         void stop(code ?? 1);
       }
     });
-  }
+  };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
+
+  // The API needs only the database (it connects to Temporal on first use), so it starts while Temporal does.
+  startChild('src/server.ts');
+  const cli = await cliPath;
+  log(
+    cli
+      ? `starting Temporal dev server (${path.relative(projectRoot, cli)})`
+      : 'starting Temporal dev server (SDK download)',
+  );
+  temporal = TestWorkflowEnvironment.createLocal({
+    server: {
+      ...(cli ? { executable: { type: 'existing-path' as const, path: cli } } : {}),
+      dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
+      ip: '127.0.0.1',
+      port: temporalPort,
+      ui: true,
+      uiPort: temporalUiPort,
+      searchAttributes: customSearchAttributes,
+    },
+  });
+  await temporal;
+  log('Temporal dev server ready');
+  const partner = await devPartner(database.url);
+  startChild('src/worker.ts');
 
   console.log(
     [

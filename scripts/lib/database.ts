@@ -1,5 +1,5 @@
 // Finds or starts the database and brings its schema up to date.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Client } from 'pg';
 import { ensureLocalPostgres, LocalPostgres } from './postgres';
 import { projectRoot } from './paths';
@@ -26,7 +26,7 @@ export async function prepareDatabase(options: {
     await ensureDatabase(localCluster.urlFor('postgres'), options.localDatabase, options.recreate ?? false);
     url = localCluster.urlFor(options.localDatabase);
   }
-  if (!options.skipMigrations) migrate(url);
+  if (!options.skipMigrations) await migrate(url);
   return { url, localCluster };
 }
 
@@ -43,26 +43,33 @@ async function ensureDatabase(adminUrl: string, database: string, recreate: bool
   }
 }
 
-export function runPrisma(args: string[], env: NodeJS.ProcessEnv = process.env): void {
-  const result = spawnSync(process.execPath, [require.resolve('prisma/build/index.js'), ...args], {
-    cwd: projectRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
+/** Runs the Prisma CLI in a child process (asynchronous, so callers can overlap it with other start-up work). */
+export function runPrisma(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [require.resolve('prisma/build/index.js'), ...args], {
+      cwd: projectRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => {
+      if (status === 0) return resolve();
+      process.stderr.write(output);
+      reject(new Error(`prisma ${args.join(' ')} failed`));
+    });
   });
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
-    throw new Error(`prisma ${args.join(' ')} failed`);
-  }
 }
 
-export function migrate(url: string): void {
-  runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: url });
+export function migrate(url: string): Promise<void> {
+  return runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: url });
 }
 
 /** Generates the Prisma client; prisma needs a DATABASE_URL to parse the schema, not to connect. */
-export function generatePrismaClient(): void {
-  runPrisma(['generate', '--no-hints'], {
+export function generatePrismaClient(): Promise<void> {
+  return runPrisma(['generate', '--no-hints'], {
     ...process.env,
     DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://localhost/unused',
   });
