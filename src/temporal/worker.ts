@@ -9,6 +9,9 @@ export interface WorkerSetup {
   activities: object;
   /** Pre-built workflow bundle (npm run build, test global set-up); bundled at start-up when absent. */
   workflowBundlePath?: string;
+  /** Workflow code bundled at start-up when there is no bundle: this service's by default (`npm run bench` gives
+   * its engine-ceiling workflows, run with the very same worker settings). */
+  workflowsPath?: string;
 }
 
 export const workflowsEntryPoint = path.resolve(__dirname, '..', '..', 'workflows', 'index');
@@ -21,7 +24,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     activities: setup.activities,
     ...(setup.workflowBundlePath
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }
-      : { workflowsPath: require.resolve(workflowsEntryPoint) }),
+      : { workflowsPath: setup.workflowsPath ?? require.resolve(workflowsEntryPoint) }),
     // Let in-flight activities finish on SIGTERM before the process exits.
     shutdownGraceTime: '30 seconds',
   });
