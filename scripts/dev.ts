@@ -7,7 +7,6 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CreatedPartner } from '../src/services/partners';
-import { hashApiKey } from '../src/http/auth';
 import { customSearchAttributes } from '../src/temporal/search-attributes';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
@@ -30,6 +29,7 @@ async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
   // that client exists only after generatePrismaClient() in main (a static import would load the stub).
   const { createPrismaClient } = await import('../src/db');
   const { createPartner } = await import('../src/services/partners');
+  const { hashApiKey } = await import('../src/http/auth');
   const prisma = createPrismaClient(databaseUrl, { poolSize: 1 });
   try {
     if (existsSync(file)) {

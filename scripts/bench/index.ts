@@ -5,7 +5,8 @@
 //
 // Options: --quick (under 5 minutes), --dist (API and worker from `npm run build`, as production),
 // --attach (use a running stack, see README), --settlements N, --concurrency C, --duration SECONDS,
-// --rounds R, --poll-ms MS.
+// --rounds R, --poll-ms MS, --profile (CPU profiles of the API and workers; summarise them with
+// `npx tsx scripts/bench/profile-summary.ts .data/bench/profiles/api`).
 import { spawnSync } from 'node:child_process';
 import { generatePrismaClient } from '../lib/database';
 import { projectRoot } from '../lib/paths';
@@ -31,4 +32,3 @@ if (require.main === module) {
     process.exit(1);
   });
 }
-

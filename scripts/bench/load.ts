@@ -36,22 +36,25 @@ export class HttpClient {
       if (!options.raw) headers['content-type'] = 'application/json';
     }
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: this.host, port: this.port, method, path, headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          let body: unknown;
-          if (options.json && chunks.length > 0) {
-            try {
-              body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            } catch {
-              body = undefined;
+      const req = http.request(
+        { host: this.host, port: this.port, method, path, headers, agent: this.agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            let body: unknown;
+            if (options.json && chunks.length > 0) {
+              try {
+                body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+              } catch {
+                body = undefined;
+              }
             }
-          }
-          resolve({ status: res.statusCode ?? 0, body });
-        });
-        res.on('error', reject);
-      });
+            resolve({ status: res.statusCode ?? 0, body });
+          });
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -81,6 +84,9 @@ export interface OpStats {
   p99: number;
   max: number;
   mean: number;
+  /** CPU time per successful operation of each process serving it (ms), when measured: steadier than
+   * throughput on a shared machine, since other programs' load does not inflate it much. */
+  cpu_ms_per_op?: Record<string, number>;
 }
 
 /** Latencies (ms) per operation name, plus error counts and a sample of error messages. */
@@ -89,6 +95,8 @@ export class Recorder {
   private readonly errorCounts = new Map<string, number>();
   readonly errorSamples: string[] = [];
   private elapsedMs = 0;
+  /** Per operation, CPU ms used by each serving process while it was measured. */
+  private readonly cpuMs = new Map<string, Map<string, number>>();
 
   /** Times `fn` under `op`; a throw counts as an error of `op` and is rethrown. */
   async time<T>(op: string, fn: () => Promise<T>): Promise<T> {
@@ -118,9 +126,17 @@ export class Recorder {
     this.elapsedMs += ms;
   }
 
+  /** Charges `op` the CPU its serving processes used while it ran. */
+  addCpu(op: string, usage: Record<string, number>): void {
+    let byProcess = this.cpuMs.get(op);
+    if (!byProcess) this.cpuMs.set(op, (byProcess = new Map()));
+    for (const [name, ms] of Object.entries(usage)) byProcess.set(name, (byProcess.get(name) ?? 0) + ms);
+  }
+
   stats(op: string): OpStats {
     const list = [...(this.latencies.get(op) ?? [])].sort((a, b) => a - b);
-    const at = (q: number) => (list.length === 0 ? NaN : list[Math.min(list.length - 1, Math.ceil(q * list.length) - 1)]!);
+    const at = (q: number) =>
+      list.length === 0 ? NaN : list[Math.min(list.length - 1, Math.ceil(q * list.length) - 1)]!;
     return {
       op,
       count: list.length,
@@ -131,6 +147,9 @@ export class Recorder {
       p99: at(0.99),
       max: list.length ? list[list.length - 1]! : NaN,
       mean: list.length ? list.reduce((sum, value) => sum + value, 0) / list.length : NaN,
+      ...(this.cpuMs.has(op) && list.length > 0
+        ? { cpu_ms_per_op: Object.fromEntries([...this.cpuMs.get(op)!].map(([name, ms]) => [name, ms / list.length])) }
+        : {}),
     };
   }
 
@@ -179,6 +198,8 @@ export async function closedLoop(
 export async function sideBySide(
   targets: Record<string, (recorder: Recorder) => Promise<void>>,
   options: { concurrency: number; durationMs: number; warmupMs: number; rounds: number },
+  /** Cumulative CPU ms of the processes serving each target, to charge them their CPU per operation. */
+  cpu: Record<string, () => Record<string, number>> = {},
 ): Promise<Record<string, Recorder>> {
   const recorders: Record<string, Recorder> = {};
   for (const name of Object.keys(targets)) recorders[name] = new Recorder();
@@ -187,11 +208,21 @@ export async function sideBySide(
       const warmup = new Recorder();
       await closedLoop({ concurrency: options.concurrency, durationMs: options.warmupMs }, () => target(warmup));
       const recorder = recorders[name]!;
+      const cpuBefore = cpu[name]?.();
       const { elapsedMs } = await closedLoop({ concurrency: options.concurrency, durationMs: options.durationMs }, () =>
         target(recorder),
       );
       recorder.addElapsed(elapsedMs);
+      if (cpuBefore) recorder.addCpu(name, cpuDelta(cpuBefore, cpu[name]!()));
     }
   }
   return recorders;
+}
+
+export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .filter(([name]) => before[name] !== undefined)
+      .map(([name, ms]) => [name, ms - before[name]!]),
+  );
 }

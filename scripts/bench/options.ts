@@ -4,6 +4,9 @@ import os from 'node:os';
 export interface BenchOptions {
   quick: boolean;
   dist: boolean;
+  profile: boolean;
+  /** Sections to run (default all): read, quote, settlement (with the ceiling and the 2-worker run). */
+  only: Set<string>;
   attach: boolean;
   settlements: number;
   concurrency: number;
@@ -23,7 +26,22 @@ export function parseOptions(argv: string[]): BenchOptions {
     if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} needs a positive number`);
     return parsed;
   };
-  const known = new Set(['quick', 'dist', 'attach', 'settlements', 'concurrency', 'duration', 'rounds', 'poll-ms']);
+  const sections = ['read', 'quote', 'settlement'];
+  const onlyIndex = argv.indexOf('--only');
+  const only = new Set(onlyIndex >= 0 ? (argv[onlyIndex + 1] ?? '').split(',') : sections);
+  for (const section of only) if (!sections.includes(section)) throw new Error(`--only takes ${sections.join(',')}`);
+  const known = new Set([
+    'only',
+    'quick',
+    'dist',
+    'profile',
+    'attach',
+    'settlements',
+    'concurrency',
+    'duration',
+    'rounds',
+    'poll-ms',
+  ]);
   for (const arg of argv) {
     if (arg.startsWith('--') && !known.has(arg.slice(2))) throw new Error(`unknown option ${arg}`);
   }
@@ -31,6 +49,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   return {
     quick,
     dist: flag('dist'),
+    profile: flag('profile'),
+    only,
     attach: flag('attach'),
     settlements: value('settlements') ?? (quick ? 150 : 500),
     concurrency: value('concurrency') ?? 16,

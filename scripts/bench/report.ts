@@ -31,6 +31,14 @@ export interface BenchResult {
 const fixed = (value: number | null | undefined, digits = 1) =>
   value === null || value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
 
+/** CPU per operation of each serving process, e.g. `api 1.9 + worker-1 0.8 + temporal 2.1`. */
+function cpuText(stat: OpStats): string {
+  if (!stat.cpu_ms_per_op) return '';
+  return Object.entries(stat.cpu_ms_per_op)
+    .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+    .join(' + ');
+}
+
 export function ratioPasses(ratio: Ratio): boolean | null {
   if (!ratio.target || ratio.value === null || Number.isNaN(ratio.value)) return null;
   return ratio.target.op === '>=' ? ratio.value >= ratio.target.value : ratio.value <= ratio.target.value;
@@ -38,7 +46,18 @@ export function ratioPasses(ratio: Ratio): boolean | null {
 
 export function formatTable(result: BenchResult, ratios: Ratio[]): string {
   const lines: string[] = [];
-  const header = ['section', 'operation', 'count', 'errors', 'per s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'];
+  const header = [
+    'section',
+    'operation',
+    'count',
+    'errors',
+    'per s',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'max ms',
+    'cpu ms/op',
+  ];
   const rows: string[][] = [];
   for (const [section, stats] of Object.entries(result.sections)) {
     for (const stat of stats) {
@@ -52,6 +71,7 @@ export function formatTable(result: BenchResult, ratios: Ratio[]): string {
         fixed(stat.p95),
         fixed(stat.p99),
         fixed(stat.max),
+        cpuText(stat),
       ]);
     }
   }
@@ -83,7 +103,9 @@ function columns(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
   return rows.map((row) =>
     row
-      .map((cell, column) => (column < 2 || column === row.length - 1 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .map((cell, column) =>
+        column < 2 || column === row.length - 1 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+      )
       .join('  ')
       .trimEnd(),
   );
@@ -132,9 +154,7 @@ export function chartSvg(result: BenchResult, ratios: Ratio[]): string {
     ['p95', '#ccbb44'],
     ['p99', '#ee6677'],
   ];
-  parts.push(
-    `<text x="10" y="${y + 12}" font-weight="bold">Latency, ms (p50 / p95 / p99, linear scale)</text>`,
-  );
+  parts.push(`<text x="10" y="${y + 12}" font-weight="bold">Latency, ms (p50 / p95 / p99, linear scale)</text>`);
   y += 24;
   for (const { label, stat } of stats) {
     parts.push(`<text x="${labelWidth - 6}" y="${y + 17}" text-anchor="end">${escape(label)}</text>`);
@@ -156,7 +176,9 @@ export function chartSvg(result: BenchResult, ratios: Ratio[]): string {
     const passes = ratioPasses(ratio);
     const colour = passes === null ? 'black' : passes ? '#228833' : '#cc3311';
     const target = ratio.target ? ` (target ${ratio.target.op} ${ratio.target.value})` : '';
-    parts.push(`<text x="20" y="${y + 12}" fill="${colour}">${escape(`${ratio.name} = ${fixed(ratio.value, 2)}${target}`)}</text>`);
+    parts.push(
+      `<text x="20" y="${y + 12}" fill="${colour}">${escape(`${ratio.name} = ${fixed(ratio.value, 2)}${target}`)}</text>`,
+    );
     y += 18;
   }
   parts.push('</svg>');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { projectRoot } from '../lib/paths';
 import { bareShape, MeasuredShape, shapeOf, totals } from './history';
 import { BenchOptions, machineLoad } from './options';
-import { HttpClient, OpStats, Recorder } from './load';
+import { cpuDelta, HttpClient, OpStats, Recorder } from './load';
 import { BenchPartner, createCustomer, createParty, createPartners, Party } from './partners';
 import { BenchResult, formatTable, Ratio, writeResults } from './report';
 import { ceilingPhase, PhaseOptions, quotePhase, Readable, readPhase, settlementPhase } from './scenarios';
@@ -35,7 +35,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
   const startedAt = new Date();
   const loadBefore = machineLoad();
   log(`load average ${loadBefore.join(' ')} on ${os.cpus().length} cores; ${options.quick ? 'quick run' : 'full run'}`);
-  const stack = new Stack({ kind: options.dist ? 'dist' : 'tsx' });
+  const stack = new Stack({ kind: options.dist ? 'dist' : 'tsx', profile: options.profile });
   const sections: BenchResult['sections'] = {};
   const notes: string[] = [];
   const ratios: Ratio[] = [];
@@ -60,7 +60,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
   try {
     if (options.attach) {
       const databaseUrl = process.env.DATABASE_URL;
-      if (!databaseUrl) throw new Error('--attach needs DATABASE_URL (the running stack\'s; npm run dev prints it)');
+      if (!databaseUrl) throw new Error("--attach needs DATABASE_URL (the running stack's; npm run dev prints it)");
       stack.attach(
         databaseUrl,
         process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
@@ -71,15 +71,18 @@ export async function runBench(options: BenchOptions): Promise<void> {
     } else {
       log('starting PostgreSQL (payments_bench) and the Temporal dev server');
       await Promise.all([stack.startDatabase(), stack.startTemporal()]);
-      log(`starting the API, the worker and the engine worker (${options.dist ? 'dist' : 'tsx'})`);
-      await Promise.all([stack.startApi(), stack.startWorker(1), stack.startEngineWorker()]);
     }
     const connection = await Connection.connect({ address: stack.temporalAddress });
     temporalConnection = connection;
     const temporal = new Client({ connection, namespace: 'default' });
+    if (!options.attach) {
+      log(`starting the API, the worker and the engine worker (${options.dist ? 'dist' : 'tsx'})`);
+      await Promise.all([stack.startApi(), stack.startWorker(1, temporal), stack.startEngineWorker()]);
+    }
     partners = await createPartners(stack.database.url, stack.apiUrl, options.partners);
     const openapi = await new HttpClient(stack.apiUrl).request('GET', '/openapi.json', { json: true });
     const hasSettlement = Boolean(openapi.body?.paths?.['/v1/fiat-to-fiat']);
+    const runs = (section: string) => options.only.has(section);
     sampler.start();
 
     const phase: PhaseOptions = {
@@ -93,7 +96,8 @@ export async function runBench(options: BenchOptions): Promise<void> {
     let settlementRps: number | null = null;
     let parties: Party[] = [];
 
-    if (hasSettlement) {
+    if (hasSettlement && (runs('settlement') || runs('read'))) {
+      // The read phase reads completed transactions, so it needs a settlement run too.
       log(`preparing ${options.concurrency} approved customers with wallets and spei accounts`);
       parties = await inParallel(
         Array.from({ length: options.concurrency }, (_, index) => index),
@@ -101,12 +105,15 @@ export async function runBench(options: BenchOptions): Promise<void> {
         (index) => createParty(partners[index % partners.length]!, index),
       );
       log(`fiat to fiat end to end: ${options.settlements} settlements at concurrency ${options.concurrency}`);
+      const settlementCpu = () => stack.cpu(['api', 'worker-1', 'temporal']);
+      const cpuBefore = settlementCpu();
       const run = await settlementPhase(parties, {
         settlements: options.settlements,
         concurrency: options.concurrency,
         pollMs: options.pollMs,
         timeoutMs: 120_000,
       });
+      run.recorder.addCpu('settlement', cpuDelta(cpuBefore, settlementCpu()));
       sections.settlement = statsOf(run.recorder, ['quote', 'create', 'deposit', 'get', 'settlement']);
       if (run.recorder.errorSamples.length) notes.push(`settlement errors: ${run.recorder.errorSamples.join(' | ')}`);
       settlementRps = run.recorder.stats('settlement').rps;
@@ -116,11 +123,14 @@ export async function runBench(options: BenchOptions): Promise<void> {
       const quoteShape = await shapeOf(temporal, `quote-${sample.quoteId}`);
       shapes = describeShapes(quoteShape, settlementShape);
       log(`engine ceiling: ${options.settlements} no-op copies (${JSON.stringify(bareShape(settlementShape))})`);
+      const ceilingCpu = () => stack.cpu(['engine-worker', 'temporal']);
+      const ceilingCpuBefore = ceilingCpu();
       const ceiling = await ceilingPhase(
         temporal,
         { quote: bareShape(quoteShape), settlement: bareShape(settlementShape) },
         { settlements: options.settlements, concurrency: options.concurrency },
       );
+      ceiling.addCpu('ceiling', cpuDelta(ceilingCpuBefore, ceilingCpu()));
       sections.ceiling = statsOf(ceiling, ['ceiling']);
       if (ceiling.errorSamples.length) notes.push(`ceiling errors: ${ceiling.errorSamples.join(' | ')}`);
       ratios.push({
@@ -132,7 +142,10 @@ export async function runBench(options: BenchOptions): Promise<void> {
       readables = run.completed.map(({ id, party }) => ({ id, partner: party.partner }));
       readPath = '/v1/transactions/';
     } else {
-      notes.push('fiat to fiat is not on this branch: GET measured on customers; no settlement, ceiling or 2-worker runs');
+      if (!hasSettlement)
+        notes.push(
+          'fiat to fiat is not on this branch: GET measured on customers; no settlement, ceiling or 2-worker runs',
+        );
       log('creating customers to read');
       const customers = await inParallel(
         Array.from({ length: 64 }, (_, index) => index),
@@ -148,48 +161,70 @@ export async function runBench(options: BenchOptions): Promise<void> {
 
     const table = readPath.includes('transactions') ? 'transactions' : 'customers';
     await stack.startFloor(table);
-    log(`GET ${readPath}{id} against the bare floor on ${table}: ${phase.rounds} rounds of ${phase.durationMs / 1000} s`);
-    const reads = await readPhase(stack.floorUrl, readPath, readables, phase);
-    sections.read = [reads.api_get!.stats('api_get'), reads.floor_prisma!.stats('floor_prisma'), reads.floor_pg!.stats('floor_pg')];
-    const apiGet = reads.api_get!.stats('api_get');
-    const floorPrisma = reads.floor_prisma!.stats('floor_prisma');
-    ratios.push(
-      {
-        name: 'get_p99_ratio',
-        value: apiGet.p99 / floorPrisma.p99,
-        target: { op: '<=', value: 1.5 },
-        formula: `GET ${readPath}{id} p99 / Prisma floor p99`,
-      },
-      {
-        name: 'get_rps_ratio',
-        value: apiGet.rps / floorPrisma.rps,
-        target: { op: '>=', value: 0.6 },
-        formula: `GET ${readPath}{id} per s / Prisma floor per s`,
-      },
-    );
+    if (runs('read')) {
+      log(
+        `GET ${readPath}{id} against the bare floor on ${table}: ${phase.rounds} rounds of ${phase.durationMs / 1000} s`,
+      );
+      const reads = await readPhase(stack.floorUrl, readPath, readables, phase, {
+        api_get: () => stack.cpu(['api']),
+        floor_prisma: () => stack.cpu(['floor']),
+        floor_pg: () => stack.cpu(['floor']),
+      });
+      sections.read = [
+        reads.api_get!.stats('api_get'),
+        reads.floor_prisma!.stats('floor_prisma'),
+        reads.floor_pg!.stats('floor_pg'),
+      ];
+      const apiGet = reads.api_get!.stats('api_get');
+      const floorPrisma = reads.floor_prisma!.stats('floor_prisma');
+      ratios.push(
+        {
+          name: 'get_p99_ratio',
+          value: apiGet.p99 / floorPrisma.p99,
+          target: { op: '<=', value: 1.5 },
+          formula: `GET ${readPath}{id} p99 / Prisma floor p99`,
+        },
+        {
+          name: 'get_rps_ratio',
+          value: apiGet.rps / floorPrisma.rps,
+          target: { op: '>=', value: 0.6 },
+          formula: `GET ${readPath}{id} per s / Prisma floor per s`,
+        },
+      );
+    }
 
-    log(`POST /v1/quote/fiat-to-fiat against a no-op workflow start: ${phase.rounds} rounds of ${phase.durationMs / 1000} s`);
-    const quotes = await quotePhase(stack.floorUrl, partners, phase);
-    const quote = quotes.quote!.stats('quote');
-    const noop = quotes.noop_start!.stats('noop_start');
-    sections.quote = [quote, noop];
-    ratios.push({
-      name: 'quote_ratio',
-      value: quote.rps / noop.rps,
-      target: { op: '>=', value: 0.7 },
-      formula: 'quotes/s / no-op workflow starts/s',
-    });
+    if (runs('quote')) {
+      log(
+        `POST /v1/quote/fiat-to-fiat against a no-op workflow start: ${phase.rounds} rounds of ${phase.durationMs / 1000} s`,
+      );
+      const quotes = await quotePhase(stack.floorUrl, partners, phase, {
+        quote: () => stack.cpu(['api', 'worker-1', 'temporal']),
+        noop_start: () => stack.cpu(['floor', 'engine-worker', 'temporal']),
+      });
+      const quote = quotes.quote!.stats('quote');
+      const noop = quotes.noop_start!.stats('noop_start');
+      sections.quote = [quote, noop];
+      ratios.push({
+        name: 'quote_ratio',
+        value: quote.rps / noop.rps,
+        target: { op: '>=', value: 0.7 },
+        formula: 'quotes/s / no-op workflow starts/s',
+      });
+    }
 
-    if (hasSettlement && !options.attach) {
+    if (hasSettlement && !options.attach && runs('settlement')) {
       log('starting a second worker');
-      await stack.startWorker(2);
+      await stack.startWorker(2, temporal);
       log(`fiat to fiat with 2 workers: ${options.settlements} settlements at concurrency ${options.concurrency}`);
+      const twoWorkersCpu = () => stack.cpu(['api', 'worker-1', 'worker-2', 'temporal']);
+      const cpuBefore = twoWorkersCpu();
       const run = await settlementPhase(parties, {
         settlements: options.settlements,
         concurrency: options.concurrency,
         pollMs: options.pollMs,
         timeoutMs: 120_000,
       });
+      run.recorder.addCpu('settlement', cpuDelta(cpuBefore, twoWorkersCpu()));
       sections['settlement (2 workers)'] = statsOf(run.recorder, ['settlement']);
       ratios.push({
         name: 'worker_scaling',
@@ -213,7 +248,8 @@ export async function runBench(options: BenchOptions): Promise<void> {
       target: { op: '<=', value: 300 },
       formula: 'peak resident memory (VmHWM) of the worker process, MB',
     });
-    if (options.attach && !process.env.BENCH_WORKER_PID) notes.push('attached: set BENCH_API_PID and BENCH_WORKER_PID to measure memory');
+    if (options.attach && !process.env.BENCH_WORKER_PID)
+      notes.push('attached: set BENCH_API_PID and BENCH_WORKER_PID to measure memory');
 
     const result: BenchResult = {
       started_at: startedAt.toISOString(),
@@ -223,7 +259,9 @@ export async function runBench(options: BenchOptions): Promise<void> {
       sections,
       ratios: Object.fromEntries(ratios.map((ratio) => [ratio.name, ratio.value])),
       targets: Object.fromEntries(
-        ratios.filter((ratio) => ratio.target).map((ratio) => [ratio.name, `${ratio.target!.op} ${ratio.target!.value}`]),
+        ratios
+          .filter((ratio) => ratio.target)
+          .map((ratio) => [ratio.name, `${ratio.target!.op} ${ratio.target!.value}`]),
       ),
       memory_mb: memory,
       workflow_shapes: shapes,

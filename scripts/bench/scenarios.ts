@@ -31,6 +31,7 @@ export async function readPhase(
   path: string,
   resources: Readable[],
   options: PhaseOptions,
+  cpu: Record<string, () => Record<string, number>> = {},
 ): Promise<Record<string, Recorder>> {
   const floor = new HttpClient(floorUrl);
   let counter = 0;
@@ -54,6 +55,7 @@ export async function readPhase(
         },
       },
       options,
+      cpu,
     );
   } finally {
     floor.close();
@@ -72,6 +74,7 @@ export async function quotePhase(
   floorUrl: string,
   partners: BenchPartner[],
   options: PhaseOptions,
+  cpu: Record<string, () => Record<string, number>> = {},
 ): Promise<Record<string, Recorder>> {
   const floor = new HttpClient(floorUrl);
   let counter = 0;
@@ -95,6 +98,7 @@ export async function quotePhase(
         },
       },
       options,
+      cpu,
     );
   } finally {
     floor.close();
@@ -131,7 +135,11 @@ export async function settlementPhase(parties: Party[], options: SettlementOptio
       const started = performance.now();
       try {
         const quote = await recorder.time('quote', async () =>
-          expectStatus(await api.request('POST', '/v1/quote/fiat-to-fiat', { body: quoteBody, json: true }), 201, 'quote'),
+          expectStatus(
+            await api.request('POST', '/v1/quote/fiat-to-fiat', { body: quoteBody, json: true }),
+            201,
+            'quote',
+          ),
         );
         const transaction = await recorder.time('create', async () =>
           expectStatus(

@@ -3,6 +3,8 @@
 // scripts/temporal-binaries.sh), the API and the worker (tsx, or the built dist with --dist), plus the bench's
 // own floor server and engine-ceiling worker. Logs go to .data/bench/logs/ (written by the children directly,
 // so relaying them costs the bench nothing).
+import type { Client } from '@temporalio/client';
+import { temporal as temporalProto } from '@temporalio/proto';
 import { ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -19,7 +21,11 @@ export const ENGINE_TASK_QUEUE = 'bench-engine';
 export interface Runtime {
   /** `tsx`: sources through tsx, as `npm run dev`; `dist`: `npm run build` output, as production. */
   kind: 'tsx' | 'dist';
+  /** V8 CPU profiles of the API and the workers, written to .data/bench/profiles/ when they stop. */
+  profile?: boolean;
 }
+
+export const profileDir = path.join(benchDir, 'profiles');
 
 interface Managed {
   name: string;
@@ -79,6 +85,21 @@ export function memoryOf(pid: number): { peakMb: number; currentMb: number } | n
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms; null once it is gone. */
+export function cpuMsOf(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on Linux (the kernel reports CPU times in these ticks whatever its internal rate). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 export class Stack {
   readonly processes: Managed[] = [];
   database!: PreparedDatabase;
@@ -90,6 +111,7 @@ export class Stack {
   constructor(private readonly runtime: Runtime) {
     rmSync(logDir, { recursive: true, force: true });
     mkdirSync(logDir, { recursive: true });
+    if (runtime.profile) rmSync(profileDir, { recursive: true, force: true });
   }
 
   private spawn(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Managed {
@@ -103,16 +125,18 @@ export class Stack {
   }
 
   /** A TypeScript entry point of this repository (bench helpers always run from source). */
-  private spawnTs(name: string, entry: string, env: NodeJS.ProcessEnv): Managed {
+  private spawnTs(name: string, entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Managed {
     // `--import tsx` keeps the script in this very process (the tsx CLI would add a parent process to measure).
-    return this.spawn(name, process.execPath, ['--import', 'tsx', entry], env);
+    return this.spawn(name, process.execPath, [...nodeArgs, '--import', 'tsx', entry], env);
   }
 
   /** The API or the worker, from source or from dist. */
   private spawnService(name: string, which: 'server' | 'worker', env: NodeJS.ProcessEnv): Managed {
+    // One folder per process: with tsx's loader thread a process writes two profiles (the main thread's is the big one).
+    const nodeArgs = this.runtime.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [];
     return this.runtime.kind === 'dist'
-      ? this.spawn(name, process.execPath, [path.join('dist', 'src', `${which}.js`)], env)
-      : this.spawnTs(name, path.join('src', `${which}.ts`), env);
+      ? this.spawn(name, process.execPath, [...nodeArgs, path.join('dist', 'src', `${which}.js`)], env)
+      : this.spawnTs(name, path.join('src', `${which}.ts`), env, nodeArgs);
   }
 
   /** Uses a running stack (`--attach`): its database, Temporal and API; the bench adds only its own helpers. */
@@ -123,7 +147,7 @@ export class Stack {
   }
 
   async startDatabase(): Promise<void> {
-    this.database = await prepareDatabase({ localDatabase: 'payments_bench', recreate: true });
+    this.database = await prepareDatabase({ localDatabase: 'payments_bench', recreate: true, privateCluster: true });
   }
 
   async startTemporal(): Promise<void> {
@@ -163,9 +187,19 @@ export class Stack {
     return managed;
   }
 
-  async startWorker(index: number): Promise<Managed> {
+  /** Starts a worker and waits until it polls its task queue (whatever LOG_LEVEL says). */
+  async startWorker(index: number, temporal: Client): Promise<Managed> {
     const managed = this.spawnService(`worker-${index}`, 'worker', this.serviceEnv());
-    await waitFor(`worker ${index}`, logHas(managed.logFile, '"worker running"'), 180_000, managed.child);
+    const identity = `${managed.child.pid}@`;
+    const polling = async () => {
+      const { pollers } = await temporal.workflowService.describeTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: process.env.TEMPORAL_TASK_QUEUE ?? 'payments' },
+        taskQueueType: temporalProto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      return (pollers ?? []).some((poller) => poller.identity?.startsWith(identity));
+    };
+    await waitFor(`worker ${index}`, polling, 180_000, managed.child);
     return managed;
   }
 
@@ -195,6 +229,17 @@ export class Stack {
       BENCH_TASK_QUEUE: ENGINE_TASK_QUEUE,
     });
     await waitFor('floor server', logHas(managed.logFile, 'floor server listening'), 60_000, managed.child);
+  }
+
+  /** Cumulative CPU ms of the named processes (those running). */
+  cpu(names: string[]): Record<string, number> {
+    const usage: Record<string, number> = {};
+    for (const name of names) {
+      const pid = this.pidOf(name);
+      const ms = pid === undefined ? null : cpuMsOf(pid);
+      if (ms !== null) usage[name] = ms;
+    }
+    return usage;
   }
 
   pidOf(name: string): number | undefined {

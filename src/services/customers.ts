@@ -34,7 +34,7 @@ import {
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
 export async function findCustomerOrThrow(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
   const row = isUuid(customerId)
-    ? await db.customer.findFirst({ where: { id: customerId, partnerId }, include: withBeneficiaries })
+    ? await db.customer.findUnique({ where: { id: customerId, partnerId }, include: withBeneficiaries })
     : null;
   if (!row) throw ApiError.notFound('customer', customerId);
   return row;

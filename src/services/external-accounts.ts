@@ -21,7 +21,7 @@ import { findCustomerOrThrow } from './customers';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
-  const row = isUuid(id) ? await db.externalAccount.findFirst({ where: { id, partnerId } }) : null;
+  const row = isUuid(id) ? await db.externalAccount.findUnique({ where: { id, partnerId } }) : null;
   if (!row) throw ApiError.notFound('external account', id);
   return row;
 }

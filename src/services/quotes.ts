@@ -38,7 +38,7 @@ import {
 
 /** A quote of this partner, or 404 (also for malformed ids and other partners' quotes). */
 export async function findQuoteOrThrow(db: Db, partnerId: string, quoteId: string): Promise<QuoteRow> {
-  const row = isUuid(quoteId) ? await db.quote.findFirst({ where: { id: quoteId, partnerId } }) : null;
+  const row = isUuid(quoteId) ? await db.quote.findUnique({ where: { id: quoteId, partnerId } }) : null;
   if (!row) throw ApiError.notFound('quote', quoteId);
   return row;
 }

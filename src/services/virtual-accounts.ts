@@ -20,7 +20,7 @@ import { findWalletOrThrow } from './wallets';
 
 /** A virtual account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findVirtualAccountOrThrow(db: Db, partnerId: string, id: string): Promise<VirtualAccountRow> {
-  const row = isUuid(id) ? await db.virtualAccount.findFirst({ where: { id, partnerId }, include: withWallet }) : null;
+  const row = isUuid(id) ? await db.virtualAccount.findUnique({ where: { id, partnerId }, include: withWallet }) : null;
   if (!row) throw ApiError.notFound('virtual account', id);
   return row;
 }

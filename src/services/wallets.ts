@@ -11,7 +11,7 @@ import { requireApprovedCustomer } from './customers';
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
 export async function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
   const row = isUuid(walletId)
-    ? await db.wallet.findFirst({ where: { id: walletId, partnerId }, include: withBalances })
+    ? await db.wallet.findUnique({ where: { id: walletId, partnerId }, include: withBalances })
     : null;
   if (!row) throw ApiError.notFound('wallet', walletId);
   return row;

@@ -61,7 +61,7 @@ export async function findWebhookConfigOrThrow(db: Db, partnerId: string, id?: s
     id === undefined
       ? await db.webhookConfig.findUnique({ where: { partnerId } })
       : isUuid(id)
-        ? await db.webhookConfig.findFirst({ where: { id, partnerId } })
+        ? await db.webhookConfig.findUnique({ where: { id, partnerId } })
         : null;
   if (!row) {
     throw id === undefined
@@ -106,7 +106,7 @@ async function requireEnabledConfig(db: Db, partnerId: string): Promise<WebhookC
 }
 
 export async function findEventOrThrow(db: Db, partnerId: string, id: string): Promise<Event> {
-  const row = isUuid(id) ? await db.event.findFirst({ where: { id, partnerId } }) : null;
+  const row = isUuid(id) ? await db.event.findUnique({ where: { id, partnerId } }) : null;
   if (!row) throw ApiError.notFound('event', id);
   return row;
 }

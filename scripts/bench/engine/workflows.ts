@@ -1,7 +1,15 @@
 // Workflows of the engine's own ceiling (`npm run bench`): they do nothing but what the engine charges for, so
 // the gap between them and ours is our code. Run by scripts/bench/engine/worker.ts with this service's worker
 // settings (src/temporal/worker.ts).
-import { condition, defineSignal, defineUpdate, executeChild, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  defineUpdate,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
 
 /** What one workflow does, counted from the history of a real one (see scripts/bench/history.ts). */
 export interface WorkflowShape {
