@@ -18,10 +18,11 @@ const sqlPools = new WeakMap<PrismaClient, Pool>();
 
 /**
  * The one way to open the database: the Prisma client on the pg driver adapter (no native engine).
- * Prisma 6 compiles every query (WebAssembly) on every call, 0.4-3 ms of CPU each (`npm run bench`): prefer
- * `findUnique` (also with extra filters, e.g. `{ id, partnerId }`) to `findFirst`, whose plans cost several times
- * more, and keep the queries of a request few. The one lookup every request makes (the API key) is plain SQL on
- * the same pool, see sqlPoolOf.
+ * Prisma 6 compiles every query (WebAssembly) on every call, 1-3 ms of CPU each (`npm run bench`), except that
+ * concurrent `findUnique` calls of one shape on a unique field alone are compiled and run as one. So: look a row
+ * up with `findUnique` by its id alone and check its owner in code (ownedBy), never `findFirst` (a plan several
+ * times dearer) nor a `{ id, partnerId }` filter (not merged); keep a request's queries few. The one lookup every
+ * request makes (the API key) is plain SQL on the same pool, see sqlPoolOf.
  */
 export function createPrismaClient(
   databaseUrl: string,
@@ -51,6 +52,11 @@ export function sqlPoolOf(prisma: PrismaClient): Pool {
   const pool = sqlPools.get(prisma);
   if (!pool) throw new Error('sqlPoolOf: not a client made by createPrismaClient');
   return pool;
+}
+
+/** The row when it belongs to the partner, else null: partner scoping of rows read by id (see createPrismaClient). */
+export function ownedBy<T extends { partnerId: string }>(row: T | null, partnerId: string): T | null {
+  return row && row.partnerId === partnerId ? row : null;
 }
 
 /** A client or an interactive transaction: persistence helpers accept either. */
