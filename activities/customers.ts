@@ -10,7 +10,7 @@ import {
   DocumentType,
   DocumentSide,
 } from '../src/domain/verification';
-import { CustomerRow, toCustomer, withBeneficiaries } from '../src/presenters/customers';
+import { CustomerRow, nextVerificationLink, toCustomerForEvent, withBeneficiaries } from '../src/presenters/customers';
 import type { CustomerStatus } from '../src/schemas/customers';
 import type { SubmissionReceipt } from '../src/providers/verification';
 import type { ActivityServices } from './services';
@@ -28,13 +28,13 @@ async function loadCustomer(tx: Prisma.TransactionClient, customerId: string) {
   return customer;
 }
 
-async function announce(tx: Prisma.TransactionClient, row: CustomerRow, publicBaseUrl: string): Promise<void> {
+async function announce(tx: Prisma.TransactionClient, row: CustomerRow): Promise<void> {
   await recordEvent(tx, {
     partnerId: row.partnerId,
     type: `customer.${row.status as Exclude<CustomerStatus, 'pending'>}`,
     resourceId: row.id,
     resourceStatus: row.status,
-    resource: toCustomer(row, publicBaseUrl),
+    resource: toCustomerForEvent(row),
   });
 }
 
@@ -79,10 +79,11 @@ export function createCustomerActivities({ prisma, config, verificationProvider 
         });
         const updated = await tx.customer.update({
           where: { id: customerId },
-          data: { status: 'under_review' },
+          // Every status change replaces the hosted page's link: the old token stops working.
+          data: { status: 'under_review', ...nextVerificationLink(config, customer) },
           include: withBeneficiaries,
         });
-        await announce(tx, updated, config.publicBaseUrl);
+        await announce(tx, updated);
         return { accepted: true as const, customer };
       });
       if (!outcome.accepted) return outcome;
@@ -118,10 +119,10 @@ export function createCustomerActivities({ prisma, config, verificationProvider 
         });
         const updated = await tx.customer.update({
           where: { id: customerId },
-          data: { status: decision.outcome },
+          data: { status: decision.outcome, ...nextVerificationLink(config, customer) },
           include: withBeneficiaries,
         });
-        await announce(tx, updated, config.publicBaseUrl);
+        await announce(tx, updated);
         return decision.outcome;
       });
     },

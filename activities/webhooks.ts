@@ -1,9 +1,14 @@
 // Activities of webhook delivery: one HTTP attempt of a delivery, recorded, and the final failure. Idempotent:
 // a delivery that is no longer pending is never sent again.
-import { Context } from '@temporalio/activity';
+// Fairness: a worker process has WEBHOOK_PARTNER_CONCURRENCY attempts in flight per partner at most. An attempt
+// over that limit gives its activity slot back at once and is retried 1-2 s later without counting as an attempt,
+// so a partner whose endpoint hangs holds at most that many of the worker's slots (each for at most
+// WEBHOOK_TIMEOUT_SECONDS) and every other partner's deliveries keep the rest.
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { newId } from '../src/domain/ids';
-import { webhookHeaders } from '../src/domain/webhook-signature';
+import { secretBoxOf } from '../src/domain/secret-box';
+import { webhookRetryDelayMs } from '../src/domain/webhook-retry';
+import { signingSecretsOf, webhookHeaders } from '../src/domain/webhook-signature';
 import type { EventType } from '../src/events';
 import { isSuccessfulDelivery } from '../src/providers/webhook-sender';
 import { toWebhookEvent } from '../src/presenters/webhooks';
@@ -12,8 +17,13 @@ import type { ActivityServices } from './services';
 
 /** Error type of a failed attempt; the workflow's retry policy retries it. */
 export const WEBHOOK_ATTEMPT_FAILED = 'WebhookAttemptFailed';
+/** Error type of an attempt put off because the partner has its limit of attempts in flight. */
+export const WEBHOOK_PARTNER_BUSY = 'WebhookPartnerBusy';
 
-export function createWebhookActivities({ prisma, webhookSender, logger }: ActivityServices) {
+export function createWebhookActivities(services: ActivityServices) {
+  const { prisma, webhookSender, logger } = services;
+  const inFlight = new Map<string, number>();
+  const limit = services.config.webhooks.partnerConcurrency;
   return {
     /**
      * Sends one attempt of a delivery to the configuration as it is now and records it. Returns the delivery's
@@ -40,13 +50,31 @@ export function createWebhookActivities({ prisma, webhookSender, logger }: Activ
         return 'cancelled';
       }
 
-      const attempt = Context.current().info.attempt;
-      const body = JSON.stringify(toWebhookEvent(event));
-      const result = await webhookSender.send({
-        url: config.url,
-        headers: webhookHeaders(event.id, body, config.secret),
-        body,
-      });
+      const busy = inFlight.get(delivery.partnerId) ?? 0;
+      if (busy >= limit) {
+        throw ApplicationFailure.create({
+          message: `partner ${delivery.partnerId} has ${busy} webhook attempts in flight`,
+          type: WEBHOOK_PARTNER_BUSY,
+          category: ApplicationFailureCategory.BENIGN,
+          nextRetryDelay: 1000 + Math.floor(Math.random() * 1000),
+        });
+      }
+      // Attempts are counted in the database: put-off tries do not count (Temporal's attempt number does).
+      const attempt = delivery.attemptCount + 1;
+      const body = JSON.stringify(toWebhookEvent(event, services.config));
+      inFlight.set(delivery.partnerId, busy + 1);
+      let result;
+      try {
+        result = await webhookSender.send({
+          url: config.url,
+          headers: webhookHeaders(event.id, body, signingSecretsOf(secretBoxOf(services.config), config)),
+          body,
+        });
+      } finally {
+        const left = (inFlight.get(delivery.partnerId) ?? 1) - 1;
+        if (left > 0) inFlight.set(delivery.partnerId, left);
+        else inFlight.delete(delivery.partnerId);
+      }
       const succeeded = isSuccessfulDelivery(result);
       const recorded = {
         url: config.url,
@@ -77,6 +105,7 @@ export function createWebhookActivities({ prisma, webhookSender, logger }: Activ
           message: `attempt ${attempt}: ${result.error ?? 'failed'}`,
           type: WEBHOOK_ATTEMPT_FAILED,
           category: ApplicationFailureCategory.BENIGN,
+          nextRetryDelay: webhookRetryDelayMs(attempt),
         });
       }
       return 'succeeded';

@@ -4,6 +4,7 @@
 // which is kept in .data/dev-partner.json and reused on the next start. Ctrl-C stops everything.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CreatedPartner } from '../src/services/partners';
@@ -45,6 +46,13 @@ async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
   }
 }
 
+/** A random SECRETS_ENCRYPTION_KEY kept in .data/secrets-encryption.key (0600) and reused on the next start. */
+function devSecretsKey(): string {
+  const file = path.join(dataDir, 'secrets-encryption.key');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
 async function main(): Promise<void> {
   mkdirSync(path.join(dataDir, 'temporal'), { recursive: true });
   // A first run's slow steps overlap: fetching the Temporal CLI (network), generating the Prisma client and
@@ -66,6 +74,8 @@ async function main(): Promise<void> {
     DOCUMENT_STORAGE_DIR: process.env.DOCUMENT_STORAGE_DIR ?? path.join(dataDir, 'documents'),
     // Local receivers (http://localhost:...) can get the sandbox's webhooks.
     WEBHOOK_ALLOW_PRIVATE_URLS: process.env.WEBHOOK_ALLOW_PRIVATE_URLS ?? String(appEnv === 'sandbox'),
+    // Secrets at rest are encrypted with a key of this machine's own, generated once and kept in .data/.
+    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || devSecretsKey(),
   };
   const tsx = require.resolve('tsx/cli');
   const children: ChildProcess[] = [];

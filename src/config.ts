@@ -8,6 +8,16 @@ import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/** A 32-byte key written as 64 hex digits or in base64. */
+const secretKeySchema = z.string().transform((text, ctx) => {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(text) && key.toString('base64') !== text)) {
+    ctx.addIssue({ code: 'custom', message: 'must be 32 bytes as 64 hex digits or base64 (openssl rand -base64 32)' });
+    return z.NEVER;
+  }
+  return key;
+});
+
 const environmentSchema = z
   .object({
     // No default: a deployment that forgot it must not silently run the sandbox (public seed, automatic KYC).
@@ -68,6 +78,40 @@ const environmentSchema = z
       .enum(['true', 'false'], { error: 'must be true or false' })
       .default('false')
       .transform((value) => value === 'true'),
+    /** Worker: attempts in flight per partner (per worker process); a slow receiver cannot take every slot. */
+    WEBHOOK_PARTNER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
+    /** Worker: activity tasks one worker process runs at once. */
+    WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(2).max(1000).default(100),
+    /** 32 bytes (64 hex digits or base64) that encrypt secrets at rest; required in production. */
+    SECRETS_ENCRYPTION_KEY: secretKeySchema.optional(),
+    /** Earlier keys, comma-separated: still decrypt what they encrypted (key rotation). */
+    SECRETS_ENCRYPTION_PREVIOUS_KEYS: z
+      .string()
+      .transform((text, ctx) => {
+        const keys = text
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean);
+        const parsed = keys.map((key) => secretKeySchema.safeParse(key));
+        if (parsed.some((result) => !result.success)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be keys of 32 bytes (64 hex digits or base64), comma-separated',
+          });
+        }
+        return parsed.flatMap((result) => (result.success ? [result.data] : []));
+      })
+      .optional(),
+    /** Hours a hosted verification link stays valid (it is also replaced on every status change). */
+    VERIFICATION_LINK_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(168),
+    /** Requests per partner per window on the API. */
+    RATE_LIMIT_PARTNER_REQUESTS: z.coerce.number().int().min(1).max(1_000_000).default(600),
+    /** Requests per client address per window on the unauthenticated routes (hosted verification pages). */
+    RATE_LIMIT_PUBLIC_REQUESTS: z.coerce.number().int().min(1).max(1_000_000).default(60),
+    /** Length of a rate-limit window, in seconds. */
+    RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86400).default(60),
+    /** Reverse proxies in front of the API that append to X-Forwarded-For; 0 = use the connection's address. */
+    TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   })
   .superRefine((values, ctx) => {
     if (values.APP_ENV === 'production' && values.WEBHOOK_ALLOW_PRIVATE_URLS) {
@@ -90,7 +134,12 @@ export interface AppConfig {
   publicBaseUrl: string;
   documentStorageDir: string;
   sandboxVerificationDelaySeconds: number;
-  webhooks: { timeoutSeconds: number; relaySweepSeconds: number; allowPrivateUrls: boolean };
+  webhooks: {
+    timeoutSeconds: number;
+    relaySweepSeconds: number;
+    allowPrivateUrls: boolean;
+    partnerConcurrency: number;
+  };
   quoteServiceFeeBps: number;
   /** Allowed amount of each currency, on either side of a quote or transaction (inclusive). */
   amountRanges: AmountRanges;
@@ -99,6 +148,11 @@ export interface AppConfig {
   /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
   virtualAccountBanks: BankProfiles | null;
   virtualAccountReview: { reminderHours: number; timeoutDays: number };
+  /** Keys of secrets at rest (src/secrets.ts); the sandbox falls back to a public key when none is set. */
+  secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
+  verificationLinkTtlHours: number;
+  rateLimits: { partnerRequests: number; publicRequests: number; windowSeconds: number; trustProxyHops: number };
+  worker: { maxConcurrentActivities: number };
 }
 
 export class ConfigError extends Error {
@@ -123,6 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       throw new ConfigError('Invalid configuration: WALLET_KEY_SEED is required in production');
     if (!virtualAccountBanks)
       throw new ConfigError('Invalid configuration: VIRTUAL_ACCOUNT_BANKS is required in production');
+    if (!values.SECRETS_ENCRYPTION_KEY)
+      throw new ConfigError('Invalid configuration: SECRETS_ENCRYPTION_KEY is required in production');
   }
   return {
     appEnv: values.APP_ENV,
@@ -148,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       timeoutSeconds: values.WEBHOOK_TIMEOUT_SECONDS,
       relaySweepSeconds: values.WEBHOOK_RELAY_SWEEP_SECONDS,
       allowPrivateUrls: values.WEBHOOK_ALLOW_PRIVATE_URLS,
+      partnerConcurrency: values.WEBHOOK_PARTNER_CONCURRENCY,
     },
     quoteServiceFeeBps: values.QUOTE_SERVICE_FEE_BPS,
     amountRanges,
@@ -157,8 +214,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,
       timeoutDays: values.VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS,
     },
+    secrets: {
+      encryptionKey: values.SECRETS_ENCRYPTION_KEY ?? SANDBOX_SECRETS_KEY,
+      previousEncryptionKeys: values.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? [],
+    },
+    verificationLinkTtlHours: values.VERIFICATION_LINK_TTL_HOURS,
+    rateLimits: {
+      partnerRequests: values.RATE_LIMIT_PARTNER_REQUESTS,
+      publicRequests: values.RATE_LIMIT_PUBLIC_REQUESTS,
+      windowSeconds: values.RATE_LIMIT_WINDOW_SECONDS,
+      trustProxyHops: values.TRUST_PROXY_HOPS,
+    },
+    worker: { maxConcurrentActivities: values.WORKER_MAX_CONCURRENT_ACTIVITIES },
   };
 }
+
+/** Public, like the sandbox wallet seed: sandbox secrets are only protected by a key of the deployment's own. */
+export const SANDBOX_SECRETS_KEY = Buffer.from(
+  '73616e64626f782d736563726574732d6b65792d7075626c69632d2d2d2d2d21',
+  'hex',
+);
 
 /** Defaults overridden by `CUR:min-max` entries separated by commas; returns a problem as a string. */
 export function parseAmountRanges(text: string): AmountRanges | string {

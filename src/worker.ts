@@ -12,6 +12,8 @@ import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttribute
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
+import { encryptLegacyWebhookSecrets } from './services/webhooks';
+import { secretBoxOf } from './domain/secret-box';
 
 /** Where `npm run build` writes the pre-bundled workflow code. */
 export const builtWorkflowBundle = path.resolve(__dirname, '..', 'workflow-bundle.js');
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     activities: createActivities({ config, prisma, logger, ...providers }),
     workflowBundlePath: existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined,
+    maxConcurrentActivities: config.worker.maxConcurrentActivities,
   });
   // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).
   const temporalClient = await connectTemporalClient(config.temporal);
@@ -69,6 +72,7 @@ async function main(): Promise<void> {
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
   });
   await relay.start();
+  await encryptLegacyWebhookSecrets(prisma, secretBoxOf(config)); // secrets saved before encryption at rest
   // The reconciler of the write path: starts workflows whose intents committed but were not started.
   const startRelay = new WorkflowStartRelay({
     prisma,

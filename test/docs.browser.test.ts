@@ -51,6 +51,13 @@ it('renders every endpoint of the API reference at /docs', async () => {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const failedRequests: string[] = [];
   page.on('requestfailed', (request) => failedRequests.push(request.url()));
+  // The page's Content-Security-Policy must allow everything Redoc does here. Redoc's footer logo from its CDN is
+  // blocked on purpose (the page loads nothing from elsewhere).
+  const blockedByPolicy: string[] = [];
+  page.on('console', (message) => {
+    const text = message.text();
+    if (/Content Security Policy/i.test(text) && !text.includes("'https://cdn.redoc.ly/")) blockedByPolicy.push(text);
+  });
   await page.goto(`${baseUrl}/docs`);
   await page.waitForSelector('.api-content h2', { timeout: 30_000 });
 
@@ -61,6 +68,7 @@ it('renders every endpoint of the API reference at /docs', async () => {
     expect(await page.locator(`[id$="operation/${route.operationId}"]`).count()).toBeGreaterThan(0);
   }
   expect(failedRequests.filter((url) => url.startsWith(baseUrl))).toEqual([]);
+  expect(blockedByPolicy).toEqual([]);
 
   mkdirSync(testArtifactsDir, { recursive: true });
   const screenshot = path.join(testArtifactsDir, 'api-reference.png');

@@ -20,6 +20,7 @@ function start(entry: 'src/server.ts' | 'src/worker.ts', env: Record<string, str
 const productionSecrets = {
   APP_ENV: 'production',
   WALLET_KEY_SEED: 'ab'.repeat(32),
+  SECRETS_ENCRYPTION_KEY: 'cd'.repeat(32),
   VIRTUAL_ACCOUNT_BANKS: JSON.stringify({
     usd: {
       bank_name: 'Bank',

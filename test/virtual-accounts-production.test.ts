@@ -11,7 +11,7 @@ import { virtualAccountDecisionUpdate, virtualAccountStateQuery } from '../workf
 import { approvedCustomer, createWallet, virtualAccountBody, WalletBody } from './support/accounts';
 import { eventually } from './support/eventually';
 import { CustomerBody, individualCustomer } from './support/fixtures';
-import { Harness, productionTestBanks, startHarness, TestPartner } from './support/harness';
+import { Harness, productionTestBanks, productionTestSecrets, startHarness, TestPartner } from './support/harness';
 
 const REMINDER_HOURS = 24;
 const TIMEOUT_DAYS = 5;
@@ -201,7 +201,11 @@ it('approves within the deadline after reminders', async () => {
 });
 
 describe('configuration', () => {
-  const base = { DATABASE_URL: 'postgresql://localhost/x', APP_ENV: 'production' };
+  const base = {
+    DATABASE_URL: 'postgresql://localhost/x',
+    APP_ENV: 'production',
+    SECRETS_ENCRYPTION_KEY: productionTestSecrets.SECRETS_ENCRYPTION_KEY,
+  };
   const banks = JSON.stringify(productionTestBanks);
 
   it('requires a wallet key seed and the banks in production', () => {

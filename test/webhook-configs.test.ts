@@ -6,7 +6,10 @@ import { eventTypes } from '../src/events';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { createCustomer } from './support/fixtures';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { configureWebhooks, newId, recordPayoutEvent, verifiesWithRecipe } from './support/webhooks';
+import { signingSecretsOf } from '../src/domain/webhook-signature';
+import { createApiKey } from '../src/services/api-keys';
+import { secretBoxOf } from '../src/domain/secret-box';
+import { configureWebhooks, newId, recordPayoutEvent, verifiesWithStandardWebhooks } from './support/webhooks';
 
 let harness: Harness;
 const receivers: WebhookReceiver[] = [];
@@ -29,15 +32,16 @@ async function startReceiver(status = 200) {
 
 let productionApp: ReturnType<typeof createApp> | undefined;
 
-/** The same services as a production deployment would see them. */
-function productionAgent(partner: TestPartner) {
+/** The same services as a production deployment would see them, with a live key of the partner. */
+async function productionAgent(partner: TestPartner) {
   const app = (productionApp ??= createApp({
     ...harness.services,
     config: { ...harness.config, appEnv: 'production' },
   }));
+  const { api_key: liveKey } = await createApiKey(harness.prisma, 'production', partner.partnerId);
   return {
-    post: (path: string) => request(app.callback()).post(path).set('Authorization', partner.apiKey),
-    put: (path: string) => request(app.callback()).put(path).set('Authorization', partner.apiKey),
+    post: (path: string) => request(app.callback()).post(path).set('Authorization', liveKey),
+    put: (path: string) => request(app.callback()).put(path).set('Authorization', liveKey),
   };
 }
 
@@ -54,7 +58,7 @@ describe('POST /v1/webhook-configs', () => {
       url: 'https://partner.example/hooks',
       subscriptions: ['customer.approved', 'payout.completed'],
       enabled: false,
-      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(isoTimestamp),
       updated_at: expect.stringMatching(isoTimestamp),
     });
@@ -64,8 +68,10 @@ describe('POST /v1/webhook-configs', () => {
     const { secret, ...withoutSecret } = response.body;
     expect(fetched.body).toEqual(withoutSecret);
     expect(JSON.stringify(fetched.body)).not.toContain(secret);
+    // Stored encrypted, never in plaintext (test/webhook-security.test.ts has the details).
     const stored = await harness.prisma.webhookConfig.findUniqueOrThrow({ where: { id: response.body.id } });
-    expect(stored.secret).toBe(secret);
+    expect(stored.secretCiphertext).toMatch(/^v1\./);
+    expect(JSON.stringify(stored)).not.toContain(secret.slice(6));
   });
 
   it('refuses a second configuration with 422 webhook_config_already_exists', async () => {
@@ -201,7 +207,9 @@ describe('POST /v1/webhook-configs', () => {
       ['https://intranet/hooks', 'must use a public, fully qualified host name'],
     ])('refuses %s', async (url, message) => {
       const partner = await harness.createPartner();
-      const response = await productionAgent(partner)
+      const response = await (
+        await productionAgent(partner)
+      )
         .post('/v1/webhook-configs')
         .send({ url, subscriptions: ['customer.created'] });
       expect(response.status).toBe(400);
@@ -210,7 +218,7 @@ describe('POST /v1/webhook-configs', () => {
 
     it('accepts a public https URL, and checks a changed URL the same way', async () => {
       const partner = await harness.createPartner();
-      const production = productionAgent(partner);
+      const production = await productionAgent(partner);
       const created = await production
         .post('/v1/webhook-configs')
         .send({ url: 'https://hooks.partner.example:8443/payments?source=api', subscriptions: ['customer.created'] });
@@ -263,7 +271,7 @@ describe('PUT /v1/webhook-configs/{id}', () => {
     expect(paused.body).toMatchObject({ url: 'https://partner.example/b', enabled: false });
     expect((await partner.api.get('/v1/webhook-configs')).body).toEqual(paused.body);
     const stored = await harness.prisma.webhookConfig.findUniqueOrThrow({ where: { id: config.id } });
-    expect(stored.secret).toBe(config.secret);
+    expect(signingSecretsOf(secretBoxOf(harness.config), stored)).toEqual([config.secret]);
   });
 
   it('validates like create, and needs at least one field', async () => {
@@ -394,7 +402,7 @@ describe('POST /webhooks/mock', () => {
     expect(response.status).toBe(200);
     expect(receiver.requests).toHaveLength(1);
     const [received] = receiver.requests;
-    expect(verifiesWithRecipe(received!, secret)).toBe(true);
+    expect(verifiesWithStandardWebhooks(received!, secret)).toBe(true);
     expect(received!.headers['webhook-id']).toBe(received!.body.event_id);
     expect(received!.body).toEqual({
       event: resource,
@@ -459,7 +467,11 @@ describe('POST /webhooks/mock', () => {
 
   it('does not exist in production', async () => {
     const partner = await harness.createPartner();
-    const response = await productionAgent(partner).post('/webhooks/mock').send({ event_type: 'payout.created' });
+    const response = await (
+      await productionAgent(partner)
+    )
+      .post('/webhooks/mock')
+      .send({ event_type: 'payout.created' });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('not_found');
     const openApi = await harness.http.get('/openapi.json');

@@ -7,9 +7,16 @@ import { workflowIds } from '../src/temporal/workflow-ids';
 import { createCustomer, uploadIndividualDocuments } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { Answer, WebhookReceiver } from './support/webhook-receiver';
-import { configureWebhooks, newId, recordPayoutEvent, verifiesWithRecipe } from './support/webhooks';
+import {
+  configureWebhooks,
+  deliveriesSettled as settled,
+  newId,
+  recordPayoutEvent,
+  verifiesWithStandardWebhooks,
+} from './support/webhooks';
 import type { Client } from '@temporalio/client';
 import { deliveriesQueuedSignal, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import { generateWebhookSecret } from '../src/domain/webhook-signature';
 
 let harness: Harness;
 const receivers: WebhookReceiver[] = [];
@@ -28,10 +35,7 @@ async function startReceiver(responder?: (request: { headers: Record<string, unk
   return receiver;
 }
 
-/** Resolves when the resource's delivery workflow has delivered (or given up on) everything queued; skips time. */
-async function deliveriesSettled(partner: TestPartner, resourceId: string): Promise<number> {
-  return harness.env.client.workflow.getHandle(workflowIds.webhookDelivery(partner.partnerId, resourceId)).result();
-}
+const deliveriesSettled = (partner: TestPartner, resourceId: string) => settled(harness, partner, resourceId);
 
 async function deliveriesOf(partner: TestPartner, eventId: string) {
   const response = await partner.api.get(`/v1/events/${eventId}/deliveries`);
@@ -57,12 +61,13 @@ describe('a delivered event', () => {
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.headers['user-agent']).toBe('PaymentsAPI-Webhooks/1.0');
     expect(request!.headers['webhook-id']).toBe(event.id);
-    expect(request!.headers['webhook-signature']).toMatch(/^t=\d{10},v1=[0-9a-f]{64}$/);
-    expect(verifiesWithRecipe(request!, secret)).toBe(true);
-    expect(verifiesWithRecipe({ ...request!, rawBody: request!.rawBody.replace('pending', 'approved') }, secret)).toBe(
-      false,
-    );
-    expect(verifiesWithRecipe(request!, `${secret}x`)).toBe(false);
+    expect(request!.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
+    expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(verifiesWithStandardWebhooks(request!, secret)).toBe(true);
+    expect(
+      verifiesWithStandardWebhooks({ ...request!, rawBody: request!.rawBody.replace('pending', 'approved') }, secret),
+    ).toBe(false);
+    expect(verifiesWithStandardWebhooks(request!, generateWebhookSecret())).toBe(false);
 
     expect(Object.keys(request!.body)).toEqual([
       'event',
@@ -157,7 +162,7 @@ describe('retries', () => {
     for (const request of receiver.requests) {
       expect(request.headers['webhook-id']).toBe(eventId);
       expect(request.rawBody).toBe(receiver.requests[0]!.rawBody);
-      expect(verifiesWithRecipe(request, secret)).toBe(true);
+      expect(verifiesWithStandardWebhooks(request, secret)).toBe(true);
     }
     const [delivery] = await deliveriesOf(partner, eventId);
     expect(delivery!.status).toBe('succeeded');
@@ -318,7 +323,7 @@ describe('configuration changes', () => {
     await deliveriesSettled(partner, payoutId);
 
     expect(fixed.requests.map(idOf)).toEqual([eventId]);
-    expect(verifiesWithRecipe(fixed.requests[0]!, config.secret)).toBe(true);
+    expect(verifiesWithStandardWebhooks(fixed.requests[0]!, config.secret)).toBe(true);
     const [delivery] = await deliveriesOf(partner, eventId);
     expect(delivery!.attempts.map((attempt: Record<string, unknown>) => [attempt.url, attempt.status_code])).toEqual([
       [broken.url.replace('/webhooks', '/old'), 502],
@@ -353,7 +358,7 @@ describe('redelivery', () => {
     await harness.env.client.workflow.getHandle(workflowIds.webhookRedelivery(response.body.id)).result();
     expect(receiver.requests[1]!.rawBody).toBe(receiver.requests[0]!.rawBody);
     expect(receiver.requests[1]!.headers['webhook-id']).toBe(eventId);
-    expect(verifiesWithRecipe(receiver.requests[1]!, secret)).toBe(true);
+    expect(verifiesWithStandardWebhooks(receiver.requests[1]!, secret)).toBe(true);
 
     const deliveries = await deliveriesOf(partner, eventId);
     expect(deliveries.map((delivery) => [delivery.trigger, delivery.status])).toEqual([
@@ -438,7 +443,7 @@ describe('the outbox relay', () => {
         url: receiver.url,
         subscriptions: ['payout.created'],
         enabled: true,
-        secret: 'whsec_test',
+        legacySecret: generateWebhookSecret(), // a row as saved before encryption at rest
       },
     });
     const payoutId = newId();
@@ -476,7 +481,7 @@ describe('the outbox relay', () => {
         url: receiver.url,
         subscriptions: ['payout.created'],
         enabled: true,
-        secret: 'whsec_t',
+        legacySecret: generateWebhookSecret(),
       },
     });
     const payoutId = newId();

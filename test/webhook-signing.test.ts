@@ -1,49 +1,58 @@
-// Pieces of webhook delivery that need no Temporal: signatures, the production address rules, the HTTP sender.
+// Pieces of webhook delivery that need no Temporal: signatures, the address rules, the HTTP sender.
 import { loadConfig } from '../src/config';
 import { productionTestSecrets } from './support/harness';
 import { isPublicAddress, webhookUrlProblem } from '../src/webhooks/destinations';
-import {
-  generateWebhookSecret,
-  signatureHeader,
-  verifyWebhookSignature,
-  webhookHeaders,
-} from '../src/domain/webhook-signature';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { generateWebhookSecret, standardWebhookSecret, webhookHeaders } from '../src/domain/webhook-signature';
 import { HttpWebhookSender } from '../src/providers/webhook-sender';
 import { WebhookReceiver } from './support/webhook-receiver';
 
-describe('signatures', () => {
-  const secret = 'whsec_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
-  const body = '{"event":"payout","event_id":"e1"}';
-  const now = new Date('2026-11-22T10:00:00Z');
-  const timestamp = Math.floor(now.getTime() / 1000);
+describe('signatures (Standard Webhooks)', () => {
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw9F5jzFjyq1c=';
+  const body = '{"test": 2432232314}';
+  const now = new Date(1614265330 * 1000);
 
-  it('is an HMAC-SHA256 of "<timestamp>.<body>" in hex, with the timestamp', () => {
-    // Known answer, computed with: printf '%s' '1795341600.<body>' | openssl dgst -sha256 -hmac <secret>
-    expect(signatureHeader(secret, timestamp, body)).toBe(
-      't=1795341600,v1=6fc9cae715ad52d91955cc062badc00f22774cae5ba133259f2241755be24a3c',
-    );
-    expect(webhookHeaders('e1', body, secret, now)).toEqual({
-      'Webhook-Id': 'e1',
-      'Webhook-Signature': signatureHeader(secret, timestamp, body),
+  it('signs "<id>.<timestamp>.<body>" with HMAC-SHA256 under the decoded secret, in base64', () => {
+    // Known answer, computed independently with:
+    //   printf '%s' 'msg_p5jXN8AQM9LWM0D4loKWxJek.1614265330.{"test": 2432232314}' |
+    //     openssl dgst -sha256 -mac HMAC -macopt hexkey:<hex of base64-decoded secret> -binary | base64
+    expect(webhookHeaders('msg_p5jXN8AQM9LWM0D4loKWxJek', body, [secret], now)).toEqual({
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': '1614265330',
+      'webhook-signature': 'v1,lJjDIaOGvhCrdQb+JtddfTDZNzMc3SIVPSmJu1P+gdw=',
     });
   });
 
-  it('verifies a genuine signature and refuses tampering, other secrets and stale timestamps', () => {
-    const header = signatureHeader(secret, timestamp, body);
-    expect(verifyWebhookSignature(header, body, secret, { now })).toBe(true);
-    expect(verifyWebhookSignature(header, `${body} `, secret, { now })).toBe(false);
-    expect(verifyWebhookSignature(header, body, `${secret}x`, { now })).toBe(false);
-    expect(verifyWebhookSignature(header, body, secret, { now: new Date(now.getTime() + 301_000) })).toBe(false);
-    expect(verifyWebhookSignature(header, body, secret, { now: new Date(now.getTime() + 299_000) })).toBe(true);
-    expect(verifyWebhookSignature(header.replace(/t=\d+/, `t=${timestamp + 1}`), body, secret, { now })).toBe(false);
-    expect(verifyWebhookSignature('v1=abc', body, secret, { now })).toBe(false);
-    expect(verifyWebhookSignature(`t=${timestamp},v1=zz`, body, secret, { now })).toBe(false);
+  it('carries one signature per secret, space-separated, each verifiable by the official verifier', () => {
+    const other = generateWebhookSecret();
+    const headers = webhookHeaders('e1', body, [other, secret]);
+    expect(headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    for (const each of [other, secret]) expect(() => new Webhook(each).verify(body, headers)).not.toThrow();
+    expect(() => new Webhook(generateWebhookSecret()).verify(body, headers)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(secret).verify(`${body} `, headers)).toThrow(WebhookVerificationError);
   });
 
-  it('makes a new random secret each time', () => {
+  it('is refused by the official verifier when the timestamp is more than 5 minutes off', () => {
+    const stale = webhookHeaders('e1', body, [secret], new Date(Date.now() - 301_000));
+    expect(() => new Webhook(secret).verify(body, stale)).toThrow('Message timestamp too old');
+    const recent = webhookHeaders('e1', body, [secret], new Date(Date.now() - 200_000));
+    expect(() => new Webhook(secret).verify(body, recent)).not.toThrow();
+  });
+
+  it("makes a new random 32-byte secret each time, in the scheme's whsec_<base64> form", () => {
     const secrets = new Set(Array.from({ length: 20 }, generateWebhookSecret));
     expect(secrets.size).toBe(20);
-    for (const value of secrets) expect(value).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    for (const value of secrets) {
+      expect(value).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(value.slice(6), 'base64')).toHaveLength(32);
+    }
+  });
+
+  it('reads secrets of the earlier whsec_<base64url> form as the same key bytes', () => {
+    const legacy = `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}`;
+    expect(legacy).toMatch(/[-_]/);
+    expect(standardWebhookSecret(legacy)).toBe(`whsec_${Buffer.alloc(32, 0xfb).toString('base64')}`);
+    expect(standardWebhookSecret(secret)).toBe(secret);
   });
 });
 
@@ -65,7 +74,29 @@ describe('destinations', () => {
     ['fe80::1', false],
     ['fd12:3456::1', false],
     ['::ffff:127.0.0.1', false],
-    ['::ffff:8.8.8.8', true],
+    // Global unicast only: every form that embeds an IPv4 address or is not in 2000::/3 is refused.
+    ['::ffff:8.8.8.8', false], // IPv4-mapped
+    ['::ffff:7f00:1', false], // IPv4-mapped, hex form
+    ['0:0:0:0:0:ffff:808:808', false], // IPv4-mapped, long form
+    ['::8.8.8.8', false], // IPv4-compatible
+    ['::7f00:1', false], // IPv4-compatible, hex form
+    ['64:ff9b::808:808', false], // NAT64
+    ['64:ff9b::7f00:1', false], // NAT64 to loopback
+    ['64:ff9b:1::a00:1', false], // local-use NAT64
+    ['2002:7f00:1::1', false], // 6to4
+    ['2002:808:808::1', false], // 6to4 of a public address
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false], // Teredo
+    ['2001:2::1', false], // benchmarking
+    ['2001:db8::1', false], // documentation
+    ['3fff::1', false], // documentation (RFC 9637)
+    ['fec0::1', false], // site-local
+    ['fe80::1%eth0', false], // link-local with a zone
+    ['ff02::1', false], // multicast
+    ['100::1', false], // discard-only
+    ['2001:4860:4860::8888', true],
+    ['2a00:1450:4001:81c::200e', true],
+    ['192.88.99.1', false], // 6to4 relay anycast
+    ['255.255.255.255', false],
     ['not-an-ip', false],
   ])('%s is public: %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
@@ -86,6 +117,11 @@ describe('destinations', () => {
     ['https://8.8.8.8/', production, null],
     ['http://partner.example/', production, 'must use https in production'],
     ['https://[::ffff:127.0.0.1]/', production, 'must not point to a private, loopback or reserved address'],
+    ['https://[::ffff:8.8.8.8]/', production, 'must not point to a private, loopback or reserved address'],
+    ['https://[64:ff9b::a00:1]/', production, 'must not point to a private, loopback or reserved address'],
+    ['https://[2002:a00:1::1]/', production, 'must not point to a private, loopback or reserved address'],
+    ['https://[fec0::1]/', production, 'must not point to a private, loopback or reserved address'],
+    ['https://[2606:4700:4700::1111]/', production, null],
   ])('%s in %j: %s', (url, rules, problem) => {
     expect(webhookUrlProblem(url, rules)).toBe(problem);
   });
@@ -105,6 +141,7 @@ describe('destinations', () => {
       timeoutSeconds: 10,
       relaySweepSeconds: 5,
       allowPrivateUrls: false,
+      partnerConcurrency: 5,
     });
   });
 });

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createPrismaClient, PrismaClient } from '../src/db';
 import { createApp } from '../src/http/app';
 import { writePathFaults } from '../src/temporal/write-then-start';
+import { temporalIsReachable } from '../src/temporal/health';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { individualCustomer, uploadIndividualDocuments } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -18,6 +19,7 @@ let databaseProxy: TcpProxy;
 let proxiedPrisma: PrismaClient;
 let proxiedConnection: Connection;
 let api: request.Agent;
+let services: Harness['services'];
 
 const REQUEST_TIMEOUT_MS = 4_000;
 
@@ -37,7 +39,7 @@ beforeAll(async () => {
     timeouts: config.database,
   });
   proxiedConnection = Connection.lazy({ address: temporalProxy.address });
-  const services = {
+  services = {
     ...harness.services,
     config,
     prisma: proxiedPrisma,
@@ -46,11 +48,15 @@ beforeAll(async () => {
   api = request.agent(createApp(services).callback()).set('Authorization', partner.apiKey) as never;
 });
 
-afterEach(() => {
+afterEach(async () => {
   writePathFaults.beforeCommit = undefined;
   writePathFaults.afterCommit = undefined;
   temporalProxy.restore();
   databaseProxy.restore();
+  // The client reconnects with a backoff: the next test starts once the engine answers through the proxy again.
+  for (let attempt = 0; attempt < 60 && !(await temporalIsReachable(services.temporal, 1_000)); attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 });
 
 afterAll(async () => {

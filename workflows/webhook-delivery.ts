@@ -15,6 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { WEBHOOK_RETRY } from '../src/domain/webhook-retry';
 
 export interface WebhookDeliveryInput {
   partnerId: string;
@@ -34,22 +35,16 @@ export interface WebhookDeliveryState {
 export const deliveriesQueuedSignal = defineSignal<[string[]]>('deliveriesQueued');
 export const webhookDeliveryStateQuery = defineQuery<WebhookDeliveryState>('webhookDeliveryState');
 
-/** Retry schedule of one delivery: 30 s, 1 min, 2 min ... at most 1 h apart, for 24 h (about 30 attempts). */
-export const WEBHOOK_RETRY = {
-  initialInterval: '30 seconds',
-  backoffCoefficient: 2,
-  maximumInterval: '1 hour',
-  window: '24 hours',
-} as const;
-
 const { attemptWebhookDelivery } = proxyActivities<Activities>({
   // Longer than the HTTP timeout (WEBHOOK_TIMEOUT_SECONDS, at most 30 s) plus the bookkeeping.
   startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: WEBHOOK_RETRY.window,
+  scheduleToCloseTimeout: WEBHOOK_RETRY.windowMs,
+  // The attempt activity names its own next delay (webhookRetryDelayMs, counting only attempts actually sent);
+  // this schedule applies to failures it cannot name one for (a worker lost mid-attempt).
   retry: {
-    initialInterval: WEBHOOK_RETRY.initialInterval,
+    initialInterval: WEBHOOK_RETRY.initialIntervalMs,
     backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient,
-    maximumInterval: WEBHOOK_RETRY.maximumInterval,
+    maximumInterval: WEBHOOK_RETRY.maximumIntervalMs,
   },
 });
 

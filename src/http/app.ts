@@ -14,6 +14,9 @@ import { isCustomBody, RouteDefinition, toKoaPath } from './route';
 import { allRoutes } from '../routes';
 import { parseOrThrow } from './validation';
 import { IDEMPOTENCY_HEADER, StoredResponse, withIdempotency } from './idempotency';
+import { enforceRateLimit } from './rate-limit';
+import { securityHeaders } from './security-headers';
+import { secretBoxOf } from '../domain/secret-box';
 import { isDatabaseUnavailable } from '../db';
 import { isTemporalUnavailable } from '../temporal/errors';
 import { ProviderUnavailableError } from '../providers/unavailable';
@@ -61,7 +64,8 @@ export function createApp(
       ctx.state.log.info(
         {
           method: ctx.method,
-          path: ctx.path,
+          // The route template when one matched, never a path holding a secret (hosted verification tokens).
+          path: ctx.state.route ? undefined : ctx.path.replace(/^\/verify\/[^/]+/, '/verify/{token}'),
           route: ctx.state.route ?? null,
           status: ctx.status,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
@@ -71,6 +75,8 @@ export function createApp(
       );
     }
   });
+
+  app.use(securityHeaders());
 
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument;
@@ -87,7 +93,8 @@ export function createApp(
 function mountRoute(router: Router, route: RouteDefinition, services: ApiServices): void {
   router[route.method](toKoaPath(route.path), async (ctx: Context) => {
     ctx.state.route = `${route.method.toUpperCase()} ${route.path}`;
-    const partner = route.auth === 'partner' ? await authenticate(services.prisma, ctx) : undefined;
+    const partner = route.auth === 'partner' ? await authenticate(services, ctx) : undefined;
+    await enforceRateLimit(services, ctx, route, partner); // before any body is read
     if (partner) {
       ctx.state.partner = partner;
       ctx.state.log = ctx.state.log.child({ partner_id: partner.id });
@@ -130,6 +137,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
         },
         route.response.status,
         execute,
+        secretBoxOf(services.config),
       );
       if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
       response = outcome;

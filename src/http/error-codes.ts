@@ -5,7 +5,10 @@
 export const errorCatalogue = {
   validation_error: { status: 400, when: 'Some fields are missing or invalid; `details` lists each one.' },
   invalid_json: { status: 400, when: 'The request body is not valid JSON.' },
-  unauthorized: { status: 401, when: 'The API key is missing, unknown or revoked.' },
+  unauthorized: {
+    status: 401,
+    when: 'The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production).',
+  },
   not_found: {
     status: 404,
     when: 'The resource does not exist or belongs to another partner; also unknown routes.',
@@ -78,6 +81,10 @@ export const errorCatalogue = {
   eur_virtual_account_3pp_exists: {
     status: 422,
     when: 'The customer already has a EUR virtual account with accepts_third_party_payments true (one is allowed; rejected ones do not count).',
+  },
+  rate_limited: {
+    status: 429,
+    when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages); wait the seconds of `Retry-After`.',
   },
   service_unavailable: {
     status: 503,

@@ -8,8 +8,11 @@
 // Nothing can be done twice: the claim carries an owner token that complete and release check, a running
 // request refreshes its claim, and a request that writes (src/temporal/write-then-start.ts) stores its response
 // in the same database transaction as the resource, so a crash between the commit and the answer is replayed.
+// Stored responses may carry secrets (a webhook signing secret, a verification link): they are kept encrypted
+// (src/domain/secret-box.ts), bound to their partner and key.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db, Prisma } from '../db';
+import type { SecretBox } from '../domain/secret-box';
 import { currentRequestContext } from '../request-context';
 import { ApiError } from './errors';
 
@@ -92,13 +95,21 @@ async function release(db: Db, request: IdempotentRequest, owner: string): Promi
  * Stores the response; only the owner's claim. Throws when the claim is no longer ours (taken over): inside a
  * write transaction that rolls the write back, so two requests can never both commit under one key.
  */
-async function complete(db: Db, request: IdempotentRequest, owner: string, response: StoredResponse): Promise<void> {
+async function complete(
+  db: Db,
+  request: IdempotentRequest,
+  owner: string,
+  response: StoredResponse,
+  box: SecretBox,
+): Promise<void> {
+  const sealed =
+    response.body === undefined ? null : { sealed: box.seal(JSON.stringify(response.body), sealedContext(request)) };
   const { count } = await db.idempotencyKey.updateMany({
     where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
     data: {
       state: 'completed',
       responseStatus: response.status,
-      responseBody: (response.body ?? null) as never,
+      responseBody: sealed as never,
       completedAt: new Date(),
     },
   });
@@ -108,6 +119,17 @@ async function complete(db: Db, request: IdempotentRequest, owner: string, respo
       'This request lost its claim on the Idempotency-Key to a retry; retry to get the stored result.',
     );
   }
+}
+
+const sealedContext = (request: IdempotentRequest) =>
+  `idempotency_keys.response_body:${request.partnerId}:${request.key}`;
+
+/** A stored body as it was answered (rows stored before encryption are plain JSON; 204s have none). */
+function storedBody(stored: unknown, request: IdempotentRequest, box: SecretBox): unknown {
+  if (stored && typeof stored === 'object' && typeof (stored as { sealed?: unknown }).sealed === 'string') {
+    return JSON.parse(box.open((stored as { sealed: string }).sealed, sealedContext(request))) as unknown;
+  }
+  return stored ?? undefined;
 }
 
 /** Keeps a running request's claim from being taken over as abandoned. */
@@ -133,6 +155,7 @@ export async function withIdempotency(
   request: IdempotentRequest,
   successStatus: number,
   process: () => Promise<StoredResponse>,
+  box: SecretBox,
 ): Promise<StoredResponse & { replayed: boolean }> {
   validateIdempotencyKey(request.key);
   const fingerprint = fingerprintOf(request);
@@ -152,7 +175,11 @@ export async function withIdempotency(
       );
     }
     if (existing.state === 'completed') {
-      return { status: existing.responseStatus ?? 200, body: existing.responseBody, replayed: true };
+      return {
+        status: existing.responseStatus ?? 200,
+        body: storedBody(existing.responseBody, request, box),
+        replayed: true,
+      };
     }
     if (Date.now() > deadline) {
       throw new ApiError(
@@ -167,12 +194,12 @@ export async function withIdempotency(
   const context = currentRequestContext();
   if (context) {
     context.storeIdempotentResponse = (tx: Prisma.TransactionClient, body: unknown) =>
-      complete(tx, request, owner, { status: successStatus, body: successStatus === 204 ? undefined : body });
+      complete(tx, request, owner, { status: successStatus, body: successStatus === 204 ? undefined : body }, box);
   }
   const stopHeartbeat = keepClaimAlive(db, request, owner);
   try {
     const response = await process();
-    if (!context?.idempotentResponseStored) await complete(db, request, owner, response);
+    if (!context?.idempotentResponseStored) await complete(db, request, owner, response, box);
     return { ...response, replayed: false };
   } catch (error) {
     // Stored with the write: the work is done and the partner's retry replays it, whatever failed after.
@@ -180,7 +207,7 @@ export async function withIdempotency(
     // Business refusals (4xx other than validation) are part of the request's result and replayed;
     // anything else frees the key so that the partner can retry.
     if (error instanceof ApiError && error.status < 500 && error.code !== 'validation_error') {
-      await complete(db, request, owner, { status: error.status, body: error.toBody() }).catch(() => undefined);
+      await complete(db, request, owner, { status: error.status, body: error.toBody() }, box).catch(() => undefined);
     } else {
       await release(db, request, owner).catch(() => undefined);
     }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppConfig } from '../config';
 import { ErrorCode, errorCatalogue, validationDetailCodes } from './error-codes';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './pagination';
+import { isRateLimited } from './rate-limit';
 import { isCustomBody, RouteDefinition } from './route';
 
 extendZodWithOpenApi(z);
@@ -42,7 +43,11 @@ Cross-border payments API for platforms (partners) acting for their customers.
   retry then, with the same \`Idempotency-Key\`. A create refused with 503 before anything was written leaves
   nothing behind.
 - **Environments**: sandbox and production have separate base URLs and keys (\`sk_sandbox_...\`, \`sk_live_...\`);
-  operations under \`/v1/sandbox\` exist only in the sandbox.
+  a key of the other environment answers 401. Operations under \`/v1/sandbox\` exist only in the sandbox.
+- **Rate limits**: per partner (and per client address on the hosted verification pages), in fixed windows. Responses
+  carry \`RateLimit-Policy: "partner";q=<limit>;w=<window seconds>\` and
+  \`RateLimit: "partner";r=<remaining>;t=<seconds to reset>\`; over the limit the answer is 429 \`rate_limited\` with
+  \`Retry-After\` (seconds).
 `.trim();
 
 function errorResponseSchema(codes: ErrorCode[]) {
@@ -68,6 +73,7 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   }
   if (acceptsIdempotencyKey(route))
     codes.add('idempotency_key_reused').add('idempotency_key_in_use').add('validation_error');
+  if (isRateLimited(route)) codes.add('rate_limited');
   // Every operation has a deadline and dependencies: an outage answers 503 (with Retry-After), never 500.
   codes.add('service_unavailable').add('internal_error');
   return [...codes];

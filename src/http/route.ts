@@ -43,6 +43,11 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B, R extend
   description?: string;
   /** `partner` (default): requires an API key. `none`: public (documentation, hosted pages). */
   auth?: 'partner' | 'none';
+  /**
+   * Partner routes are rate-limited per partner. A public route opts in to the per-client-address limit with
+   * `client-address` (health checks, docs and the description do not).
+   */
+  rateLimit?: 'client-address';
   /** Environments that have this operation (default: all); elsewhere it does not exist (404). */
   environments?: AppEnvironment[];
   params?: P;
@@ -64,6 +69,7 @@ export interface RouteDefinition {
   summary: string;
   description?: string;
   auth: 'partner' | 'none';
+  rateLimit?: 'client-address';
   environments?: AppEnvironment[];
   params?: z.ZodType;
   query?: z.ZodType;

@@ -2,6 +2,14 @@
 // item and the verification details. Pure: rows in, API shapes out.
 import type { Prisma } from '../db';
 import { RejectionCode, stepsFor, VerificationStep } from '../domain/verification';
+import {
+  issueVerificationLink,
+  LinkConfig,
+  linkFromPlaceholder,
+  LinkSettings,
+  storedLinkPlaceholder,
+  verificationLinkOf,
+} from '../domain/verification-links';
 import type { Address } from '../schemas/common';
 import type {
   BeneficiaryResource,
@@ -18,11 +26,40 @@ export type VerificationStepRow = Prisma.VerificationStepGetPayload<object>;
 
 const dateOnly = (date: Date): string => date.toISOString().slice(0, 10);
 
-/** The hosted verification page is only offered while the customer has something to submit. */
-export function verificationLinkOf(row: CustomerRow, publicBaseUrl: string): string | null {
-  return row.status === 'pending' || row.status === 'partially_rejected'
-    ? `${publicBaseUrl}/verify/${row.verificationToken}`
-    : null;
+/** How verification links are made in this deployment (src/domain/verification-links.ts). */
+export function linkSettingsOf(config: LinkConfig): LinkSettings {
+  return {
+    encryptionKey: config.secrets.encryptionKey,
+    publicBaseUrl: config.publicBaseUrl,
+    ttlHours: config.verificationLinkTtlHours,
+  };
+}
+
+/** The link shown by the API (null unless the customer can submit). */
+export function customerLinkOf(config: LinkConfig, row: CustomerRow): string | null {
+  return verificationLinkOf(linkSettingsOf(config), row);
+}
+
+/** The customer as an event stores it: the link's version instead of the link (the token is a secret). */
+export function toCustomerForEvent(row: CustomerRow): CustomerResource {
+  return toCustomer(row, storedLinkPlaceholder(row));
+}
+
+/** A customer stored in an event, as shown or sent: the placeholder becomes the link of that version. */
+export function customerFromEvent(
+  config: LinkConfig,
+  customerId: string,
+  stored: Record<string, unknown>,
+): Record<string, unknown> {
+  const verification = stored.verification as Record<string, unknown> | undefined;
+  if (!verification) return stored;
+  const link = linkFromPlaceholder(linkSettingsOf(config), customerId, verification.verification_link);
+  return { ...stored, verification: { ...verification, verification_link: link } };
+}
+
+/** The columns replacing the link on a status change (the old token stops working at once). */
+export function nextVerificationLink(config: LinkConfig, row: Pick<CustomerRow, 'id' | 'verificationLinkVersion'>) {
+  return issueVerificationLink(linkSettingsOf(config), row.id, row.verificationLinkVersion + 1);
 }
 
 function beneficiaryOf(row: CustomerRow['beneficiaries'][number]): BeneficiaryResource {
@@ -74,16 +111,16 @@ function baseOf(row: CustomerRow) {
   };
 }
 
-export function toCustomer(row: CustomerRow, publicBaseUrl: string): CustomerResource {
+/** `link`: customerLinkOf for the API, the stored placeholder for events. */
+export function toCustomer(row: CustomerRow, link: string | null): CustomerResource {
   return {
     ...baseOf(row),
     partner_id: row.partnerId,
-    verification: { verification_link: verificationLinkOf(row, publicBaseUrl), verification_type: 'LIGHT' },
+    verification: { verification_link: link, verification_type: 'LIGHT' },
   };
 }
 
-export function toCustomerListItem(row: CustomerRow, publicBaseUrl: string): CustomerListItem {
-  const link = verificationLinkOf(row, publicBaseUrl);
+export function toCustomerListItem(row: CustomerRow, link: string | null): CustomerListItem {
   return { ...baseOf(row), ...(link !== null ? { verification_link: link } : {}) };
 }
 

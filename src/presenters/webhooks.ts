@@ -1,7 +1,9 @@
 // Webhook configurations, events and deliveries as the API shows them. The event shape is also the
 // body of every webhook POST (the delivery activity sends it).
 import type { Event, WebhookConfig, WebhookDelivery, WebhookDeliveryAttempt } from '@prisma/client';
+import type { LinkConfig } from '../domain/verification-links';
 import type { EventType } from '../events';
+import { customerFromEvent } from './customers';
 import type { DeliveryStatus, WebhookConfigResource, WebhookDeliveryResource, WebhookEvent } from '../schemas/webhooks';
 
 export function toWebhookConfig(row: WebhookConfig): WebhookConfigResource {
@@ -17,14 +19,16 @@ export function toWebhookConfig(row: WebhookConfig): WebhookConfigResource {
 }
 
 /** The SPEC 6 payload: the body of a webhook POST and an item of GET /v1/events. */
-export function toWebhookEvent(row: Event): WebhookEvent {
+export function toWebhookEvent(row: Event, config: LinkConfig): WebhookEvent {
+  const resource = row.resource as Record<string, unknown>;
   return {
     event: row.event,
     event_id: row.id,
     event_type: row.eventType as EventType,
     event_resource_id: row.resourceId,
     event_resource_status: row.resourceStatus,
-    event_resource: row.resource as Record<string, unknown>,
+    // Customers are stored without their verification link (a secret); it is put back here.
+    event_resource: row.event === 'customer' ? customerFromEvent(config, row.resourceId, resource) : resource,
     event_created_at: row.createdAt.toISOString(),
   };
 }

@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { toCustomer, toCustomerListItem, withBeneficiaries } from '../presenters/customers';
+import { customerLinkOf, toCustomer, toCustomerListItem, withBeneficiaries } from '../presenters/customers';
 import {
   createCustomer,
   findCustomerOrThrow,
@@ -11,6 +11,7 @@ import {
   startVerification,
   uploadDocument,
   verificationDetailsOf,
+  withCurrentLink,
 } from '../services/customers';
 import {
   createCustomerRequestSchema,
@@ -70,7 +71,8 @@ const listCustomers = defineRoute({
         include: withBeneficiaries,
       }),
     );
-    return { items: rows.map((row) => toCustomerListItem(row, services.config.publicBaseUrl)), cursor };
+    const current = await Promise.all(rows.map((row) => withCurrentLink(services, row)));
+    return { items: current.map((row) => toCustomerListItem(row, customerLinkOf(services.config, row))), cursor };
   },
 });
 
@@ -86,8 +88,9 @@ const getCustomer = defineRoute({
   response: { status: 200, description: 'The customer.', schema: customerSchema },
   errors: ['not_found'],
   async handler({ params, partner, services }) {
-    const row = await findCustomerOrThrow(services.prisma, partner.id, params.id as string);
-    return toCustomer(row, services.config.publicBaseUrl);
+    const found = await findCustomerOrThrow(services.prisma, partner.id, params.id as string);
+    const row = await withCurrentLink(services, found);
+    return toCustomer(row, customerLinkOf(services.config, row));
   },
 });
 
@@ -109,8 +112,16 @@ const uploadCustomerDocument = defineRoute({
   body: {
     contentType: 'multipart/form-data',
     schema: documentUploadSchema,
-    read: (ctx) =>
-      readSingleFileUpload(ctx, { fileField: 'file', textFields: ['metadata'], maxFileBytes: MAX_DOCUMENT_BYTES }),
+    async read(ctx, services) {
+      // Known customer first: an upload for nothing is refused before its body is read.
+      await findCustomerOrThrow(services.prisma, ctx.state.partner.id, String(ctx.params.customerId));
+      return readSingleFileUpload(ctx, {
+        fileField: 'file',
+        textFields: ['metadata'],
+        maxFileBytes: MAX_DOCUMENT_BYTES,
+        stagingDir: services.documentStore.stagingDir,
+      });
+    },
   },
   response: { status: 204, description: 'The document was stored.' },
   errors: [

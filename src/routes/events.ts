@@ -37,7 +37,7 @@ const listEvents = defineRoute({
         take: keyset.take,
       }),
     );
-    return { items: rows.map(toWebhookEvent), cursor };
+    return { items: rows.map((row) => toWebhookEvent(row, services.config)), cursor };
   },
 });
 
@@ -51,7 +51,7 @@ const getEvent = defineRoute({
   response: { status: 200, description: 'The event.', schema: webhookEventSchema },
   errors: ['not_found'],
   async handler({ params, partner, services }) {
-    return toWebhookEvent(await findEventOrThrow(services.prisma, partner.id, params.id as string));
+    return toWebhookEvent(await findEventOrThrow(services.prisma, partner.id, params.id as string), services.config);
   },
 });
 
@@ -62,7 +62,7 @@ const redeliver = defineRoute({
   tag,
   summary: 'Deliver an event again',
   description:
-    'Queues one more delivery of the event (the same body and `Webhook-Id`, a fresh signature) to the configured URL, ' +
+    'Queues one more delivery of the event (the same body and `webhook-id`, a fresh signature) to the configured URL, ' +
     'with the usual retries. It is sent at once, not after pending deliveries of the same resource, and whatever ' +
     'the subscriptions. Needs an enabled configuration. No body.',
   params: eventIdParam,

@@ -79,7 +79,7 @@ const ready = defineRoute({
   async handler({ services }) {
     const [db, temporal] = await Promise.all([
       bounded(databaseChecks(services), { database: 'unavailable', migrations: 'unavailable' }),
-      bounded(temporalIsReachable(services.temporal, CHECK_TIMEOUT_MS), false),
+      bounded(temporalIsReachable(services.temporal, CHECK_TIMEOUT_MS, { fresh: true }), false),
     ]);
     const checks = {
       database: db.database as z.infer<typeof checkState>,

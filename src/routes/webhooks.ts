@@ -3,7 +3,9 @@ import { defineRoute, idParam } from '../http/route';
 import { toWebhookConfig } from '../presenters/webhooks';
 import {
   createWebhookConfig,
+  DEFAULT_ROTATION_OVERLAP_HOURS,
   findWebhookConfigOrThrow,
+  rotateWebhookSecret,
   sendMockWebhook,
   updateWebhookConfig,
 } from '../services/webhooks';
@@ -13,16 +15,20 @@ import {
   createWebhookConfigRequestSchema,
   mockWebhookRequestSchema,
   mockWebhookResultSchema,
+  rotatedWebhookSecretSchema,
+  rotateWebhookSecretRequestSchema,
   updateWebhookConfigRequestSchema,
   webhookConfigSchema,
 } from '../schemas/webhooks';
 
 const tag = 'Webhooks';
+const configIdParam = idParam('id', 'Webhook configuration id.');
 
 const deliveryRules =
-  'Deliveries: an HTTP POST of the event (schema WebhookEvent) as JSON, signed with the `Webhook-Signature` header ' +
-  '(`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`) and identified by `Webhook-Id` (the event id; ' +
-  'drop duplicates by it: delivery is at least once). Any 2xx answer within the timeout (WEBHOOK_TIMEOUT_SECONDS, ' +
+  'Deliveries: an HTTP POST of the event (schema WebhookEvent) as JSON, signed with the Standard Webhooks scheme ' +
+  '(headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`; verify them with the ' +
+  'standardwebhooks library of your language and the `whsec_` secret). `webhook-id` is the event id: drop ' +
+  'duplicates by it (delivery is at least once). Any 2xx answer within the timeout (WEBHOOK_TIMEOUT_SECONDS, ' +
   'default 10 s) is a success; anything else (other statuses, redirects, timeouts, connection errors) is retried ' +
   'with exponential backoff (30 s, doubling, at most 1 h apart) for 24 hours, then the delivery is marked failed. ' +
   'Events of one resource are delivered in the order they happened, each after the previous one succeeded or failed. ' +
@@ -77,13 +83,34 @@ const updateConfig = defineRoute({
   summary: 'Change the webhook configuration',
   description:
     'Changes the url, subscriptions or enabled flag; fields left out keep their value (at least one is needed). ' +
-    '`enabled: false` pauses delivery without deleting the configuration. The secret does not change.',
-  params: idParam('id', 'Webhook configuration id.'),
+    '`enabled: false` pauses delivery without deleting the configuration. The secret does not change (see ' +
+    'rotate-secret).',
+  params: configIdParam,
   body: updateWebhookConfigRequestSchema,
   response: { status: 200, description: 'The updated configuration.', schema: webhookConfigSchema },
   errors: ['not_found'],
   async handler({ params, body, partner, services }) {
     return updateWebhookConfig(services, partner.id, params.id as string, body);
+  },
+});
+
+const rotateSecret = defineRoute({
+  method: 'post',
+  path: '/v1/webhook-configs/{id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  tag,
+  summary: 'Rotate the signing secret',
+  description:
+    'Replaces the signing secret and returns the new one (shown only here). For `overlap_hours` (default ' +
+    `${DEFAULT_ROTATION_OVERLAP_HOURS}) every delivery carries two signatures, one per secret, so a receiver ` +
+    'verifying with either accepts it: deploy the new secret, then let the old one expire. After the overlap ' +
+    'only the new secret signs. Rotating again during an overlap drops the older secret at once.',
+  params: configIdParam,
+  body: rotateWebhookSecretRequestSchema,
+  response: { status: 200, description: 'The configuration with its new secret.', schema: rotatedWebhookSecretSchema },
+  errors: ['not_found'],
+  async handler({ params, body, partner, services }) {
+    return rotateWebhookSecret(services, partner.id, params.id as string, body.overlap_hours);
   },
 });
 
@@ -112,4 +139,4 @@ const mockWebhook = defineRoute({
   },
 });
 
-export const webhookRoutes = [createConfig, getConfig, updateConfig, mockWebhook];
+export const webhookRoutes = [createConfig, getConfig, updateConfig, rotateSecret, mockWebhook];

@@ -80,14 +80,46 @@ export const webhookConfigSchema = z
   })
   .meta({ id: 'WebhookConfig' });
 
+const secretField = z.string().meta({
+  description:
+    'Standard Webhooks signing secret (`whsec_<base64>`) behind the `webhook-signature` header. Returned only in ' +
+    'this response (stored encrypted): keep it in your secret store.',
+  example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw9F5jzFjyq1c=',
+});
+
 export const createdWebhookConfigSchema = webhookConfigSchema
+  .extend({ secret: secretField })
+  .meta({ id: 'CreatedWebhookConfig' });
+
+export const MAX_ROTATION_OVERLAP_HOURS = 168;
+
+export const rotateWebhookSecretRequestSchema = z
+  .object({
+    overlap_hours: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_OVERLAP_HOURS)
+      .default(24)
+      .meta({
+        description:
+          'Hours the old secret keeps signing deliveries next to the new one (two signatures in ' +
+          '`webhook-signature`), so receivers can switch without losing one. 0 ends it at once. Default 24.',
+      }),
+  })
+  .strict()
+  .meta({ id: 'RotateWebhookSecretRequest', description: 'Optional; an empty body takes the defaults.' });
+
+export const rotatedWebhookSecretSchema = webhookConfigSchema
   .extend({
-    secret: z.string().meta({
-      description:
-        'Signing secret (`whsec_...`) for the `Webhook-Signature` header. Returned only in this response: store it.',
+    secret: secretField,
+    previous_secret_expires_at: timestampSchema.nullable().meta({
+      description: 'Until when the old secret also signs deliveries; null when overlap_hours was 0.',
     }),
   })
-  .meta({ id: 'CreatedWebhookConfig' });
+  .meta({ id: 'RotatedWebhookSecret' });
+
+export type RotatedWebhookSecret = z.input<typeof rotatedWebhookSecretSchema>;
 
 export type WebhookConfigResource = z.input<typeof webhookConfigSchema>;
 
@@ -98,7 +130,7 @@ export const webhookEventSchema = z
     }),
     event_id: z
       .uuid()
-      .meta({ description: 'Unique event id; also sent as the `Webhook-Id` header. Use it to drop duplicates.' }),
+      .meta({ description: 'Unique event id; also sent as the `webhook-id` header. Use it to drop duplicates.' }),
     event_type: eventTypeSchema,
     event_resource_id: z.string().meta({ description: 'Id of the changed resource.' }),
     event_resource_status: z.string().meta({ description: 'Status of the resource after the change.' }),

@@ -1,7 +1,6 @@
 // Customer commands: lookups (404 for another partner's customer), creation with its workflow,
 // document uploads and the verification updates the partner API and the hosted page share.
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import { randomBytes } from 'node:crypto';
 import { ownedBy, type Db, type Prisma } from '../db';
 import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
@@ -10,7 +9,16 @@ import { recordEvent } from '../events';
 import { ApiError, ValidationDetail } from '../http/errors';
 import type { SingleFileUpload } from '../http/multipart';
 import { issuesToDetails } from '../http/validation';
-import { CustomerRow, toCustomer, toVerificationDetails, withBeneficiaries } from '../presenters/customers';
+import {
+  customerLinkOf,
+  CustomerRow,
+  linkSettingsOf,
+  toCustomer,
+  toCustomerForEvent,
+  toVerificationDetails,
+  withBeneficiaries,
+} from '../presenters/customers';
+import { isLinkCurrent, issueVerificationLink, offersVerificationLink } from '../domain/verification-links';
 import {
   CreateCustomerRequest,
   CustomerResource,
@@ -19,7 +27,6 @@ import {
   VerificationDetails,
 } from '../schemas/customers';
 import type { ApiServices } from '../app-services';
-import { sha256Hex } from '../storage/document-store';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
 import { withTemporalDeadline } from '../temporal/calls';
@@ -30,6 +37,22 @@ import {
   submitForVerificationUpdate,
   verificationRefusals,
 } from '../../workflows/customer-verification';
+
+/**
+ * The row with a link that can be shown: an expired link (or one made with an earlier key) of a customer who can
+ * still submit is replaced by a new version first. No event: the customer's status did not change.
+ */
+export async function withCurrentLink(services: ApiServices, row: CustomerRow): Promise<CustomerRow> {
+  const settings = linkSettingsOf(services.config);
+  if (!offersVerificationLink(row.status) || isLinkCurrent(settings, row)) return row;
+  const renewed = issueVerificationLink(settings, row.id, row.verificationLinkVersion + 1);
+  // Conditional on the version: of two concurrent renewals one wins and both show its (deterministic) link.
+  await services.prisma.customer.updateMany({
+    where: { id: row.id, verificationLinkVersion: row.verificationLinkVersion },
+    data: { ...renewed, updatedAt: row.updatedAt },
+  });
+  return services.prisma.customer.findUniqueOrThrow({ where: { id: row.id }, include: withBeneficiaries });
+}
 
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
 export async function findCustomerOrThrow(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
@@ -80,7 +103,7 @@ export async function createCustomer(
     phoneNumber: request.phone_number,
     country: request.country,
     address: request.address,
-    verificationToken: randomBytes(24).toString('base64url'),
+    ...issueVerificationLink(linkSettingsOf(services.config), id, 1),
   };
   const data: Prisma.CustomerUncheckedCreateInput =
     request.type === 'individual'
@@ -123,13 +146,13 @@ export async function createCustomer(
       },
       include: withBeneficiaries,
     });
-    const resource = toCustomer(row, config.publicBaseUrl);
+    const resource = toCustomer(row, customerLinkOf(config, row));
     await recordEvent(tx, {
       partnerId,
       type: 'customer.created',
       resourceId: id,
       resourceStatus: row.status,
-      resource,
+      resource: toCustomerForEvent(row),
     });
     await start(
       workflowStart(customerVerificationWorkflow, {
@@ -194,10 +217,10 @@ export async function uploadDocument(
   let fileType: DetectedFileType | null = null;
   if (!upload.file) {
     details.push({ code: 'missing_param', param: 'file', message: 'is required' });
-  } else if (upload.file.bytes.length === 0) {
+  } else if (upload.file.sizeBytes === 0) {
     details.push({ code: 'invalid_param', param: 'file', message: 'is empty' });
   } else {
-    fileType = detectFileType(upload.file.bytes);
+    fileType = detectFileType(upload.file.head);
     if (!fileType)
       details.push({ code: 'invalid_param', param: 'file', message: 'must be a PDF, JPEG, PNG, WEBP or HEIC file' });
   }
@@ -209,7 +232,7 @@ export async function uploadDocument(
 
   const documentId = newId();
   const storageKey = `customers/${customer.id}/${documentId}`;
-  await services.documentStore.put(storageKey, file.bytes);
+  await services.documentStore.putFile(storageKey, file.path);
   try {
     await services.prisma.$transaction(async (tx) => {
       // Lock the customer so an upload cannot race a status change (e.g. check or a decision).
@@ -226,8 +249,8 @@ export async function uploadDocument(
           country: valid.country ?? null,
           fileName: file.fileName,
           contentType: detected.mime,
-          sizeBytes: file.bytes.length,
-          sha256: sha256Hex(file.bytes),
+          sizeBytes: file.sizeBytes,
+          sha256: file.sha256,
           storageKey,
         },
       });

@@ -1,7 +1,7 @@
 // Partners and their API keys, for the CLI, the dev server and the tests: the key is shown once, its hash stored.
 import type { AppEnvironment } from '../config';
 import type { Db } from '../db';
-import { generateApiKey, hashApiKey } from '../http/auth';
+import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
 import { newId } from '../domain/ids';
 
 export interface CreatedPartner {
@@ -17,7 +17,7 @@ export async function createPartner(db: Db, name: string, appEnv: AppEnvironment
     data: {
       id: partnerId,
       name,
-      apiKeys: { create: { id: newId(), keyHash: hashApiKey(apiKey), keyPrefix: apiKey.slice(0, 14) } },
+      apiKeys: { create: { id: newId(), keyHash: hashApiKey(apiKey), keyPrefix: displayPrefixOf(apiKey) } },
     },
   });
   return { partner_id: partnerId, api_key: apiKey };

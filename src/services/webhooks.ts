@@ -1,9 +1,16 @@
 // Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
 // outbox, and the sandbox's one-off mock send.
 import type { Event, WebhookConfig } from '@prisma/client';
-import { isUniqueViolation, ownedBy, type Db } from '../db';
+import { isUniqueViolation, ownedBy, type Db, type PrismaClient } from '../db';
 import { isUuid, newId } from '../domain/ids';
-import { generateWebhookSecret, webhookHeaders } from '../domain/webhook-signature';
+import { SecretBox, secretBoxOf } from '../domain/secret-box';
+import {
+  generateWebhookSecret,
+  signingSecretsOf,
+  standardWebhookSecret,
+  webhookHeaders,
+  webhookSecretContext,
+} from '../domain/webhook-signature';
 import { webhookUrlProblem } from '../webhooks/destinations';
 import { mockResourceFor } from '../domain/mock-events';
 import { EventType, resourceTypeOf, wakeOutboxRelay } from '../events';
@@ -13,6 +20,7 @@ import { toWebhookConfig, toWebhookDelivery, withAttempts } from '../presenters/
 import type {
   CreateWebhookConfigRequest,
   MockWebhookResult,
+  RotatedWebhookSecret,
   UpdateWebhookConfigRequest,
   WebhookConfigResource,
   WebhookDeliveryResource,
@@ -32,18 +40,20 @@ export async function createWebhookConfig(
   request: CreateWebhookConfigRequest,
 ): Promise<WebhookConfigResource & { secret: string }> {
   refuseUnusableUrl(request.url, services);
+  const id = newId();
+  const secret = generateWebhookSecret();
   try {
     const row = await services.prisma.webhookConfig.create({
       data: {
-        id: newId(),
+        id,
         partnerId,
         url: request.url,
         subscriptions: request.subscriptions,
         enabled: request.enabled,
-        secret: generateWebhookSecret(),
+        secretCiphertext: secretBoxOf(services.config).seal(secret, webhookSecretContext(id)),
       },
     });
-    return { ...toWebhookConfig(row), secret: row.secret };
+    return { ...toWebhookConfig(row), secret };
   } catch (error) {
     // The unique partner_id decides between concurrent creates.
     if (isUniqueViolation(error)) {
@@ -88,6 +98,60 @@ export async function updateWebhookConfig(
     },
   });
   return toWebhookConfig(row);
+}
+
+/** Hours a replaced secret keeps signing deliveries after a rotation, unless the request says otherwise. */
+export const DEFAULT_ROTATION_OVERLAP_HOURS = 24;
+
+/**
+ * Replaces the signing secret. The old one keeps signing (next to the new one) for `overlapHours`, so receivers
+ * can switch without losing a delivery; a rotation during an overlap ends the older overlap at once.
+ */
+export async function rotateWebhookSecret(
+  services: ApiServices,
+  partnerId: string,
+  id: string,
+  overlapHours: number,
+): Promise<RotatedWebhookSecret> {
+  const box = secretBoxOf(services.config);
+  return services.prisma.$transaction(async (tx) => {
+    const found = await findWebhookConfigOrThrow(tx, partnerId, id);
+    await tx.$queryRaw`SELECT id FROM webhook_configs WHERE id = ${found.id}::uuid FOR UPDATE`;
+    const locked = await tx.webhookConfig.findUniqueOrThrow({ where: { id: found.id } });
+    const [currentSecret] = signingSecretsOf(box, locked);
+    const secret = generateWebhookSecret();
+    const expiresAt = overlapHours > 0 ? new Date(Date.now() + overlapHours * 3_600_000) : null;
+    const row = await tx.webhookConfig.update({
+      where: { id: locked.id },
+      data: {
+        secretCiphertext: box.seal(secret, webhookSecretContext(locked.id)),
+        legacySecret: null,
+        previousSecretCiphertext: expiresAt ? box.seal(currentSecret as string, webhookSecretContext(locked.id)) : null,
+        previousSecretExpiresAt: expiresAt,
+      },
+    });
+    return { ...toWebhookConfig(row), secret, previous_secret_expires_at: expiresAt?.toISOString() ?? null };
+  });
+}
+
+/**
+ * Encrypts the plaintext secrets of configurations saved before encryption at rest (the worker runs it at
+ * start-up; a no-op once done). Returns how many it encrypted.
+ */
+export async function encryptLegacyWebhookSecrets(prisma: PrismaClient, box: SecretBox): Promise<number> {
+  const legacy = await prisma.webhookConfig.findMany({ where: { legacySecret: { not: null } } });
+  for (const row of legacy) {
+    const secret = standardWebhookSecret(row.legacySecret as string);
+    await prisma.webhookConfig.updateMany({
+      where: { id: row.id, legacySecret: row.legacySecret },
+      data: {
+        secretCiphertext: box.seal(secret, webhookSecretContext(row.id)),
+        legacySecret: null,
+        updatedAt: row.updatedAt,
+      },
+    });
+  }
+  return legacy.length;
 }
 
 /** The configuration explicit sends (redeliveries, mocks) go to: it must exist and be enabled. */
@@ -152,7 +216,7 @@ export async function sendMockWebhook(
   const body = JSON.stringify(event);
   const result = await services.webhookSender.send({
     url: config.url,
-    headers: webhookHeaders(event.event_id, body, config.secret),
+    headers: webhookHeaders(event.event_id, body, signingSecretsOf(secretBoxOf(services.config), config)),
     body,
   });
   return {

@@ -6,10 +6,14 @@ import type { Client } from '@temporalio/client';
 const TRUST_SUCCESS_MS = 1_000;
 const lastSuccess = new WeakMap<Client, number>();
 
-/** True when the engine answered a cheap call within `timeoutMs`. */
-export async function temporalIsReachable(client: Client, timeoutMs: number): Promise<boolean> {
+/** True when the engine answered a cheap call within `timeoutMs` (or, unless `fresh`, did a moment ago). */
+export async function temporalIsReachable(
+  client: Client,
+  timeoutMs: number,
+  options: { fresh?: boolean } = {},
+): Promise<boolean> {
   const last = lastSuccess.get(client);
-  if (last !== undefined && Date.now() - last < TRUST_SUCCESS_MS) return true;
+  if (!options.fresh && last !== undefined && Date.now() - last < TRUST_SUCCESS_MS) return true;
   try {
     await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflowService.getSystemInfo({}));
     lastSuccess.set(client, Date.now());

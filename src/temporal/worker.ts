@@ -12,6 +12,8 @@ export interface WorkerSetup {
   /** Workflow code bundled at start-up when there is no bundle: this service's by default (`npm run bench` gives
    * its engine-ceiling workflows, run with the very same worker settings). */
   workflowsPath?: string;
+  /** Activity tasks run at once (WORKER_MAX_CONCURRENT_ACTIVITIES); the SDK's default when absent. */
+  maxConcurrentActivities?: number;
 }
 
 export const workflowsEntryPoint = path.resolve(__dirname, '..', '..', 'workflows', 'index');
@@ -25,6 +27,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     ...(setup.workflowBundlePath
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }
       : { workflowsPath: setup.workflowsPath ?? require.resolve(workflowsEntryPoint) }),
+    ...(setup.maxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivities } : {}),
     // Let in-flight activities finish on SIGTERM before the process exits.
     shutdownGraceTime: '30 seconds',
   });

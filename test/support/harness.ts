@@ -3,6 +3,7 @@
 // partners and call the API as them.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,7 @@ export const productionTestBanks = {
 export const productionTestSecrets = {
   WALLET_KEY_SEED: 'ab'.repeat(32),
   VIRTUAL_ACCOUNT_BANKS: JSON.stringify(productionTestBanks),
+  SECRETS_ENCRYPTION_KEY: 'cd'.repeat(32),
 };
 
 function quietSdkLogs(): void {
@@ -97,6 +99,11 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Math.random().toString(36).slice(2)}`,
     // Test webhook receivers listen on 127.0.0.1 (a sandbox-only allowance).
     WEBHOOK_ALLOW_PRIVATE_URLS: overrides.APP_ENV === 'production' ? 'false' : 'true',
+    // A key of its own per test file (the sandbox would otherwise use its public key).
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // Test files share the database, and so the counters; the rate-limit tests set their own limits.
+    RATE_LIMIT_PARTNER_REQUESTS: '100000',
+    RATE_LIMIT_PUBLIC_REQUESTS: '100000',
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,
   });
@@ -133,6 +140,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       taskQueue: config.temporal.taskQueue,
       activities: createActivities({ config, prisma, logger, ...providers }),
       workflowBundlePath,
+      maxConcurrentActivities: config.worker.maxConcurrentActivities,
     });
     await relay.start();
   } catch (error) {

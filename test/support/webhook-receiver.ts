@@ -19,6 +19,8 @@ export type Responder = (request: ReceivedWebhook, index: number) => Answer | Pr
 interface Waiter {
   predicate: (requests: ReceivedWebhook[]) => boolean;
   resolve: (requests: ReceivedWebhook[]) => void;
+  /** Resolve as soon as requests arrive, before they are answered (for receivers that never answer). */
+  onArrival: boolean;
 }
 
 /** A failure guard only: a test waiting this long has failed (deliveries arrive in milliseconds). */
@@ -52,11 +54,16 @@ export class WebhookReceiver {
     this.responder = responder;
   }
 
-  /** Resolves with all requests once the predicate holds. */
-  waitFor(predicate: (requests: ReceivedWebhook[]) => boolean, what = 'webhooks'): Promise<ReceivedWebhook[]> {
+  /** Resolves with all requests once the predicate holds (checked when a request has been answered). */
+  waitFor(
+    predicate: (requests: ReceivedWebhook[]) => boolean,
+    what = 'webhooks',
+    onArrival = false,
+  ): Promise<ReceivedWebhook[]> {
     if (predicate(this.requests)) return Promise.resolve([...this.requests]);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        onArrival,
         predicate,
         resolve: (requests) => {
           clearTimeout(guard);
@@ -73,6 +80,11 @@ export class WebhookReceiver {
 
   waitForCount(count: number): Promise<ReceivedWebhook[]> {
     return this.waitFor((requests) => requests.length >= count, `${count} webhook(s)`);
+  }
+
+  /** Resolves once `count` requests have arrived, answered or not (a receiver that hangs). */
+  waitForArrivals(count: number): Promise<ReceivedWebhook[]> {
+    return this.waitFor((requests) => requests.length >= count, `${count} webhook(s) to arrive`, true);
   }
 
   /** The requests carrying this event id (`Webhook-Id`). */
@@ -107,6 +119,7 @@ export class WebhookReceiver {
       receivedAt: new Date(),
     };
     const index = this.requests.push(received) - 1;
+    this.notify((waiter) => waiter.onArrival);
     let answer: Answer;
     try {
       answer = await this.responder(received, index);
@@ -118,7 +131,11 @@ export class WebhookReceiver {
     } else {
       res.writeHead(answer, { 'Content-Type': 'text/plain' }).end(answer < 300 ? 'ok' : 'nope');
     }
-    const satisfied = this.waiters.filter((waiter) => waiter.predicate(this.requests));
+    this.notify(() => true);
+  }
+
+  private notify(eligible: (waiter: Waiter) => boolean): void {
+    const satisfied = this.waiters.filter((waiter) => eligible(waiter) && waiter.predicate(this.requests));
     this.waiters = this.waiters.filter((waiter) => !satisfied.includes(waiter));
     for (const waiter of satisfied) waiter.resolve([...this.requests]);
   }

@@ -1,0 +1,93 @@
+// API key management (npm run partner:keys): create, list, revoke. A key is shown once, at creation; the database
+// keeps its SHA-256, a display prefix, an optional label, when it was created, last used and revoked.
+// Keys are bound to the environment that creates them (sk_live_ in production, sk_sandbox_ in the sandbox).
+import type { AppEnvironment } from '../config';
+import type { Db } from '../db';
+import { newId } from '../domain/ids';
+import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
+
+export interface ApiKeyListing {
+  key_id: string;
+  partner_id: string;
+  partner_name: string;
+  prefix: string;
+  label: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface CreatedApiKey extends ApiKeyListing {
+  /** Shown only here. */
+  api_key: string;
+}
+
+type KeyRow = {
+  id: string;
+  partnerId: string;
+  keyPrefix: string;
+  label: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  partner: { name: string };
+};
+
+function toListing(row: KeyRow): ApiKeyListing {
+  return {
+    key_id: row.id,
+    partner_id: row.partnerId,
+    partner_name: row.partner.name,
+    prefix: row.keyPrefix,
+    label: row.label,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export class ApiKeyCommandError extends Error {}
+
+export async function createApiKey(
+  db: Db,
+  appEnv: AppEnvironment,
+  partnerId: string,
+  label?: string,
+): Promise<CreatedApiKey> {
+  const partner = await db.partner.findUnique({ where: { id: partnerId } });
+  if (!partner) throw new ApiKeyCommandError(`no partner ${partnerId}`);
+  const apiKey = generateApiKey(appEnv);
+  const row = await db.apiKey.create({
+    data: {
+      id: newId(),
+      partnerId,
+      keyHash: hashApiKey(apiKey),
+      keyPrefix: displayPrefixOf(apiKey),
+      label: label ?? null,
+    },
+    include: { partner: { select: { name: true } } },
+  });
+  return { ...toListing(row), api_key: apiKey };
+}
+
+/** Every key (of one partner when given), oldest first; never the key itself. */
+export async function listApiKeys(db: Db, partnerId?: string): Promise<ApiKeyListing[]> {
+  const rows = await db.apiKey.findMany({
+    where: partnerId ? { partnerId } : {},
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    include: { partner: { select: { name: true } } },
+  });
+  return rows.map(toListing);
+}
+
+/** Revokes a key by id; the next request with it answers 401 (keys are not cached). Revoking twice is a no-op. */
+export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyListing> {
+  const found = await db.apiKey.findUnique({ where: { id: keyId } }).catch(() => null);
+  if (!found) throw new ApiKeyCommandError(`no API key ${keyId}`);
+  const row = await db.apiKey.update({
+    where: { id: keyId },
+    data: { revokedAt: found.revokedAt ?? new Date() },
+    include: { partner: { select: { name: true } } },
+  });
+  return toListing(row);
+}

@@ -1,0 +1,322 @@
+// The hosted verification page as a security review sees it: the link's token is stored only hashed, expires and
+// is replaced on every status change; it never reaches the request log; an upload is refused before its body is
+// read when the token is not valid, and a valid upload is streamed to disk while it arrives; the page's headers.
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import pino from 'pino';
+import request from 'supertest';
+import { createApp } from '../src/http/app';
+import { hostedPageContentSecurityPolicy } from '../src/routes/hosted-verification';
+import { eventually } from './support/eventually';
+import { createCustomer, CustomerBody, individualCustomer } from './support/fixtures';
+import { Harness, startHarness, TestPartner } from './support/harness';
+
+let harness: Harness;
+let partner: TestPartner;
+
+beforeAll(async () => {
+  harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(6 * 3600) });
+  partner = await harness.createPartner();
+});
+afterAll(async () => {
+  await harness?.teardown();
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const pathOf = (link: string | null | undefined) => new URL(link as string).pathname;
+const tokenOf = (link: string | null | undefined) => pathOf(link).split('/')[2] as string;
+
+async function customerNow(id: string): Promise<CustomerBody> {
+  const response = await partner.api.get(`/v1/customers/${id}`);
+  expect(response.status).toBe(200);
+  return response.body as CustomerBody;
+}
+
+async function uploadPassportAndAddress(linkPath: string): Promise<void> {
+  for (const [type, side] of [
+    ['PASSPORT', 'FRONT'],
+    ['PROOF_OF_ADDRESS', ''],
+  ] as const) {
+    const upload = await harness.http
+      .post(`${linkPath}/documents`)
+      .field('document_type', type)
+      .field('document_side', side)
+      .attach('file', Buffer.from(`%PDF-1.4 ${type}`), `${type}.pdf`);
+    expect(upload.headers.location).toBe(`${linkPath}?notice=Document%20uploaded.`);
+  }
+}
+
+describe('the link token', () => {
+  it('is stored only as its SHA-256: no table holds the token, not even the event or the idempotency row', async () => {
+    const created = await partner.api
+      .post('/v1/customers')
+      .set('Idempotency-Key', `hashed-${Date.now()}`)
+      .send(individualCustomer());
+    expect(created.status).toBe(201);
+    const token = tokenOf(created.body.verification.verification_link);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const row = await harness.prisma.customer.findUniqueOrThrow({ where: { id: created.body.id } });
+    expect(row.verificationTokenHash).toBe(sha256(token));
+    const everywhere = await harness.prisma.$queryRaw<{ dump: string }[]>`
+      SELECT concat_ws(' ',
+        (SELECT row_to_json(c)::text FROM customers c WHERE c.id = ${row.id}::uuid),
+        (SELECT string_agg(row_to_json(e)::text, ' ') FROM events e WHERE e.resource_id = ${row.id}::uuid),
+        (SELECT string_agg(row_to_json(i)::text, ' ') FROM idempotency_keys i
+          WHERE i.partner_id = ${partner.partnerId}::uuid)) AS dump`;
+    expect(everywhere[0]!.dump).toContain(row.id);
+    expect(everywhere[0]!.dump).not.toContain(token);
+
+    // The event keeps a placeholder and the API puts the link back; the partner sees what it saw at creation.
+    const [event] = (await partner.api.get(`/v1/events?event_resource_id=${row.id}`)).body.items;
+    expect(event.event_resource.verification.verification_link).toBe(created.body.verification.verification_link);
+    expect((await harness.http.get(pathOf(created.body.verification.verification_link))).status).toBe(200);
+  });
+
+  it('expires after VERIFICATION_LINK_TTL_HOURS; the API then shows a new link, and the old one stays dead', async () => {
+    const before = Date.now();
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const row = await harness.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const lifetime = row.verificationLinkExpiresAt.getTime() - before;
+    expect(harness.config.verificationLinkTtlHours).toBe(168);
+    expect(lifetime).toBeGreaterThanOrEqual(168 * 3_600_000 - 60_000);
+    expect(lifetime).toBeLessThanOrEqual(168 * 3_600_000 + 60_000);
+
+    const oldPath = pathOf(customer.verification.verification_link);
+    // A week passes (the expiry is moved instead of the clock).
+    await harness.prisma.customer.update({
+      where: { id: customer.id },
+      data: { verificationLinkExpiresAt: new Date(Date.now() - 1000), updatedAt: row.updatedAt },
+    });
+    const expired = await harness.http.get(oldPath);
+    expect(expired.status).toBe(404);
+    expect(expired.body.error).toEqual({
+      code: 'not_found',
+      message: expect.stringContaining('expired or been replaced'),
+    });
+
+    const renewed = await customerNow(customer.id);
+    expect(renewed.verification.verification_link).not.toBe(customer.verification.verification_link);
+    expect(renewed.updated_at).toBe(customer.updated_at); // a new link is not a change of the customer
+    expect((await harness.http.get(pathOf(renewed.verification.verification_link))).status).toBe(200);
+    expect((await harness.http.get(oldPath)).status).toBe(404);
+    const listed = (await partner.api.get('/v1/customers?limit=100')).body.items.find(
+      (item: { id: string }) => item.id === customer.id,
+    );
+    expect(listed.verification_link).toBe(renewed.verification.verification_link);
+  });
+
+  it('is replaced on every status change; the page follows the end user to the new link', async () => {
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const first = pathOf(customer.verification.verification_link);
+    await uploadPassportAndAddress(first);
+
+    const submitted = await harness.http.post(`${first}/submit`);
+    expect(submitted.status).toBe(303);
+    const next = new URL(submitted.headers.location as string, 'http://localhost').pathname;
+    expect(next).not.toBe(first);
+    expect((await harness.http.get(first)).status).toBe(404);
+    const underReview = await harness.http.get(next);
+    expect(underReview.status).toBe(200);
+    expect(underReview.text).toContain('<strong id="status">under_review</strong>');
+    expect((await customerNow(customer.id)).verification.verification_link).toBeNull();
+
+    const decided = await partner.api.post(`/v1/sandbox/customers/${customer.id}/verification-outcome`).send({
+      outcome: 'partially_rejected',
+      rejected_steps: [{ name: 'PROOF_OF_ADDRESS', rejection_code: ['EXPIRED'], rejection_description: 'Old bill' }],
+    });
+    expect(decided.status).toBe(200);
+    expect((await harness.http.get(next)).status).toBe(404);
+    const reopened = await customerNow(customer.id);
+    expect(reopened.status).toBe('partially_rejected');
+    const third = pathOf(reopened.verification.verification_link);
+    expect([first, next]).not.toContain(third);
+    expect((await harness.http.get(third)).status).toBe(200);
+    // The event of the change carries the link it issued.
+    const events = (
+      await partner.api.get(`/v1/events?event_resource_id=${customer.id}&event_type=customer.partially_rejected`)
+    ).body.items;
+    expect(events[0].event_resource.verification.verification_link).toBe(reopened.verification.verification_link);
+  });
+
+  it('is never written to the request log: requests are logged by route template', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const app = request.agent(createApp({ ...harness.services, logger }).callback());
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const linkPath = pathOf(customer.verification.verification_link);
+    const token = tokenOf(customer.verification.verification_link);
+
+    expect((await app.get(`${linkPath}?notice=hello`)).status).toBe(200);
+    const upload = await app
+      .post(`${linkPath}/documents`)
+      .field('document_type', 'SELFIE')
+      .attach('file', Buffer.from('not a document'), 'x.bin');
+    expect(upload.status).toBe(303);
+    expect((await app.post(`${linkPath}/submit`)).status).toBe(303);
+    expect((await app.get(`${linkPath}/unknown`)).status).toBe(404);
+    expect((await app.get(`/verify/${'x'.repeat(43)}`)).status).toBe(404);
+
+    const requests = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request');
+    expect(requests.map((entry) => [entry.route, entry.status])).toEqual([
+      ['GET /verify/{token}', 200],
+      ['POST /verify/{token}/documents', 303],
+      ['POST /verify/{token}/submit', 303],
+      [null, 404],
+      ['GET /verify/{token}', 404],
+    ]);
+    expect(requests[3]!.path).toBe('/verify/{token}/unknown');
+    expect(lines.join('\n')).not.toContain(token);
+  });
+});
+
+describe('uploads', () => {
+  let server: http.Server;
+  let port: number;
+  beforeAll(async () => {
+    server = createApp(harness.services).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const boundary = 'x-boundary-7MA4YWxkTrZu0gW';
+  function multipart(fields: Record<string, string>, file: Buffer): { head: Buffer; body: Buffer; tail: Buffer } {
+    const parts = Object.entries(fields).map(
+      ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    );
+    const head = Buffer.from(
+      `${parts.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\n` +
+        'Content-Type: application/pdf\r\n\r\n',
+    );
+    return { head, body: file, tail: Buffer.from(`\r\n--${boundary}--\r\n`) };
+  }
+
+  /** Starts a POST declaring the whole length; the caller writes the body itself. */
+  function startUpload(uploadPath: string, contentLength: number) {
+    const outgoing = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: uploadPath,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': contentLength },
+    });
+    const response = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+      (resolve, reject) => {
+        outgoing.on('response', (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('end', () =>
+            resolve({
+              status: incoming.statusCode ?? 0,
+              headers: incoming.headers,
+              body: Buffer.concat(chunks).toString(),
+            }),
+          );
+        });
+        outgoing.on('error', reject);
+      },
+    );
+    return { outgoing, response };
+  }
+
+  const stagedFiles = () => {
+    try {
+      return readdirSync(harness.services.documentStore.stagingDir).map((name) =>
+        statSync(path.join(harness.services.documentStore.stagingDir, name)),
+      );
+    } catch {
+      return [];
+    }
+  };
+
+  it('with an invalid link are refused before their body is read', async () => {
+    const declared = 10 * 1024 * 1024;
+    const { outgoing, response } = startUpload(`/verify/${'A'.repeat(43)}/documents`, declared);
+    outgoing.on('error', () => undefined); // the server may close the connection after answering
+    outgoing.write(Buffer.alloc(64 * 1024, 0x41)); // 64 KB of the 10 MB announced, and nothing more
+    const answer = await response;
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body).error.code).toBe('not_found');
+    outgoing.destroy();
+    expect(stagedFiles()).toEqual([]);
+  });
+
+  it('with a valid link are streamed to disk while they arrive, then stored with their hash', async () => {
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const file = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(4 * 1024 * 1024, 0x20)]);
+    const { head, body, tail } = multipart({ document_type: 'PASSPORT', document_side: 'FRONT' }, file);
+    const linkPath = pathOf(customer.verification.verification_link);
+    const { outgoing, response } = startUpload(`${linkPath}/documents`, head.length + body.length + tail.length);
+    const firstPart = 1024 * 1024;
+    outgoing.write(Buffer.concat([head, body.subarray(0, firstPart)]));
+    // Half the request is still to come, yet the first megabyte is already on disk.
+    const staged = await eventually(
+      async () => stagedFiles(),
+      (files) => files.some((stat) => stat.size >= firstPart - 64 * 1024),
+    );
+    expect(staged.some((stat) => stat.size >= firstPart - 64 * 1024)).toBe(true);
+    expect(staged.every((stat) => stat.size < file.length)).toBe(true);
+    outgoing.end(Buffer.concat([body.subarray(firstPart), tail]));
+
+    const answer = await response;
+    expect(answer.status).toBe(303);
+    expect(answer.headers.location).toBe(`${linkPath}?notice=Document%20uploaded.`);
+    const [document] = await harness.prisma.customerDocument.findMany({ where: { customerId: customer.id } });
+    expect(document).toMatchObject({
+      sizeBytes: file.length,
+      sha256: createHash('sha256').update(file).digest('hex'),
+      contentType: 'application/pdf',
+    });
+    expect((await harness.services.documentStore.get(document!.storageKey)).equals(file)).toBe(true);
+    await eventually(
+      async () => stagedFiles(),
+      (files) => files.length === 0,
+    );
+    expect(stagedFiles()).toEqual([]);
+  });
+
+  it('over 10 MB answer 413 and leave nothing behind', async () => {
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const response = await harness.http
+      .post(`${pathOf(customer.verification.verification_link)}/documents`)
+      .field('document_type', 'SELFIE')
+      .attach('file', Buffer.alloc(10 * 1024 * 1024 + 1, 0x25), 'big.pdf');
+    expect(response.status).toBe(413);
+    await eventually(
+      async () => stagedFiles(),
+      (files) => files.length === 0,
+    );
+    expect(stagedFiles()).toEqual([]);
+    expect(await harness.prisma.customerDocument.count({ where: { customerId: customer.id } })).toBe(0);
+  });
+});
+
+describe('the page', () => {
+  it("answers with a strict Content-Security-Policy whose one stylesheet is the page's own, and no caching", async () => {
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const page = await harness.http.get(pathOf(customer.verification.verification_link));
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toBe(hostedPageContentSecurityPolicy);
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    const style = /<style>([^<]*)<\/style>/.exec(page.text)?.[1] ?? '';
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(page.headers['content-security-policy']).toContain(`style-src 'sha256-${hash}'`);
+    expect(page.text).not.toMatch(/style="|<script/);
+    expect(page.headers).toMatchObject({
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+    });
+  });
+});
