@@ -2,6 +2,7 @@
 // their customers, and for fiat to fiat approved customers with a wallet and a receiving account, all through
 // the public API as a partner would.
 import { randomBytes } from 'node:crypto';
+import { railObjects } from '../../test/support/fixtures';
 import { expectStatus, HttpClient } from './load';
 
 export interface BenchPartner {
@@ -117,13 +118,7 @@ export async function createParty(partner: BenchPartner, index: number): Promise
       customer_id: customerId,
       account_name: 'Bench spei account',
       payment_rail: 'spei',
-      spei: {
-        beneficiary_name: 'María López',
-        protocol: 'clabe',
-        bank_code: '002',
-        clabe: '002010077777777771',
-        bank_name: 'Banamex',
-      },
+      spei: railObjects.spei,
     },
     json: true,
   });

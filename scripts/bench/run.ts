@@ -95,6 +95,19 @@ export async function runBench(options: BenchOptions): Promise<void> {
     let readPath: string;
     let settlementRps: number | null = null;
     let parties: Party[] = [];
+    /** The settlement run, charged the CPU of the API, the given workers and Temporal. */
+    const settle = async (workers: string[]) => {
+      const serving = () => stack.cpu(['api', ...workers, 'temporal']);
+      const before = serving();
+      const run = await settlementPhase(parties, {
+        settlements: options.settlements,
+        concurrency: options.concurrency,
+        pollMs: options.pollMs,
+        timeoutMs: 120_000,
+      });
+      run.recorder.addCpu('settlement', cpuDelta(before, serving()));
+      return run;
+    };
 
     if (hasSettlement && (runs('settlement') || runs('read'))) {
       // The read phase reads completed transactions, so it needs a settlement run too.
@@ -105,15 +118,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
         (index) => createParty(partners[index % partners.length]!, index),
       );
       log(`fiat to fiat end to end: ${options.settlements} settlements at concurrency ${options.concurrency}`);
-      const settlementCpu = () => stack.cpu(['api', 'worker-1', 'temporal']);
-      const cpuBefore = settlementCpu();
-      const run = await settlementPhase(parties, {
-        settlements: options.settlements,
-        concurrency: options.concurrency,
-        pollMs: options.pollMs,
-        timeoutMs: 120_000,
-      });
-      run.recorder.addCpu('settlement', cpuDelta(cpuBefore, settlementCpu()));
+      const run = await settle(['worker-1']);
       sections.settlement = statsOf(run.recorder, ['quote', 'create', 'deposit', 'get', 'settlement']);
       if (run.recorder.errorSamples.length) notes.push(`settlement errors: ${run.recorder.errorSamples.join(' | ')}`);
       settlementRps = run.recorder.stats('settlement').rps;
@@ -216,15 +221,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
       log('starting a second worker');
       await stack.startWorker(2, temporal);
       log(`fiat to fiat with 2 workers: ${options.settlements} settlements at concurrency ${options.concurrency}`);
-      const twoWorkersCpu = () => stack.cpu(['api', 'worker-1', 'worker-2', 'temporal']);
-      const cpuBefore = twoWorkersCpu();
-      const run = await settlementPhase(parties, {
-        settlements: options.settlements,
-        concurrency: options.concurrency,
-        pollMs: options.pollMs,
-        timeoutMs: 120_000,
-      });
-      run.recorder.addCpu('settlement', cpuDelta(cpuBefore, twoWorkersCpu()));
+      const run = await settle(['worker-1', 'worker-2']);
       sections['settlement (2 workers)'] = statsOf(run.recorder, ['settlement']);
       ratios.push({
         name: 'worker_scaling',
