@@ -7,9 +7,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createPrismaClient } from '../src/db';
-import { createPartner, CreatedPartner } from '../src/services/partners';
-import { hashApiKey } from '../src/http/auth';
+import type { CreatedPartner } from '../src/services/partners';
 import { customSearchAttributes } from '../src/temporal/search-attributes';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
@@ -20,12 +18,19 @@ const apiPort = Number(process.env.PORT ?? 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
 const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 
+const startedAt = Date.now();
+
 function log(message: string): void {
-  console.error(`[dev] ${message}`);
+  console.error(`[dev] ${message} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
 }
 
 async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
   const file = path.join(dataDir, 'dev-partner.json');
+  // Imported only now: @prisma/client binds to the generated client when first loaded, and on a fresh clone
+  // that client exists only after generatePrismaClient() in main (a static import would load the stub).
+  const { createPrismaClient } = await import('../src/db');
+  const { createPartner } = await import('../src/services/partners');
+  const { hashApiKey } = await import('../src/http/auth');
   const prisma = createPrismaClient(databaseUrl, { poolSize: 1 });
   try {
     if (existsSync(file)) {
@@ -50,29 +55,14 @@ function devSecretsKey(): string {
 
 async function main(): Promise<void> {
   mkdirSync(path.join(dataDir, 'temporal'), { recursive: true });
-  generatePrismaClient();
+  // A first run's slow steps overlap: fetching the Temporal CLI (network), generating the Prisma client and
+  // creating and migrating the database (each a child process).
+  const cliPath = temporalBinary('cli');
+  const generated = generatePrismaClient();
   const database = await prepareDatabase({ localDatabase: 'payments' });
+  await generated;
   log(`PostgreSQL ready (${database.localCluster ? 'private cluster in .data/postgres' : 'DATABASE_URL'})`);
 
-  const cli = temporalBinary('cli');
-  log(
-    cli
-      ? `starting Temporal dev server (${path.relative(projectRoot, cli)})`
-      : 'starting Temporal dev server (SDK download)',
-  );
-  const temporal = await TestWorkflowEnvironment.createLocal({
-    server: {
-      ...(cli ? { executable: { type: 'existing-path' as const, path: cli } } : {}),
-      dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
-      ip: '127.0.0.1',
-      port: temporalPort,
-      ui: true,
-      uiPort: temporalUiPort,
-      searchAttributes: customSearchAttributes,
-    },
-  });
-
-  const partner = await devPartner(database.url);
   const appEnv = process.env.APP_ENV ?? 'sandbox';
   const childEnv = {
     ...process.env,
@@ -88,10 +78,8 @@ async function main(): Promise<void> {
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || devSecretsKey(),
   };
   const tsx = require.resolve('tsx/cli');
-  const children: ChildProcess[] = ['src/worker.ts', 'src/server.ts'].map((entry) =>
-    spawn(process.execPath, [tsx, entry], { cwd: projectRoot, env: childEnv, stdio: 'inherit' }),
-  );
-
+  const children: ChildProcess[] = [];
+  let temporal: Promise<TestWorkflowEnvironment> | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -107,20 +95,46 @@ async function main(): Promise<void> {
           }),
       ),
     );
-    await temporal.teardown().catch(() => undefined);
+    await temporal?.then((environment) => environment.teardown()).catch(() => undefined);
     database.localCluster?.stopIfStartedHere();
     process.exit(code);
   };
-  for (const child of children) {
+  const startChild = (entry: string) => {
+    const child = spawn(process.execPath, [tsx, entry], { cwd: projectRoot, env: childEnv, stdio: 'inherit' });
+    children.push(child);
     child.on('exit', (code) => {
       if (!stopping) {
         log(`a child process exited (${code}); shutting down`);
         void stop(code ?? 1);
       }
     });
-  }
+  };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
+
+  // The API needs only the database (it connects to Temporal on first use), so it starts while Temporal does.
+  startChild('src/server.ts');
+  const cli = await cliPath;
+  log(
+    cli
+      ? `starting Temporal dev server (${path.relative(projectRoot, cli)})`
+      : 'starting Temporal dev server (SDK download)',
+  );
+  temporal = TestWorkflowEnvironment.createLocal({
+    server: {
+      ...(cli ? { executable: { type: 'existing-path' as const, path: cli } } : {}),
+      dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
+      ip: '127.0.0.1',
+      port: temporalPort,
+      ui: true,
+      uiPort: temporalUiPort,
+      searchAttributes: customSearchAttributes,
+    },
+  });
+  await temporal;
+  log('Temporal dev server ready');
+  const partner = await devPartner(database.url);
+  startChild('src/worker.ts');
 
   console.log(
     [

@@ -3,7 +3,7 @@
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 
 async function main(): Promise<void> {
-  generatePrismaClient();
+  await generatePrismaClient();
   const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments' });
   console.error(`database ready: ${url}`);
   localCluster?.stopIfStartedHere();

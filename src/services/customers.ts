@@ -1,7 +1,7 @@
 // Customer commands: lookups (404 for another partner's customer), creation with its workflow,
 // document uploads and the verification updates the partner API and the hosted page share.
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import type { Db, Prisma } from '../db';
+import { ownedBy, type Db, type Prisma } from '../db';
 import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';
@@ -57,7 +57,7 @@ export async function withCurrentLink(services: ApiServices, row: CustomerRow): 
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
 export async function findCustomerOrThrow(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
   const row = isUuid(customerId)
-    ? await db.customer.findFirst({ where: { id: customerId, partnerId }, include: withBeneficiaries })
+    ? ownedBy(await db.customer.findUnique({ where: { id: customerId }, include: withBeneficiaries }), partnerId)
     : null;
   if (!row) throw ApiError.notFound('customer', customerId);
   return row;

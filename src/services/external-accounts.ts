@@ -1,6 +1,6 @@
 // External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
 // the row and its two events in one transaction.
-import { isUniqueViolation, type Db, type Prisma } from '../db';
+import { isUniqueViolation, ownedBy, type Db, type Prisma } from '../db';
 import { parsePixKey, PixKey } from '../domain/brazil';
 import {
   AccountIdentifiers,
@@ -22,7 +22,7 @@ import { writeTransaction } from '../temporal/write-then-start';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
-  const row = isUuid(id) ? await db.externalAccount.findFirst({ where: { id, partnerId } }) : null;
+  const row = isUuid(id) ? ownedBy(await db.externalAccount.findUnique({ where: { id } }), partnerId) : null;
   if (!row) throw ApiError.notFound('external account', id);
   return row;
 }

@@ -1,7 +1,7 @@
 // Quote commands: creation (rates locked, amounts priced, lifetime workflow started) and
 // consumption (once, before expiry) by the transactions that need one.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Db } from '../db';
+import { ownedBy, type Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import type { Currency, Decimal, Money, Stablecoin } from '../domain/money';
 import {
@@ -39,7 +39,7 @@ import {
 
 /** A quote of this partner, or 404 (also for malformed ids and other partners' quotes). */
 export async function findQuoteOrThrow(db: Db, partnerId: string, quoteId: string): Promise<QuoteRow> {
-  const row = isUuid(quoteId) ? await db.quote.findFirst({ where: { id: quoteId, partnerId } }) : null;
+  const row = isUuid(quoteId) ? ownedBy(await db.quote.findUnique({ where: { id: quoteId } }), partnerId) : null;
   if (!row) throw ApiError.notFound('quote', quoteId);
   return row;
 }

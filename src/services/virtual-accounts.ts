@@ -1,6 +1,6 @@
 // Virtual account commands: the 404 lookup and creation with its workflow (sandbox: approved at
 // once with deposit details; production: under review).
-import { isUniqueViolation, type Db, type Prisma } from '../db';
+import { isUniqueViolation, ownedBy, type Db, type Prisma } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';
@@ -20,7 +20,9 @@ import { findWalletOrThrow } from './wallets';
 
 /** A virtual account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findVirtualAccountOrThrow(db: Db, partnerId: string, id: string): Promise<VirtualAccountRow> {
-  const row = isUuid(id) ? await db.virtualAccount.findFirst({ where: { id, partnerId }, include: withWallet }) : null;
+  const row = isUuid(id)
+    ? ownedBy(await db.virtualAccount.findUnique({ where: { id }, include: withWallet }), partnerId)
+    : null;
   if (!row) throw ApiError.notFound('virtual account', id);
   return row;
 }

@@ -1,5 +1,5 @@
 // Wallet commands: the 404 lookup and creation (address, then the row and its zero ledger balances).
-import type { Db } from '../db';
+import { ownedBy, type Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { ApiError } from '../http/errors';
 import { openWalletLedgerAccounts } from '../ledger';
@@ -12,7 +12,7 @@ import { writeTransaction } from '../temporal/write-then-start';
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
 export async function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
   const row = isUuid(walletId)
-    ? await db.wallet.findFirst({ where: { id: walletId, partnerId }, include: withBalances })
+    ? ownedBy(await db.wallet.findUnique({ where: { id: walletId }, include: withBalances }), partnerId)
     : null;
   if (!row) throw ApiError.notFound('wallet', walletId);
   return row;

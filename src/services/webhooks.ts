@@ -1,7 +1,7 @@
 // Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
 // outbox, and the sandbox's one-off mock send.
 import type { Event, WebhookConfig } from '@prisma/client';
-import { isUniqueViolation, type Db, type PrismaClient } from '../db';
+import { isUniqueViolation, ownedBy, type Db, type PrismaClient } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { SecretBox, secretBoxOf } from '../domain/secret-box';
 import {
@@ -75,7 +75,7 @@ export async function findWebhookConfigOrThrow(db: Db, partnerId: string, id?: s
     id === undefined
       ? await db.webhookConfig.findUnique({ where: { partnerId } })
       : isUuid(id)
-        ? await db.webhookConfig.findFirst({ where: { id, partnerId } })
+        ? ownedBy(await db.webhookConfig.findUnique({ where: { id } }), partnerId)
         : null;
   if (!row) {
     throw id === undefined
@@ -177,7 +177,7 @@ async function requireEnabledConfig(db: Db, partnerId: string): Promise<WebhookC
 }
 
 export async function findEventOrThrow(db: Db, partnerId: string, id: string): Promise<Event> {
-  const row = isUuid(id) ? await db.event.findFirst({ where: { id, partnerId } }) : null;
+  const row = isUuid(id) ? ownedBy(await db.event.findUnique({ where: { id } }), partnerId) : null;
   if (!row) throw ApiError.notFound('event', id);
   return row;
 }

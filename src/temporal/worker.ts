@@ -9,6 +9,9 @@ export interface WorkerSetup {
   activities: object;
   /** Pre-built workflow bundle (npm run build, test global set-up); bundled at start-up when absent. */
   workflowBundlePath?: string;
+  /** Workflow code bundled at start-up when there is no bundle: this service's by default (`npm run bench` gives
+   * its engine-ceiling workflows, run with the very same worker settings). */
+  workflowsPath?: string;
   /** Activity tasks run at once (WORKER_MAX_CONCURRENT_ACTIVITIES); the SDK's default when absent. */
   maxConcurrentActivities?: number;
   /**
@@ -28,7 +31,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     activities: setup.activities,
     ...(setup.workflowBundlePath
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }
-      : { workflowsPath: require.resolve(workflowsEntryPoint) }),
+      : { workflowsPath: setup.workflowsPath ?? require.resolve(workflowsEntryPoint) }),
     ...(setup.maxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: setup.maxConcurrentActivities } : {}),
     // Let in-flight activities finish on SIGTERM before the process exits.
     shutdownGraceTime: '30 seconds',

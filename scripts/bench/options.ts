@@ -1,0 +1,65 @@
+// Options of `npm run bench` (see scripts/bench/index.ts).
+import os from 'node:os';
+
+export interface BenchOptions {
+  quick: boolean;
+  dist: boolean;
+  profile: boolean;
+  /** Sections to run (default all): read, quote, settlement (with the ceiling and the 2-worker run). */
+  only: Set<string>;
+  attach: boolean;
+  settlements: number;
+  concurrency: number;
+  durationMs: number;
+  warmupMs: number;
+  rounds: number;
+  pollMs: number;
+  partners: number;
+}
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const flag = (name: string) => argv.includes(`--${name}`);
+  const value = (name: string): number | undefined => {
+    const index = argv.indexOf(`--${name}`);
+    if (index < 0) return undefined;
+    const parsed = Number(argv[index + 1]);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} needs a positive number`);
+    return parsed;
+  };
+  const sections = ['read', 'quote', 'settlement'];
+  const onlyIndex = argv.indexOf('--only');
+  const only = new Set(onlyIndex >= 0 ? (argv[onlyIndex + 1] ?? '').split(',') : sections);
+  for (const section of only) if (!sections.includes(section)) throw new Error(`--only takes ${sections.join(',')}`);
+  const known = new Set([
+    'only',
+    'quick',
+    'dist',
+    'profile',
+    'attach',
+    'settlements',
+    'concurrency',
+    'duration',
+    'rounds',
+    'poll-ms',
+  ]);
+  for (const arg of argv) {
+    if (arg.startsWith('--') && !known.has(arg.slice(2))) throw new Error(`unknown option ${arg}`);
+  }
+  const quick = flag('quick');
+  return {
+    quick,
+    dist: flag('dist'),
+    profile: flag('profile'),
+    only,
+    attach: flag('attach'),
+    settlements: value('settlements') ?? (quick ? 150 : 500),
+    concurrency: value('concurrency') ?? 16,
+    durationMs: (value('duration') ?? (quick ? 5 : 12)) * 1000,
+    warmupMs: quick ? 1000 : 2000,
+    rounds: value('rounds') ?? (quick ? 2 : 3),
+    pollMs: value('poll-ms') ?? 100,
+    partners: 4,
+  };
+}
+
+export const machineLoad = () => os.loadavg().map((load) => Math.round(load * 100) / 100);
