@@ -179,7 +179,7 @@ export class ChaosSystem {
     await writeWorkflowBundle(bundle);
     log('workflow code bundled');
 
-    const cli = temporalBinary('cli');
+    const cli = await temporalBinary('cli');
     if (!cli) throw new Error('no Temporal CLI: scripts/temporal-binaries.sh cli provides one');
     const [temporalPort, apiPort] = [await freePort(), await freePort()];
     const temporalAddress = `127.0.0.1:${temporalPort}`;
