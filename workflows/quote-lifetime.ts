@@ -14,6 +14,7 @@ import {
   condition,
   defineQuery,
   defineUpdate,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -164,6 +165,8 @@ export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<
     // Used once the update persists it, or active again if persisting failed.
     await condition(() => persisted || status === 'active');
     if (status === 'active') continue;
+    // Runs recorded before releaseQuote existed completed here, once used.
+    if (!patched('quote-release-window')) break;
     // Used: the consumer may still give it back until the lifetime ends.
     const released = await condition(() => status !== 'used', Math.max(1, remainingMs()));
     if (released) continue;
