@@ -142,6 +142,7 @@ describe('destinations', () => {
       relaySweepSeconds: 5,
       allowPrivateUrls: false,
       partnerConcurrency: 5,
+      retry: { initialIntervalMs: 30_000, maximumIntervalMs: 3_600_000 },
     });
   });
 });
