@@ -6,7 +6,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as workflows from '../workflows';
-import { historyFromObject } from './support/histories';
+import { historyFromObject, workflowIdOf } from './support/histories';
 import { projectRoot, workflowBundlePath } from './support/paths';
 
 const historiesDir = path.join(projectRoot, 'test', 'histories');
@@ -42,15 +42,26 @@ it('replays every recorded history against the current workflow code', async () 
   const histories = recordedHistories();
   expect(histories.length).toBeGreaterThan(0);
   const failures: string[] = [];
+  const inputs = histories.map((history) => {
+    const object = JSON.parse(readFileSync(history.file, 'utf8')) as Record<string, unknown>;
+    // Under the id it ran with: workflow code may derive ids from it (the settlement's legs).
+    return {
+      workflowId: workflowIdOf(object) ?? `${history.type}/${history.name}`,
+      history: historyFromObject(object),
+    };
+  });
   const results = Worker.runReplayHistories(
     { workflowBundle: { codePath: workflowBundlePath }, replayName: 'recorded-histories' },
-    histories.map((history) => ({
-      workflowId: `${history.type}/${history.name}`,
-      history: historyFromObject(JSON.parse(readFileSync(history.file, 'utf8'))),
-    })),
+    inputs,
   );
+  // One history at a time, results in the same order.
+  let index = 0;
   for await (const result of results) {
-    if (result.error) failures.push(`${result.workflowId}: ${result.error.name}: ${result.error.message}`);
+    const { type, name } = histories[index] as (typeof histories)[number];
+    expect(result.workflowId).toBe(inputs[index]?.workflowId);
+    index += 1;
+    if (result.error) failures.push(`${type}/${name}: ${result.error.name}: ${result.error.message}`);
   }
+  expect(index).toBe(histories.length);
   expect(failures).toEqual([]);
 });

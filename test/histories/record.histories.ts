@@ -10,12 +10,22 @@ import { verificationDecisionUpdate, verificationStateQuery } from '../../workfl
 import { virtualAccountDecisionUpdate } from '../../workflows/virtual-account';
 import { deliveriesQueuedSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { maintenanceWorkflow } from '../../workflows/maintenance';
+import { resolveErrorUpdate } from '../../workflows/settlement';
 import { approvedCustomer, createWallet, virtualAccountBody } from '../support/accounts';
 import { eventually } from '../support/eventually';
 import { createCustomer, uploadDocument, uploadIndividualDocuments } from '../support/fixtures';
 import { Harness, startHarness, TestPartner } from '../support/harness';
 import { projectRoot } from '../support/paths';
 import { historyToObject } from '../support/histories';
+import {
+  createTransaction,
+  deposit,
+  Parties,
+  setUpParties,
+  settlementHandle,
+  TransactionBody,
+  waitForStatus,
+} from '../support/transactions';
 import { Answer, WebhookReceiver } from '../support/webhook-receiver';
 import { configureWebhooks, newId, recordPayoutEvent } from '../support/webhooks';
 
@@ -46,7 +56,10 @@ async function save(harness: Harness, workflowId: string, name: string, runId?: 
   const [description, history] = await Promise.all([handle.describe(), handle.fetchHistory()]);
   const folder = path.join(historiesDir, description.type);
   mkdirSync(folder, { recursive: true });
-  writeFileSync(path.join(folder, `${name}.json`), `${JSON.stringify(historyToObject(history), null, 1)}\n`);
+  writeFileSync(
+    path.join(folder, `${name}.json`),
+    `${JSON.stringify(historyToObject(history, workflowId), null, 1)}\n`,
+  );
 }
 
 const rejectedProofOfAddress = [
@@ -342,5 +355,113 @@ describe('maintenanceWorkflow', () => {
       taskQueue: sandbox.config.temporal.taskQueue,
     });
     await save(sandbox, workflowId, 'one-run');
+  });
+});
+
+describe('settlementWorkflow, its legs and depositReturnWorkflow', () => {
+  let parties: Parties;
+  beforeAll(async () => {
+    parties = await setUpParties(sandbox, partner);
+  });
+
+  const settlementId = (transaction: TransactionBody) => workflowIds.transaction(transaction.id);
+  const legId = (transaction: TransactionBody, leg: 'fiat-to-stablecoin' | 'stablecoin-to-fiat') =>
+    workflowIds.transactionLeg(transaction.id, leg);
+  const settled = (transaction: TransactionBody) => settlementHandle(sandbox, transaction.id).result();
+  const cancel = (transaction: TransactionBody) =>
+    partner.api.put(`/v1/transactions/${transaction.id}`).send({ status: 'cancelled' });
+  const resolve = (transaction: TransactionBody, action: 'retry' | 'refund') =>
+    settlementHandle(sandbox, transaction.id).executeUpdate(resolveErrorUpdate, { args: [{ action }] });
+  /** A deposit the transaction no longer takes: sent back by its own workflow, saved as `name`. */
+  async function lateDeposit(transaction: TransactionBody, name: string): Promise<void> {
+    const late = await deposit(parties, transaction);
+    expect(late).toMatchObject({ status: 'returning', return_reason: 'not_awaiting_deposit' });
+    const workflowId = workflowIds.depositReturn(late.id as string);
+    expect(await sandbox.env.client.workflow.getHandle(workflowId).result()).toBe('returned');
+    await save(sandbox, workflowId, name);
+  }
+
+  it('completed through both legs; a second deposit returned on its own', async () => {
+    const transaction = await createTransaction(parties);
+    await deposit(parties, transaction);
+    expect(await settled(transaction)).toBe('completed');
+    await save(sandbox, settlementId(transaction), 'completed');
+    await save(sandbox, legId(transaction, 'fiat-to-stablecoin'), 'completed');
+    await save(sandbox, legId(transaction, 'stablecoin-to-fiat'), 'completed');
+    await lateDeposit(transaction, 'second-deposit-returned');
+  });
+
+  it('cancelled; a deposit after the cancellation returned on its own', async () => {
+    const transaction = await createTransaction(parties);
+    expect((await cancel(transaction)).status).toBe(200);
+    expect(await settled(transaction)).toBe('cancelled');
+    await save(sandbox, settlementId(transaction), 'cancelled');
+    await lateDeposit(transaction, 'after-cancellation-returned');
+  });
+
+  it('failed when the deposit deadline passed; a deposit after it returned on its own', async () => {
+    const transaction = await createTransaction(parties);
+    expect(await settled(transaction)).toBe('failed');
+    await save(sandbox, settlementId(transaction), 'deadline-passed');
+    await lateDeposit(transaction, 'after-deadline-returned');
+  });
+
+  it('refunded when the deposit is not the expected amount', async () => {
+    const transaction = await createTransaction(parties);
+    expect(await deposit(parties, transaction, { amount: '999.99' })).toMatchObject({
+      return_reason: 'amount_mismatch',
+    });
+    expect(await settled(transaction)).toBe('refunded');
+    await save(sandbox, settlementId(transaction), 'wrong-amount-refunded');
+  });
+
+  it('refunded when the receiving bank rejects the payout', async () => {
+    const transaction = await createTransaction(parties);
+    await deposit(parties, transaction, { simulate: 'payout_rejected' });
+    expect(await settled(transaction)).toBe('refunded');
+    await save(sandbox, settlementId(transaction), 'payout-rejected-refunded');
+    await save(sandbox, legId(transaction, 'stablecoin-to-fiat'), 'rejected');
+  });
+
+  it('in error when the conversion keeps failing (still running), then completed on the operator’s retry', async () => {
+    const transaction = await createTransaction(parties);
+    await deposit(parties, transaction, { simulate: 'conversion_error' });
+    await waitForStatus(sandbox, transaction.id, 'error');
+    await save(sandbox, settlementId(transaction), 'running-error-awaiting-operator');
+    await save(sandbox, legId(transaction, 'fiat-to-stablecoin'), 'failed-after-retries');
+    expect(await resolve(transaction, 'retry')).toBe('retry');
+    expect(await settled(transaction)).toBe('completed');
+    await save(sandbox, settlementId(transaction), 'conversion-error-operator-retry-completed');
+    await save(sandbox, legId(transaction, 'fiat-to-stablecoin'), 'completed-on-operator-retry');
+  });
+
+  it('in error when the payout keeps failing, then refunded on the operator’s decision', async () => {
+    const transaction = await createTransaction(parties);
+    await deposit(parties, transaction, { simulate: 'payout_error' });
+    await waitForStatus(sandbox, transaction.id, 'error');
+    await save(sandbox, legId(transaction, 'stablecoin-to-fiat'), 'failed-after-retries');
+    expect(await resolve(transaction, 'refund')).toBe('refund');
+    expect(await settled(transaction)).toBe('refunded');
+    await save(sandbox, settlementId(transaction), 'payout-error-operator-refund');
+  });
+
+  it('in error when the payout keeps failing, then completed on the operator’s retry', async () => {
+    const transaction = await createTransaction(parties);
+    await deposit(parties, transaction, { simulate: 'payout_error' });
+    await waitForStatus(sandbox, transaction.id, 'error');
+    expect(await resolve(transaction, 'retry')).toBe('retry');
+    expect(await settled(transaction)).toBe('completed');
+    await save(sandbox, settlementId(transaction), 'payout-error-operator-retry-completed');
+  });
+
+  it('still running: awaiting the deposit', async () => {
+    const transaction = await createTransaction(parties);
+    // Saved once its first workflow task completed (the deadline timer started), not while it is still in it.
+    const timerStarted = (history: { events?: Array<{ timerStartedEventAttributes?: unknown }> | null }) =>
+      (history.events ?? []).some((event) => event.timerStartedEventAttributes);
+    expect(
+      timerStarted(await eventually(() => settlementHandle(sandbox, transaction.id).fetchHistory(), timerStarted)),
+    ).toBe(true);
+    await save(sandbox, settlementId(transaction), 'running-awaiting-deposit');
   });
 });
