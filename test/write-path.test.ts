@@ -215,6 +215,27 @@ describe('failures injected around the commit', () => {
     await harness.startRelay.sweep();
     expect(await workflowExists(workflowId)).toBe(true);
   });
+
+  it('a request that needs a workflow not started yet starts it from its intent instead of failing', async () => {
+    writePathFaults.afterCommit = async () => temporalProxy.cut();
+    const created = await api.post('/v1/customers').send(individualCustomer({ email: 'needed-early@example.com' }));
+    expect(created.status).toBe(201);
+    writePathFaults.afterCommit = undefined;
+    temporalProxy.restore();
+    const workflowId = workflowIds.customerVerification(created.body.id);
+    expect(await workflowExists(workflowId)).toBe(false);
+    await uploadIndividualDocuments(partner.api, created.body.id);
+
+    // The check is an update of the verification workflow: before the relay sweeps, the request starts it.
+    let check = await api.post(`/v1/customers/${created.body.id}/check`);
+    for (let attempt = 0; attempt < 20 && check.status === 503; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 250)); // client reconnect backoff
+      check = await api.post(`/v1/customers/${created.body.id}/check`);
+    }
+    expect(check.status).toBe(204);
+    expect(await workflowExists(workflowId)).toBe(true);
+    expect((await harness.prisma.workflowStart.findUniqueOrThrow({ where: { workflowId } })).startedAt).not.toBeNull();
+  });
 });
 
 describe('idempotency across a crash', () => {

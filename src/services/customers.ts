@@ -29,8 +29,7 @@ import {
 import type { ApiServices } from '../app-services';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
-import { withTemporalDeadline } from '../temporal/calls';
-import { workflowStart, writeThenStart, writeTransaction } from '../temporal/write-then-start';
+import { callWorkflow, workflowStart, writeThenStart, writeTransaction } from '../temporal/write-then-start';
 import {
   customerVerificationWorkflow,
   setSandboxVerificationOutcomeUpdate,
@@ -358,9 +357,7 @@ async function updateVerificationWorkflow<T>(
   update: (handle: WorkflowHandle) => Promise<T>,
 ): Promise<T> {
   try {
-    return await withTemporalDeadline(services, () =>
-      update(services.temporal.workflow.getHandle(workflowIds.customerVerification(customer.id))),
-    );
+    return await callWorkflow(services, workflowIds.customerVerification(customer.id), update);
   } catch (error) {
     const refusal = refusalToApiError(error);
     if (refusal) throw refusal;

@@ -27,8 +27,7 @@ import type { ApiServices } from '../app-services';
 import { amountsOf, QuoteRow, termsOf, toQuote } from '../presenters/quotes';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
-import { withTemporalDeadline } from '../temporal/calls';
-import { workflowStart, writeThenStart } from '../temporal/write-then-start';
+import { callWorkflow, workflowStart, writeThenStart } from '../temporal/write-then-start';
 import {
   consumeQuoteUpdate,
   releaseQuoteUpdate,
@@ -216,10 +215,8 @@ export async function consumeQuote(
   // The workflow's timer persists expiry within moments; the wall clock closes that gap.
   if (row.status === 'expired' || Date.now() >= row.expiresAt.getTime()) throw expired(row);
   try {
-    await withTemporalDeadline(services, () =>
-      services.temporal.workflow
-        .getHandle(workflowIds.quote(row.id))
-        .executeUpdate(consumeQuoteUpdate, { args: [{ consumerId, expectedType }] }),
+    await callWorkflow(services, workflowIds.quote(row.id), (handle) =>
+      handle.executeUpdate(consumeQuoteUpdate, { args: [{ consumerId, expectedType }] }),
     );
   } catch (error) {
     const refusal = updateRefusal(error);
@@ -249,10 +246,8 @@ export async function releaseQuote(
   consumerId: string,
 ): Promise<void> {
   try {
-    await withTemporalDeadline(services, () =>
-      services.temporal.workflow
-        .getHandle(workflowIds.quote(quoteId))
-        .executeUpdate(releaseQuoteUpdate, { args: [{ consumerId }] }),
+    await callWorkflow(services, workflowIds.quote(quoteId), (handle) =>
+      handle.executeUpdate(releaseQuoteUpdate, { args: [{ consumerId }] }),
     );
   } catch (error) {
     if (updateRefusal(error)?.type === quoteRefusals.notUsedBy) return;

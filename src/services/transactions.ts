@@ -28,10 +28,9 @@ import { consumeQuote, findQuoteOrThrow, priceWithinRanges, releaseQuote } from 
 import { findWalletOrThrow } from './wallets';
 import type { CreateFiatToFiatRequest, DepositResource, TransactionResource } from '../schemas/transactions';
 import type { ApiServices } from '../app-services';
-import { withTemporalDeadline } from '../temporal/calls';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
-import { workflowStart, writeThenStart } from '../temporal/write-then-start';
+import { callWorkflow, workflowStart, writeThenStart } from '../temporal/write-then-start';
 import type { DepositInput } from '../../activities/transactions';
 import {
   cancelTransactionUpdate,
@@ -238,8 +237,8 @@ export async function cancelTransaction(
   const row = await findTransactionOrThrow(services.prisma, partnerId, transactionId);
   if (row.status !== 'awaiting_deposit') throw cannotBeCancelled(row.id, row.status);
   try {
-    return await withTemporalDeadline(services, () =>
-      services.temporal.workflow.getHandle(workflowIds.transaction(row.id)).executeUpdate(cancelTransactionUpdate),
+    return await callWorkflow(services, workflowIds.transaction(row.id), (handle) =>
+      handle.executeUpdate(cancelTransactionUpdate),
     );
   } catch (error) {
     // A deposit or the deadline came first (or the workflow has completed since): the table says which.
@@ -281,10 +280,8 @@ export async function receiveDeposit(
       simulate: report.simulate,
     };
     try {
-      const receipt = await withTemporalDeadline(services, () =>
-        services.temporal.workflow
-          .getHandle(workflowIds.transaction(row.id))
-          .executeUpdate(receiveDepositUpdate, { args: [input], updateId: depositId }),
+      const receipt = await callWorkflow(services, workflowIds.transaction(row.id), (handle) =>
+        handle.executeUpdate(receiveDepositUpdate, { args: [input], updateId: depositId }),
       );
       return receipt.deposit;
     } catch (error) {

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '../db';
 import type { Logger } from '../logger';
-import { markStarted, startIntent, WorkflowStartIntent } from './write-then-start';
+import { intentOfRow, markStarted, startIntent } from './write-then-start';
 
 const BATCH_SIZE = 100;
 
@@ -67,12 +67,7 @@ export class WorkflowStartRelay {
       if (pending.length === 0) return started;
       const done: string[] = [];
       for (const row of pending) {
-        const intent: WorkflowStartIntent = {
-          workflowType: row.workflowType,
-          workflowId: row.workflowId,
-          args: row.args as unknown[],
-          searchAttributes: row.searchAttributes as WorkflowStartIntent['searchAttributes'],
-        };
+        const intent = intentOfRow(row);
         try {
           await startIntent(this.options.temporal, this.options.taskQueue, intent);
           done.push(row.workflowId);

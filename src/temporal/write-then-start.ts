@@ -8,7 +8,7 @@
 // Writes that start no workflow use step 1 alone (writeTransaction): their stored response commits with them too.
 // Starting is idempotent (ids derived from the resource; reuse policy REJECT_DUPLICATE, conflict policy
 // USE_EXISTING), so a start made both by the API and by the relay is harmless.
-import type { Client, Workflow } from '@temporalio/client';
+import { Client, Workflow, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ApiError } from '../http/errors';
@@ -147,6 +147,47 @@ export async function startIntent(client: Client, taskQueue: string, intent: Wor
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return; // closed already: started before
     throw error;
+  }
+}
+
+/** The intent stored in a `workflow_starts` row. */
+export function intentOfRow(row: {
+  workflowType: string;
+  workflowId: string;
+  args: unknown;
+  searchAttributes: unknown;
+}): WorkflowStartIntent {
+  return {
+    workflowType: row.workflowType,
+    workflowId: row.workflowId,
+    args: row.args as unknown[],
+    searchAttributes: row.searchAttributes as WorkflowStartIntent['searchAttributes'],
+  };
+}
+
+/**
+ * A Temporal call (an update, a query) on the workflow of a resource, from a request. The resource may be committed
+ * while its workflow is not started yet (its start after the commit failed and the relay has not come round): then
+ * this request starts it from its stored intent and makes the call again, instead of treating the resource as
+ * finished (a deposit taken for late, a cancellation refused, a quote not found).
+ */
+export async function callWorkflow<T>(
+  services: Pick<WriteServices, 'prisma' | 'temporal' | 'config'>,
+  workflowId: string,
+  call: (handle: WorkflowHandle) => Promise<T>,
+): Promise<T> {
+  const handle = services.temporal.workflow.getHandle(workflowId);
+  try {
+    return await withTemporalDeadline(services, () => call(handle));
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    const pending = await services.prisma.workflowStart.findUnique({ where: { workflowId } });
+    if (!pending || pending.startedAt) throw error;
+    await withTemporalDeadline(services, () =>
+      startIntent(services.temporal, services.config.temporal.taskQueue, intentOfRow(pending)),
+    );
+    await markStarted(services.prisma, [workflowId]);
+    return await withTemporalDeadline(services, () => call(handle));
   }
 }
 
