@@ -51,7 +51,11 @@ export function createWalletTransferActivities({ prisma, chainTransfers }: Activ
       const row = await lockTransfer(tx, id);
       const from = row.status as WalletTransferStatus;
       if (!canMoveWalletTransfer(from, to)) return from;
-      const updated = await tx.walletTransfer.update({ where: { id }, data: { status: to, ...data }, include: withWallets });
+      const updated = await tx.walletTransfer.update({
+        where: { id },
+        data: { status: to, ...data },
+        include: withWallets,
+      });
       if (effects.step && effects.entries) {
         await postLedgerEntries(tx, {
           reference: walletTransferReference(id, effects.step),
@@ -100,12 +104,22 @@ export function createWalletTransferActivities({ prisma, chainTransfers }: Activ
 
     /** processing -> completed: the amount reaches its destination, the fee the network-fee account. */
     async completeWalletTransfer(id: string, txHash: string): Promise<WalletTransferStatus> {
-      return move(id, 'completed', { txHash }, { step: 'delivered', entries: (row) => walletTransferEntries.delivered(amountsOf(row)) });
+      return move(
+        id,
+        'completed',
+        { txHash },
+        { step: 'delivered', entries: (row) => walletTransferEntries.delivered(amountsOf(row)) },
+      );
     },
 
     /** -> failed: the held amount and fee go back to the source wallet. */
     async failWalletTransfer(id: string, reason: WalletTransferFailureReason): Promise<WalletTransferStatus> {
-      return move(id, 'failed', { failureReason: reason }, { step: 'returned', entries: (row) => walletTransferEntries.returned(amountsOf(row)) });
+      return move(
+        id,
+        'failed',
+        { failureReason: reason },
+        { step: 'returned', entries: (row) => walletTransferEntries.returned(amountsOf(row)) },
+      );
     },
   };
 }

@@ -252,14 +252,22 @@ describe('cancellation (PUT /v1/virtual-accounts/{id})', () => {
     const handle = handleOf(account.id);
     // One reminder, then the partner cancels.
     await harness.env.sleep(`${REMINDER_HOURS + 1} hours`);
-    expect(await eventually(() => remindersOf(account.id), (count) => count === 1)).toBe(1);
+    expect(
+      await eventually(
+        () => remindersOf(account.id),
+        (count) => count === 1,
+      ),
+    ).toBe(1);
     const response = await cancel(account.id);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ...account, status: 'cancelled', updated_at: expect.any(String) });
     expect(await getAccount(account.id)).toEqual(response.body);
     expect(await handle.result()).toBe('cancelled');
     expect((await handle.describe()).searchAttributes).toMatchObject({ ResourceStatus: ['cancelled'] });
-    const events = await harness.prisma.event.findMany({ where: { resourceId: account.id }, orderBy: { sequence: 'asc' } });
+    const events = await harness.prisma.event.findMany({
+      where: { resourceId: account.id },
+      orderBy: { sequence: 'asc' },
+    });
     expect(events.map((event) => [event.eventType, event.resourceStatus])).toEqual([
       ['virtual_account.created', 'under_review'],
       ['virtual_account.cancelled', 'cancelled'],
@@ -300,7 +308,12 @@ describe('cancellation (PUT /v1/virtual-accounts/{id})', () => {
 
     const response = await cancel(account.id);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ ...approved, status: 'cancelled', deposit_addresses: {}, updated_at: expect.any(String) });
+    expect(response.body).toEqual({
+      ...approved,
+      status: 'cancelled',
+      deposit_addresses: {},
+      updated_at: expect.any(String),
+    });
     expect(await eventTypesOf(account.id)).toEqual([
       'virtual_account.created',
       'virtual_account.approved',

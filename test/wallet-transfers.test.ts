@@ -139,13 +139,17 @@ describe('balances and sandbox funding', () => {
 
   it('refuses bad funding requests and other partners’ wallets, changing nothing', async () => {
     const wallet = await createWallet(partner.api, customer.id, 'solana', 'Unfunded');
-    const tooPrecise = await partner.api.post(`/v1/sandbox/wallets/${wallet.id}/fund`).send({ currency: 'USDC', amount: '1.1234567' });
+    const tooPrecise = await partner.api
+      .post(`/v1/sandbox/wallets/${wallet.id}/fund`)
+      .send({ currency: 'USDC', amount: '1.1234567' });
     expect(tooPrecise.status).toBe(400);
     expect(tooPrecise.body.error.details).toEqual([expect.objectContaining({ param: 'amount' })]);
     const fiat = await partner.api.post(`/v1/sandbox/wallets/${wallet.id}/fund`).send({ currency: 'BRL', amount: '1' });
     expect(fiat.status).toBe(400);
     const other = await harness.createPartner('Other');
-    const foreign = await other.api.post(`/v1/sandbox/wallets/${wallet.id}/fund`).send({ currency: 'USDC', amount: '1' });
+    const foreign = await other.api
+      .post(`/v1/sandbox/wallets/${wallet.id}/fund`)
+      .send({ currency: 'USDC', amount: '1' });
     expect(foreign.status).toBe(404);
     expect(await balanceOf(wallet)).toBe('0.000000');
   });
@@ -178,7 +182,12 @@ describe('internal transfer', () => {
     const handle = handleOf(pending.id);
     expect(await handle.result()).toBe('completed');
     const done = await get(pending.id);
-    expect(done).toEqual({ ...pending, status: 'completed', tx_hash: expect.stringMatching(/^[0-9a-f]{64}$/), updated_at: expect.any(String) });
+    expect(done).toEqual({
+      ...pending,
+      status: 'completed',
+      tx_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      updated_at: expect.any(String),
+    });
     expect(await balanceOf(from)).toBe('74.500000');
     expect(await balanceOf(to)).toBe('25.500000');
     expect(await eventTypesOf(pending.id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
@@ -233,7 +242,12 @@ describe('external transfer', () => {
     await fund(from, '20', 'USDT');
     const address = solanaAddress();
     const pending = await created({ from_wallet_id: from.id, to_address: address, amount: '10', currency: 'USDT' });
-    expect(pending).toMatchObject({ to: { wallet_id: null, address }, amount: '10.000000', network_fee: '0.010000', currency: 'USDT' });
+    expect(pending).toMatchObject({
+      to: { wallet_id: null, address },
+      amount: '10.000000',
+      network_fee: '0.010000',
+      currency: 'USDT',
+    });
     expect(await balanceOf(from, 'USDT')).toBe('9.990000');
     expect(await handleOf(pending.id).result()).toBe('completed');
     const done = await get(pending.id);
@@ -293,7 +307,11 @@ describe('failure', () => {
       'the failed transfer events',
     );
     const last = received.filter((r) => r.body.event_resource_id === pending.id)[1];
-    expect(last?.body).toMatchObject({ event_type: 'walletTransfer.failed', event_resource_status: 'failed', event_resource: failed });
+    expect(last?.body).toMatchObject({
+      event_type: 'walletTransfer.failed',
+      event_resource_status: 'failed',
+      event_resource: failed,
+    });
     await expectLedgerInvariants();
   });
 });
@@ -332,33 +350,69 @@ describe('refusals', () => {
     expect(error.message).toBe(
       `Wallet ${from.id} holds 10.000000 USDC; this transfer needs 10.010000 (amount 10.000000 + network fee 0.010000).`,
     );
-    await expectNothingCreated(() => transfer({ from_wallet_id: from.id, to_wallet_id: to.id, amount: '1', currency: 'USDT' }), 422, 'insufficient_funds');
+    await expectNothingCreated(
+      () => transfer({ from_wallet_id: from.id, to_wallet_id: to.id, amount: '1', currency: 'USDT' }),
+      422,
+      'insufficient_funds',
+    );
   });
 
   it('wallet_transfer_same_wallet, by id or by address', async () => {
-    await expectNothingCreated(() => transfer({ from_wallet_id: from.id, to_wallet_id: from.id, amount: '1' }), 422, 'wallet_transfer_same_wallet');
-    await expectNothingCreated(() => transfer({ from_wallet_id: from.id, to_address: from.address, amount: '1' }), 422, 'wallet_transfer_same_wallet');
+    await expectNothingCreated(
+      () => transfer({ from_wallet_id: from.id, to_wallet_id: from.id, amount: '1' }),
+      422,
+      'wallet_transfer_same_wallet',
+    );
+    await expectNothingCreated(
+      () => transfer({ from_wallet_id: from.id, to_address: from.address, amount: '1' }),
+      422,
+      'wallet_transfer_same_wallet',
+    );
   });
 
   it('wallet_transfer_chain_mismatch: a wallet or an address of another chain', async () => {
-    await expectNothingCreated(() => transfer({ from_wallet_id: from.id, to_wallet_id: ethereum.id, amount: '1' }), 422, 'wallet_transfer_chain_mismatch');
-    await expectNothingCreated(() => transfer({ from_wallet_id: from.id, to_address: ethereum.address, amount: '1' }), 422, 'wallet_transfer_chain_mismatch');
+    await expectNothingCreated(
+      () => transfer({ from_wallet_id: from.id, to_wallet_id: ethereum.id, amount: '1' }),
+      422,
+      'wallet_transfer_chain_mismatch',
+    );
+    await expectNothingCreated(
+      () => transfer({ from_wallet_id: from.id, to_address: ethereum.address, amount: '1' }),
+      422,
+      'wallet_transfer_chain_mismatch',
+    );
   });
 
   it('404 for wallets that are not the partner’s', async () => {
     const other = await harness.createPartner('Other');
     const otherCustomer = await approvedCustomer(harness, other.api);
     const theirs = await createWallet(other.api, otherCustomer.id, 'solana');
-    await expectNothingCreated(() => transfer({ from_wallet_id: from.id, to_wallet_id: theirs.id, amount: '1' }), 404, 'not_found');
-    await expectNothingCreated(() => transfer({ from_wallet_id: from.id, to_wallet_id: 'nope', amount: '1' }), 404, 'not_found');
-    await expectNothingCreated(() => transfer({ from_wallet_id: from.id, to_wallet_id: to.id, amount: '1' }, other.api), 404, 'not_found');
+    await expectNothingCreated(
+      () => transfer({ from_wallet_id: from.id, to_wallet_id: theirs.id, amount: '1' }),
+      404,
+      'not_found',
+    );
+    await expectNothingCreated(
+      () => transfer({ from_wallet_id: from.id, to_wallet_id: 'nope', amount: '1' }),
+      404,
+      'not_found',
+    );
+    await expectNothingCreated(
+      () => transfer({ from_wallet_id: from.id, to_wallet_id: to.id, amount: '1' }, other.api),
+      404,
+      'not_found',
+    );
   });
 
   it.each([
     ['no destination', {}, 'to_wallet_id'],
     ['both destinations', { to_wallet_id: 'x', to_address: 'y' }, 'to_address'],
     ['a malformed address', { to_address: 'not-an-address' }, 'to_address'],
-    ['a mixed-case address with a wrong checksum', { to_address: '0x52908400098527886E0F7030069857D2E4169Ee7' }, 'to_address'],
+    [
+      'a mixed-case address with a wrong checksum',
+      { to_address: '0x52908400098527886E0F7030069857D2E4169Ee7' },
+      'to_address',
+    ],
     ['7 decimals', { to_wallet_id: 'TO', amount: '1.0000001' }, 'amount'],
     ['zero', { to_wallet_id: 'TO', amount: '0' }, 'amount'],
     ['a fiat currency', { to_wallet_id: 'TO', currency: 'BRL' }, 'currency'],
@@ -429,7 +483,9 @@ describe('exactly once', () => {
     expect(await activities.startWalletTransfer(pending.id)).toBe('completed');
     const sent = await activities.sendWalletTransfer(pending.id);
     expect(sent).toEqual({ status: 'sent', txHash: done.tx_hash });
-    expect(await activities.completeWalletTransfer(pending.id, sent.status === 'sent' ? sent.txHash : '')).toBe('completed');
+    expect(await activities.completeWalletTransfer(pending.id, sent.status === 'sent' ? sent.txHash : '')).toBe(
+      'completed',
+    );
     expect(await activities.failWalletTransfer(pending.id, 'network_rejected')).toBe('completed');
     expect(await get(pending.id)).toEqual(done);
     expect((await ledgerOf(pending.id)).steps).toEqual(['hold', 'delivered']);
@@ -445,14 +501,21 @@ describe('reading', () => {
     const to = await createWallet(partner.api, customer.id, 'solana', 'Listed destination');
     await fund(from, '10');
     const first = await created({ from_wallet_id: from.id, to_wallet_id: to.id, amount: '1' });
-    const second = await created({ from_wallet_id: from.id, to_address: solanaAddress(), amount: '1', simulate: 'network_rejected' });
+    const second = await created({
+      from_wallet_id: from.id,
+      to_address: solanaAddress(),
+      amount: '1',
+      simulate: 'network_rejected',
+    });
     await handleOf(first.id).result();
     await handleOf(second.id).result();
 
     const page1 = await partner.api.get('/v1/wallet-transfers').query({ wallet_id: from.id, limit: 1 });
     expect(page1.status).toBe(200);
     expect(page1.body.items.map((item: TransferBody) => item.id)).toEqual([second.id]);
-    const page2 = await partner.api.get('/v1/wallet-transfers').query({ wallet_id: from.id, limit: 1, after: page1.body.cursor.after });
+    const page2 = await partner.api
+      .get('/v1/wallet-transfers')
+      .query({ wallet_id: from.id, limit: 1, after: page1.body.cursor.after });
     expect(page2.body.items.map((item: TransferBody) => item.id)).toEqual([first.id]);
     expect(page2.body.cursor.after).toBeNull();
     const incoming = await partner.api.get('/v1/wallet-transfers').query({ wallet_id: to.id });
@@ -476,7 +539,8 @@ describe('POST /webhooks/mock', () => {
       expect(response.status).toBe(200);
       const mocked = response.body.event.event_resource;
       expect(walletTransferSchema.strict().safeParse(mocked).success).toBe(true);
-      const real = (await harness.prisma.event.findFirstOrThrow({ where: { partnerId: partner.partnerId, eventType } })).resource as Record<string, unknown>;
+      const real = (await harness.prisma.event.findFirstOrThrow({ where: { partnerId: partner.partnerId, eventType } }))
+        .resource as Record<string, unknown>;
       // Same keys at every level and the same types (every nullable field of a transfer is a string or null).
       const shape = (value: unknown): unknown =>
         value === null

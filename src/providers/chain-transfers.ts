@@ -12,7 +12,6 @@ import type { Money } from '../domain/money';
 import type { WalletTransferSimulation } from '../domain/wallet-transfers';
 import { ProviderUnavailableError, Unconnected } from './unavailable';
 
-
 export interface ChainTransferRequest {
   /** `<transferId>:send`: the same key always names the same transfer. */
   idempotencyKey: string;

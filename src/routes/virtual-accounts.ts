@@ -102,4 +102,9 @@ const updateVirtualAccount = defineRoute({
   },
 });
 
-export const virtualAccountRoutes = [createVirtualAccountRoute, listVirtualAccounts, getVirtualAccount, updateVirtualAccount];
+export const virtualAccountRoutes = [
+  createVirtualAccountRoute,
+  listVirtualAccounts,
+  getVirtualAccount,
+  updateVirtualAccount,
+];

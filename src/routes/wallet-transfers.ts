@@ -45,7 +45,13 @@ const createWalletTransferRoute = defineRoute({
     walletTransferLifecycle,
   body: createWalletTransferRequestSchema,
   response: { status: 201, description: 'The transfer, pending.', schema: walletTransferSchema },
-  errors: ['not_found', 'wallet_transfer_same_wallet', 'wallet_transfer_chain_mismatch', 'insufficient_funds', 'service_unavailable'],
+  errors: [
+    'not_found',
+    'wallet_transfer_same_wallet',
+    'wallet_transfer_chain_mismatch',
+    'insufficient_funds',
+    'service_unavailable',
+  ],
   async handler({ body, partner, services }) {
     return createWalletTransfer(services, partner.id, body);
   },
@@ -83,7 +89,12 @@ const listWalletTransfers = defineRoute({
   errors: ['not_found'],
   async handler({ query, partner, services }) {
     const byWallet = query.wallet_id
-      ? { OR: [{ fromWalletId: (await findWalletOrThrow(services.prisma, partner.id, query.wallet_id)).id }, { toWalletId: query.wallet_id }] }
+      ? {
+          OR: [
+            { fromWalletId: (await findWalletOrThrow(services.prisma, partner.id, query.wallet_id)).id },
+            { toWalletId: query.wallet_id },
+          ],
+        }
       : {};
     const { rows, cursor } = await paginate(query, (keyset) =>
       services.prisma.walletTransfer.findMany({

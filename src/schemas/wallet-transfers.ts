@@ -15,11 +15,16 @@ const stablecoinSchema = z.enum(stablecoins as [string, ...string[]]);
 
 export const createWalletTransferRequestSchema = z
   .object({
-    from_wallet_id: z.string().meta({ description: 'The source: a service-managed wallet of yours (404 if not yours).' }),
+    from_wallet_id: z
+      .string()
+      .meta({ description: 'The source: a service-managed wallet of yours (404 if not yours).' }),
     to_wallet_id: z
       .string()
       .optional()
-      .meta({ description: 'Destination: another wallet of yours on the same chain (404 if not yours). Give this or `to_address`.' }),
+      .meta({
+        description:
+          'Destination: another wallet of yours on the same chain (404 if not yours). Give this or `to_address`.',
+      }),
     to_address: z
       .string()
       .max(100)
@@ -35,12 +40,15 @@ export const createWalletTransferRequestSchema = z
       description: 'Decimal string, at most 6 decimal places, greater than 0; what the destination receives.',
       example: '25.50',
     }),
-    simulate: z.enum(walletTransferSimulations).optional().meta({
-      description:
-        'Sandbox only (400 in production): make this transfer fail on purpose. `network_rejected`: the network refuses ' +
-        'it; `network_unavailable`: the network never answers, the retries run out. Both end `failed` with the held ' +
-        'amount returned to the source wallet.',
-    }),
+    simulate: z
+      .enum(walletTransferSimulations)
+      .optional()
+      .meta({
+        description:
+          'Sandbox only (400 in production): make this transfer fail on purpose. `network_rejected`: the network refuses ' +
+          'it; `network_unavailable`: the network never answers, the retries run out. Both end `failed` with the held ' +
+          'amount returned to the source wallet.',
+      }),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -60,7 +68,9 @@ const endSchema = (side: 'from' | 'to') =>
     .object({
       wallet_id: (side === 'from' ? z.uuid() : z.uuid().nullable()).meta({
         description:
-          side === 'from' ? 'The source wallet.' : 'The destination wallet when it is one of yours; null for an outside address.',
+          side === 'from'
+            ? 'The source wallet.'
+            : 'The destination wallet when it is one of yours; null for an outside address.',
       }),
       address: z.string().meta({ description: 'Address on `chain`.' }),
     })
@@ -81,12 +91,14 @@ export const walletTransferSchema = z
     currency: stablecoinSchema,
     amount: z.string().meta({ description: 'What the destination receives, 6 decimal places.', example: '25.500000' }),
     network_fee: z.string().meta({
-      description: 'Charged to the source wallet on top of `amount`: 0 between two of your wallets, else the chain’s fee for one transfer (sandbox: ethereum 1, solana 0.01).',
+      description:
+        'Charged to the source wallet on top of `amount`: 0 between two of your wallets, else the chain’s fee for one transfer (sandbox: ethereum 1, solana 0.01).',
       example: '0.010000',
     }),
     tx_hash: z.string().nullable().meta({ description: 'The on-chain transaction, once sent; null before.' }),
     failure_reason: z.enum(walletTransferFailureReasons).nullable().meta({
-      description: '`network_rejected` (the network refused the transfer) or `network_unavailable` (it could not be sent); null unless failed.',
+      description:
+        '`network_rejected` (the network refused the transfer) or `network_unavailable` (it could not be sent); null unless failed.',
     }),
     created_at: timestampSchema,
     updated_at: timestampSchema,

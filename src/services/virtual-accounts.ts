@@ -17,7 +17,10 @@ import { workflowStart, writeThenStart } from '../temporal/write-then-start';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { withTemporalDeadline } from '../temporal/calls';
 import { updateRefusal } from '../temporal/errors';
-import { cancellableVirtualAccountStatuses, cancelVirtualAccountRow } from '../persistence/virtual-account-cancellation';
+import {
+  cancellableVirtualAccountStatuses,
+  cancelVirtualAccountRow,
+} from '../persistence/virtual-account-cancellation';
 import {
   cancelVirtualAccountUpdate,
   virtualAccountRefusals,
@@ -151,7 +154,11 @@ export async function cancelVirtualAccount(
     }
   }
   const updated = await services.prisma.$transaction((tx) =>
-    cancelVirtualAccountRow(tx, row.id, cancellableVirtualAccountStatuses.filter((status) => status !== 'under_review')),
+    cancelVirtualAccountRow(
+      tx,
+      row.id,
+      cancellableVirtualAccountStatuses.filter((status) => status !== 'under_review'),
+    ),
   );
   if (!updated || updated.status !== 'cancelled') throw cannotBeCancelled(row.id, updated?.status ?? row.status);
   return toVirtualAccount(updated);

@@ -47,7 +47,10 @@ async function destinationOf(
 ): Promise<Destination> {
   const chain = from.chain as Chain;
   const sameWallet = () =>
-    new ApiError('wallet_transfer_same_wallet', `Wallet ${from.id} cannot transfer to itself; choose another destination.`);
+    new ApiError(
+      'wallet_transfer_same_wallet',
+      `Wallet ${from.id} cannot transfer to itself; choose another destination.`,
+    );
   if (request.to_wallet_id !== undefined) {
     const to = await findWalletOrThrow(services.prisma, partnerId, request.to_wallet_id);
     if (to.id === from.id) throw sameWallet();
@@ -140,7 +143,12 @@ export async function createWalletTransfer(
     await postLedgerEntries(tx, {
       reference: walletTransferReference(id, 'hold'),
       description: `wallet transfer ${id}: hold on the source wallet`,
-      entries: walletTransferEntries.hold({ fromWalletId: from.id, toWalletId: destination.toWalletId, amount, networkFee }),
+      entries: walletTransferEntries.hold({
+        fromWalletId: from.id,
+        toWalletId: destination.toWalletId,
+        amount,
+        networkFee,
+      }),
     });
     const resource = toWalletTransfer(row);
     await recordEvent(tx, {
@@ -154,10 +162,14 @@ export async function createWalletTransfer(
       workflowStart(walletTransferWorkflow, {
         workflowId: workflowIds.walletTransfer(id),
         args: [{ transferId: id, partnerId, customerId: from.customerId }],
-        searchAttributes: { PartnerId: partnerId, CustomerId: from.customerId, ResourceId: id, ResourceStatus: row.status },
+        searchAttributes: {
+          PartnerId: partnerId,
+          CustomerId: from.customerId,
+          ResourceId: id,
+          ResourceStatus: row.status,
+        },
       }),
     );
     return resource;
   });
 }
-
