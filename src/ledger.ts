@@ -396,7 +396,12 @@ export const walletTransferEntries = {
   delivered({ toWalletId, amount, networkFee }: WalletTransferAmounts): LedgerEntryInput[] {
     return entriesOf(
       [ledgerAccounts.walletTransferHolds(amount.currency), amount.plus(networkFee).negated()],
-      [toWalletId ? ledgerAccounts.wallet(toWalletId, amount.currency as LedgerCurrency) : ledgerAccounts.settlement(amount.currency), amount],
+      [
+        toWalletId
+          ? ledgerAccounts.wallet(toWalletId, amount.currency as LedgerCurrency)
+          : ledgerAccounts.settlement(amount.currency),
+        amount,
+      ],
       [ledgerAccounts.networkFees(amount.currency), networkFee],
     );
   },
