@@ -9,6 +9,7 @@ import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { createTransactionActivities } from './transactions';
 import { createWebhookActivities } from './webhooks';
 import { createVirtualAccountActivities } from './virtual-accounts';
+import { createWalletTransferActivities } from './wallet-transfers';
 
 export type { ActivityServices };
 
@@ -42,6 +43,7 @@ export function createActivities(services: ActivityServices) {
     ...createVirtualAccountActivities(services),
     ...createMaintenanceActivities(services),
     ...createTransactionActivities(services),
+    ...createWalletTransferActivities(services),
   });
 }
 

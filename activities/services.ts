@@ -6,6 +6,7 @@ import type { VerificationProvider } from '../src/providers/verification';
 import type { WebhookSender } from '../src/providers/webhook-sender';
 import type { DepositAccountIssuer } from '../src/providers/deposit-accounts';
 import type { FiatRails } from '../src/providers/fiat-rails';
+import type { ChainTransfers } from '../src/providers/chain-transfers';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -16,4 +17,6 @@ export interface ActivityServices {
   depositAccountIssuer: DepositAccountIssuer;
   /** Exchange, payout rails and returns; built from config and prisma when not given (tests may inject). */
   fiatRails?: FiatRails;
+  /** Sends wallet transfers on chain. */
+  chainTransfers: ChainTransfers;
 }

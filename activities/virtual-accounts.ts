@@ -5,6 +5,7 @@ import type { Prisma } from '../src/db';
 import { recordEvent } from '../src/events';
 import type { SenderCurrency } from '../src/providers/deposit-accounts';
 import { allocateDepositDetails, storeDepositReferences } from '../src/persistence/virtual-account-deposits';
+import { cancelVirtualAccountRow } from '../src/persistence/virtual-account-cancellation';
 import { beneficiaryNameOf, toVirtualAccount, VirtualAccountRow, withWallet } from '../src/presenters/virtual-accounts';
 import type { VirtualAccountStatus } from '../src/schemas/virtual-accounts';
 import type { ActivityServices } from './services';
@@ -66,6 +67,13 @@ export function createVirtualAccountActivities({ prisma, logger, depositAccountI
         await announce(tx, updated);
         return 'rejected';
       });
+    },
+
+    /** The partner cancelled the account under review (event virtual_account.cancelled); a retry changes nothing. */
+    async cancelVirtualAccount(id: string): Promise<VirtualAccountStatus> {
+      const row = await prisma.$transaction((tx) => cancelVirtualAccountRow(tx, id, ['under_review']));
+      if (!row) throw ApplicationFailure.nonRetryable(`virtual account ${id} does not exist`, 'VirtualAccountNotFound');
+      return row.status as VirtualAccountStatus;
     },
 
     /** Escalates a review nobody has decided: a warning for alerting, and the count on the account. */

@@ -66,6 +66,17 @@ export const ledgerAccounts = {
     currency,
     allowNegative: false,
   }),
+  /**
+   * Wallet transfers between creation and their end: the amount and fee taken from the source wallet
+   * wait here; never negative, and each transfer's entries add up to zero once it completes or fails.
+   */
+  walletTransferHolds: (currency: Currency): LedgerAccountRef => ({
+    system: 'wallet_transfer_holds',
+    currency,
+    allowNegative: false,
+  }),
+  /** Sandbox only: where POST /v1/sandbox/wallets/{id}/fund takes test money from (may go negative). */
+  sandboxFunding: (currency: Currency): LedgerAccountRef => ({ system: 'sandbox_funding', currency }),
 };
 
 /** An entry of a Money amount: positive credits the account, negative debits it. */
@@ -350,5 +361,53 @@ export const settlementEntries = {
       [ledgerAccounts.fiatClearing(amount.currency), amount.negated()],
       [ledgerAccounts.settlement(amount.currency), amount],
     );
+  },
+};
+
+// ---- what each wallet-transfer step posts ----
+
+export interface WalletTransferAmounts {
+  fromWalletId: string;
+  /** Null for an outside address. */
+  toWalletId: string | null;
+  amount: Money;
+  networkFee: Money;
+}
+
+/**
+ * Postings of a wallet transfer: the hold at creation (the source wallet's balance cannot go below
+ * zero, checked under its row lock), then either its delivery or its return. Balanced per currency;
+ * the hold account's entries of one transfer add up to zero when it ends.
+ */
+export const walletTransferEntries = {
+  /** Creation: amount and network fee leave the source wallet's spendable balance. */
+  hold({ fromWalletId, amount, networkFee }: WalletTransferAmounts): LedgerEntryInput[] {
+    const total = amount.plus(networkFee);
+    return entriesOf(
+      [ledgerAccounts.wallet(fromWalletId, amount.currency as LedgerCurrency), total.negated()],
+      [ledgerAccounts.walletTransferHolds(amount.currency), total],
+    );
+  },
+
+  /**
+   * Completion: to a service-managed wallet, credited to it; to an outside address, out to the chain
+   * (`settlement`), the network fee to the network-fee account that pays the chain.
+   */
+  delivered({ toWalletId, amount, networkFee }: WalletTransferAmounts): LedgerEntryInput[] {
+    return entriesOf(
+      [ledgerAccounts.walletTransferHolds(amount.currency), amount.plus(networkFee).negated()],
+      [
+        toWalletId
+          ? ledgerAccounts.wallet(toWalletId, amount.currency as LedgerCurrency)
+          : ledgerAccounts.settlement(amount.currency),
+        amount,
+      ],
+      [ledgerAccounts.networkFees(amount.currency), networkFee],
+    );
+  },
+
+  /** Failure: the hold goes back to the source wallet in full, fee included. */
+  returned(amounts: WalletTransferAmounts): LedgerEntryInput[] {
+    return reversed(walletTransferEntries.hold(amounts));
   },
 };

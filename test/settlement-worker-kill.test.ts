@@ -1,5 +1,5 @@
 // Exactly once in effect, with a real worker OS process killed (SIGKILL) in the worst place of each
-// money-moving step: after the step committed its work (the provider did it, or the database
+// money-moving step (of a settlement, and of a wallet transfer): after the step committed its work (the provider did it, or the database
 // transaction committed) and before Temporal heard of it. The step then runs again on a restarted
 // worker, and the transaction completes with no duplicated ledger entry, payout or event.
 //
@@ -124,16 +124,20 @@ async function waitersOf(lock: HeldLock): Promise<number> {
   return Number(rows[0]?.count ?? 0);
 }
 
+const settlementWorkflowIds = (transactionId: string) => [
+  `transaction-${transactionId}`,
+  `transaction-${transactionId}-fiat-to-stablecoin`,
+  `transaction-${transactionId}-stablecoin-to-fiat`,
+];
+
 /**
  * What the server does once a lost attempt's timeout passes (the test server would wait for it in real time):
  * fail the dead worker's started activities, through Temporal's API, so that their retries go to the new worker.
  */
-async function failLostAttempts(transactionId: string): Promise<void> {
-  const workflowIds = [
-    `transaction-${transactionId}`,
-    `transaction-${transactionId}-fiat-to-stablecoin`,
-    `transaction-${transactionId}-stablecoin-to-fiat`,
-  ];
+async function failLostAttempts(
+  transactionId: string,
+  workflowIds = settlementWorkflowIds(transactionId),
+): Promise<void> {
   for (const workflowId of workflowIds) {
     const described = await harness.env.client.workflow
       .getHandle(workflowId)
@@ -160,6 +164,7 @@ async function killAfterCommit(
   lock: HeldLock,
   committed: () => Promise<boolean>,
   nextLock?: () => Promise<HeldLock>,
+  workflowIds = settlementWorkflowIds(transactionId),
 ): Promise<HeldLock | undefined> {
   // Server time moves on while waiting, so timers and retries reach the worker.
   await until(async () => (await waitersOf(lock)) > 0, `${step} waits on the lock`, true);
@@ -170,7 +175,7 @@ async function killAfterCommit(
   proxy.restore();
   const next = await nextLock?.();
   worker = await startWorker();
-  await failLostAttempts(transactionId);
+  await failLostAttempts(transactionId, workflowIds);
   return next;
 }
 
@@ -178,7 +183,9 @@ it('completes a settlement killed after each step committed, with nothing duplic
   const transaction: TransactionBody = await createTransaction(parties);
   const id = transaction.id;
   const providerOperation = (step: string) =>
-    harness.prisma.sandboxRailOperation.findFirst({ where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } } });
+    harness.prisma.sandboxRailOperation.findFirst({
+      where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } },
+    });
   const posted = async (step: string) =>
     (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
 
@@ -242,4 +249,43 @@ it('completes a settlement killed after each step committed, with nothing duplic
     ['stablecoin_to_fiat', 'completed'],
   ]);
   expect(await harness.prisma.transactionDeposit.count({ where: { transactionId: id } })).toBe(1);
+}, 180_000);
+
+it('completes a wallet transfer killed after its completion committed, delivering once', async () => {
+  const { api } = parties.partner;
+  const destination = (
+    await api.post('/v1/wallets').send({ customer_id: parties.customer.id, name: 'Kill', chain: 'solana' })
+  ).body as { id: string };
+  expect(
+    (await api.post(`/v1/sandbox/wallets/${parties.wallet.id}/fund`).send({ currency: 'USDT', amount: '10' })).status,
+  ).toBe(200);
+  // The completion credits the destination: it waits on the destination's balance row.
+  const destinationRow = await holdLock(
+    `SELECT id FROM ledger_accounts WHERE wallet_id = $1::uuid AND currency = 'USDT' FOR UPDATE`,
+    [destination.id],
+  );
+  const created = await api
+    .post('/v1/wallet-transfer')
+    .send({ from_wallet_id: parties.wallet.id, to_wallet_id: destination.id, currency: 'USDT', amount: '4' });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  const delivered = async () =>
+    (await harness.prisma.ledgerTransaction.count({ where: { reference: `wallet-transfer:${id}:delivered` } })) === 1;
+  await killAfterCommit(id, 'the transfer completion', destinationRow, delivered, undefined, [`wallet-transfer-${id}`]);
+
+  expect(await harness.env.client.workflow.getHandle(`wallet-transfer-${id}`).result()).toBe('completed');
+  const transfer = (await api.get(`/v1/wallet-transfers/${id}`)).body;
+  expect(transfer.status).toBe('completed');
+  const balances = async (walletId: string) => (await api.get(`/v1/wallets/${walletId}`)).body.balances;
+  expect(await balances(parties.wallet.id)).toContainEqual({ currency: 'USDT', amount: '6.000000' });
+  expect(await balances(destination.id)).toContainEqual({ currency: 'USDT', amount: '4.000000' });
+  const postings = await harness.prisma.ledgerTransaction.findMany({
+    where: { reference: { startsWith: `wallet-transfer:${id}:` } },
+    orderBy: { createdAt: 'asc' },
+  });
+  expect(postings.map((posting) => posting.reference)).toEqual([
+    `wallet-transfer:${id}:hold`,
+    `wallet-transfer:${id}:delivered`,
+  ]);
+  expect(await eventTypesOf(harness, id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
 }, 180_000);

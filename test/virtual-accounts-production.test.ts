@@ -241,3 +241,126 @@ describe('configuration', () => {
     );
   });
 });
+
+describe('cancellation (PUT /v1/virtual-accounts/{id})', () => {
+  const cancel = (id: string) => partner.api.put(`/v1/virtual-accounts/${id}`).send({ status: 'cancelled' });
+  const remindersOf = async (id: string) =>
+    (await harness.prisma.virtualAccount.findUniqueOrThrow({ where: { id } })).reviewReminders;
+
+  it('cancels an account under review: the workflow stops reminding and ends cancelled', async () => {
+    const account = await openAccount();
+    const handle = handleOf(account.id);
+    // One reminder, then the partner cancels.
+    await harness.env.sleep(`${REMINDER_HOURS + 1} hours`);
+    expect(
+      await eventually(
+        () => remindersOf(account.id),
+        (count) => count === 1,
+      ),
+    ).toBe(1);
+    const response = await cancel(account.id);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ...account, status: 'cancelled', updated_at: expect.any(String) });
+    expect(await getAccount(account.id)).toEqual(response.body);
+    expect(await handle.result()).toBe('cancelled');
+    expect((await handle.describe()).searchAttributes).toMatchObject({ ResourceStatus: ['cancelled'] });
+    const events = await harness.prisma.event.findMany({
+      where: { resourceId: account.id },
+      orderBy: { sequence: 'asc' },
+    });
+    expect(events.map((event) => [event.eventType, event.resourceStatus])).toEqual([
+      ['virtual_account.created', 'under_review'],
+      ['virtual_account.cancelled', 'cancelled'],
+    ]);
+    expect(events[1]?.resource).toEqual(response.body);
+    // No more reminders, no timeout rejection, no decision.
+    await harness.env.sleep(`${TIMEOUT_DAYS + 1} days`);
+    expect(await remindersOf(account.id)).toBe(1);
+    expect((await getAccount(account.id)).status).toBe('cancelled');
+    await expect(
+      handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] }),
+    ).rejects.toThrow();
+    expect((await getAccount(account.id)).status).toBe('cancelled');
+    expect(await eventTypesOf(account.id)).toEqual(['virtual_account.created', 'virtual_account.cancelled']);
+
+    const again = await cancel(account.id);
+    expect(again.status).toBe(422);
+    expect(again.body.error).toEqual({
+      code: 'virtual_account_cannot_be_cancelled',
+      message: `Virtual account ${account.id} is cancelled; only an account under review or approved can be cancelled.`,
+    });
+  });
+
+  it('cancels an approved account (its workflow completed at the decision); deposit details stop', async () => {
+    // A customer of its own: the file's customer already holds its EUR third-party account.
+    const holder = await approvedCustomer(harness, partner.api, individualCustomer({ first_name: 'Clara' }));
+    const holderWallet = await createWallet(partner.api, holder.id, 'solana');
+    const eurBody = virtualAccountBody(holder.id, holderWallet.id, {
+      sender: { currency: 'EUR' },
+      accepts_third_party_payments: true,
+    });
+    const account = (await partner.api.post('/v1/virtual-accounts').send(eurBody)).body;
+    const handle = handleOf(account.id);
+    await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] });
+    expect(await handle.result()).toBe('approved');
+    const approved = await getAccount(account.id);
+    expect(approved.deposit_addresses.sepa.iban).toBeDefined();
+
+    const response = await cancel(account.id);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ...approved,
+      status: 'cancelled',
+      deposit_addresses: {},
+      updated_at: expect.any(String),
+    });
+    expect(await eventTypesOf(account.id)).toEqual([
+      'virtual_account.created',
+      'virtual_account.approved',
+      'virtual_account.cancelled',
+    ]);
+    // The details still lead to the account (so a late deposit can be returned), which now says cancelled.
+    const found = await findVirtualAccountByDepositReference(harness.prisma, {
+      rail: 'sepa',
+      identifier: approved.deposit_addresses.sepa.iban,
+    });
+    expect(found?.status).toBe('cancelled');
+    // A cancelled EUR account no longer holds the customer's one third-party allowance.
+    const next = await partner.api.post('/v1/virtual-accounts').send(eurBody);
+    expect(next.status).toBe(201);
+    await handleOf(next.body.id).executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'rejected' }] });
+  });
+
+  it('refuses to cancel a rejected account, changing nothing', async () => {
+    const account = await openAccount();
+    const handle = handleOf(account.id);
+    await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'rejected', reason: 'test' }] });
+    expect(await handle.result()).toBe('rejected');
+    const rejected = await getAccount(account.id);
+    const response = await cancel(account.id);
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('virtual_account_cannot_be_cancelled');
+    expect(response.body.error.message).toContain('is rejected');
+    expect(await getAccount(account.id)).toEqual(rejected);
+    expect(await eventTypesOf(account.id)).toEqual(['virtual_account.created', 'virtual_account.rejected']);
+  });
+
+  it('a decision after the cancellation is refused by the workflow’s validator while it is still running', async () => {
+    const account = await openAccount();
+    const handle = handleOf(account.id);
+    const [cancelled, decision] = await Promise.allSettled([
+      cancel(account.id),
+      handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'approved' }] }),
+    ]);
+    // Exactly one outcome: either the decision came first (approved, then cancelled by the API) or the cancellation.
+    expect(cancelled.status).toBe('fulfilled');
+    expect((cancelled as PromiseFulfilledResult<{ status: number }>).value.status).toBe(200);
+    expect((await getAccount(account.id)).status).toBe('cancelled');
+    const types = await eventTypesOf(account.id);
+    expect(types).toEqual(
+      decision.status === 'fulfilled'
+        ? ['virtual_account.created', 'virtual_account.approved', 'virtual_account.cancelled']
+        : ['virtual_account.created', 'virtual_account.cancelled'],
+    );
+  });
+});

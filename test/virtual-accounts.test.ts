@@ -434,3 +434,48 @@ it('describes wallets and virtual accounts in the OpenAPI document', async () =>
   expect(create.responses['422'].description).toContain('eur_virtual_account_3pp_exists');
   expect(document.components.schemas.DepositAddresses.properties).toHaveProperty('sepa');
 });
+
+describe('cancellation in the sandbox', () => {
+  const cancel = (id: string, body: Record<string, unknown> = { status: 'cancelled' }, api = partner.api) =>
+    api.put(`/v1/virtual-accounts/${id}`).send(body);
+
+  it('cancels an approved account once: virtual_account.cancelled with the full account, details gone', async () => {
+    const created = await create(virtualAccountBody(customer.id, wallet.id, { name: 'To cancel' }));
+    expect(created.status).toBe(201);
+    const response = await cancel(created.body.id);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ...created.body,
+      status: 'cancelled',
+      deposit_addresses: {},
+      updated_at: expect.any(String),
+    });
+    expect((await partner.api.get(`/v1/virtual-accounts/${created.body.id}`)).body).toEqual(response.body);
+    const events = await eventsOf(created.body.id);
+    expect(events.map((event) => event.eventType)).toEqual([
+      'virtual_account.created',
+      'virtual_account.approved',
+      'virtual_account.cancelled',
+    ]);
+    expect(events[2]).toMatchObject({ event: 'virtual_account', resourceStatus: 'cancelled', resource: response.body });
+
+    const again = await cancel(created.body.id);
+    expect(again.status).toBe(422);
+    expect(again.body.error.code).toBe('virtual_account_cannot_be_cancelled');
+    expect(await eventsOf(created.body.id)).toHaveLength(3);
+  });
+
+  it('refuses other bodies (400), other partners’ and unknown accounts (404), changing nothing', async () => {
+    const created = await create(virtualAccountBody(customer.id, wallet.id, { name: 'Kept' }));
+    for (const body of [{ status: 'approved' }, {}, { status: 'cancelled', name: 'x' }]) {
+      const response = await cancel(created.body.id, body);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('validation_error');
+    }
+    const other = await harness.createPartner('Other canceller');
+    expect((await cancel(created.body.id, { status: 'cancelled' }, other.api)).status).toBe(404);
+    expect((await cancel('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await partner.api.get(`/v1/virtual-accounts/${created.body.id}`)).body).toEqual(created.body);
+    expect(await eventsOf(created.body.id)).toHaveLength(2);
+  });
+});

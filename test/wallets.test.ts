@@ -230,6 +230,16 @@ describe('ledger', () => {
   const balances = async (id: string) => (await partner.api.get(`/v1/wallets/${id}`)).body.balances;
 
   it('credits a wallet from a system account and shows the balance on GET', async () => {
+    // Test files share the database, and other files post to `settlement` too: compare before and after.
+    const settlementBalance = async () =>
+      new Decimal(
+        (
+          await harness.prisma.ledgerAccount.findUnique({
+            where: { systemCode_currency: { systemCode: 'settlement', currency: 'USDC' } },
+          })
+        )?.balance.toString() ?? 0,
+      );
+    const before = await settlementBalance();
     const result = await post('fund-1', [
       { account: { system: 'settlement', currency: 'USDC' }, amount: '-125.5' },
       { account: { walletId: wallet.id, currency: 'USDC' }, amount: '125.5' },
@@ -239,10 +249,7 @@ describe('ledger', () => {
       { currency: 'USDC', amount: '125.500000' },
       { currency: 'USDT', amount: '0.000000' },
     ]);
-    const system = await harness.prisma.ledgerAccount.findUniqueOrThrow({
-      where: { systemCode_currency: { systemCode: 'settlement', currency: 'USDC' } },
-    });
-    expect(system.balance.toString()).toBe('-125.5');
+    expect((await settlementBalance()).minus(before).toFixed()).toBe('-125.5');
     const entries = await harness.prisma.ledgerEntry.findMany({ where: { transactionId: result.transactionId } });
     expect(entries.map((entry) => entry.amount.toString()).sort()).toEqual(['-125.5', '125.5']);
   });

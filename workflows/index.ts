@@ -6,3 +6,4 @@ export { virtualAccountWorkflow } from './virtual-account';
 export { maintenanceWorkflow } from './maintenance';
 export { settlementWorkflow, depositReturnWorkflow } from './settlement';
 export { fiatToStablecoinLegWorkflow, stablecoinToFiatLegWorkflow } from './settlement-legs';
+export { walletTransferWorkflow } from './wallet-transfer';

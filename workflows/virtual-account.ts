@@ -7,6 +7,10 @@
 //               rejected -> event virtual_account.rejected
 // While no decision comes, operators are reminded every `reminderHours`; after `timeoutDays` the
 // account is rejected (reason review_timeout) so the partner gets an answer and may ask again.
+// The partner may cancel an account under review (update `cancelVirtualAccount`, from PUT
+// /v1/virtual-accounts/{id}): the workflow stops reminding, cancels it (virtual_account.cancelled)
+// and completes. A decision and a cancellation arriving together have one outcome: the first taken.
+// (An approved account's workflow has completed; the API cancels it under the account's row lock.)
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -47,6 +51,8 @@ export const REVIEW_TIMEOUT_REASON = 'review_timeout';
 export const virtualAccountDecisionUpdate = defineUpdate<VirtualAccountStatus, [VirtualAccountDecision]>(
   'virtualAccountDecision',
 );
+/** The partner's cancellation of an account under review; answers the status it led to (`cancelled`). */
+export const cancelVirtualAccountUpdate = defineUpdate<VirtualAccountStatus>('cancelVirtualAccount');
 export const virtualAccountRefusals = {
   invalidDecision: 'InvalidVirtualAccountDecision',
   alreadyDecided: 'VirtualAccountAlreadyDecided',
@@ -77,6 +83,7 @@ export function virtualAccountDecisionProblem(decision: unknown): string | null 
 export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput): Promise<VirtualAccountStatus> {
   let status = input.status;
   let decision: VirtualAccountDecision | undefined;
+  let cancelling = false;
   let remindersSent = 0;
   const hour = 3600 * 1000;
   // The review runs from the workflow's start (the account's creation).
@@ -110,22 +117,36 @@ export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput)
       validator: (incoming) => {
         const problem = virtualAccountDecisionProblem(incoming);
         if (problem) throw ApplicationFailure.nonRetryable(problem, virtualAccountRefusals.invalidDecision);
-        if (status !== 'under_review' || decision) {
-          throw ApplicationFailure.nonRetryable(
-            `The virtual account is ${status}${decision ? ' with a decision pending' : ''}; it was already decided.`,
-            virtualAccountRefusals.alreadyDecided,
-          );
-        }
+        refuseUnlessUndecided();
       },
     },
   );
+  setHandler(
+    cancelVirtualAccountUpdate,
+    async () => {
+      cancelling = true;
+      await condition(() => decided);
+      return status;
+    },
+    { validator: () => refuseUnlessUndecided() },
+  );
+
+  function refuseUnlessUndecided(): void {
+    if (status !== 'under_review' || decision || cancelling) {
+      const pending = decision ? ' with a decision pending' : cancelling ? ' with a cancellation pending' : '';
+      throw ApplicationFailure.nonRetryable(
+        `The virtual account is ${status}${pending}; it was already decided.`,
+        virtualAccountRefusals.alreadyDecided,
+      );
+    }
+  }
 
   if (status !== 'under_review') return status;
 
-  while (!decision) {
+  while (!decision && !cancelling) {
     const nextReminder = startedAt + (remindersSent + 1) * input.review.reminderHours * hour;
     const wakeAt = Math.min(nextReminder, deadline);
-    if (await condition(() => decision !== undefined, Math.max(wakeAt - Date.now(), 1))) break;
+    if (await condition(() => decision !== undefined || cancelling, Math.max(wakeAt - Date.now(), 1))) break;
     if (Date.now() >= deadline) {
       decision = { outcome: 'rejected', reason: REVIEW_TIMEOUT_REASON };
       break;
@@ -138,9 +159,10 @@ export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput)
     );
   }
 
-  const chosen = decision as VirtualAccountDecision;
-  status =
-    chosen.outcome === 'approved'
+  const chosen = decision;
+  status = !chosen
+    ? await activities.cancelVirtualAccount(input.virtualAccountId)
+    : chosen.outcome === 'approved'
       ? await activities.approveVirtualAccount(input.virtualAccountId)
       : await activities.rejectVirtualAccount(input.virtualAccountId, chosen.reason ?? null);
   publishStatus();

@@ -42,16 +42,23 @@ export function mockResourceFor(eventType: string, now: Date): MockResource {
         receiver: { currency: 'BRL', amount: '530.00', payment_rail: 'pix', external_account_id: newId() },
         ...timestamps,
       };
-    default:
+    default: {
+      // Exactly the shape of a real transfer (src/presenters/wallet-transfers.ts), an internal one on solana.
+      const failed = action === 'failed';
       return {
         id,
         customer_id: newId(),
         status: walletTransferStatuses[action] ?? action,
+        from: { wallet_id: newId(), address: 'CKtaVzpV4VTtaNk8FcqkaYKXUbJLdtRRR2cB3aAwe3yV' },
+        to: { wallet_id: newId(), address: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T' },
+        chain: 'solana',
         currency: 'USDC',
-        amount: '100.00',
-        source_wallet_id: newId(),
-        destination_wallet_id: newId(),
+        amount: '100.000000',
+        network_fee: '0.000000',
+        tx_hash: action === 'completed' ? '5f0c6a2e1d9b8c7a6f5e4d3c2b1a09f8e7d6c5b4a392817065f4e3d2c1b0a998' : null,
+        failure_reason: failed ? 'network_rejected' : null,
         ...timestamps,
       };
+    }
   }
 }

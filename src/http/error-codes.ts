@@ -100,6 +100,22 @@ export const errorCatalogue = {
     status: 422,
     when: 'The customer already has a EUR virtual account with accepts_third_party_payments true (one is allowed; rejected ones do not count).',
   },
+  insufficient_funds: {
+    status: 422,
+    when: "The wallet's balance in the currency does not cover the amount (plus the network fee of a wallet transfer); the message names the balance and what was needed.",
+  },
+  wallet_transfer_same_wallet: {
+    status: 422,
+    when: 'A wallet transfer names the source wallet (or its address) as its destination.',
+  },
+  wallet_transfer_chain_mismatch: {
+    status: 422,
+    when: "A wallet transfer's destination is on another chain than the source wallet: a wallet on the other chain, or an address in the other chain's format.",
+  },
+  virtual_account_cannot_be_cancelled: {
+    status: 422,
+    when: 'Only a virtual account under review or approved can be cancelled; the message names its status (rejected or cancelled).',
+  },
   rate_limited: {
     status: 429,
     when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages); wait the seconds of `Retry-After`.',

@@ -13,6 +13,7 @@ import { HttpWebhookSender, WebhookSender } from './webhook-sender';
 import type { PrismaClient } from '../db';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
+import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -23,6 +24,8 @@ export interface Providers {
   walletAddressProvider: WalletAddressProvider;
   depositAccountIssuer: DepositAccountIssuer;
   depositProvider: DepositProvider;
+  /** Sends wallet transfers on chain (the worker's wallet-transfer activities). */
+  chainTransfers: ChainTransfers;
 }
 
 export function createProviders(config: AppConfig): Providers {
@@ -43,6 +46,8 @@ export function createProviders(config: AppConfig): Providers {
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
     // No collection accounts are connected yet: production refuses to start (assertProductionReady).
     depositProvider: config.appEnv === 'sandbox' ? new SandboxDepositProvider() : new UnconnectedDepositProvider(),
+    // No on-chain signer is connected yet: production refuses to start (assertProductionReady).
+    chainTransfers: config.appEnv === 'sandbox' ? new SandboxChainTransfers() : new UnconnectedChainTransfers(),
   };
 }
 
@@ -67,7 +72,12 @@ export function createWebhookSender(config: AppConfig): WebhookSender {
  */
 export function assertProductionReady(config: AppConfig, providers: Providers): void {
   if (config.appEnv !== 'production') return;
-  const needed: unknown[] = [providers.accountScreening, providers.rateProvider, providers.depositProvider];
+  const needed: unknown[] = [
+    providers.accountScreening,
+    providers.rateProvider,
+    providers.depositProvider,
+    providers.chainTransfers,
+  ];
   const missing = needed.filter(isUnconnected).map((provider) => provider.unconnected);
   if (missing.length > 0) throw new ConfigError(`Production cannot start: ${missing.join('; ')}.`);
 }

@@ -9,12 +9,14 @@ import { quoteRoutes } from './quotes';
 import { transactionRoutes } from './transactions';
 import { virtualAccountRoutes } from './virtual-accounts';
 import { walletRoutes } from './wallets';
+import { walletTransferRoutes } from './wallet-transfers';
 import { webhookRoutes } from './webhooks';
 
 export const allRoutes: RouteDefinition[] = [
   ...customerRoutes,
   ...externalAccountRoutes,
   ...walletRoutes,
+  ...walletTransferRoutes,
   ...virtualAccountRoutes,
   ...quoteRoutes,
   ...transactionRoutes,

@@ -3,10 +3,11 @@ import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toVirtualAccount, withWallet } from '../presenters/virtual-accounts';
 import { ownedCustomerFilter } from '../services/customers';
-import { createVirtualAccount, findVirtualAccountOrThrow } from '../services/virtual-accounts';
+import { cancelVirtualAccount, createVirtualAccount, findVirtualAccountOrThrow } from '../services/virtual-accounts';
 import {
   createVirtualAccountRequestSchema,
   listVirtualAccountsQuerySchema,
+  updateVirtualAccountRequestSchema,
   virtualAccountSchema,
 } from '../schemas/virtual-accounts';
 
@@ -78,4 +79,32 @@ const getVirtualAccount = defineRoute({
   },
 });
 
-export const virtualAccountRoutes = [createVirtualAccountRoute, listVirtualAccounts, getVirtualAccount];
+const updateVirtualAccount = defineRoute({
+  method: 'put',
+  path: '/v1/virtual-accounts/{id}',
+  operationId: 'cancelVirtualAccount',
+  tag,
+  summary: 'Cancel a virtual account',
+  description:
+    'Body `{"status": "cancelled"}`. An account `under_review` or `approved` can be cancelled; answers 200 with the ' +
+    'account in `cancelled` (event virtual_account.cancelled), `deposit_addresses` `{}`. A review still pending ' +
+    'stops (no more reminders, no decision). Deposits still arriving on the old details are returned to the ' +
+    'sender. `rejected` and `cancelled` accounts are final: 422 `virtual_account_cannot_be_cancelled` naming the ' +
+    'status. A cancellation and a review decision arriving together have one outcome: whichever the account’s ' +
+    'workflow takes first (an approval first: the approved account is then cancelled; a rejection first: refused). ' +
+    'A cancelled EUR account no longer counts as the customer’s one account accepting third-party payments.',
+  params: idParam('id', 'Virtual account id.'),
+  body: updateVirtualAccountRequestSchema,
+  response: { status: 200, description: 'The cancelled virtual account.', schema: virtualAccountSchema },
+  errors: ['not_found', 'virtual_account_cannot_be_cancelled', 'service_unavailable'],
+  async handler({ params, partner, services }) {
+    return cancelVirtualAccount(services, partner.id, params.id as string);
+  },
+});
+
+export const virtualAccountRoutes = [
+  createVirtualAccountRoute,
+  listVirtualAccounts,
+  getVirtualAccount,
+  updateVirtualAccount,
+];

@@ -3,8 +3,9 @@ import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toWallet, withBalances } from '../presenters/wallets';
 import { ownedCustomerFilter } from '../services/customers';
-import { createWallet, findWalletOrThrow } from '../services/wallets';
+import { createWallet, findWalletOrThrow, fundSandboxWallet } from '../services/wallets';
 import { createWalletRequestSchema, listWalletsQuerySchema, walletSchema } from '../schemas/wallets';
+import { sandboxFundWalletRequestSchema } from '../schemas/wallet-transfers';
 
 const tag = 'Wallets';
 
@@ -57,7 +58,10 @@ const getWallet = defineRoute({
   operationId: 'getWallet',
   tag,
   summary: 'Get a wallet',
-  description: 'The wallet with its current balances.',
+  description:
+    'The wallet with its current balances: per stablecoin, what the wallet can spend, from the ledger (decimal strings, ' +
+    '6 places). Money on its way out (a pending or processing wallet transfer) is already deducted; a failed transfer ' +
+    'puts it back. A balance is never negative.',
   params: idParam('id', 'Wallet id.'),
   response: { status: 200, description: 'The wallet.', schema: walletSchema },
   errors: ['not_found'],
@@ -66,4 +70,24 @@ const getWallet = defineRoute({
   },
 });
 
-export const walletRoutes = [createWalletRoute, listWallets, getWallet];
+const fundWallet = defineRoute({
+  method: 'post',
+  path: '/v1/sandbox/wallets/{id}/fund',
+  operationId: 'fundSandboxWallet',
+  tag,
+  environments: ['sandbox'],
+  summary: 'Add test stablecoin to a wallet (sandbox)',
+  description:
+    'Sandbox only (404 in production): credits `amount` of `currency` to the wallet, posted in the ledger from the ' +
+    'sandbox funding account, so the wallet can make transfers. Answers 200 with the wallet and its new balances. ' +
+    'Production wallets are funded by pay-ins and deposits to their address.',
+  params: idParam('id', 'Wallet id.'),
+  body: sandboxFundWalletRequestSchema,
+  response: { status: 200, description: 'The wallet with its balances.', schema: walletSchema },
+  errors: ['not_found'],
+  async handler({ params, body, partner, services }) {
+    return fundSandboxWallet(services, partner.id, params.id as string, body);
+  },
+});
+
+export const walletRoutes = [createWalletRoute, listWallets, getWallet, fundWallet];

@@ -6,7 +6,7 @@ import { paginationQuerySchema } from '../http/pagination';
 import { senderCurrencies } from '../providers/deposit-accounts';
 import { addressSchema, always, text, timestampSchema } from './common';
 
-export const virtualAccountStatuses = ['under_review', 'approved', 'rejected'] as const;
+export const virtualAccountStatuses = ['under_review', 'approved', 'rejected', 'cancelled'] as const;
 export type VirtualAccountStatus = (typeof virtualAccountStatuses)[number];
 const receiverCurrencies = stablecoins as ['USDC', 'USDT'];
 
@@ -90,7 +90,11 @@ export const virtualAccountSchema = z
     id: z.uuid(),
     customer_id: z.uuid(),
     name: z.string(),
-    status: z.enum(virtualAccountStatuses),
+    status: z.enum(virtualAccountStatuses).meta({
+      description:
+        '`under_review` (production, until the review decides), `approved` (deposit details issued), `rejected`, or ' +
+        '`cancelled` (by you, PUT; `deposit_addresses` is then `{}` and deposits to the old details are returned).',
+    }),
     sender: z.object({ currency: z.enum(senderCurrencies) }),
     receiver: z.object({
       currency: z.enum(receiverCurrencies),
@@ -115,3 +119,10 @@ export const listVirtualAccountsQuerySchema = paginationQuerySchema
       .meta({ description: "Only this customer's virtual accounts; a customer that is not yours answers 404." }),
   })
   .strict();
+
+export const updateVirtualAccountRequestSchema = z
+  .object({
+    status: z.literal('cancelled').meta({ description: 'The only change a partner can make: cancel.' }),
+  })
+  .strict()
+  .meta({ id: 'UpdateVirtualAccountRequest' });

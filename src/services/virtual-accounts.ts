@@ -14,7 +14,18 @@ import type {
 import type { ApiServices } from '../app-services';
 import { workflowIds } from '../temporal/workflow-ids';
 import { workflowStart, writeThenStart } from '../temporal/write-then-start';
-import { virtualAccountWorkflow } from '../../workflows/virtual-account';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { withTemporalDeadline } from '../temporal/calls';
+import { updateRefusal } from '../temporal/errors';
+import {
+  cancellableVirtualAccountStatuses,
+  cancelVirtualAccountRow,
+} from '../persistence/virtual-account-cancellation';
+import {
+  cancelVirtualAccountUpdate,
+  virtualAccountRefusals,
+  virtualAccountWorkflow,
+} from '../../workflows/virtual-account';
 import { requireApprovedCustomer } from './customers';
 import { findWalletOrThrow } from './wallets';
 
@@ -109,4 +120,48 @@ export async function createVirtualAccount(
     }
     throw error;
   }
+}
+
+function cannotBeCancelled(id: string, status: string): ApiError {
+  return new ApiError(
+    'virtual_account_cannot_be_cancelled',
+    `Virtual account ${id} is ${status}; only an account under review or approved can be cancelled.`,
+  );
+}
+
+/**
+ * PUT /v1/virtual-accounts/{id} {"status": "cancelled"}. Under review: the account's workflow decides (its
+ * update, so a review decision arriving at the same time has one outcome) and stops reminding. Approved:
+ * its workflow has completed; the account is cancelled under its row lock. Rejected or cancelled: refused.
+ */
+export async function cancelVirtualAccount(
+  services: ApiServices,
+  partnerId: string,
+  id: string,
+): Promise<VirtualAccountResource> {
+  const row = await findVirtualAccountOrThrow(services.prisma, partnerId, id);
+  if (!cancellableVirtualAccountStatuses.includes(row.status as VirtualAccountStatus)) {
+    throw cannotBeCancelled(row.id, row.status);
+  }
+  if (row.status === 'under_review') {
+    const handle = services.temporal.workflow.getHandle(workflowIds.virtualAccount(row.id));
+    try {
+      await withTemporalDeadline(services, () => handle.executeUpdate(cancelVirtualAccountUpdate));
+    } catch (error) {
+      // A decision came first (or the workflow ended since): wait for it, then act on the account as it is.
+      const decided =
+        error instanceof WorkflowNotFoundError || updateRefusal(error)?.type === virtualAccountRefusals.alreadyDecided;
+      if (!decided) throw error;
+      await withTemporalDeadline(services, () => handle.result()).catch(() => undefined);
+    }
+  }
+  const updated = await services.prisma.$transaction((tx) =>
+    cancelVirtualAccountRow(
+      tx,
+      row.id,
+      cancellableVirtualAccountStatuses.filter((status) => status !== 'under_review'),
+    ),
+  );
+  if (!updated || updated.status !== 'cancelled') throw cannotBeCancelled(row.id, updated?.status ?? row.status);
+  return toVirtualAccount(updated);
 }

@@ -2,7 +2,8 @@
 import { ownedBy, type Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { ApiError } from '../http/errors';
-import { openWalletLedgerAccounts } from '../ledger';
+import { ledgerAccounts, openWalletLedgerAccounts, postLedgerEntries } from '../ledger';
+import { amountTextProblem, Money, Stablecoin } from '../domain/money';
 import { toWallet, WalletRow, withBalances } from '../presenters/wallets';
 import type { CreateWalletRequest, WalletResource } from '../schemas/wallets';
 import type { ApiServices } from '../app-services';
@@ -39,5 +40,33 @@ export async function createWallet(
     });
     await openWalletLedgerAccounts(tx, id);
     return toWallet(await tx.wallet.findUniqueOrThrow({ where: { id }, include: withBalances }));
+  });
+}
+
+/**
+ * Sandbox: credits test money to a wallet as one balanced posting from the `sandbox_funding` account
+ * (so the ledger stays balanced and the wallet's balance is what it can spend). No event: wallets have none.
+ */
+export async function fundSandboxWallet(
+  services: ApiServices,
+  partnerId: string,
+  walletId: string,
+  request: { currency: string; amount: string },
+): Promise<WalletResource> {
+  const currency = request.currency as Stablecoin;
+  const problem = amountTextProblem(request.amount, currency);
+  if (problem) throw ApiError.invalidParam('amount', problem);
+  const amount = Money.parse(currency, request.amount);
+  const wallet = await findWalletOrThrow(services.prisma, partnerId, walletId);
+  return services.prisma.$transaction(async (tx) => {
+    await postLedgerEntries(tx, {
+      reference: `sandbox-funding:${newId()}`,
+      description: `sandbox funding of wallet ${wallet.id}`,
+      entries: [
+        { account: ledgerAccounts.sandboxFunding(currency), amount: amount.negated().toString() },
+        { account: ledgerAccounts.wallet(wallet.id, currency), amount: amount.toString() },
+      ],
+    });
+    return toWallet(await tx.wallet.findUniqueOrThrow({ where: { id: wallet.id }, include: withBalances }));
   });
 }

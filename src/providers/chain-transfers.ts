@@ -1,0 +1,69 @@
+// The outside system that sends stablecoin on chain from a service-managed wallet (wallet transfers):
+// it signs with the wallet's key (found by its key reference, never stored here) and broadcasts.
+// Every request carries an idempotency key (`<transferId>:send`): asking twice sends once and answers
+// the first outcome, which is what lets a retried or re-run activity call it again safely.
+//
+// Outcomes: `sent` with the transaction hash; `rejected` (the network refused for good: the transfer
+// fails and the money returns to the wallet); or a thrown ChainUnavailableError (transient: the
+// activity retries within its bounded policy, then the transfer fails).
+import { createHash } from 'node:crypto';
+import type { Blockchain } from '../domain/rails';
+import type { Money } from '../domain/money';
+import type { WalletTransferSimulation } from '../domain/wallet-transfers';
+import { ProviderUnavailableError, Unconnected } from './unavailable';
+
+export interface ChainTransferRequest {
+  /** `<transferId>:send`: the same key always names the same transfer. */
+  idempotencyKey: string;
+  chain: Blockchain;
+  fromAddress: string;
+  /** How the signer finds the source wallet's key (a derivation path); never key material. */
+  fromKeyReference: string;
+  toAddress: string;
+  amount: Money;
+  /** Sandbox only: the failure the transfer asked for; real networks ignore it. */
+  simulate: WalletTransferSimulation | null;
+}
+
+export type ChainTransferOutcome = { status: 'sent'; txHash: string } | { status: 'rejected'; reason: string };
+
+export class ChainUnavailableError extends ProviderUnavailableError {
+  override name = 'ChainUnavailableError';
+}
+
+export interface ChainTransfers {
+  send(request: ChainTransferRequest): Promise<ChainTransferOutcome>;
+}
+
+/**
+ * Sandbox: "sends" at once. The outcome and the transaction hash are a pure function of the request
+ * (the hash derives from the idempotency key), so a repeated request finds exactly the first outcome,
+ * as a real network keeps one transaction per key. `simulate`: network_rejected -> rejected;
+ * network_unavailable -> unavailable on every attempt, so the retries run out and the transfer fails.
+ */
+export class SandboxChainTransfers implements ChainTransfers {
+  async send(request: ChainTransferRequest): Promise<ChainTransferOutcome> {
+    if (request.simulate === 'network_unavailable') {
+      throw new ChainUnavailableError('sandbox: the network is unavailable (simulate: network_unavailable)');
+    }
+    if (request.simulate === 'network_rejected') {
+      return { status: 'rejected', reason: 'sandbox: the network rejected the transfer (simulate: network_rejected)' };
+    }
+    return { status: 'sent', txHash: sandboxTxHash(request.chain, request.idempotencyKey) };
+  }
+}
+
+/** A hash in the chain's format: 0x + 64 hex digits (ethereum), 64 hex digits (solana signature stand-in). */
+function sandboxTxHash(chain: Blockchain, key: string): string {
+  const digest = createHash('sha256').update(`sandbox-chain-transfer:${key}`).digest('hex');
+  return chain === 'ethereum' ? `0x${digest}` : digest;
+}
+
+/** Production until a signer and a node are connected: every send is unavailable. */
+export class UnconnectedChainTransfers implements ChainTransfers, Unconnected {
+  readonly unconnected = 'no on-chain signer is connected (src/providers/chain-transfers.ts ChainTransfers)';
+
+  async send(): Promise<never> {
+    throw new ChainUnavailableError(this.unconnected);
+  }
+}

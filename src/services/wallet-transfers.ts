@@ -1,0 +1,175 @@
+// Wallet transfers: the commands of their routes. Creating one checks the wallets and the destination
+// first, then, in ONE database transaction (writeThenStart), locks the source wallet's balance row,
+// refuses when it cannot cover amount + network fee, writes the transfer, holds the money (ledger),
+// records walletTransfer.created and the intent to start its workflow. Concurrent transfers from one
+// wallet queue on that row lock, so the balance never goes below zero. Reads are plain queries.
+import { isWellFormedAddress, toChecksumAddress, type Chain } from '../domain/chains';
+import { isUuid, newId } from '../domain/ids';
+import { amountTextProblem, Money, Stablecoin } from '../domain/money';
+import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
+import type { Db, Prisma } from '../db';
+import { recordEvent } from '../events';
+import { ApiError } from '../http/errors';
+import { postLedgerEntries, walletTransferEntries } from '../ledger';
+import { toWalletTransfer, WalletTransferRow, withWallets } from '../presenters/wallet-transfers';
+import type { CreateWalletTransferRequest, WalletTransferResource } from '../schemas/wallet-transfers';
+import type { ApiServices } from '../app-services';
+import { workflowIds } from '../temporal/workflow-ids';
+import { workflowStart, writeThenStart } from '../temporal/write-then-start';
+import { walletTransferWorkflow } from '../../workflows/wallet-transfer';
+import { findWalletOrThrow } from './wallets';
+
+/** A wallet transfer of this partner, or 404 (also for malformed ids and other partners' transfers). */
+export async function findWalletTransferOrThrow(db: Db, partnerId: string, id: string): Promise<WalletTransferRow> {
+  const row = isUuid(id) ? await db.walletTransfer.findFirst({ where: { id, partnerId }, include: withWallets }) : null;
+  if (!row) throw ApiError.notFound('wallet transfer', id);
+  return row;
+}
+
+/** An address as the chain writes it: EVM addresses in one case are accepted and checksummed. */
+function normaliseAddress(chain: Chain, address: string): string | null {
+  if (isWellFormedAddress(chain, address)) return address;
+  if (chain === 'ethereum' && /^0x([0-9a-f]{40}|[0-9A-F]{40})$/.test(address)) return toChecksumAddress(address);
+  return null;
+}
+
+interface Destination {
+  toWalletId: string | null;
+  toAddress: string;
+  toOwnWallet: boolean;
+}
+
+async function destinationOf(
+  services: ApiServices,
+  partnerId: string,
+  from: { id: string; chain: string },
+  request: CreateWalletTransferRequest,
+): Promise<Destination> {
+  const chain = from.chain as Chain;
+  const sameWallet = () =>
+    new ApiError(
+      'wallet_transfer_same_wallet',
+      `Wallet ${from.id} cannot transfer to itself; choose another destination.`,
+    );
+  if (request.to_wallet_id !== undefined) {
+    const to = await findWalletOrThrow(services.prisma, partnerId, request.to_wallet_id);
+    if (to.id === from.id) throw sameWallet();
+    if (to.chain !== chain) {
+      throw new ApiError(
+        'wallet_transfer_chain_mismatch',
+        `Wallet ${from.id} is on ${chain} and wallet ${to.id} on ${to.chain}; a transfer stays on one chain.`,
+      );
+    }
+    return { toWalletId: to.id, toAddress: to.address, toOwnWallet: true };
+  }
+  const given = request.to_address as string;
+  const address = normaliseAddress(chain, given);
+  if (!address) {
+    const other = (['ethereum', 'solana'] as const).find((candidate) => candidate !== chain);
+    if (other && normaliseAddress(other, given)) {
+      throw new ApiError(
+        'wallet_transfer_chain_mismatch',
+        `to_address is a ${other} address; wallet ${from.id} is on ${chain} and a transfer stays on one chain.`,
+      );
+    }
+    throw ApiError.invalidParam(
+      'to_address',
+      chain === 'ethereum'
+        ? 'must be an ethereum address: 0x and 40 hex digits, in EIP-55 checksum case (or all one case)'
+        : 'must be a solana address: base58 of 32 bytes',
+    );
+  }
+  // An address of a service-managed wallet is credited to that wallet (any partner's: the money lands there).
+  const wallet = await services.prisma.wallet.findUnique({ where: { chain_address: { chain, address } } });
+  if (wallet?.id === from.id) throw sameWallet();
+  return { toWalletId: wallet?.id ?? null, toAddress: address, toOwnWallet: wallet?.partnerId === partnerId };
+}
+
+/** The source wallet's balance row, locked until the transaction ends: transfers from one wallet queue here. */
+async function lockedBalance(tx: Prisma.TransactionClient, walletId: string, currency: Stablecoin): Promise<Money> {
+  const [row] = await tx.$queryRaw<Array<{ balance: Prisma.Decimal }>>`
+    SELECT balance FROM ledger_accounts WHERE wallet_id = ${walletId}::uuid AND currency = ${currency} FOR UPDATE`;
+  return Money.of(currency, (row?.balance ?? '0').toString());
+}
+
+/** POST /v1/wallet-transfer. Every refusal leaves nothing behind. */
+export async function createWalletTransfer(
+  services: ApiServices,
+  partnerId: string,
+  request: CreateWalletTransferRequest,
+): Promise<WalletTransferResource> {
+  if (request.simulate !== undefined && services.config.appEnv !== 'sandbox') {
+    throw ApiError.invalidParam('simulate', 'exists in the sandbox only');
+  }
+  const currency = request.currency as Stablecoin;
+  const problem = amountTextProblem(request.amount, currency);
+  if (problem) throw ApiError.invalidParam('amount', problem);
+  const amount = Money.parse(currency, request.amount);
+  const from = await findWalletOrThrow(services.prisma, partnerId, request.from_wallet_id);
+  const chain = from.chain as Chain;
+  const destination = await destinationOf(services, partnerId, from, request);
+  const networkFee = chargesNetworkFee(destination)
+    ? await services.rateProvider.networkFee(currency, chain)
+    : Money.zero(currency);
+  const total = amount.plus(networkFee);
+
+  const id = newId();
+  return writeThenStart(services, async (tx, start) => {
+    const balance = await lockedBalance(tx, from.id, currency);
+    if (balance.lt(total)) {
+      throw new ApiError(
+        'insufficient_funds',
+        `Wallet ${from.id} holds ${balance.toString()} ${currency}; this transfer needs ${total.toString()} ` +
+          `(amount ${amount.toString()} + network fee ${networkFee.toString()}).`,
+      );
+    }
+    const row = await tx.walletTransfer.create({
+      data: {
+        id,
+        partnerId,
+        customerId: from.customerId,
+        fromWalletId: from.id,
+        toWalletId: destination.toWalletId,
+        toAddress: destination.toAddress,
+        chain,
+        currency,
+        amount: amount.toString(),
+        networkFee: networkFee.toString(),
+        status: 'pending',
+        sandboxSimulation: request.simulate ?? null,
+      },
+      include: withWallets,
+    });
+    await postLedgerEntries(tx, {
+      reference: walletTransferReference(id, 'hold'),
+      description: `wallet transfer ${id}: hold on the source wallet`,
+      entries: walletTransferEntries.hold({
+        fromWalletId: from.id,
+        toWalletId: destination.toWalletId,
+        amount,
+        networkFee,
+      }),
+    });
+    const resource = toWalletTransfer(row);
+    await recordEvent(tx, {
+      partnerId,
+      type: 'walletTransfer.created',
+      resourceId: id,
+      resourceStatus: row.status,
+      resource,
+    });
+    await start(
+      workflowStart(walletTransferWorkflow, {
+        workflowId: workflowIds.walletTransfer(id),
+        args: [{ transferId: id, partnerId, customerId: from.customerId }],
+        searchAttributes: {
+          PartnerId: partnerId,
+          CustomerId: from.customerId,
+          ResourceId: id,
+          ResourceStatus: row.status,
+        },
+      }),
+    );
+    return resource;
+  });
+}
