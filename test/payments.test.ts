@@ -4,11 +4,13 @@
 // cancel, deadline, a rejected payout refunded, error and the operator, concurrent payouts from one
 // wallet, the ledger invariants after each; and POST /webhooks/mock payloads shaped as real ones.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { Decimal } from '../src/domain/money';
+import { Decimal, Money } from '../src/domain/money';
+import { decideVirtualAccountDeposit } from '../src/domain/transactions';
+import { receiveVirtualAccountCredit } from '../src/services/transactions';
 import { transactionSchema } from '../src/schemas/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { resolveErrorUpdate } from '../workflows/settlement';
-import { createWallet } from './support/accounts';
+import { createWallet, virtualAccountBody } from './support/accounts';
 import { createExternalAccount, externalAccount } from './support/fixtures';
 import { Harness, startHarness } from './support/harness';
 import {
@@ -176,13 +178,11 @@ describe('pay-ins', () => {
       payinQuoteBody({ sender: { currency: 'USD', payment_rail: 'ach' } }),
     );
     const withAmount = (amount: string) =>
-      parties.partner.api
-        .post('/v1/payin')
-        .send(
-          payinBody(parties, rateOnly.id, {
-            sender: { name: 'Ana Souza', document: { type: 'passport', number: 'X1234567' }, amount },
-          }),
-        );
+      parties.partner.api.post('/v1/payin').send(
+        payinBody(parties, rateOnly.id, {
+          sender: { name: 'Ana Souza', document: { type: 'passport', number: 'X1234567' }, amount },
+        }),
+      );
     expect((await withAmount('99999.00')).body.error.code).toBe('amount_out_of_range');
     const priced = await withAmount('250.00');
     expect(priced.status).toBe(201);
@@ -568,5 +568,132 @@ describe('an external account on another rail', () => {
       .send(payoutBody(parties, q.id, { wallet_id: other.wallet.id }));
     expect(otherWallet.body.error.code).toBe('customer_mismatch');
     expect(await transactionCount()).toBe(count);
+  });
+});
+
+describe('virtual-account deposits', () => {
+  const createAccount = async (overrides: Record<string, unknown> = {}) => {
+    const response = await parties.partner.api
+      .post('/v1/virtual-accounts')
+      .send(virtualAccountBody(parties.customer.id, parties.wallet.id, overrides));
+    expect(response.status).toBe(201);
+    return response.body as { id: string; status: string; deposit_addresses: Record<string, any> };
+  };
+  const depositOn = (accountId: string, body: Record<string, unknown>) =>
+    parties.partner.api.post(`/v1/sandbox/virtual-accounts/${accountId}/deposit`).send(body);
+
+  it('makes a pay-in without a quote, converted at the current rate, credited to the account’s wallet', async () => {
+    const account = await createAccount();
+    expect(account.status).toBe('approved');
+    const before = await balanceOf(parties.partner.api, parties.wallet.id);
+    const response = await depositOn(account.id, { amount: '250.00', sender_name: 'Globex Corp', reference: 'INV-7' });
+    expect(response.status).toBe(201);
+    const created = response.body as TransactionBody;
+    expect(created).toMatchObject({
+      type: 'payin',
+      status: 'processing',
+      quote_id: null,
+      wallet_id: parties.wallet.id,
+      sender: {
+        name: 'Globex Corp',
+        document: null,
+        virtual_account_id: account.id,
+        currency: 'USD',
+        payment_rail: 'ach',
+        amount: '250.00',
+      },
+      receiver: { wallet_id: parties.wallet.id, currency: 'USDC', payment_rail: 'solana' },
+      receiver_quotation: null,
+      fees: { partner_fee: { amount: '0.00', currency: 'USD' } },
+      sender_deposit_instructions: null,
+      deposit_deadline: null,
+    });
+    // The same pricing as a quote made now: the sandbox market's USD -> USDC rate and the service fee.
+    const sameQuote = await quote(
+      parties.partner.api,
+      payinQuoteBody({ sender: { currency: 'USD', payment_rail: 'ach', amount: '250.00' } }),
+    );
+    expect(created.sender_quotation).toBe(sameQuote.quotation);
+    expect(created.stablecoin.amount).toBe(sameQuote.receiver.amount);
+    expect(await settlementHandle(harness, created.id).result()).toBe('completed');
+    const { ledger } = await expectInvariants(created.id);
+    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'delivered']);
+    expect(await eventTypesOf(harness, created.id)).toEqual(['payin.created', 'payin.completed']);
+    expect(await balanceOf(parties.partner.api, parties.wallet.id)).toBe(
+      new Decimal(before).plus(created.stablecoin.amount).toFixed(6),
+    );
+
+    const tooSmall = await depositOn(account.id, { amount: '0.50', sender_name: 'Globex Corp' });
+    expect([tooSmall.status, tooSmall.body.error.code]).toEqual([422, 'amount_out_of_range']);
+    const unknown = await depositOn('00000000-0000-4000-8000-000000000000', { amount: '10.00', sender_name: 'X' });
+    expect(unknown.status).toBe(404);
+    const noName = await depositOn(account.id, { amount: '10.00' });
+    expect(noName.status).toBe(400);
+  });
+
+  it('refunds a third party’s deposit on a EUR account without accepts_third_party_payments; the holder’s settles', async () => {
+    const account = await createAccount({ sender: { currency: 'EUR' }, accepts_third_party_payments: false });
+    const before = await balanceOf(parties.partner.api, parties.wallet.id);
+    const thirdParty = await depositOn(account.id, { amount: '100.00', sender_name: 'John Smith' });
+    expect(thirdParty.status).toBe(201);
+    expect(thirdParty.body).toMatchObject({ status: 'processing', sender: { currency: 'EUR', payment_rail: 'sepa' } });
+    expect(await settlementHandle(harness, thirdParty.body.id).result()).toBe('refunded');
+    const { transaction, ledger } = await expectInvariants(thirdParty.body.id);
+    expect(transaction.failure_reason).toBe('third_party_sender');
+    expect(ledger.references).toEqual(['deposit', 'refund']);
+    expect(await eventTypesOf(harness, thirdParty.body.id)).toEqual(['payin.created', 'payin.refunded']);
+    const [returned] = await harness.prisma.transactionDeposit.findMany({
+      where: { transactionId: thirdParty.body.id },
+    });
+    expect([returned?.status, returned?.returnReason, returned?.amount.toFixed(2)]).toEqual([
+      'returned',
+      'third_party_sender',
+      '100.00',
+    ]);
+    expect(await balanceOf(parties.partner.api, parties.wallet.id)).toBe(before);
+
+    // The holder, written with other case, accents and spacing.
+    const holder = await depositOn(account.id, { amount: '100.00', sender_name: '  ÁNA   souza ' });
+    expect(await settlementHandle(harness, holder.body.id).result()).toBe('completed');
+    await expectInvariants(holder.body.id);
+  });
+
+  it('takes a credit reported by a bank integration on the account’s details (the production path)', async () => {
+    const account = await createAccount();
+    const identifier = account.deposit_addresses.ach.bank_account_number as string;
+    const report = (accountNumber: string) =>
+      receiveVirtualAccountCredit(harness.services, {
+        reference: 'ACH 123',
+        amount: Money.parse('USD', '40.00'),
+        senderName: 'Ana Souza',
+        receivedAt: new Date(),
+        account: { rail: 'ach', identifier: accountNumber },
+      });
+    expect(await report('999999999999')).toBeNull();
+    const created = await report(identifier);
+    expect(created).toMatchObject({ type: 'payin', status: 'processing', sender: { virtual_account_id: account.id } });
+    expect(await settlementHandle(harness, created?.id as string).result()).toBe('completed');
+  });
+
+  it('decides by the account’s status and the holder’s name (the rule)', () => {
+    const rule = (overrides: Partial<Parameters<typeof decideVirtualAccountDeposit>[0]>) =>
+      decideVirtualAccountDeposit({
+        status: 'approved',
+        senderCurrency: 'EUR',
+        acceptsThirdPartyPayments: false,
+        holderName: 'José da Silva Neto',
+        senderName: 'jose da silva-neto',
+        ...overrides,
+      });
+    expect(rule({})).toEqual({ action: 'settle' });
+    expect(rule({ senderName: 'J. Silva' })).toEqual({ action: 'refund', reason: 'third_party_sender' });
+    expect(rule({ senderName: 'Neto da Silva José' })).toEqual({ action: 'refund', reason: 'third_party_sender' });
+    expect(rule({ senderName: 'J. Silva', acceptsThirdPartyPayments: true })).toEqual({ action: 'settle' });
+    expect(rule({ senderName: 'J. Silva', senderCurrency: 'USD', acceptsThirdPartyPayments: null })).toEqual({
+      action: 'settle',
+    });
+    for (const status of ['under_review', 'rejected', 'cancelled']) {
+      expect(rule({ status })).toEqual({ action: 'refund', reason: 'virtual_account_not_active' });
+    }
   });
 });

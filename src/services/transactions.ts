@@ -151,7 +151,7 @@ function amountsFor(
   services: Pick<ApiServices, 'config'>,
   quote: Parameters<typeof termsOf>[0],
   given: { side: 'sender' | 'receiver'; param: string; text: string } | null,
-  missingParam: string,
+  missing: { param: string; message: string },
 ): QuoteAmounts {
   const locked = quoteAmountsOf(quote);
   if (locked) {
@@ -159,9 +159,7 @@ function amountsFor(
     return locked;
   }
   if (!given) {
-    throw ApiError.validation([
-      { code: 'missing_param', param: missingParam, message: 'the quote is rate-only: give the amount' },
-    ]);
+    throw ApiError.validation([{ code: 'missing_param', ...missing }]);
   }
   const terms = termsOf(quote);
   const currency = (given.side === 'sender' ? terms.sender.currency : terms.receiver.currency) as Currency;
@@ -383,7 +381,10 @@ export async function createFiatToFiat(
       : request.receiver.amount !== undefined
         ? { side: 'receiver' as const, param: 'receiver.amount', text: request.receiver.amount }
         : null;
-  const amounts = amountsFor(services, quote, given, 'sender.amount');
+  const amounts = amountsFor(services, quote, given, {
+    param: 'sender.amount',
+    message: 'the quote is rate-only: give sender.amount or receiver.amount',
+  });
   const senderRail = terms.sender.paymentRail as FiatRail;
   const createdAt = new Date();
   return writeWithQuote(services, quote.id, 'fiat_to_fiat', {
@@ -430,7 +431,10 @@ export async function createPayin(
     request.sender.amount !== undefined
       ? { side: 'sender' as const, param: 'sender.amount', text: request.sender.amount }
       : null;
-  const amounts = amountsFor(services, quote, given, 'sender.amount');
+  const amounts = amountsFor(services, quote, given, {
+    param: 'sender.amount',
+    message: 'the quote is rate-only: give sender.amount',
+  });
   const senderRail = terms.sender.paymentRail as FiatRail;
   const createdAt = new Date();
   return writeWithQuote(services, quote.id, 'payin', {
@@ -500,7 +504,7 @@ export async function createPayout(
     services,
     quote,
     request.amount !== undefined ? { side: 'sender', param: 'amount', text: request.amount } : null,
-    'amount',
+    { param: 'amount', message: 'the quote is rate-only: give the amount (the stablecoin sent)' },
   );
   if (wallet) {
     // Refused before the quote is used; the ledger's row lock is the guard against a concurrent debit.
