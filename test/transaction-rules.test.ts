@@ -46,9 +46,11 @@ describe('statuses', () => {
 });
 
 describe('deposit deadline', () => {
-  it('is minutes on instant rails and days on bank transfers', () => {
+  it('is minutes on instant rails and chains, days on bank transfers', () => {
     const created = new Date('2026-11-22T10:00:00.000Z');
-    expect(Object.keys(depositWindowMs).sort()).toEqual([...fiatRails].sort());
+    expect(Object.keys(depositWindowMs).sort()).toEqual([...fiatRails, 'ethereum', 'solana'].sort());
+    expect(depositDeadlineOf(created, 'solana').toISOString()).toBe('2026-11-22T11:00:00.000Z');
+    expect(depositDeadlineOf(created, 'ethereum').toISOString()).toBe('2026-11-22T11:00:00.000Z');
     expect(depositDeadlineOf(created, 'pix').toISOString()).toBe('2026-11-22T10:30:00.000Z');
     expect(depositDeadlineOf(created, 'spei').toISOString()).toBe('2026-11-22T10:30:00.000Z');
     expect(depositDeadlineOf(created, 'cvu').toISOString()).toBe('2026-11-22T10:30:00.000Z');
@@ -119,14 +121,20 @@ describe('pix copy-paste code', () => {
         '6304' +
         crc16Ccitt(code.slice(0, -4)),
     );
-    expect(() => pixCopyPasteCode({ key: 'k', amount: '1', beneficiaryName: 'n', city: 'c', txid: 'not valid!' })).toThrow();
+    expect(() =>
+      pixCopyPasteCode({ key: 'k', amount: '1', beneficiaryName: 'n', city: 'c', txid: 'not valid!' }),
+    ).toThrow();
   });
 });
 
 describe('settlement postings', () => {
   const partnerId = 'p-1';
   const walletId = 'w-1';
-  const fees = { service: Money.parse('BRL', '5.00'), partner: Money.parse('BRL', '11.00'), network: Money.parse('BRL', '0.06') };
+  const fees = {
+    service: Money.parse('BRL', '5.00'),
+    partner: Money.parse('BRL', '11.00'),
+    network: Money.parse('BRL', '0.06'),
+  };
   const deposit = Money.parse('BRL', '1000.00');
   const converted = Money.parse('BRL', '983.94');
   const stablecoin = Money.parse('USDC', '195.803060');
@@ -169,7 +177,9 @@ describe('settlement postings', () => {
       converted: converted.plus(fees.partner),
       stablecoin,
     });
-    expect(noPartnerFee.some(({ account }) => 'system' in account && account.system.startsWith('partner_fees'))).toBe(false);
+    expect(noPartnerFee.some(({ account }) => 'system' in account && account.system.startsWith('partner_fees'))).toBe(
+      false,
+    );
   });
 
   it('leave clearing and in-transit at zero, and the fees where the quote said, after a completed settlement', () => {
@@ -193,7 +203,12 @@ describe('settlement postings', () => {
   });
 
   it('leave every account at zero after a refund of leg 1 and the deposit', () => {
-    const totals = net(settlementEntries.depositReceived(deposit), leg1, reversed(leg1), settlementEntries.paidOut(deposit));
+    const totals = net(
+      settlementEntries.depositReceived(deposit),
+      leg1,
+      reversed(leg1),
+      settlementEntries.paidOut(deposit),
+    );
     for (const [key, total] of totals) expect([key, total.toFixed()]).toEqual([key, '0']);
   });
 });

@@ -30,6 +30,15 @@ import {
 
 const tag = 'Transactions';
 const paymentsTag = 'Pay-ins and payouts';
+/** What every transaction made from a quote may answer. */
+const quoteBasedErrors = [
+  'not_found',
+  'quote_expired',
+  'quote_already_used',
+  'customer_not_approved',
+  'customer_mismatch',
+  'quote_currency_mismatch',
+] as const;
 
 const lifecycle = `
 **Lifecycle**: \`awaiting_deposit\` (the sender pays per \`sender_deposit_instructions\`, with the reference, before
@@ -72,17 +81,7 @@ const createFiatToFiatRoute = defineRoute({
     lifecycle,
   body: createFiatToFiatRequestSchema,
   response: { status: 201, description: 'The transaction, awaiting the deposit.', schema: transactionSchema },
-  errors: [
-    'not_found',
-    'quote_expired',
-    'quote_already_used',
-    'customer_not_approved',
-    'customer_mismatch',
-    'quote_currency_mismatch',
-    'external_account_rejected',
-    'amount_out_of_range',
-    'service_unavailable',
-  ],
+  errors: [...quoteBasedErrors, 'external_account_rejected', 'amount_out_of_range', 'service_unavailable'],
   async handler({ body, partner, services }) {
     return createFiatToFiat(services, partner.id, body);
   },
@@ -110,16 +109,7 @@ const createPayinRoute = defineRoute({
     payinChecks,
   body: createPayinRequestSchema,
   response: { status: 201, description: 'The pay-in, awaiting the deposit.', schema: transactionSchema },
-  errors: [
-    'not_found',
-    'quote_expired',
-    'quote_already_used',
-    'customer_not_approved',
-    'customer_mismatch',
-    'quote_currency_mismatch',
-    'amount_out_of_range',
-    'service_unavailable',
-  ],
+  errors: [...quoteBasedErrors, 'amount_out_of_range', 'service_unavailable'],
   async handler({ body, partner, services }) {
     return createPayin(services, partner.id, body);
   },
@@ -154,12 +144,7 @@ const createPayoutRoute = defineRoute({
   body: createPayoutRequestSchema,
   response: { status: 201, description: 'The payout.', schema: transactionSchema },
   errors: [
-    'not_found',
-    'quote_expired',
-    'quote_already_used',
-    'customer_not_approved',
-    'customer_mismatch',
-    'quote_currency_mismatch',
+    ...quoteBasedErrors,
     'external_account_rejected',
     'pix_key_invalid',
     'pix_directory_unavailable',

@@ -310,6 +310,13 @@ function insufficientFunds(walletId: string, detail = ''): ApiError {
   return new ApiError('insufficient_funds', `Wallet ${walletId} holds less than the payout sends${detail}.`);
 }
 
+/** Who pays the fiat in (fiat to fiat, pay-in). */
+const senderColumns = (sender: { name: string; document: { type: string; number: string } }) => ({
+  senderName: sender.name,
+  senderDocumentType: sender.document.type,
+  senderDocumentNumber: sender.document.number,
+});
+
 /** The amounts columns every type stores (fees in the sender currency). */
 function amountColumns(
   amounts: QuoteAmounts,
@@ -399,9 +406,7 @@ export async function createFiatToFiat(
       quoteId: quote.id,
       walletId: wallet.id,
       externalAccountId: account.id,
-      senderName: request.sender.name,
-      senderDocumentType: request.sender.document.type,
-      senderDocumentNumber: request.sender.document.number,
+      ...senderColumns(request.sender),
       ...amountColumns(amounts, terms, { ...stablecoin, amount: amounts.stablecoin as Money }),
     },
   });
@@ -448,9 +453,7 @@ export async function createPayin(
     columns: {
       quoteId: quote.id,
       walletId: wallet.id,
-      senderName: request.sender.name,
-      senderDocumentType: request.sender.document.type,
-      senderDocumentNumber: request.sender.document.number,
+      ...senderColumns(request.sender),
       ...amountColumns(amounts, terms, { ...terms.receiver, amount: amounts.receiver }),
     },
   });
