@@ -230,8 +230,7 @@ export function createTransactionActivities(services: ActivityServices) {
       return prisma.$transaction(async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'failed') return 'failed';
-        return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' }))
-          .status as TransactionStatus;
+        return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' })).status as TransactionStatus;
       });
     },
 
@@ -410,10 +409,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** A deposit its transaction could not take, outside: sent back in full to the sender. */
     async sendDepositBack(depositId: string): Promise<{ providerReference: string }> {
-      const deposit = await prisma.transactionDeposit.findUnique({
-        where: { id: depositId },
-        include: { transaction: true },
-      });
+      const deposit = await prisma.transactionDeposit.findUnique({ where: { id: depositId }, include: { transaction: true } });
       if (!deposit) throw notFound('deposit', depositId);
       const outcome = await rails.returnToSender({
         idempotencyKey: `deposit:${depositId}:return`,

@@ -181,9 +181,7 @@ it('completes a settlement killed after each step committed, with nothing duplic
   const transaction: TransactionBody = await createTransaction(parties);
   const id = transaction.id;
   const providerOperation = (step: string) =>
-    harness.prisma.sandboxRailOperation.findFirst({
-      where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } },
-    });
+    harness.prisma.sandboxRailOperation.findFirst({ where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } } });
   const posted = async (step: string) =>
     (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
 

@@ -186,10 +186,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
       validator: (request) => {
         const action = (request as { action?: unknown } | undefined)?.action;
         if (action !== 'retry' && action !== 'refund') {
-          throw ApplicationFailure.nonRetryable(
-            'action must be "retry" or "refund".',
-            settlementRefusals.invalidAction,
-          );
+          throw ApplicationFailure.nonRetryable('action must be "retry" or "refund".', settlementRefusals.invalidAction);
         }
         if (!state.awaitingOperator || operatorAction !== null) {
           throw ApplicationFailure.nonRetryable(

@@ -169,8 +169,7 @@ const REFERENCE_BODY_LENGTH = 10;
  * enough for every rail's payment-reference field (pix txid, SPEI concepto, SEPA remittance, wire memo).
  */
 export function depositReferenceFrom(random: Uint8Array): string {
-  if (random.length < REFERENCE_BODY_LENGTH)
-    throw new Error(`a deposit reference needs ${REFERENCE_BODY_LENGTH} random bytes`);
+  if (random.length < REFERENCE_BODY_LENGTH) throw new Error(`a deposit reference needs ${REFERENCE_BODY_LENGTH} random bytes`);
   let body = '';
   for (let index = 0; index < REFERENCE_BODY_LENGTH; index += 1) {
     body += referenceAlphabet[(random[index] as number) % 32];
@@ -183,7 +182,10 @@ export function depositReferenceFrom(random: Uint8Array): string {
  * look-alikes (O -> 0, I and L -> 1). Returns the canonical form, or null when it cannot be one.
  */
 export function normaliseDepositReference(text: string): string | null {
-  const compact = text.toUpperCase().replace(/[\s-]/g, '').replace(/^TX/, '');
+  const compact = text
+    .toUpperCase()
+    .replace(/[\s-]/g, '')
+    .replace(/^TX/, '');
   const body = compact.replace(/O/g, '0').replace(/[IL]/g, '1');
   if (body.length !== REFERENCE_BODY_LENGTH || [...body].some((char) => !referenceAlphabet.includes(char))) return null;
   return REFERENCE_PREFIX + body;

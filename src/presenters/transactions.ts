@@ -4,7 +4,11 @@ import type { Prisma, TransactionDeposit } from '@prisma/client';
 import { Currency, Decimal, Money } from '../domain/money';
 import type { FailureReason, TransactionStatus, TransactionType } from '../domain/transactions';
 import type { SenderDepositInstructions } from '../providers/transaction-deposits';
-import type { DepositResource, SenderDocumentType, TransactionResource } from '../schemas/transactions';
+import type {
+  DepositResource,
+  SenderDocumentType,
+  TransactionResource,
+} from '../schemas/transactions';
 
 /** What a transaction is shown with: the external account paid and the wallet (a pay-in's receiver). */
 export const withReceiverAccount = { externalAccount: true, wallet: true } as const;
@@ -13,20 +17,18 @@ export type TransactionRow = Prisma.TransactionGetPayload<{ include: typeof with
 const money = (currency: string, value: { toString(): string }) => Money.of(currency as Currency, value.toString());
 
 /** The amounts of a transaction in the money type. */
-export function amountsOf(
-  row: Pick<
-    TransactionRow,
-    | 'senderCurrency'
-    | 'senderAmount'
-    | 'stablecoinCurrency'
-    | 'stablecoinAmount'
-    | 'receiverCurrency'
-    | 'receiverAmount'
-    | 'serviceFee'
-    | 'partnerFee'
-    | 'networkFee'
-  >,
-) {
+export function amountsOf(row: Pick<
+  TransactionRow,
+  | 'senderCurrency'
+  | 'senderAmount'
+  | 'stablecoinCurrency'
+  | 'stablecoinAmount'
+  | 'receiverCurrency'
+  | 'receiverAmount'
+  | 'serviceFee'
+  | 'partnerFee'
+  | 'networkFee'
+>) {
   const service = money(row.senderCurrency, row.serviceFee);
   const partner = money(row.senderCurrency, row.partnerFee);
   const network = money(row.senderCurrency, row.networkFee);

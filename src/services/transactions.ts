@@ -86,10 +86,7 @@ async function usableQuoteOrThrow(services: ApiServices, partnerId: string, quot
     throw new ApiError('quote_already_used', `Quote ${quote.id} was already used; request a new quote.`);
   }
   if (quote.status === 'expired' || Date.now() >= quote.expiresAt.getTime()) {
-    throw new ApiError(
-      'quote_expired',
-      `Quote ${quote.id} expired at ${quote.expiresAt.toISOString()}; request a new quote.`,
-    );
+    throw new ApiError('quote_expired', `Quote ${quote.id} expired at ${quote.expiresAt.toISOString()}; request a new quote.`);
   }
   return quote;
 }
@@ -135,10 +132,7 @@ async function receivingAccountOrThrow(
     );
   }
   if (account.status === 'rejected') {
-    throw new ApiError(
-      'external_account_rejected',
-      `External account ${account.id} was rejected and cannot receive payouts.`,
-    );
+    throw new ApiError('external_account_rejected', `External account ${account.id} was rejected and cannot receive payouts.`);
   }
   return account;
 }
@@ -621,8 +615,7 @@ export async function receiveDeposit(
       return receipt.deposit;
     } catch (error) {
       // Cancelled, expired or funded meanwhile (or the workflow already completed): a late deposit.
-      const late =
-        error instanceof WorkflowNotFoundError || updateRefusal(error)?.type === settlementRefusals.notAwaitingDeposit;
+      const late = error instanceof WorkflowNotFoundError || updateRefusal(error)?.type === settlementRefusals.notAwaitingDeposit;
       if (!late) throw error;
     }
   }
@@ -663,10 +656,7 @@ export async function receiveSandboxDeposit(
   const problem = amountTextProblem(body.amount, currency);
   if (problem) throw ApiError.invalidParam('amount', problem);
   if (body.reference !== undefined && normaliseDepositReference(body.reference) !== row.depositReference) {
-    throw ApiError.invalidParam(
-      'reference',
-      `must be this transaction's deposit reference (${row.depositReference ?? ''})`,
-    );
+    throw ApiError.invalidParam('reference', `must be this transaction's deposit reference (${row.depositReference ?? ''})`);
   }
   return receiveDeposit(services, row, {
     amount: Money.parse(currency, body.amount),
@@ -688,10 +678,7 @@ export async function receiveDepositByReference(
 ): Promise<DepositResource | null> {
   const reference = normaliseDepositReference(incoming.reference);
   const row = reference
-    ? await services.prisma.transaction.findUnique({
-        where: { depositReference: reference },
-        include: withReceiverAccount,
-      })
+    ? await services.prisma.transaction.findUnique({ where: { depositReference: reference }, include: withReceiverAccount })
     : null;
   if (!row || row.senderCurrency !== incoming.amount.currency) return null;
   return receiveDeposit(services, row, {
