@@ -249,7 +249,7 @@ describe('OpenAPI description', () => {
 });
 
 describe('time skipping', () => {
-  it('completes a six-hour workflow timer in well under a second of wall time', async () => {
+  it('runs a six-hour workflow timer at least a thousand times faster than the wall clock', async () => {
     const customer = await createCustomer(partner.api);
     await uploadIndividualDocuments(partner.api, customer.id);
     expect((await partner.api.post(`/v1/customers/${customer.id}/check`)).status).toBe(204);
@@ -262,8 +262,10 @@ describe('time skipping', () => {
     const workflowEnd = (await handle.describe()).closeTime as Date;
 
     expect(finalStatus).toBe('approved');
-    expect(workflowEnd.getTime() - workflowStart.getTime()).toBeGreaterThanOrEqual(SIX_HOURS * 1000);
-    expect(wallMs).toBeLessThan(1000);
+    const workflowMs = workflowEnd.getTime() - workflowStart.getTime();
+    expect(workflowMs).toBeGreaterThanOrEqual(SIX_HOURS * 1000);
+    // A ratio, not a wall-time bound: a loaded machine is slower, but never by three orders of magnitude.
+    expect(workflowMs / Math.max(wallMs, 1)).toBeGreaterThan(1000);
     expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('approved');
   });
 });

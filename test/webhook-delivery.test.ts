@@ -156,7 +156,8 @@ describe('retries', () => {
     await receiver.waitForCount(1);
     const startedAt = Date.now();
     expect(await deliveriesSettled(partner, payoutId)).toBe(1);
-    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    // The three retry delays add up to minutes of workflow time: far less wall time means they were skipped.
+    expect(Date.now() - startedAt).toBeLessThan(60_000);
 
     expect(receiver.requests).toHaveLength(4);
     for (const request of receiver.requests) {
