@@ -418,6 +418,61 @@ describe('payouts with the stablecoin sent in', () => {
   });
 });
 
+describe('payout refusals', () => {
+  it('refuses another type of quote, a used or expired quote, a rate-only quote without a valid amount', async () => {
+    const api = parties.partner.api;
+    const post = (body: Record<string, unknown>) => api.post('/v1/payout').send(body);
+    const count = await transactionCount();
+    const payinQuote = await quote(api, payinQuoteBody());
+    const wrongType = await post(payoutBody(parties, payinQuote.id, { wallet_id: undefined }));
+    expect([wrongType.status, wrongType.body.error.details?.[0]?.param]).toEqual([400, 'quote_id']);
+    const rateOnly = await quote(api, payoutQuoteBody({ sender: { currency: 'USDC', payment_rail: 'solana' } }));
+    const noAmount = await post(payoutBody(parties, rateOnly.id, { wallet_id: undefined }));
+    expect([noAmount.status, noAmount.body.error.details?.[0]]).toEqual([
+      400,
+      expect.objectContaining({ code: 'missing_param', param: 'amount' }),
+    ]);
+    const tooMuch = await post(payoutBody(parties, rateOnly.id, { wallet_id: undefined, amount: '999999.000000' }));
+    expect(tooMuch.body.error.code).toBe('amount_out_of_range');
+    const simulateWithoutWallet = await post(
+      payoutBody(parties, rateOnly.id, { wallet_id: undefined, amount: '50.000000', simulate: 'payout_rejected' }),
+    );
+    expect(simulateWithoutWallet.status).toBe(400);
+    expect(await transactionCount()).toBe(count);
+    const priced = await post(payoutBody(parties, rateOnly.id, { wallet_id: undefined, amount: '50.000000' }));
+    expect([priced.status, priced.body.sender.amount]).toEqual([201, '50.000000']);
+    const used = await post(payoutBody(parties, rateOnly.id, { wallet_id: undefined, amount: '50.000000' }));
+    expect(used.body.error.code).toBe('quote_already_used');
+    const expiring = await quote(api, payoutQuoteBody());
+    await harness.env.sleep('6 minutes');
+    expect((await post(payoutBody(parties, expiring.id, { wallet_id: undefined }))).body.error.code).toBe(
+      'quote_expired',
+    );
+  });
+
+  it('a confirmation racing a cancellation has exactly one outcome', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const created = await createPayout(parties, { wallet_id: undefined });
+      const [cancelled, confirmed] = await Promise.all([cancel(created.id), confirm(created.id)]);
+      const final = await settlementHandle(harness, created.id).result();
+      if (cancelled.status === 200) {
+        expect([confirmed.status, confirmed.body.error.code, final]).toEqual([
+          422,
+          'payout_cannot_be_confirmed',
+          'cancelled',
+        ]);
+      } else {
+        expect([cancelled.body.error.code, confirmed.status, final]).toEqual([
+          'payout_cannot_be_cancelled',
+          200,
+          'completed',
+        ]);
+      }
+      await expectInvariants(created.id);
+    }
+  });
+});
+
 describe('payouts to a pix key given directly', () => {
   it('checks the key as external accounts do and pays it', async () => {
     const pixQuote = () =>
@@ -535,6 +590,54 @@ describe('events delivered to a real receiver', () => {
         >;
         expect(mockShape).toEqual(realShape);
       }
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('more flows delivered to a real receiver', () => {
+  it('delivers a confirmed payout’s and a refunded virtual-account deposit’s events', async () => {
+    const partner = await harness.createPartner('Payments end to end 2');
+    const receiver = await WebhookReceiver.start();
+    try {
+      const { secret } = await configureWebhooks(partner, receiver.url, [
+        'payout.created',
+        'payout.processing',
+        'payout.completed',
+        'payin.created',
+        'payin.refunded',
+      ]);
+      const mine = await setUpParties(harness, partner);
+      const payout = await createPayout(mine, { wallet_id: undefined });
+      const confirmed = await partner.api
+        .post('/v1/payout/confirm')
+        .send({ transaction_id: payout.id, tx_hash: solanaTxHash });
+      expect(confirmed.status).toBe(200);
+      expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
+      const account = await partner.api
+        .post('/v1/virtual-accounts')
+        .send(virtualAccountBody(mine.customer.id, mine.wallet.id, { sender: { currency: 'EUR' } }));
+      const refused = await partner.api
+        .post(`/v1/sandbox/virtual-accounts/${account.body.id}/deposit`)
+        .send({ amount: '80.00', sender_name: 'Someone Else' });
+      expect(refused.status).toBe(201);
+      expect(await settlementHandle(harness, refused.body.id).result()).toBe('refunded');
+
+      const all = await receiver.waitFor((requests) => requests.length >= 5, 'five events');
+      const of = (id: string) => all.filter((r) => r.body.event_resource_id === id);
+      expect(of(payout.id).map((r) => [r.body.event_type, r.body.event_resource_status])).toEqual([
+        ['payout.created', 'awaiting_deposit'],
+        ['payout.processing', 'processing'],
+        ['payout.completed', 'completed'],
+      ]);
+      expect(of(refused.body.id).map((r) => [r.body.event_type, r.body.event_resource_status])).toEqual([
+        ['payin.created', 'processing'],
+        ['payin.refunded', 'refunded'],
+      ]);
+      for (const delivered of all) expect(verifiesWithStandardWebhooks(delivered, secret)).toBe(true);
+      expect(of(payout.id)[2]?.body.event_resource).toEqual(await get(payout.id, mine));
+      expect(of(refused.body.id)[1]?.body.event_resource).toEqual(await get(refused.body.id, mine));
     } finally {
       await receiver.close();
     }
