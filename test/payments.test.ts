@@ -496,6 +496,13 @@ describe('payouts to a pix key given directly', () => {
     const speiQuote = await quote(parties.partner.api, payoutQuoteBody());
     const wrongRail = await parties.partner.api.post('/v1/payout').send(body(speiQuote.id, 'ana@example.com'));
     expect(wrongRail.body.error.code).toBe('quote_currency_mismatch');
+    const passport = await parties.partner.api
+      .post('/v1/payout')
+      .send({
+        ...body(q.id, 'ana@example.com'),
+        pix: { key: 'ana@example.com', document: { type: 'passport', number: 'X1234567' } },
+      });
+    expect([passport.status, passport.body.error.details?.[0]?.param]).toEqual([400, 'pix.document.type']);
     expect(await transactionCount()).toBe(count);
 
     const created = await parties.partner.api.post('/v1/payout').send(body(q.id, 'ana@example.com'));

@@ -143,6 +143,12 @@ const pixPayoutDestinationSchema = z
     document: senderDocumentSchema.meta({ description: 'The receiver’s CPF or CNPJ (recorded with the payout).' }),
   })
   .strict()
+  .superRefine((destination, ctx) => {
+    const type = (destination as { document?: { type?: unknown } }).document?.type;
+    if (typeof type === 'string' && type !== 'cpf' && type !== 'cnpj') {
+      ctx.addIssue({ code: 'custom', path: ['document', 'type'], message: 'must be cpf or cnpj for a pix receiver' });
+    }
+  })
   .meta({ id: 'PixPayoutDestination' });
 
 export const createPayoutRequestSchema = z
