@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Prisma } from '../src/db';
 import { newId } from '../src/domain/ids';
 import { Currency, Money } from '../src/domain/money';
-import type { Blockchain, FiatRail } from '../src/domain/rails';
+import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
 import {
   canTransition,
   decideDeposit,
@@ -22,7 +22,14 @@ import {
 } from '../src/domain/transactions';
 import { recordEvent } from '../src/events';
 import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
-import { amountsOf, toDeposit, toTransaction, TransactionRow, withReceiverAccount } from '../src/presenters/transactions';
+import { carrierOf, ledgerReference, leg1Entries, payoutFundingEntries } from '../src/persistence/transaction-postings';
+import {
+  amountsOf,
+  toDeposit,
+  toTransaction,
+  TransactionRow,
+  withReceiverAccount,
+} from '../src/presenters/transactions';
 import { createFiatRails } from '../src/providers';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import type { FiatRails, RailOutcome } from '../src/providers/fiat-rails';
@@ -47,7 +54,6 @@ export interface DepositReceipt {
 
 type LegKind = 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund';
 
-export const ledgerReference = (transactionId: string, step: string) => `transaction:${transactionId}:${step}`;
 const idempotencyKey = (transactionId: string, step: LegKind) => `${transactionId}:${step}`;
 
 function notFound(what: string, id: string): ApplicationFailure {
@@ -89,18 +95,6 @@ async function moveTo(
     resource: toTransaction(updated),
   });
   return updated;
-}
-
-/** Leg 1's entries, from the transaction's locked amounts. */
-function leg1Entries(row: TransactionRow) {
-  const amounts = amountsOf(row);
-  return settlementEntries.fiatToStablecoin({
-    partnerId: row.partnerId,
-    walletId: row.walletId as string,
-    fees: amounts.fees,
-    converted: amounts.converted,
-    stablecoin: amounts.stablecoin,
-  });
 }
 
 export function createTransactionActivities(services: ActivityServices) {
@@ -210,6 +204,13 @@ export function createTransactionActivities(services: ActivityServices) {
           description: `Deposit ${deposit.id} for transaction ${transactionId}`,
           entries: settlementEntries.depositReceived(received),
         });
+        if (row.type === 'payout' && decision.action === 'settle') {
+          await postLedgerEntries(tx, {
+            reference: ledgerReference(transactionId, 'funding'),
+            description: `Fees of payout ${transactionId}; the rest in transit`,
+            entries: payoutFundingEntries(row),
+          });
+        }
         await moveTo(tx, row, 'processing', { sandboxSimulation: input.simulate });
         return { action: decision.action, deposit: toDeposit(deposit) };
       });
@@ -261,6 +262,19 @@ export function createTransactionActivities(services: ActivityServices) {
           description: `Fees and conversion to ${row.stablecoinCurrency} of transaction ${transactionId}`,
           entries: leg1Entries(row),
         },
+        // A pay-in ends here: the stablecoin becomes the wallet's spendable balance.
+        ...(completesTransaction
+          ? [
+              {
+                step: 'delivered',
+                description: `${row.stablecoinCurrency} of pay-in ${transactionId} credited to wallet ${row.walletId ?? ''}`,
+                entries: settlementEntries.delivered({
+                  walletId: row.walletId as string,
+                  stablecoin: amountsOf(row).stablecoin,
+                }),
+              },
+            ]
+          : []),
       ]);
     },
 
@@ -272,7 +286,7 @@ export function createTransactionActivities(services: ActivityServices) {
         from: amounts.stablecoin,
         amount: amounts.receiver,
         rail: row.receiverPaymentRail as FiatRail,
-        destination: (row.externalAccount?.details ?? {}) as object,
+        destination: (row.externalAccount?.details ?? row.receiverDetails ?? {}) as object,
       });
     },
 
@@ -293,7 +307,7 @@ export function createTransactionActivities(services: ActivityServices) {
             step: 'stablecoin_to_fiat',
             description: `Conversion to ${row.receiverCurrency} of transaction ${transactionId}`,
             entries: settlementEntries.stablecoinToFiat({
-              walletId: row.walletId as string,
+              walletId: carrierOf(row),
               stablecoin: amounts.stablecoin,
               receiver: amounts.receiver,
             }),
@@ -315,25 +329,33 @@ export function createTransactionActivities(services: ActivityServices) {
       });
     },
 
-    /** Refund, outside: the deposit goes back in full to the sender's account on the sender's rail. */
+    /**
+     * Refund, outside: the deposit goes back in full to the sender's account on the sender's rail (a
+     * payout's stablecoin sent in on chain: to the address it came from). A payout debited from a
+     * wallet has nothing outside to return: the ledger gives the wallet its balance back.
+     */
     async returnTransactionFunds(transactionId: string, round: number): Promise<{ providerReference: string }> {
       const deposit = await prisma.transactionDeposit.findFirst({
         where: { transactionId, status: { in: ['accepted', 'returning'] } },
       });
-      if (!deposit) throw notFound('deposit of transaction', transactionId);
       const { row, request } = await railStep(transactionId, 'refund', round);
+      if (!deposit) {
+        if (row.type === 'payout' && row.walletId) return { providerReference: `wallet:${row.walletId}` };
+        throw notFound('deposit of transaction', transactionId);
+      }
       const outcome = await rails.returnToSender({
         ...request,
         amount: Money.of(deposit.currency as Currency, deposit.amount.toString()),
-        rail: row.senderPaymentRail as FiatRail,
+        rail: row.senderPaymentRail as PaymentRail,
       });
       return { providerReference: outcome.providerReference };
     },
 
     /**
      * Refund, ledger and status: undoes leg 1 if it was posted (fees back, stablecoin sold back
-     * through FX), returns the deposit from clearing to the outside, and moves to refunded (event
-     * payin.refunded) with the reason, all in one database transaction.
+     * through FX) or a payout's funding (back to the wallet, or to clearing), returns the deposit (if
+     * any) from clearing to the outside, and moves to refunded (event payin.refunded or
+     * payout.refunded) with the reason, all in one database transaction.
      */
     async finishRefund(transactionId: string, providerReference: string, reason: FailureReason): Promise<void> {
       await prisma.$transaction(async (tx) => {
@@ -342,19 +364,24 @@ export function createTransactionActivities(services: ActivityServices) {
         const deposit = await tx.transactionDeposit.findFirst({
           where: { transactionId, status: { in: ['accepted', 'returning'] } },
         });
-        if (!deposit) throw notFound('deposit of transaction', transactionId);
-        const leg1Posted = await tx.ledgerTransaction.findUnique({
-          where: { reference: ledgerReference(transactionId, 'fiat_to_stablecoin') },
-        });
+        if (!deposit && !(row.type === 'payout' && row.walletId))
+          throw notFound('deposit of transaction', transactionId);
+        const posted = async (step: string) =>
+          (await tx.ledgerTransaction.findUnique({ where: { reference: ledgerReference(transactionId, step) } })) !==
+          null;
+        const undo = row.type === 'payout' ? payoutFundingEntries : leg1Entries;
+        const undoStep = row.type === 'payout' ? 'funding' : 'fiat_to_stablecoin';
         await postLedgerEntries(tx, {
           reference: ledgerReference(transactionId, 'refund'),
           description: `Refund of transaction ${transactionId} (${providerReference})`,
           entries: [
-            ...(leg1Posted ? reversed(leg1Entries(row)) : []),
-            ...settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString())),
+            ...((await posted(undoStep)) ? reversed(undo(row)) : []),
+            ...(deposit
+              ? settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString()))
+              : []),
           ],
         });
-        if (deposit.status === 'returning') {
+        if (deposit?.status === 'returning') {
           await tx.transactionDeposit.update({ where: { id: deposit.id }, data: { status: 'returned' } });
         }
         await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
@@ -389,7 +416,7 @@ export function createTransactionActivities(services: ActivityServices) {
         simulate: null,
         round: 0,
         amount: Money.of(deposit.currency as Currency, deposit.amount.toString()),
-        rail: deposit.transaction.senderPaymentRail as FiatRail,
+        rail: deposit.transaction.senderPaymentRail as PaymentRail,
       });
       return { providerReference: outcome.providerReference };
     },

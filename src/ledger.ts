@@ -355,6 +355,45 @@ export const settlementEntries = {
     );
   },
 
+  /** A pay-in's last step: the stablecoin in transit becomes the wallet's spendable balance. */
+  delivered({ walletId, stablecoin }: { walletId: string; stablecoin: Money }): LedgerEntryInput[] {
+    return entriesOf(
+      [ledgerAccounts.inTransit(walletId, stablecoin.currency), stablecoin.negated()],
+      [ledgerAccounts.wallet(walletId, stablecoin.currency as LedgerCurrency), stablecoin],
+    );
+  },
+
+  /**
+   * A payout's funding, its leg 1 in place of a conversion: the stablecoin sent leaves its source (the
+   * customer's wallet balance, which may not go negative, or the clearing account a deposit on chain
+   * arrived in), the fees go where the quote said, and the rest waits in transit for leg 2.
+   */
+  payoutFunded({
+    partnerId,
+    source,
+    carrier,
+    sent,
+    fees,
+    converted,
+  }: {
+    partnerId: string;
+    source: LedgerAccountRef;
+    /** Whose in-transit account holds the stablecoin until leg 2 (ledgerAccounts.inTransit). */
+    carrier: string;
+    sent: Money;
+    fees: { service: Money; partner: Money; network: Money };
+    converted: Money;
+  }): LedgerEntryInput[] {
+    const coin = sent.currency;
+    return entriesOf(
+      [source, sent.negated()],
+      [ledgerAccounts.feeRevenue(coin), fees.service],
+      [ledgerAccounts.partnerFeesOwed(partnerId, coin), fees.partner],
+      [ledgerAccounts.networkFees(coin), fees.network],
+      [ledgerAccounts.inTransit(carrier, coin), converted],
+    );
+  },
+
   /** Fiat leaves the clearing account for a bank outside: the payout, or a return to the sender. */
   paidOut(amount: Money): LedgerEntryInput[] {
     return entriesOf(

@@ -396,7 +396,7 @@ describe('reading', () => {
 
     expect((await partner.api.get(`/v1/transactions?customer_id=${parties.customer.id}`)).status).toBe(404);
     expect((await partner.api.get('/v1/transactions?status=done')).status).toBe(400);
-    expect((await partner.api.get('/v1/transactions?type=payout')).status).toBe(400);
+    expect((await partner.api.get('/v1/transactions?type=card')).status).toBe(400);
     expect((await parties.partner.api.get(`/v1/transactions/${first.id}`)).status).toBe(404);
     expect((await parties.partner.api.get('/v1/transactions/nope')).status).toBe(404);
     expect((await parties.partner.api.put(`/v1/transactions/${first.id}`).send({ status: 'cancelled' })).status).toBe(404);

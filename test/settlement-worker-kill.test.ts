@@ -1,7 +1,8 @@
 // Exactly once in effect, with a real worker OS process killed (SIGKILL) in the worst place of each
 // money-moving step (of a settlement, and of a wallet transfer): after the step committed its work (the provider did it, or the database
 // transaction committed) and before Temporal heard of it. The step then runs again on a restarted
-// worker, and the transaction completes with no duplicated ledger entry, payout or event.
+// worker, and the transaction completes with no duplicated ledger entry, payout or event. The same for
+// a pay-in (leg 1 alone) and a payout (leg 2 alone).
 //
 // How each kill lands there, deterministically: the test holds a database lock the step needs (the
 // provider's idempotency key, or the transaction's row) so the step's activity waits; it cuts the
@@ -15,6 +16,8 @@ import { Client } from 'pg';
 import { Harness, startHarness } from './support/harness';
 import { projectRoot, workflowBundlePath } from './support/paths';
 import { TcpProxy } from './support/tcp-proxy';
+import { Decimal } from '../src/domain/money';
+import { balanceOf, createPayin, createPayout, expectPaymentLedgerInvariants } from './support/payments';
 import {
   createTransaction,
   eventTypesOf,
@@ -288,4 +291,86 @@ it('completes a wallet transfer killed after its completion committed, deliverin
     `wallet-transfer:${id}:delivered`,
   ]);
   expect(await eventTypesOf(harness, id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
+}, 180_000);
+
+it('completes a pay-in (leg 1 alone) killed after its conversion and after its completion committed', async () => {
+  const payin = await createPayin(parties);
+  const id = payin.id;
+  const providerOperation = (step: string) =>
+    harness.prisma.sandboxRailOperation.findFirst({
+      where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } },
+    });
+  const posted = async (step: string) =>
+    (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
+  const balanceBefore = await balanceOf(parties.partner.api, parties.wallet.id);
+
+  const conversionKey = await holdProviderKey(`${id}:fiat_to_stablecoin`);
+  const deposited = await parties.partner.api
+    .post(`/v1/sandbox/transactions/${id}/deposit`)
+    .send({ amount: payin.sender.amount });
+  expect(deposited.status).toBe(201);
+  const rowLock = await killAfterCommit(
+    id,
+    'the conversion',
+    conversionKey,
+    async () => (await providerOperation('fiat_to_stablecoin')) !== null,
+    () => holdTransactionRow(id),
+  );
+  // Leg 1's postings, the credit to the wallet and `completed` committed; the worker died before reporting.
+  await killAfterCommit(id, 'the completion', rowLock as HeldLock, () => posted('delivered'));
+
+  expect(await settlementHandle(harness, id).result()).toBe('completed');
+  const final = (await parties.partner.api.get(`/v1/transactions/${id}`)).body as TransactionBody;
+  const operations = await harness.prisma.sandboxRailOperation.findMany({
+    where: { idempotencyKey: { startsWith: id } },
+  });
+  expect(operations.map((operation) => [operation.kind, operation.outcome])).toEqual([['conversion', 'completed']]);
+  expect(operations[0]?.requests).toBeGreaterThanOrEqual(2);
+  const ledger = await ledgerOf(harness, id);
+  expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'delivered']);
+  expect(ledger.entryCount).toBe(2 + 6 + 2);
+  expectPaymentLedgerInvariants(ledger, final, parties.partner.partnerId);
+  expect(await eventTypesOf(harness, id)).toEqual(['payin.created', 'payin.processing', 'payin.completed']);
+  // Credited once.
+  expect(await balanceOf(parties.partner.api, parties.wallet.id)).toBe(
+    new Decimal(balanceBefore).plus(final.stablecoin.amount).toFixed(6),
+  );
+}, 180_000);
+
+it('completes a payout (leg 2 alone) killed after its payout and after its completion committed', async () => {
+  const payout = await createPayout(parties, { wallet_id: undefined });
+  const id = payout.id;
+  const providerOperation = (step: string) =>
+    harness.prisma.sandboxRailOperation.findFirst({
+      where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } },
+    });
+  const posted = async (step: string) =>
+    (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
+
+  const payoutKey = await holdProviderKey(`${id}:stablecoin_to_fiat`);
+  const confirmedSolana = await parties.partner.api
+    .post('/v1/payout/confirm')
+    .send({ transaction_id: id, tx_hash: '5'.repeat(88) });
+  expect(confirmedSolana.status).toBe(200);
+  const rowLock = await killAfterCommit(
+    id,
+    'the payout',
+    payoutKey,
+    async () => (await providerOperation('stablecoin_to_fiat')) !== null,
+    () => holdTransactionRow(id),
+  );
+  await killAfterCommit(id, 'the completion', rowLock as HeldLock, () => posted('payout'));
+
+  expect(await settlementHandle(harness, id).result()).toBe('completed');
+  const final = (await parties.partner.api.get(`/v1/transactions/${id}`)).body as TransactionBody;
+  const operations = await harness.prisma.sandboxRailOperation.findMany({
+    where: { idempotencyKey: { startsWith: id } },
+  });
+  expect(operations.map((operation) => [operation.kind, operation.outcome])).toEqual([['payout', 'completed']]);
+  expect(operations[0]?.requests).toBeGreaterThanOrEqual(2);
+  const ledger = await ledgerOf(harness, id);
+  expect(ledger.references).toEqual(['deposit', 'funding', 'stablecoin_to_fiat', 'payout']);
+  expectPaymentLedgerInvariants(ledger, final, parties.partner.partnerId);
+  expect(await eventTypesOf(harness, id)).toEqual(['payout.created', 'payout.processing', 'payout.completed']);
+  expect(await harness.prisma.transactionDeposit.count({ where: { transactionId: id } })).toBe(1);
 }, 180_000);

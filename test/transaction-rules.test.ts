@@ -46,9 +46,11 @@ describe('statuses', () => {
 });
 
 describe('deposit deadline', () => {
-  it('is minutes on instant rails and days on bank transfers', () => {
+  it('is minutes on instant rails and chains, days on bank transfers', () => {
     const created = new Date('2026-11-22T10:00:00.000Z');
-    expect(Object.keys(depositWindowMs).sort()).toEqual([...fiatRails].sort());
+    expect(Object.keys(depositWindowMs).sort()).toEqual([...fiatRails, 'ethereum', 'solana'].sort());
+    expect(depositDeadlineOf(created, 'solana').toISOString()).toBe('2026-11-22T11:00:00.000Z');
+    expect(depositDeadlineOf(created, 'ethereum').toISOString()).toBe('2026-11-22T11:00:00.000Z');
     expect(depositDeadlineOf(created, 'pix').toISOString()).toBe('2026-11-22T10:30:00.000Z');
     expect(depositDeadlineOf(created, 'spei').toISOString()).toBe('2026-11-22T10:30:00.000Z');
     expect(depositDeadlineOf(created, 'cvu').toISOString()).toBe('2026-11-22T10:30:00.000Z');

@@ -1,5 +1,8 @@
 // One settlement workflow per transaction (id: transaction-<id>), started once the transaction is
-// written. It owns the transaction's status after creation (src/domain/transactions.ts):
+// written, for every type: fiat to fiat runs both legs, a pay-in leg 1 alone, a payout leg 2 alone
+// (legsOf in src/domain/transactions.ts). A payout debited from a wallet and a virtual-account
+// pay-in are created already funded (`processing`) and skip the wait for a deposit.
+// It owns the transaction's status after creation (src/domain/transactions.ts):
 //   awaiting_deposit: the first of these wins, the others are refused (so a cancel racing a deposit
 //     has exactly one outcome):
 //       update receiveDeposit   -> processing (the expected amount settles; another amount is refunded)
@@ -25,8 +28,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DepositInput, DepositReceipt } from '../activities/transactions';
-import type { FiatRail } from '../src/domain/rails';
-import { depositDeadlineOf, FailureReason, TransactionStatus } from '../src/domain/transactions';
+import type { PaymentRail } from '../src/domain/rails';
+import {
+  depositDeadlineOf,
+  FailureReason,
+  legsOf,
+  TransactionStatus,
+  TransactionType,
+} from '../src/domain/transactions';
 import type { TransactionResource } from '../src/schemas/transactions';
 import {
   CustomerIdAttribute,
@@ -48,7 +57,14 @@ export interface SettlementInput {
   partnerId: string;
   customerId: string;
   /** The sender's rail, whose deposit window (src/domain/transactions.ts) the deadline timer runs. */
-  senderRail: FiatRail;
+  senderRail: PaymentRail;
+  /** Absent in starts written before pay-ins and payouts existed: fiat_to_fiat. */
+  type?: TransactionType;
+  /**
+   * Set when the transaction was created funded (`processing`): a payout debited from its wallet
+   * (settle), or a virtual-account deposit, which settles or is sent back (refund, with the reason).
+   */
+  funded?: { action: 'settle' } | { action: 'refund'; reason: FailureReason };
 }
 
 export type SettlementStep = 'awaiting_deposit' | 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund' | 'done';
@@ -86,8 +102,9 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
   // Timed from the workflow's start, on its own clock (like the quote's lifetime), which is the
   // transaction's creation: the stored deposit_deadline is the same instant, give or take the start.
   const deadline = depositDeadlineOf(workflowInfo().startTime, input.senderRail).getTime();
+  const type = input.type ?? 'fiat_to_fiat';
   const state: SettlementState = {
-    status: 'awaiting_deposit',
+    status: input.funded ? 'processing' : 'awaiting_deposit',
     step: 'awaiting_deposit',
     failureReason: null,
     awaitingOperator: false,
@@ -96,7 +113,9 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
   };
   /** Who took the transaction out of awaiting_deposit, set before the first await so the others are refused. */
   let claim: 'deposit' | 'cancel' | 'deadline' | null = null;
-  let depositAction: DepositReceipt['action'] | null = null;
+  let depositAction: DepositReceipt['action'] | null = input.funded?.action ?? null;
+  const refundReason: FailureReason =
+    input.funded?.action === 'refund' ? input.funded.reason : 'deposit_amount_mismatch';
   let operatorAction: OperatorAction | null = null;
 
   const setStatus = (status: TransactionStatus, failureReason: FailureReason | null = state.failureReason) => {
@@ -109,7 +128,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
       { key: ResourceStatusAttribute, value: status },
     ]);
   };
-  setStatus('awaiting_deposit');
+  setStatus(state.status);
 
   setHandler(settlementStateQuery, () => ({ ...state, rounds: { ...state.rounds } }));
 
@@ -243,29 +262,42 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
     setStatus('failed', 'deposit_deadline_passed');
   }
 
-  // 2. Settle, or give the money back.
+  // 2. Settle through the type's legs (the last one completes the transaction), or give the money back.
   if (state.status === 'processing') {
     if (depositAction === 'refund') {
-      await refund('deposit_amount_mismatch');
+      await refund(refundReason);
     } else {
-      const converted = await step('fiat_to_stablecoin', 'conversion_failed', (round) =>
-        executeChild(fiatToStablecoinLegWorkflow, {
-          workflowId: `${workflowInfo().workflowId}-fiat-to-stablecoin`,
-          args: [leg(round, false)],
-        }),
-      );
-      const paid: PayoutLegResult | typeof REFUND =
-        converted === REFUND
-          ? REFUND
-          : await step('stablecoin_to_fiat', 'payout_failed', (round) =>
-              executeChild(stablecoinToFiatLegWorkflow, {
-                workflowId: `${workflowInfo().workflowId}-stablecoin-to-fiat`,
-                args: [leg(round, true)],
-              }),
-            );
-      if ('refund' in paid) await refund('refunded_by_operator');
-      else if (paid.outcome === 'rejected') await refund('payout_rejected');
-      else setStatus('completed');
+      const legs = legsOf(type);
+      let refunded = false;
+      for (const [index, name] of legs.entries()) {
+        const last = index === legs.length - 1;
+        if (name === 'fiat_to_stablecoin') {
+          const converted = await step('fiat_to_stablecoin', 'conversion_failed', (round) =>
+            executeChild(fiatToStablecoinLegWorkflow, {
+              workflowId: `${workflowInfo().workflowId}-fiat-to-stablecoin`,
+              args: [leg(round, last)],
+            }),
+          );
+          if (converted === REFUND) {
+            await refund('refunded_by_operator');
+            refunded = true;
+            break;
+          }
+        } else {
+          const paid: PayoutLegResult | typeof REFUND = await step('stablecoin_to_fiat', 'payout_failed', (round) =>
+            executeChild(stablecoinToFiatLegWorkflow, {
+              workflowId: `${workflowInfo().workflowId}-stablecoin-to-fiat`,
+              args: [leg(round, last)],
+            }),
+          );
+          if ('refund' in paid || paid.outcome === 'rejected') {
+            await refund('refund' in paid ? 'refunded_by_operator' : 'payout_rejected');
+            refunded = true;
+            break;
+          }
+        }
+      }
+      if (!refunded) setStatus('completed');
     }
   }
   state.step = 'done';

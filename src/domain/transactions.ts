@@ -1,11 +1,15 @@
 // Rules of transactions that need no I/O: the statuses and the only transitions between them, the
 // deposit deadline of each sender rail, what happens to a deposit (accepted, or returned and why),
 // the deposit reference that matches an incoming deposit to its transaction, and the sandbox
-// controls. Fiat to fiat uses them today; pay-ins (leg 1 alone) and payouts (leg 2 alone) reuse them.
+// controls. Fiat to fiat (both legs), pay-ins (leg 1 alone) and payouts (leg 2 alone) share them.
 import type { Money } from './money';
-import type { FiatRail } from './rails';
+import type { PaymentRail } from './rails';
 
-export const transactionTypes = ['fiat_to_fiat'] as const;
+/**
+ * fiat_to_fiat: fiat in, the stablecoin in between, fiat out. payin: fiat in, the stablecoin
+ * credited to a wallet (leg 1). payout: the stablecoin (from a wallet, or sent in) out as fiat (leg 2).
+ */
+export const transactionTypes = ['fiat_to_fiat', 'payin', 'payout'] as const;
 export type TransactionType = (typeof transactionTypes)[number];
 
 export const transactionStatuses = [
@@ -49,7 +53,22 @@ export function isFinal(status: TransactionStatus): boolean {
 export function eventGroupOf(type: TransactionType): 'payin' | 'payout' {
   switch (type) {
     case 'fiat_to_fiat':
+    case 'payin':
       return 'payin';
+    case 'payout':
+      return 'payout';
+  }
+}
+
+/** The legs a type runs, in order (workflows/settlement-legs.ts); the last one completes the transaction. */
+export function legsOf(type: TransactionType): ReadonlyArray<'fiat_to_stablecoin' | 'stablecoin_to_fiat'> {
+  switch (type) {
+    case 'fiat_to_fiat':
+      return ['fiat_to_stablecoin', 'stablecoin_to_fiat'];
+    case 'payin':
+      return ['fiat_to_stablecoin'];
+    case 'payout':
+      return ['stablecoin_to_fiat'];
   }
 }
 
@@ -69,6 +88,13 @@ export const failureReasons = [
   'refund_failed',
   /** An operator chose to refund a transaction in `error`: `refunded`. */
   'refunded_by_operator',
+  /**
+   * A virtual-account deposit from someone other than the customer, on a EUR account that does not
+   * accept third-party payments (SPEC 4.5): returned, `refunded`.
+   */
+  'third_party_sender',
+  /** A virtual-account deposit on an account that is not approved (under review, rejected, cancelled): `refunded`. */
+  'virtual_account_not_active',
 ] as const;
 export type FailureReason = (typeof failureReasons)[number];
 
@@ -82,7 +108,10 @@ const DAY = 24 * 60 * MINUTE;
  * seconds, so half an hour is plenty and keeps the locked rate's risk short; bank transfers take
  * business days (SEPA credit transfers D+1, wires same or next day, ACH up to three days).
  */
-export const depositWindowMs: Record<FiatRail, number> = {
+export const depositWindowMs: Record<PaymentRail, number> = {
+  /** A payout's stablecoin sent on chain (confirmed in minutes). */
+  ethereum: 60 * MINUTE,
+  solana: 60 * MINUTE,
   pix: 30 * MINUTE,
   pix_account: 30 * MINUTE,
   spei: 30 * MINUTE,
@@ -92,14 +121,15 @@ export const depositWindowMs: Record<FiatRail, number> = {
   ach: 3 * DAY,
 };
 
-export function depositDeadlineOf(createdAt: Date, senderRail: FiatRail): Date {
+export function depositDeadlineOf(createdAt: Date, senderRail: PaymentRail): Date {
   return new Date(createdAt.getTime() + depositWindowMs[senderRail]);
 }
 
 // ---- deposits ----
 
 /** Why a deposit went back to the sender. */
-export type DepositReturnReason = 'amount_mismatch' | 'not_awaiting_deposit';
+export type DepositReturnReason =
+  'amount_mismatch' | 'not_awaiting_deposit' | 'third_party_sender' | 'virtual_account_not_active';
 
 /**
  * What happens to a deposit that names a transaction:
@@ -172,3 +202,46 @@ export function normaliseDepositReference(text: string): string | null {
  */
 export const sandboxSimulations = ['payout_rejected', 'conversion_error', 'payout_error'] as const;
 export type SandboxSimulation = (typeof sandboxSimulations)[number];
+
+// ---- virtual-account deposits ----
+
+/**
+ * A name as compared for the third-party rule: accents and case removed (NFKD, combining marks
+ * dropped), punctuation read as a space, whitespace collapsed. "José  da Silva-Neto" and
+ * "JOSE DA SILVA NETO" compare equal.
+ */
+export function comparableName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/**
+ * What a deposit on a virtual account does (SPEC 4.5):
+ * - the account is not approved (under review, rejected, cancelled): returned (virtual_account_not_active);
+ * - a EUR account without accepts_third_party_payments takes only the holder's own deposits: the
+ *   sender's name must be the customer's full name (a business's legal name), compared with
+ *   comparableName (case, accents, punctuation and spacing ignored; every word, in order):
+ *   otherwise returned (third_party_sender);
+ * - otherwise it settles: converted and credited to the account's wallet.
+ */
+export function decideVirtualAccountDeposit(account: {
+  status: string;
+  senderCurrency: string;
+  acceptsThirdPartyPayments: boolean | null;
+  holderName: string;
+  senderName: string;
+}): { action: 'settle' } | { action: 'refund'; reason: 'third_party_sender' | 'virtual_account_not_active' } {
+  if (account.status !== 'approved') return { action: 'refund', reason: 'virtual_account_not_active' };
+  if (
+    account.senderCurrency === 'EUR' &&
+    account.acceptsThirdPartyPayments !== true &&
+    comparableName(account.senderName) !== comparableName(account.holderName)
+  ) {
+    return { action: 'refund', reason: 'third_party_sender' };
+  }
+  return { action: 'settle' };
+}

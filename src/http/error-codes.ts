@@ -90,7 +90,19 @@ export const errorCatalogue = {
   },
   payin_cannot_be_cancelled: {
     status: 422,
-    when: 'Only a transaction in awaiting_deposit can be cancelled (fiat to fiat is a pay-in to partners); the message names its status.',
+    when: 'Only a pay-in in awaiting_deposit can be cancelled (fiat to fiat is a pay-in to partners); the message names its status.',
+  },
+  payout_cannot_be_cancelled: {
+    status: 422,
+    when: 'Only a payout in awaiting_deposit (waiting for its stablecoin) can be cancelled; a payout from a wallet starts processing. The message names its status.',
+  },
+  payout_cannot_be_confirmed: {
+    status: 422,
+    when: 'POST /v1/payout/confirm on a payout that is not in awaiting_deposit (already confirmed, from a wallet, cancelled, past its deadline); the message names its status.',
+  },
+  payin_cannot_be_confirmed: {
+    status: 422,
+    when: 'POST /v1/payout/confirm on a pay-in or a fiat-to-fiat transaction: only payouts are confirmed (a pay-in is funded by its fiat deposit).',
   },
   customer_mismatch: {
     status: 422,
@@ -102,7 +114,7 @@ export const errorCatalogue = {
   },
   insufficient_funds: {
     status: 422,
-    when: "The wallet's balance in the currency does not cover the amount (plus the network fee of a wallet transfer); the message names the balance and what was needed.",
+    when: "The wallet's balance in the currency does not cover the amount to debit (a payout from the wallet, or a wallet transfer's amount plus its network fee); nothing was created.",
   },
   wallet_transfer_same_wallet: {
     status: 422,

@@ -1,5 +1,5 @@
-// How transactions and their deposits are shown: the API shape, which is also every payin.* event's
-// `event_resource`. Pure: rows in, resources out. The legs stay internal.
+// How transactions and their deposits are shown: the API shape, which is also every payin.* and
+// payout.* event's `event_resource`. Pure: rows in, resources out. The legs stay internal.
 import type { Prisma, TransactionDeposit } from '@prisma/client';
 import { Currency, Decimal, Money } from '../domain/money';
 import type { FailureReason, TransactionStatus, TransactionType } from '../domain/transactions';
@@ -10,7 +10,8 @@ import type {
   TransactionResource,
 } from '../schemas/transactions';
 
-export const withReceiverAccount = { externalAccount: true } as const;
+/** What a transaction is shown with: the external account paid and the wallet (a pay-in's receiver). */
+export const withReceiverAccount = { externalAccount: true, wallet: true } as const;
 export type TransactionRow = Prisma.TransactionGetPayload<{ include: typeof withReceiverAccount }>;
 
 const money = (currency: string, value: { toString(): string }) => Money.of(currency as Currency, value.toString());
@@ -62,50 +63,79 @@ function accountIdentifierOf(rail: string, details: RailDetails): string {
 /** `{amount, currency}` with the currency's decimals. */
 const asMoney = (value: Money) => ({ amount: value.toString(), currency: value.currency });
 
+function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>): TransactionResource['receiver'] {
+  if (row.type === 'payin') {
+    return {
+      wallet_id: row.walletId as string,
+      address: row.wallet?.address ?? '',
+      currency: row.receiverCurrency as Currency,
+      payment_rail: row.receiverPaymentRail as never,
+      amount: amounts.receiver.toString(),
+    };
+  }
+  const account = row.externalAccount;
+  // A payout to a pix key given in the request keeps the key's rail object on the transaction.
+  const details = (account?.details ?? row.receiverDetails ?? {}) as RailDetails;
+  const beneficiaryName = typeof details.beneficiary_name === 'string' ? details.beneficiary_name : '';
+  return {
+    external_account_id: row.externalAccountId ?? null,
+    currency: row.receiverCurrency as Currency,
+    payment_rail: row.receiverPaymentRail as never,
+    amount: amounts.receiver.toString(),
+    account_name: account?.accountName ?? beneficiaryName,
+    beneficiary_name: beneficiaryName,
+    bank_name: typeof details.bank_name === 'string' ? details.bank_name : null,
+    account_last4: accountIdentifierOf(row.receiverPaymentRail, details),
+  };
+}
+
+function senderOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>): TransactionResource['sender'] {
+  const side = {
+    currency: row.senderCurrency as Currency,
+    payment_rail: row.senderPaymentRail as never,
+    amount: amounts.sender.toString(),
+  };
+  if (row.type === 'payout') return { wallet_id: row.walletId ?? null, ...side };
+  return {
+    name: row.senderName,
+    document: row.senderDocumentType
+      ? { type: row.senderDocumentType as SenderDocumentType, number: row.senderDocumentNumber as string }
+      : null,
+    ...(row.virtualAccountId ? { virtual_account_id: row.virtualAccountId } : {}),
+    ...side,
+  };
+}
+
 export function toTransaction(row: TransactionRow): TransactionResource {
   const amounts = amountsOf(row);
-  const account = row.externalAccount;
-  const details = (account?.details ?? {}) as RailDetails;
   const rate = (index: number) => new Decimal((row.rates[index] as Prisma.Decimal).toString()).toFixed(8);
+  // Rates along the path: fiat to fiat [sender -> stablecoin, stablecoin -> receiver]; pay-in and payout one.
+  const [senderQuotation, receiverQuotation] =
+    row.type === 'fiat_to_fiat' ? [rate(0), rate(1)] : row.type === 'payin' ? [rate(0), null] : [null, rate(0)];
   return {
     id: row.id,
     type: row.type as TransactionType,
     status: row.status as TransactionStatus,
     customer_id: row.customerId,
-    wallet_id: row.walletId as string,
-    quote_id: row.quoteId as string,
-    sender: {
-      name: row.senderName as string,
-      document: { type: row.senderDocumentType as SenderDocumentType, number: row.senderDocumentNumber as string },
-      currency: row.senderCurrency as Currency,
-      payment_rail: row.senderPaymentRail as never,
-      amount: amounts.sender.toString(),
-    },
+    wallet_id: row.walletId ?? null,
+    quote_id: row.quoteId ?? null,
+    sender: senderOf(row, amounts),
     stablecoin: {
       currency: row.stablecoinCurrency as Currency,
       payment_rail: row.stablecoinPaymentRail as never,
       amount: amounts.stablecoin.toString(),
     },
-    receiver: {
-      external_account_id: row.externalAccountId as string,
-      currency: row.receiverCurrency as Currency,
-      payment_rail: row.receiverPaymentRail as never,
-      amount: amounts.receiver.toString(),
-      account_name: account?.accountName ?? '',
-      beneficiary_name: typeof details.beneficiary_name === 'string' ? details.beneficiary_name : '',
-      bank_name: typeof details.bank_name === 'string' ? details.bank_name : null,
-      account_last4: accountIdentifierOf(row.receiverPaymentRail, details),
-    },
-    sender_quotation: rate(0),
-    receiver_quotation: rate(1),
+    receiver: receiverOf(row, amounts),
+    sender_quotation: senderQuotation,
+    receiver_quotation: receiverQuotation,
     fees: {
       service_fee: asMoney(amounts.fees.service),
       partner_fee: asMoney(amounts.fees.partner),
       network_fee: asMoney(amounts.fees.network),
       total: asMoney(amounts.fees.total),
     },
-    sender_deposit_instructions: row.depositInstructions as unknown as SenderDepositInstructions,
-    deposit_deadline: (row.depositDeadline as Date).toISOString(),
+    sender_deposit_instructions: (row.depositInstructions as unknown as SenderDepositInstructions | null) ?? null,
+    deposit_deadline: row.depositDeadline?.toISOString() ?? null,
     failure_reason: (row.failureReason as FailureReason | null) ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -123,5 +153,130 @@ export function toDeposit(row: TransactionDeposit): DepositResource {
     status: row.status as DepositResource['status'],
     return_reason: row.returnReason as DepositResource['return_reason'],
     received_at: row.receivedAt.toISOString(),
+  };
+}
+
+const mockStatuses: Record<string, TransactionStatus> = {
+  created: 'awaiting_deposit',
+  processing: 'processing',
+  completed: 'completed',
+  cancelled: 'cancelled',
+  failed: 'failed',
+  error: 'error',
+  refunded: 'refunded',
+};
+const mockFailureReasons: Partial<Record<TransactionStatus, FailureReason>> = {
+  failed: 'deposit_deadline_passed',
+  error: 'payout_failed',
+  refunded: 'payout_rejected',
+};
+
+/**
+ * Sandbox: the `event_resource` of a mocked payin.* or payout.* event (POST /webhooks/mock), with
+ * exactly the shape of a real transaction: illustrative fixed amounts (the sandbox market's rates and
+ * fees), new random ids naming no real resource, the status the event type implies. `newId` is passed
+ * in so that this module stays pure.
+ */
+export function mockTransactionFor(eventType: string, now: Date, newId: () => string): TransactionResource {
+  const [group, action] = eventType.split('.') as ['payin' | 'payout', string];
+  const status = mockStatuses[action] ?? 'processing';
+  const awaiting = status === 'awaiting_deposit';
+  const deadline = new Date(now.getTime() + 60 * 60_000).toISOString();
+  const walletId = newId();
+  const common = {
+    id: newId(),
+    status,
+    customer_id: newId(),
+    wallet_id: walletId,
+    quote_id: newId(),
+    failure_reason: mockFailureReasons[status] ?? null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  if (group === 'payin') {
+    return {
+      ...common,
+      type: 'payin',
+      sender: {
+        name: 'Jane Doe',
+        document: { type: 'passport', number: 'X1234567' },
+        currency: 'USD',
+        payment_rail: 'ach',
+        amount: '100.00',
+      },
+      stablecoin: { currency: 'USDC', payment_rail: 'ethereum', amount: '98.80' },
+      receiver: {
+        wallet_id: walletId,
+        address: '0x52908400098527886E0F7030069857D2E4169EE7',
+        currency: 'USDC',
+        payment_rail: 'ethereum',
+        amount: '98.800000',
+      },
+      sender_quotation: '0.99900000',
+      receiver_quotation: null,
+      fees: {
+        service_fee: { amount: '0.20', currency: 'USD' },
+        partner_fee: { amount: '0.00', currency: 'USD' },
+        network_fee: { amount: '1.00', currency: 'USD' },
+        total: { amount: '1.20', currency: 'USD' },
+      },
+      sender_deposit_instructions: {
+        payment_rail: 'ach',
+        currency: 'USD',
+        amount: '100.00',
+        reference: 'TX7K2M9QH4RD',
+        deadline,
+        ach: {
+          bank_account_number: '840000000001',
+          routing_number: '123456780',
+          bank_name: 'Sandbox Bank, N.A.',
+          bank_address: {
+            street_line_1: '1 Sandbox Plaza',
+            city: 'New York',
+            state: 'NY',
+            postal_code: '10004',
+            country: 'USA',
+          },
+          beneficiary_name: 'Payments Sandbox Ltda',
+        },
+      },
+      deposit_deadline: deadline,
+    };
+  }
+  return {
+    ...common,
+    type: 'payout',
+    wallet_id: awaiting ? null : walletId,
+    sender: { wallet_id: awaiting ? null : walletId, currency: 'USDC', payment_rail: 'solana', amount: '100.000000' },
+    stablecoin: { currency: 'USDC', payment_rail: 'solana', amount: '99.790000' },
+    receiver: {
+      external_account_id: newId(),
+      currency: 'BRL',
+      payment_rail: 'pix',
+      amount: '496.45',
+      account_name: 'My pix account',
+      beneficiary_name: 'Ana Silva',
+      bank_name: 'Nu Pagamentos S.A.',
+      account_last4: '.com',
+    },
+    sender_quotation: null,
+    receiver_quotation: '4.97500000',
+    fees: {
+      service_fee: { amount: '0.200000', currency: 'USDC' },
+      partner_fee: { amount: '0.000000', currency: 'USDC' },
+      network_fee: { amount: '0.010000', currency: 'USDC' },
+      total: { amount: '0.210000', currency: 'USDC' },
+    },
+    sender_deposit_instructions: awaiting
+      ? {
+          payment_rail: 'solana',
+          currency: 'USDC',
+          amount: '100.000000',
+          reference: 'TX7K2M9QH4RD',
+          deadline,
+          solana: { address: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV' },
+        }
+      : null,
+    deposit_deadline: awaiting ? deadline : null,
   };
 }

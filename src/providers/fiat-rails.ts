@@ -7,7 +7,7 @@
 // Outcomes: `completed`; `rejected` (payouts only: the receiving bank refused for good, e.g. a closed
 // account: the money goes back to the sender); or a thrown RailUnavailableError (transient: the
 // activity retries within its bounded policy, then the transaction goes to `error`).
-import type { Blockchain, FiatRail } from '../domain/rails';
+import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
 import type { Money } from '../domain/money';
 import type { SandboxSimulation } from '../domain/transactions';
 import type { PrismaClient } from '../db';
@@ -44,7 +44,8 @@ export interface PayoutRequest extends RailRequest {
 
 export interface ReturnRequest extends RailRequest {
   amount: Money;
-  rail: FiatRail;
+  /** The sender's rail: a bank rail, or the payout's chain (sent back to the address it came from). */
+  rail: PaymentRail;
 }
 
 export type RailOutcome =

@@ -7,10 +7,13 @@
 // collection accounts, and reports each incoming credit by calling `receiveDeposit` of
 // src/services/transactions.ts with an IncomingDeposit (the same path the sandbox deposit endpoint
 // takes). None is connected yet: production refuses to start (assertProductionReady).
+import { base58 } from '@scure/base';
+import { createHash } from 'node:crypto';
 import { composeIBAN, electronicFormatIBAN } from 'ibantools';
 import { pixCopyPasteCode } from '../domain/brazil';
+import { toChecksumAddress } from '../domain/chains';
 import type { Currency, Money } from '../domain/money';
-import type { FiatRail } from '../domain/rails';
+import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
 import type { Address } from '../schemas/common';
 import { ProviderUnavailableError, Unconnected } from './unavailable';
 
@@ -40,10 +43,11 @@ export type UsBankInstructions = Beneficiary & {
 };
 export type SepaInstructions = Beneficiary & { iban: string; bic: string; bank_name: string };
 export type CvuInstructions = Beneficiary & { cvu: string; bank_name: string };
+export type ChainInstructions = { address: string };
 
 /** `sender_deposit_instructions`: what to pay, where, with which reference, by when. */
 export interface SenderDepositInstructions {
-  payment_rail: FiatRail;
+  payment_rail: PaymentRail;
   currency: Currency;
   amount: string;
   reference: string;
@@ -55,6 +59,8 @@ export interface SenderDepositInstructions {
   ach?: UsBankInstructions;
   sepa?: SepaInstructions;
   cvu?: CvuInstructions;
+  ethereum?: ChainInstructions;
+  solana?: ChainInstructions;
 }
 
 export interface DepositInstructionsRequest {
@@ -64,8 +70,17 @@ export interface DepositInstructionsRequest {
   deadline: Date;
 }
 
+export interface StablecoinDepositInstructionsRequest {
+  chain: Blockchain;
+  amount: Money;
+  reference: string;
+  deadline: Date;
+}
+
 export interface DepositProvider {
   instructionsFor(request: DepositInstructionsRequest): SenderDepositInstructions;
+  /** A payout's stablecoin, sent on chain to the service's collection address (POST /v1/payout/confirm tells it was sent). */
+  stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions;
 }
 
 /** A credit on a collection account, as a production integration reports it to receiveDeposit. */
@@ -102,9 +117,27 @@ export const sandboxCollectionAccounts = {
     bank_name: 'Sandbox Bank Europe AG',
   },
   cvu: { cvu: '0000003100000000000017', bank_name: 'Sandbox Pagos S.A.' },
+  /** Collection addresses of the sandbox, derived from a fixed label: well-formed, holding no real key. */
+  chains: {
+    ethereum: toChecksumAddress(
+      createHash('sha256').update('payments-api sandbox collection ethereum').digest('hex').slice(0, 40),
+    ),
+    solana: base58.encode(createHash('sha256').update('payments-api sandbox collection solana').digest()),
+  },
 } as const;
 
 export class SandboxDepositProvider implements DepositProvider {
+  stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions {
+    return {
+      payment_rail: request.chain,
+      currency: request.amount.currency,
+      amount: request.amount.toString(),
+      reference: request.reference,
+      deadline: request.deadline.toISOString(),
+      [request.chain]: { address: sandboxCollectionAccounts.chains[request.chain] },
+    };
+  }
+
   instructionsFor(request: DepositInstructionsRequest): SenderDepositInstructions {
     const accounts = sandboxCollectionAccounts;
     const beneficiary_name = accounts.beneficiary;
@@ -164,6 +197,10 @@ export class UnconnectedDepositProvider implements DepositProvider, Unconnected 
   readonly unconnected = 'no collection accounts for transaction deposits are connected';
 
   instructionsFor(): SenderDepositInstructions {
+    throw new ProviderUnavailableError(this.unconnected);
+  }
+
+  stablecoinInstructionsFor(): SenderDepositInstructions {
     throw new ProviderUnavailableError(this.unconnected);
   }
 }

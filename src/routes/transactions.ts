@@ -1,18 +1,27 @@
-// HTTP operations on transactions (SPEC 4.4, 3.3): fiat to fiat, view, cancel, list, and the
-// sandbox's simulated deposit.
+// HTTP operations on transactions (SPEC 4.4, 3.3): fiat to fiat, pay-ins, payouts and their
+// confirmation, view, cancel, list, and the sandbox's simulated deposits (on a transaction, and on a
+// virtual account, which makes a pay-in).
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toTransaction, withReceiverAccount } from '../presenters/transactions';
 import { ownedCustomerFilter } from '../services/customers';
 import {
   cancelTransaction,
+  confirmPayout,
   createFiatToFiat,
+  createPayin,
+  createPayout,
   findTransactionOrThrow,
   receiveSandboxDeposit,
+  receiveSandboxVirtualAccountDeposit,
 } from '../services/transactions';
 import {
+  confirmPayoutRequestSchema,
   createFiatToFiatRequestSchema,
+  createPayinRequestSchema,
+  createPayoutRequestSchema,
   depositSchema,
+  sandboxVirtualAccountDepositRequestSchema,
   listTransactionsQuerySchema,
   sandboxDepositRequestSchema,
   transactionSchema,
@@ -20,6 +29,16 @@ import {
 } from '../schemas/transactions';
 
 const tag = 'Transactions';
+const paymentsTag = 'Pay-ins and payouts';
+/** What every transaction made from a quote may answer. */
+const quoteBasedErrors = [
+  'not_found',
+  'quote_expired',
+  'quote_already_used',
+  'customer_not_approved',
+  'customer_mismatch',
+  'quote_currency_mismatch',
+] as const;
 
 const lifecycle = `
 **Lifecycle**: \`awaiting_deposit\` (the sender pays per \`sender_deposit_instructions\`, with the reference, before
@@ -31,8 +50,12 @@ was not the expected amount, or an operator refunded), \`error\` (a step kept fa
 refunds, and the transaction goes back to \`processing\`). A transaction never goes backwards.
 
 **Events** (the full transaction as \`event_resource\`): payin.created, payin.processing, payin.completed,
-payin.cancelled, payin.failed, payin.refunded, payin.error. Fiat to fiat is a pay-in to partners: its internal payout
-leg sends no payout.* events.
+payin.cancelled, payin.failed, payin.refunded, payin.error for fiat to fiat and pay-ins; the same payout.* events for
+payouts. Fiat to fiat is a pay-in to partners: its internal payout leg sends no payout.* events.
+
+**Types**: \`fiat_to_fiat\` (both legs), \`payin\` (fiat in, the stablecoin credited to \`wallet_id\`; created by POST
+/v1/payin, or by a deposit on a virtual account, which starts \`processing\`), \`payout\` (the stablecoin out as fiat;
+from a wallet it starts \`processing\`, else it awaits the stablecoin on chain, confirmed by POST /v1/payout/confirm).
 
 **Deposits**: only exactly the sender amount settles. Another amount is returned in full and the transaction ends
 \`refunded\` (failure_reason \`deposit_amount_mismatch\`). A deposit after a cancellation or the deadline, or a second
@@ -58,19 +81,102 @@ const createFiatToFiatRoute = defineRoute({
     lifecycle,
   body: createFiatToFiatRequestSchema,
   response: { status: 201, description: 'The transaction, awaiting the deposit.', schema: transactionSchema },
+  errors: [...quoteBasedErrors, 'external_account_rejected', 'amount_out_of_range', 'service_unavailable'],
+  async handler({ body, partner, services }) {
+    return createFiatToFiat(services, partner.id, body);
+  },
+});
+
+const payinChecks =
+  '**Checks**, each refusing with nothing created and the quote still usable: the quote is a pay-in quote of yours ' +
+  '(404; another type: 400 on quote_id), not expired (`quote_expired`), not used (`quote_already_used`); the customer ' +
+  'is yours and approved (`customer_not_approved`); the wallet is yours (404), the customer’s (`customer_mismatch`) ' +
+  'and on the quote’s receiver chain (`quote_currency_mismatch`); a rate-only quote needs `sender.amount` ' +
+  '(`amount_out_of_range`), a quote with amounts takes none.';
+
+const createPayinRoute = defineRoute({
+  method: 'post',
+  path: '/v1/payin',
+  operationId: 'createPayin',
+  tag: paymentsTag,
+  summary: 'Initiate a pay-in (fiat to stablecoin)',
+  description:
+    'Uses a pay-in quote (once): the sender pays fiat per `sender_deposit_instructions` (with the reference, before ' +
+    '`deposit_deadline`); the stablecoin is credited to `wallet_id`’s balance. Answers 201 with the transaction (type ' +
+    '`payin`) in `awaiting_deposit`; event payin.created. The deposit moves it to `processing` (payin.processing), ' +
+    'the conversion to `completed` (payin.completed, the wallet’s balance grows by `stablecoin.amount`). Cancel, ' +
+    'deadline, wrong amount, error and operator decisions as for fiat to fiat (GET /v1/transactions/{id}).\n\n' +
+    payinChecks,
+  body: createPayinRequestSchema,
+  response: { status: 201, description: 'The pay-in, awaiting the deposit.', schema: transactionSchema },
+  errors: [...quoteBasedErrors, 'amount_out_of_range', 'service_unavailable'],
+  async handler({ body, partner, services }) {
+    return createPayin(services, partner.id, body);
+  },
+});
+
+const createPayoutRoute = defineRoute({
+  method: 'post',
+  path: '/v1/payout',
+  operationId: 'createPayout',
+  tag: paymentsTag,
+  summary: 'Initiate a payout (stablecoin to fiat)',
+  description:
+    'Uses a payout quote (once) to pay the receiver’s bank account in fiat. Answers 201 with the transaction (type ' +
+    '`payout`); event payout.created.\n\n' +
+    '**With `wallet_id`**: the stablecoin (`sender.amount`, fees included) is debited from the wallet’s balance at ' +
+    'once, in the same database transaction as the payout (a balance never goes negative, also under concurrent ' +
+    'payouts: 422 `insufficient_funds`, nothing created); the payout starts in `processing`. A rejected or ' +
+    'operator-refunded payout gives the whole amount back to the wallet (`refunded`, payout.refunded).\n\n' +
+    '**Without `wallet_id`**: the payout waits in `awaiting_deposit` for the stablecoin, sent on chain per ' +
+    '`sender_deposit_instructions` (chain, address, amount, deadline: 60 minutes); POST /v1/payout/confirm tells it ' +
+    'was sent and moves it to `processing`. Cancel with PUT /v1/transactions/{id} while awaiting ' +
+    '(`payout_cannot_be_cancelled` after); no confirmation by the deadline: `failed`. A rejected or operator-refunded ' +
+    'payout sends the whole amount back on chain to the address it came from (`refunded`).\n\n' +
+    '**Receiver**: `external_account_id` (an approved external account of the customer on the quote’s receiver rail), ' +
+    'or on the pix rail `pix` (key and document, SPEC 4.2; the key is checked as external accounts check it: ' +
+    '`pix_key_invalid`).\n\n' +
+    '**Checks**, each refusing with nothing created and the quote still usable: the quote is a payout quote of yours ' +
+    '(404; another type: 400 on quote_id), not expired, not used; the customer approved; wallet and external account ' +
+    'the customer’s (`customer_mismatch`); the wallet on the quote’s sender chain and the external account on its ' +
+    'receiver rail (`quote_currency_mismatch`); the external account not rejected; a rate-only quote needs `amount` ' +
+    '(`amount_out_of_range`); the balance (`insufficient_funds`).',
+  body: createPayoutRequestSchema,
+  response: { status: 201, description: 'The payout.', schema: transactionSchema },
   errors: [
-    'not_found',
-    'quote_expired',
-    'quote_already_used',
-    'customer_not_approved',
-    'customer_mismatch',
-    'quote_currency_mismatch',
+    ...quoteBasedErrors,
     'external_account_rejected',
+    'pix_key_invalid',
+    'pix_directory_unavailable',
     'amount_out_of_range',
+    'insufficient_funds',
     'service_unavailable',
   ],
   async handler({ body, partner, services }) {
-    return createFiatToFiat(services, partner.id, body);
+    return createPayout(services, partner.id, body);
+  },
+});
+
+const confirmPayoutRoute = defineRoute({
+  method: 'post',
+  path: '/v1/payout/confirm',
+  operationId: 'confirmPayout',
+  tag: paymentsTag,
+  summary: 'Confirm a payout’s stablecoin was sent',
+  description:
+    'For a payout created without `wallet_id`: the stablecoin was sent on chain (`tx_hash`: 0x + 64 hex on ethereum, ' +
+    'a base58 signature on solana). The payout moves to `processing` (payout.processing) and is paid out; answers 200 ' +
+    'with it. A confirmation racing a cancellation or the deadline has one outcome. 422 `payout_cannot_be_confirmed` ' +
+    'when the payout is not in `awaiting_deposit` (confirmed already, from a wallet, cancelled, failed); ' +
+    '`payin_cannot_be_confirmed` for a pay-in or a fiat-to-fiat transaction (a pay-in to partners; funded by its fiat ' +
+    'deposit). Sandbox: the confirmation is enough for the stablecoin to count (exactly the amount sent for). ' +
+    'Production: no chain watcher is connected yet to verify the transfer, so it answers 503 and the payout keeps ' +
+    'waiting.',
+  body: confirmPayoutRequestSchema,
+  response: { status: 200, description: 'The payout, processing.', schema: transactionSchema },
+  errors: ['not_found', 'payout_cannot_be_confirmed', 'payin_cannot_be_confirmed', 'service_unavailable'],
+  async handler({ body, partner, services }) {
+    return confirmPayout(services, partner.id, body);
   },
 });
 
@@ -97,13 +203,14 @@ const updateTransaction = defineRoute({
   summary: 'Cancel a transaction',
   description:
     'Body `{"status": "cancelled"}`. Only a transaction in `awaiting_deposit` can be cancelled (otherwise 422 ' +
-    '`payin_cannot_be_cancelled` naming its status); answers 200 with the cancelled transaction (event ' +
-    'payin.cancelled). A cancellation and a deposit arriving together have exactly one outcome: whichever the ' +
-    'transaction’s workflow takes first; the other is refused (the deposit is then returned to the sender).',
+    '`payin_cannot_be_cancelled` for fiat to fiat and pay-ins, `payout_cannot_be_cancelled` for payouts, naming its ' +
+    'status); answers 200 with the cancelled transaction (event payin.cancelled or payout.cancelled). A cancellation ' +
+    'and a deposit (or a payout confirmation) arriving together have exactly one outcome: whichever the ' +
+    'transaction’s workflow takes first; the other is refused (a deposit is then returned to the sender).',
   params: idParam('id', 'Transaction id.'),
   body: updateTransactionRequestSchema,
   response: { status: 200, description: 'The cancelled transaction.', schema: transactionSchema },
-  errors: ['not_found', 'payin_cannot_be_cancelled', 'service_unavailable'],
+  errors: ['not_found', 'payin_cannot_be_cancelled', 'payout_cannot_be_cancelled', 'service_unavailable'],
   async handler({ params, partner, services }) {
     return cancelTransaction(services, partner.id, params.id as string);
   },
@@ -116,7 +223,8 @@ const listTransactions = defineRoute({
   tag,
   summary: 'List transactions',
   description:
-    'Newest first; filters `customer_id` (404 if the customer is not yours), `type`, `status`, `start_date`, `end_date`.',
+    'Every type (fiat_to_fiat, payin, payout), newest first; filters `customer_id` (404 if the customer is not yours), ' +
+    '`type`, `status`, `start_date`, `end_date`.',
   query: listTransactionsQuerySchema,
   response: {
     status: 200,
@@ -152,7 +260,8 @@ const simulateDeposit = defineRoute({
   environments: ['sandbox'],
   summary: 'Simulate the sender’s deposit (sandbox)',
   description:
-    'As if the sender’s bank credited `amount` (in the sender currency) with the transaction’s reference. Answers 201 ' +
+    'As if the sender’s bank credited `amount` (in the sender currency; for a payout awaiting its stablecoin, the ' +
+    'stablecoin, like POST /v1/payout/confirm) with the transaction’s reference. Answers 201 ' +
     'with the deposit: `accepted` (it funds the transaction, now `processing`; settlement then runs by itself), or ' +
     '`returning` (not the expected amount: the transaction is refunded; or the transaction no longer awaits a deposit: ' +
     'it is sent back and the transaction does not change). `simulate` makes this transaction fail later on purpose: ' +
@@ -167,8 +276,42 @@ const simulateDeposit = defineRoute({
   },
 });
 
+const simulateVirtualAccountDeposit = defineRoute({
+  method: 'post',
+  path: '/v1/sandbox/virtual-accounts/{id}/deposit',
+  operationId: 'simulateVirtualAccountDeposit',
+  tag: paymentsTag,
+  environments: ['sandbox'],
+  summary: 'Simulate a deposit on a virtual account (sandbox)',
+  description:
+    'As if `amount` (in the account’s currency; EUR by SEPA, USD by ACH) arrived on the virtual account’s deposit ' +
+    'details from `sender_name`. Answers 201 with the pay-in it makes: a transaction of type `payin` with no quote, ' +
+    'created `processing` (event payin.created; `sender.virtual_account_id` names the account), converted at the ' +
+    'current rate with the fees a quote would charge (the service fee and one network fee, in the account currency; no ' +
+    'partner fee), then `completed` with the stablecoin credited to the account’s wallet (payin.completed).\n\n' +
+    '**Refunded instead** (the deposit is recorded and returned in full; `refunded`, payin.refunded): the account is ' +
+    'not approved (under review, rejected, cancelled: failure_reason `virtual_account_not_active`), or it is a EUR ' +
+    'account without `accepts_third_party_payments` and the sender is not the customer (`third_party_sender`). Name ' +
+    'rule: the sender’s name must be the customer’s full name (first and last name; a business’s legal name), ' +
+    'compared ignoring case, accents, punctuation and spacing, every word in order ("jose da silva-neto" matches ' +
+    '"José da Silva Neto"; "J. Silva" does not). An amount outside the allowed range, or not covering the fees, is ' +
+    'refused (422 `amount_out_of_range`) and nothing is created. Production receives these credits from the bank ' +
+    'through the same deposit-provider interface as transaction deposits, with the same effect.',
+  params: idParam('id', 'Virtual account id.'),
+  body: sandboxVirtualAccountDepositRequestSchema,
+  response: { status: 201, description: 'The pay-in the deposit made.', schema: transactionSchema },
+  errors: ['not_found', 'amount_out_of_range', 'service_unavailable'],
+  async handler({ params, body, partner, services }) {
+    return receiveSandboxVirtualAccountDeposit(services, partner.id, params.id as string, body);
+  },
+});
+
 export const transactionRoutes = [
   createFiatToFiatRoute,
+  createPayinRoute,
+  createPayoutRoute,
+  confirmPayoutRoute,
+  simulateVirtualAccountDeposit,
   listTransactions,
   getTransaction,
   updateTransaction,

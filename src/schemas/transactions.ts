@@ -1,4 +1,4 @@
-// Request and response schemas of transactions (SPEC 4.4, 2.10; fiat to fiat today). Amounts are
+// Request and response schemas of transactions (SPEC 4.4, 2.10): fiat to fiat, pay-ins, payouts. Amounts are
 // decimal strings; the amount's decimals are checked against the quote's currency by the service
 // (the currency is only known once the quote is read).
 import { z } from 'zod';
@@ -22,7 +22,7 @@ export type SenderDocumentType = (typeof senderDocumentTypes)[number];
 
 const documentNumberPattern = /^[A-Za-z0-9][A-Za-z0-9 ./-]{2,39}$/;
 
-const senderDocumentSchema = z
+export const senderDocumentSchema = z
   .object({
     type: z.enum(senderDocumentTypes).meta({
       description:
@@ -107,6 +107,146 @@ export const createFiatToFiatRequestSchema = z
 
 export type CreateFiatToFiatRequest = z.output<typeof createFiatToFiatRequestSchema>;
 
+export const createPayinRequestSchema = z
+  .object({
+    quote_id: z
+      .string()
+      .meta({ description: 'An active pay-in quote of yours (POST /v1/quote, fiat sender, stablecoin receiver).' }),
+    customer_id: z.string().meta({ description: 'An approved customer of yours.' }),
+    wallet_id: z.string().meta({
+      description:
+        'A service-managed wallet of that customer on the quote’s receiver chain: the stablecoin is credited to it.',
+    }),
+    sender: z
+      .object({
+        name: text(140).meta({ description: 'Who pays the fiat in: a person’s full name or a company’s legal name.' }),
+        document: senderDocumentSchema,
+        amount: amountSchema.optional().meta({
+          description:
+            'Only with a rate-only quote: what the sender pays, fees included (priced with the locked rate).',
+        }),
+      })
+      .strict(),
+  })
+  .strict()
+  .meta({ id: 'CreatePayinRequest' });
+
+export type CreatePayinRequest = z.output<typeof createPayinRequestSchema>;
+
+const pixPayoutDestinationSchema = z
+  .object({
+    key: z.string().trim().min(1).max(100).meta({
+      description:
+        'The receiver’s pix key (CPF, CNPJ, email, +55 phone or random key), looked up in the pix directory.',
+      example: 'ana@example.com',
+    }),
+    document: senderDocumentSchema.meta({ description: 'The receiver’s CPF or CNPJ (recorded with the payout).' }),
+  })
+  .strict()
+  .superRefine((destination, ctx) => {
+    const type = (destination as { document?: { type?: unknown } }).document?.type;
+    if (typeof type === 'string' && type !== 'cpf' && type !== 'cnpj') {
+      ctx.addIssue({ code: 'custom', path: ['document', 'type'], message: 'must be cpf or cnpj for a pix receiver' });
+    }
+  })
+  .meta({ id: 'PixPayoutDestination' });
+
+export const createPayoutRequestSchema = z
+  .object({
+    quote_id: z
+      .string()
+      .meta({ description: 'An active payout quote of yours (POST /v1/quote, stablecoin sender, fiat receiver).' }),
+    customer_id: z.string().meta({ description: 'An approved customer of yours.' }),
+    external_account_id: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'An approved external account of the customer on the quote’s receiver rail. Required, except on the pix rail, ' +
+          'where `pix` may be given instead (SPEC 4.2).',
+      }),
+    pix: pixPayoutDestinationSchema.optional().meta({
+      description: 'pix rail only, instead of external_account_id: the receiver’s key and document.',
+    }),
+    wallet_id: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'A service-managed wallet of the customer on the quote’s sender chain. Given: the stablecoin is debited from its ' +
+          'balance at once (422 insufficient_funds when short) and the payout is `processing`. Left out: the payout waits ' +
+          'in `awaiting_deposit` for the stablecoin per `sender_deposit_instructions` (POST /v1/payout/confirm once sent).',
+      }),
+    amount: amountSchema.optional().meta({
+      description: 'Only with a rate-only quote: the stablecoin sent, fees included (priced with the locked rate).',
+    }),
+    simulate: z
+      .enum(sandboxSimulations)
+      .optional()
+      .meta({
+        description:
+          'Sandbox only (refused in production), with wallet_id: a failure to simulate, as the sandbox deposit’s ' +
+          '`simulate` (payout_rejected: refunded to the wallet; payout_error: `error` until an operator decides). Without ' +
+          'a wallet, give it to POST /v1/payout/confirm.',
+      }),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const raw = body as { external_account_id?: unknown; pix?: unknown };
+    if (raw.external_account_id !== undefined && raw.pix !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['pix'], message: 'cannot be combined with external_account_id: give one' });
+    }
+    if (raw.external_account_id === undefined && raw.pix === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['external_account_id'],
+        message: 'is required (or, on the pix rail, pix with the key and document)',
+      });
+    }
+  }, always)
+  .meta({ id: 'CreatePayoutRequest' });
+
+export type CreatePayoutRequest = z.output<typeof createPayoutRequestSchema>;
+
+export const confirmPayoutRequestSchema = z
+  .object({
+    transaction_id: z.string().meta({ description: 'The payout awaiting its stablecoin.' }),
+    tx_hash: z
+      .string()
+      .trim()
+      .regex(
+        /^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$/,
+        'must be an ethereum (0x + 64 hex) or solana (base58 signature) transaction hash',
+      )
+      .meta({ description: 'The on-chain transaction that sent the stablecoin.', example: `0x${'ab'.repeat(32)}` }),
+    simulate: z.enum(sandboxSimulations).optional().meta({
+      description: 'Sandbox only: a failure to simulate for this payout, as the sandbox deposit’s `simulate`.',
+    }),
+  })
+  .strict()
+  .meta({ id: 'ConfirmPayoutRequest' });
+
+export const sandboxVirtualAccountDepositRequestSchema = z
+  .object({
+    amount: amountSchema.meta({
+      description: 'What arrived, in the account’s currency (USD or EUR).',
+      example: '250.00',
+    }),
+    sender_name: text(140).meta({
+      description:
+        'Name of the account holder who paid. On a EUR account without accepts_third_party_payments it must be the ' +
+        'customer’s (case, accents, punctuation and spacing ignored), else the deposit is refunded.',
+    }),
+    reference: z
+      .string()
+      .trim()
+      .max(140)
+      .optional()
+      .meta({ description: 'The payment reference it carried (recorded).' }),
+  })
+  .strict()
+  .meta({ id: 'SandboxVirtualAccountDepositRequest' });
+
 export const updateTransactionRequestSchema = z
   .object({
     status: z.literal('cancelled').meta({ description: 'The only change a partner can make: cancel.' }),
@@ -177,13 +317,14 @@ const deadlineDescription = Object.entries(depositWindowMs)
 
 export const senderDepositInstructionsSchema = z
   .object({
-    payment_rail: z.enum(fiatRails),
+    payment_rail: z.enum(allPaymentRails as [PaymentRail, ...PaymentRail[]]),
     currency: z.enum(allCurrencies),
     amount: z.string().meta({ description: 'Exactly what to send; any other amount is returned.' }),
     reference: z.string().meta({
       description:
         'Unique to this transaction: put it in the payment reference (pix: it is the txid inside copy_paste_code; ' +
-        'SPEI concepto, SEPA remittance information, wire/ACH memo). It is how the deposit is matched.',
+        'SPEI concepto, SEPA remittance information, wire/ACH memo). It is how the deposit is matched. A payout’s ' +
+        'stablecoin is matched by POST /v1/payout/confirm instead.',
       example: 'TX7K2M9QH4RD',
     }),
     deadline: timestampSchema.meta({ description: `Pay before this; by sender rail: ${deadlineDescription}.` }),
@@ -212,31 +353,91 @@ export const senderDepositInstructionsSchema = z
     ach: z.object(usBank).optional(),
     sepa: z.object({ iban: z.string(), bic: z.string(), bank_name: z.string(), ...beneficiary }).optional(),
     cvu: z.object({ cvu: z.string(), bank_name: z.string(), ...beneficiary }).optional(),
+    ethereum: z
+      .object({ address: z.string().meta({ description: 'Send the stablecoin to this address, on this chain.' }) })
+      .optional(),
+    solana: z
+      .object({ address: z.string().meta({ description: 'Send the stablecoin to this address, on this chain.' }) })
+      .optional(),
   })
   .meta({
     id: 'SenderDepositInstructions',
-    description: 'Where the sender pays: the object named by payment_rail is present, the others are absent.',
+    description:
+      'Where the sender pays: the object named by payment_rail is present, the others are absent. A payout without a ' +
+      'wallet is paid in on its blockchain (`ethereum` or `solana`: the address).',
   });
+
+const bankReceiverSchema = z
+  .object({
+    external_account_id: z.uuid().nullable().meta({
+      description: 'The external account paid; null for a payout to a pix key given in the request.',
+    }),
+    currency: z.enum(allCurrencies),
+    payment_rail: z.enum(fiatRails),
+    amount: z.string().meta({ description: 'What the receiver gets.' }),
+    account_name: z.string(),
+    beneficiary_name: z.string(),
+    bank_name: z.string().nullable(),
+    account_last4: z.string().meta({
+      description: 'Last 4 characters of the account identifier (pix key, CLABE, account number, IBAN, CVU/CBU).',
+    }),
+  })
+  .meta({ id: 'TransactionReceiver', description: 'fiat_to_fiat and payout: the bank account paid.' });
+
+const walletReceiverSchema = z
+  .object({
+    wallet_id: z.uuid(),
+    address: z.string(),
+    currency: z.enum(allCurrencies),
+    payment_rail: z.enum(blockchains),
+    amount: z.string().meta({ description: 'The stablecoin credited to the wallet.' }),
+  })
+  .meta({ id: 'TransactionWalletReceiver', description: 'payin: the wallet credited.' });
 
 export const transactionSchema = z
   .object({
     id: z.uuid(),
-    type: z.enum(transactionTypes),
+    type: z.enum(transactionTypes).meta({
+      description:
+        'fiat_to_fiat (fiat in, fiat out), payin (fiat in, the stablecoin credited to a wallet), payout (the stablecoin ' +
+        'out as fiat to a bank account).',
+    }),
     status: z.enum(transactionStatuses).meta({
       description:
         'awaiting_deposit -> processing -> completed; awaiting_deposit -> cancelled (PUT) or failed (deadline passed); ' +
         'processing -> refunded (payout rejected or wrong amount: money returned) or error (a step kept failing; an ' +
-        'operator retries, back to processing, or refunds). Never backwards.',
+        'operator retries, back to processing, or refunds). Never backwards. A payout from a wallet and a ' +
+        'virtual-account pay-in start in processing.',
     }),
     customer_id: z.uuid(),
-    wallet_id: z.uuid(),
-    quote_id: z.uuid(),
+    wallet_id: z
+      .uuid()
+      .nullable()
+      .meta({
+        description:
+          'fiat_to_fiat: the wallet carrying the stablecoin between the legs; payin: the wallet credited; payout: the ' +
+          'wallet debited, or null when the stablecoin is sent in.',
+      }),
+    quote_id: z
+      .uuid()
+      .nullable()
+      .meta({ description: 'The quote used; null for a pay-in from a virtual-account deposit.' }),
     sender: z
       .object({
-        name: z.string(),
-        document: z.object({ type: z.enum(senderDocumentTypes), number: z.string() }),
+        name: z.string().nullable().optional().meta({ description: 'Who paid the fiat in (fiat_to_fiat, payin).' }),
+        document: z
+          .object({ type: z.enum(senderDocumentTypes), number: z.string() })
+          .nullable()
+          .optional()
+          .meta({ description: 'Their document (fiat_to_fiat, payin; null for a virtual-account deposit).' }),
+        virtual_account_id: z.uuid().optional().meta({
+          description: 'payin from a deposit on a virtual account: that account.',
+        }),
+        wallet_id: z.uuid().nullable().optional().meta({
+          description: 'payout: the wallet debited, or null when the stablecoin is sent in.',
+        }),
         currency: z.enum(allCurrencies),
-        payment_rail: z.enum(fiatRails),
+        payment_rail: z.enum(allPaymentRails as [PaymentRail, ...PaymentRail[]]),
         amount: z.string().meta({ description: 'What the sender pays, fees included.' }),
       })
       .meta({ id: 'TransactionSender' }),
@@ -244,33 +445,36 @@ export const transactionSchema = z
       .object({
         currency: z.enum(allCurrencies),
         payment_rail: z.enum(blockchains),
-        amount: z.string().meta({ description: 'The stablecoin the converted amount buys.' }),
-      })
-      .meta({ id: 'TransactionStablecoin' }),
-    receiver: z
-      .object({
-        external_account_id: z.uuid(),
-        currency: z.enum(allCurrencies),
-        payment_rail: z.enum(allPaymentRails as [PaymentRail, ...PaymentRail[]]),
-        amount: z.string().meta({ description: 'What the receiver gets.' }),
-        account_name: z.string(),
-        beneficiary_name: z.string(),
-        bank_name: z.string().nullable(),
-        account_last4: z.string().meta({
-          description: 'Last 4 characters of the account identifier (pix key, CLABE, account number, IBAN, CVU/CBU).',
+        amount: z.string().meta({
+          description:
+            'fiat_to_fiat: the stablecoin the converted amount buys; payin: the stablecoin credited; payout: the stablecoin ' +
+            'sold for the receiver’s fiat (sent minus fees).',
         }),
       })
-      .meta({ id: 'TransactionReceiver' }),
-    sender_quotation: z.string().meta({ description: 'Locked rate: stablecoin per sender unit (8 decimals).' }),
-    receiver_quotation: z.string().meta({ description: 'Locked rate: receiver currency per stablecoin (8 decimals).' }),
-    fees: feesSchema,
-    sender_deposit_instructions: senderDepositInstructionsSchema,
-    deposit_deadline: timestampSchema.meta({ description: `Deposits after it are returned; by sender rail: ${deadlineDescription}.` }),
-    failure_reason: z.enum(failureReasons).nullable().meta({
-      description:
-        'Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected ' +
-        '(refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded).',
+      .meta({ id: 'TransactionStablecoin' }),
+    receiver: z.union([bankReceiverSchema, walletReceiverSchema]),
+    sender_quotation: z.string().nullable().meta({
+      description: 'Locked rate: stablecoin per sender unit (8 decimals); null for payouts.',
     }),
+    receiver_quotation: z.string().nullable().meta({
+      description: 'Locked rate: receiver currency per stablecoin (8 decimals); null for pay-ins.',
+    }),
+    fees: feesSchema,
+    sender_deposit_instructions: senderDepositInstructionsSchema.nullable().meta({
+      description: 'null when no deposit is awaited: a payout from a wallet, a virtual-account pay-in.',
+    }),
+    deposit_deadline: timestampSchema.nullable().meta({
+      description: `Deposits after it are returned; by sender rail: ${deadlineDescription}. null when no deposit is awaited.`,
+    }),
+    failure_reason: z
+      .enum(failureReasons)
+      .nullable()
+      .meta({
+        description:
+          'Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected ' +
+          '(refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded), ' +
+          'third_party_sender or virtual_account_not_active (a virtual-account deposit returned: refunded).',
+      }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -287,14 +491,17 @@ export const depositSchema = z
     sender_name: z.string().nullable(),
     reference: z.string().nullable(),
     status: z.enum(['accepted', 'returning', 'returned']).meta({
-      description:
-        'accepted: it funds the transaction. returning -> returned: it goes back to the sender in full.',
+      description: 'accepted: it funds the transaction. returning -> returned: it goes back to the sender in full.',
     }),
-    return_reason: z.enum(['amount_mismatch', 'not_awaiting_deposit']).nullable().meta({
-      description:
-        'amount_mismatch: not the expected amount (the transaction ends refunded). not_awaiting_deposit: the ' +
-        'transaction was cancelled, past its deadline or already funded (its status does not change).',
-    }),
+    return_reason: z
+      .enum(['amount_mismatch', 'not_awaiting_deposit', 'third_party_sender', 'virtual_account_not_active'])
+      .nullable()
+      .meta({
+        description:
+          'amount_mismatch: not the expected amount (the transaction ends refunded). not_awaiting_deposit: the ' +
+          'transaction was cancelled, past its deadline or already funded (its status does not change). ' +
+          'third_party_sender, virtual_account_not_active: a virtual-account deposit refused (the pay-in ends refunded).',
+      }),
     received_at: timestampSchema,
   })
   .meta({ id: 'Deposit' });

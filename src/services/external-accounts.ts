@@ -33,19 +33,12 @@ type RailDetails = { beneficiaryName: string; country: string; details: object; 
 async function railDetailsOf(services: ApiServices, request: CreateExternalAccountRequest): Promise<RailDetails> {
   switch (request.payment_rail) {
     case 'pix': {
-      const key = parsedPixKeyOrThrow(request.pix.key);
-      const owner = await lookUpPixKey(services, key);
-      const details: PixDetails = {
-        key: key.value,
-        key_type: key.type,
-        bank_name: owner.bankName,
-        beneficiary_name: owner.beneficiaryName,
-      };
+      const details = await pixDetailsOf(services, request.pix.key);
       return {
-        beneficiaryName: owner.beneficiaryName,
+        beneficiaryName: details.beneficiary_name,
         country: countryOfRail('pix'),
         details,
-        identifiers: { rail: 'pix', key: key.value },
+        identifiers: { rail: 'pix', key: details.key },
       };
     }
     case 'pix_account': {
@@ -116,13 +109,23 @@ async function railDetailsOf(services: ApiServices, request: CreateExternalAccou
   }
 }
 
-function parsedPixKeyOrThrow(raw: string): PixKey {
+function parsedPixKeyOrThrow(raw: string, param = 'pix.key'): PixKey {
   const parsed = parsePixKey(raw);
-  if (!parsed.ok) throw new ApiError('pix_key_invalid', `pix.key ${parsed.reason}.`);
+  if (!parsed.ok) throw new ApiError('pix_key_invalid', `${param} ${parsed.reason}.`);
   return parsed.key;
 }
 
-async function lookUpPixKey(services: ApiServices, key: PixKey) {
+/**
+ * A pix key checked as external accounts check it (format, then the pix directory: pix_key_invalid,
+ * pix_directory_unavailable), as the rail object stored and shown. Payouts to a key given directly use it.
+ */
+export async function pixDetailsOf(services: ApiServices, rawKey: string, param = 'pix.key'): Promise<PixDetails> {
+  const key = parsedPixKeyOrThrow(rawKey, param);
+  const owner = await lookUpPixKey(services, key, param);
+  return { key: key.value, key_type: key.type, bank_name: owner.bankName, beneficiary_name: owner.beneficiaryName };
+}
+
+async function lookUpPixKey(services: ApiServices, key: PixKey, param = 'pix.key') {
   let lookup;
   try {
     lookup = await services.pixDirectory.lookup(key);
@@ -136,7 +139,7 @@ async function lookUpPixKey(services: ApiServices, key: PixKey) {
   if (!lookup.found) {
     throw new ApiError(
       'pix_key_invalid',
-      `pix.key: no ${key.type} key ${key.value} is registered in the pix directory.`,
+      `${param}: no ${key.type} key ${key.value} is registered in the pix directory.`,
     );
   }
   return lookup;

@@ -44,7 +44,7 @@ export async function findQuoteOrThrow(db: Db, partnerId: string, quoteId: strin
 }
 
 /** Rates and the network fee from the provider, locked as the quote keeps them. */
-async function lockTerms(
+export async function lockTerms(
   rateProvider: RateProvider,
   serviceFeeBps: number,
   request: QuoteRequest,

@@ -13,6 +13,7 @@ import {
 } from '../domain/webhook-signature';
 import { webhookUrlProblem } from '../webhooks/destinations';
 import { mockResourceFor } from '../domain/mock-events';
+import { mockTransactionFor } from '../presenters/transactions';
 import { EventType, resourceTypeOf, wakeOutboxRelay } from '../events';
 import { ApiError } from '../http/errors';
 import { isSuccessfulDelivery } from '../providers/webhook-sender';
@@ -210,7 +211,12 @@ export async function sendMockWebhook(
 ): Promise<MockWebhookResult> {
   const config = await requireEnabledConfig(services.prisma, partnerId);
   const now = new Date();
-  const mocked = mockResourceFor(eventType, now);
+  // Pay-ins and payouts are transactions: their mocks have exactly the shape of the real resource.
+  const group = eventType.split('.')[0];
+  const mocked =
+    group === 'payin' || group === 'payout'
+      ? mockTransactionFor(eventType, now, newId)
+      : mockResourceFor(eventType, now);
   const event: WebhookEvent = {
     event: resourceTypeOf(eventType),
     event_id: newId(),
