@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { isUniqueViolation, type Db } from '../db';
-import { isUuid, newId } from '../domain/ids';
+import { isUuid } from '../domain/ids';
+import { idOfThisRequest } from '../request-context';
 import { amountTextProblem, Currency, Money } from '../domain/money';
 import type { FixedAmount, QuoteAmounts } from '../domain/quotes';
 import type { Blockchain, FiatRail } from '../domain/rails';
@@ -100,7 +101,10 @@ export async function createFiatToFiat(
   if (quote.type !== 'fiat_to_fiat') {
     throw ApiError.invalidParam('quote_id', `is a ${quote.type} quote; this operation needs a fiat_to_fiat quote`);
   }
-  if (quote.status === 'used') {
+  // The quote's consumer: a retry with the same Idempotency-Key is the same consumer (src/request-context.ts), so a
+  // quote that the first attempt used after all (its update delivered once the worker was back) is still its own.
+  const id = idOfThisRequest('transaction');
+  if (quote.status === 'used' && quote.usedBy !== id) {
     throw new ApiError('quote_already_used', `Quote ${quote.id} was already used; request a new quote.`);
   }
   if (quote.status === 'expired' || Date.now() >= quote.expiresAt.getTime()) {
@@ -135,7 +139,6 @@ export async function createFiatToFiat(
   }
   const amounts = amountsFor(services, quote, request);
 
-  const id = newId();
   const createdAt = new Date();
   const senderRail = terms.sender.paymentRail as FiatRail;
   const depositDeadline = depositDeadlineOf(createdAt, senderRail);
@@ -270,7 +273,8 @@ export async function receiveDeposit(
   row: TransactionRow,
   report: DepositReport,
 ): Promise<DepositResource> {
-  const depositId = newId();
+  // The workflow update's id: a retry with the same Idempotency-Key gets the first attempt's outcome from Temporal.
+  const depositId = idOfThisRequest('deposit');
   if (row.status === 'awaiting_deposit') {
     const input: DepositInput = {
       depositId,
@@ -293,6 +297,9 @@ export async function receiveDeposit(
       if (!late) throw error;
     }
   }
+  // A retry whose first attempt's update was taken after all (the transaction has moved on since): that deposit.
+  const taken = await services.prisma.transactionDeposit.findUnique({ where: { id: depositId } });
+  if (taken?.transactionId === row.id) return toDeposit(taken);
   return writeThenStart(services, async (tx, start) => {
     const deposit = await tx.transactionDeposit.create({
       data: {
