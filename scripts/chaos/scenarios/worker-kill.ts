@@ -65,7 +65,7 @@ async function untilFinal(api: HttpClient, request: HttpRequest, limitMs: number
 }
 
 export async function workerKillScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
-  const count = size.quick ? 40 : 100;
+  const count = size.quick ? 30 : 100;
   const kills = size.quick ? 3 : 10;
   const random = randomSource(size.seed + 1);
 
@@ -150,7 +150,7 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
     if (plan === 'race') {
       // Either may leave first, the other a few milliseconds later: both outcomes occur.
       const cancelFirst = random() < 0.5;
-      const headStart = pause(Math.floor(random() * 20));
+      const headStart = pause(Math.floor(random() * 200));
       [settlement.cancel, settlement.deposit] = await Promise.all([
         cancelFirst
           ? untilFinal(api, cancelRequest, requestLimitMs)
@@ -169,10 +169,23 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
     while (sent < plans.length) await drive(sent++);
   }
 
-  /** Kills land while the worker runs (after 0.5 to 4 s of it: its backlog after a restart included). */
+  /** Operations at the simulated exchange and banks so far (money moving). */
+  const railOperations = async () =>
+    Number(
+      (
+        await system.prisma.$queryRaw<Array<{ count: bigint }>>`SELECT count(*) AS count FROM sandbox_rail_operations`
+      )[0]?.count ?? 0,
+    );
+
+  /**
+   * Kills land while the worker moves money: once the simulated providers have seen 1 to 4 more operations since it
+   * started (polled every few milliseconds, so a kill often lands in a step that has just committed and not yet told
+   * Temporal: the worst place), or after 15 s of running when nothing moved.
+   */
   async function killer(): Promise<void> {
     for (let kill = 0; kill < kills; kill += 1) {
-      await pause(500 + Math.floor(random() * 3500));
+      const target = (await railOperations()) + 1 + Math.floor(random() * 4);
+      await waitUntil(async () => (await railOperations()) >= target, 15_000, 5);
       await system.worker.kill('SIGKILL');
       report.kills += 1;
       await system.worker.start();
