@@ -184,6 +184,11 @@ export interface PartnerWorld {
   virtualAccountId: string;
   quoteId: string;
   fiatToFiatQuoteId: string;
+  /** A solana wallet and a spei account: what a fiat-to-fiat quote (BRL pix -> USDC solana -> MXN spei) needs. */
+  solanaWalletId: string;
+  speiAccountId: string;
+  /** A fiat-to-fiat transaction awaiting its deposit (on a quote of its own). */
+  transactionId: string;
   webhookConfigId: string;
   eventId: string;
 }
@@ -254,6 +259,39 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
       'fiat-to-fiat quote',
     ),
   );
+  const solanaWalletId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/wallets', json: { customer_id: approvedCustomerId, name: 'Sol', chain: 'solana' } },
+      201,
+      'solana wallet',
+    ),
+  );
+  const speiAccountId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/external-accounts', json: externalAccount(approvedCustomerId, 'spei') },
+      201,
+      'spei account',
+    ),
+  );
+  const ids = { approvedCustomerId, fiatToFiatQuoteId, solanaWalletId, speiAccountId };
+  const transactionQuoteId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote() },
+      201,
+      'fiat-to-fiat quote',
+    ),
+  );
+  const transactionId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/fiat-to-fiat', json: { ...fiatToFiatBody(ids), quote_id: transactionQuoteId } },
+      201,
+      'fiat-to-fiat transaction',
+    ),
+  );
   const events = await call(api, { method: 'GET', path: '/v1/events?limit=1' }, 200, 'events');
   const eventId = (events.body as { items: Array<{ event_id: string }> }).items[0]?.event_id;
   if (!eventId) throw new Error('the partner has no event');
@@ -267,8 +305,24 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
     virtualAccountId,
     quoteId,
     fiatToFiatQuoteId,
+    solanaWalletId,
+    speiAccountId,
+    transactionId,
     webhookConfigId,
     eventId,
+  };
+}
+
+/** A valid POST /v1/fiat-to-fiat body on the world's fiat-to-fiat quote. */
+function fiatToFiatBody(
+  world: Pick<PartnerWorld, 'approvedCustomerId' | 'fiatToFiatQuoteId' | 'solanaWalletId' | 'speiAccountId'>,
+): Record<string, unknown> {
+  return {
+    quote_id: world.fiatToFiatQuoteId,
+    customer_id: world.approvedCustomerId,
+    wallet_id: world.solanaWalletId,
+    sender: { name: 'João Pereira', document: { type: 'cpf', number: '529.982.247-25' } },
+    receiver: { external_account_id: world.speiAccountId },
   };
 }
 
@@ -282,6 +336,7 @@ export function idsForPathParam(template: string, param: string, world: PartnerW
     wallets: [world.walletId],
     'virtual-accounts': [world.virtualAccountId],
     quotes: [world.quoteId, world.fiatToFiatQuoteId],
+    transactions: [world.transactionId],
     'webhook-configs': [world.webhookConfigId],
     events: [world.eventId],
     verify: [world.verificationToken],
@@ -307,6 +362,9 @@ export function validBody(operationId: string, world: PartnerWorld): Record<stri
     }),
     createQuote: () => payinQuote(),
     createFiatToFiatQuote: () => fiatToFiatQuote(),
+    createFiatToFiat: () => fiatToFiatBody(world),
+    cancelTransaction: () => ({ status: 'cancelled' }),
+    simulateTransactionDeposit: () => ({ amount: '500.00' }),
     createWebhookConfig: () => ({
       url: 'https://example.com/hooks',
       subscriptions: ['customer.created'],

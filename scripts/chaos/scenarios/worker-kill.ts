@@ -1,7 +1,7 @@
 // Scenario 1, worker killed: many fiat-to-fiat settlements in flight (quote, transaction, the sandbox deposit; some
 // with a cancellation racing the deposit, some whose payout the receiving bank rejects so that they refund), while
-// the worker process is SIGKILLed at random moments and restarted each time. Lost activity attempts and workflow tasks
-// are retried when the Temporal server's own timeouts pass (nothing is failed or reset by hand). Then every
+// the worker process is SIGKILLed at random moments while money moves and restarted each time. Lost activity
+// attempts and workflow tasks are retried when the Temporal server's own timeouts pass (nothing is failed or reset by hand). Then every
 // transaction must reach its final status with, per transaction, exactly the expected ledger postings (each balanced,
 // the clearing accounts and the stablecoin in transit back to zero), one event of each type, one operation per step at
 // the sandbox's simulated exchange and banks (one payout), and no workflow left open.
@@ -11,6 +11,7 @@ import { workflowIds } from '../../../src/temporal/workflow-ids';
 import { ledgerProblems, TransactionLedger, transactionLedger } from '../../../test/support/transactions';
 import { approvedCustomer, call, externalAccount, fiatToFiatQuote, idOf } from '../fixtures';
 import { describe as describeOutcome, HttpClient, HttpOutcome, HttpRequest, HttpResponse, pause } from '../http';
+import { isFinal } from '../invariants';
 import { randomSource, RunSize, ScenarioReport } from '../report';
 import { ChaosSystem, waitUntil } from '../system';
 
@@ -57,7 +58,7 @@ async function untilFinal(api: HttpClient, request: HttpRequest, limitMs: number
   const deadline = Date.now() + limitMs;
   for (;;) {
     const outcome: HttpOutcome = await api.send({ ...request, headers, timeoutMs: 30_000 });
-    if (outcome.kind === 'response' && ![409, 503].includes(outcome.status) && outcome.status < 500) return outcome;
+    if (isFinal(outcome)) return outcome as HttpResponse;
     if (Date.now() > deadline) return undefined;
     const retryAfter = outcome.kind === 'response' ? Number(outcome.headers['retry-after'] ?? 1) : 1;
     await pause(Math.min(Math.max(retryAfter, 0.5), 2) * 1000);
