@@ -251,43 +251,21 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
     ),
   );
   const quoteId = idOf(await call(api, { method: 'POST', path: '/v1/quote', json: payinQuote() }, 201, 'quote'));
-  const fiatToFiatQuoteId = idOf(
-    await call(
-      api,
-      { method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote() },
-      201,
-      'fiat-to-fiat quote',
-    ),
-  );
-  const solanaWalletId = idOf(
-    await call(
-      api,
-      { method: 'POST', path: '/v1/wallets', json: { customer_id: approvedCustomerId, name: 'Sol', chain: 'solana' } },
-      201,
-      'solana wallet',
-    ),
-  );
-  const speiAccountId = idOf(
-    await call(
-      api,
-      { method: 'POST', path: '/v1/external-accounts', json: externalAccount(approvedCustomerId, 'spei') },
-      201,
-      'spei account',
-    ),
-  );
-  const ids = { approvedCustomerId, fiatToFiatQuoteId, solanaWalletId, speiAccountId };
-  const transactionQuoteId = idOf(
-    await call(
-      api,
-      { method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote() },
-      201,
-      'fiat-to-fiat quote',
-    ),
-  );
+  const fiatToFiatQuoteId = await createFiatToFiatQuote(api);
+  const { solanaWalletId, speiAccountId } = await fiatToFiatAccounts(api, approvedCustomerId);
   const transactionId = idOf(
     await call(
       api,
-      { method: 'POST', path: '/v1/fiat-to-fiat', json: { ...fiatToFiatBody(ids), quote_id: transactionQuoteId } },
+      {
+        method: 'POST',
+        path: '/v1/fiat-to-fiat',
+        json: fiatToFiatBody({
+          approvedCustomerId,
+          fiatToFiatQuoteId: await createFiatToFiatQuote(api),
+          solanaWalletId,
+          speiAccountId,
+        }),
+      },
       201,
       'fiat-to-fiat transaction',
     ),
@@ -313,8 +291,43 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
   };
 }
 
-/** A valid POST /v1/fiat-to-fiat body on the world's fiat-to-fiat quote. */
-function fiatToFiatBody(
+export async function createFiatToFiatQuote(api: HttpClient, amount?: string): Promise<string> {
+  return idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote(amount) },
+      201,
+      'fiat-to-fiat quote',
+    ),
+  );
+}
+
+/** What a customer needs for fiat to fiat on `fiatToFiatQuote`: a solana wallet and a spei account. */
+export async function fiatToFiatAccounts(
+  api: HttpClient,
+  customerId: string,
+): Promise<{ solanaWalletId: string; speiAccountId: string }> {
+  const solanaWalletId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/wallets', json: { customer_id: customerId, name: 'Sol', chain: 'solana' } },
+      201,
+      'solana wallet',
+    ),
+  );
+  const speiAccountId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/external-accounts', json: externalAccount(customerId, 'spei') },
+      201,
+      'spei account',
+    ),
+  );
+  return { solanaWalletId, speiAccountId };
+}
+
+/** A valid POST /v1/fiat-to-fiat body on the world's (or any) fiat-to-fiat quote. */
+export function fiatToFiatBody(
   world: Pick<PartnerWorld, 'approvedCustomerId' | 'fiatToFiatQuoteId' | 'solanaWalletId' | 'speiAccountId'>,
 ): Record<string, unknown> {
   return {

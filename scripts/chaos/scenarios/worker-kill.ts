@@ -8,8 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { Decimal } from '../../../src/domain/money';
 import { workflowIds } from '../../../src/temporal/workflow-ids';
-import { ledgerProblems, TransactionLedger, transactionLedger } from '../../../test/support/transactions';
-import { approvedCustomer, call, externalAccount, fiatToFiatQuote, idOf } from '../fixtures';
+import {
+  ledgerProblems,
+  TransactionBody,
+  TransactionLedger,
+  transactionLedger,
+} from '../../../test/support/transactions';
+import { approvedCustomer, fiatToFiatAccounts, fiatToFiatBody, fiatToFiatQuote, idOf } from '../fixtures';
 import { describe as describeOutcome, HttpClient, HttpOutcome, HttpRequest, HttpResponse, pause } from '../http';
 import { isFinal } from '../invariants';
 import { randomSource, RunSize, ScenarioReport } from '../report';
@@ -22,20 +27,10 @@ interface Settlement {
   plan: Plan;
   id: string;
   /** The transaction as created (amounts, fees). */
-  created: TransactionView;
+  created: TransactionBody;
   /** The final answers of the deposit and of the cancellation (race), after retries with their keys. */
   deposit?: HttpResponse;
   cancel?: HttpResponse;
-}
-
-interface TransactionView {
-  id: string;
-  status: string;
-  failure_reason: string | null;
-  sender: { amount: string; currency: string };
-  receiver: { amount: string; currency: string };
-  stablecoin: { amount: string; currency: string };
-  fees: Record<'service_fee' | 'partner_fee' | 'network_fee' | 'total', { amount: string; currency: string }>;
 }
 
 /** Settlements being set up at once (quote, transaction, deposit); the earlier ones settle meanwhile. */
@@ -74,22 +69,7 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
   const partner = await system.createPartner('chaos worker-kill');
   const { api } = partner;
   const customerId = await approvedCustomer(api);
-  const walletId = idOf(
-    await call(
-      api,
-      { method: 'POST', path: '/v1/wallets', json: { customer_id: customerId, name: 'Settlement', chain: 'solana' } },
-      201,
-      'wallet',
-    ),
-  );
-  const externalAccountId = idOf(
-    await call(
-      api,
-      { method: 'POST', path: '/v1/external-accounts', json: externalAccount(customerId, 'spei') },
-      201,
-      'spei account',
-    ),
-  );
+  const { solanaWalletId: walletId, speiAccountId } = await fiatToFiatAccounts(api, customerId);
 
   const plans: Plan[] = Array.from({ length: count }, () => {
     const pick = random();
@@ -121,13 +101,12 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
       {
         method: 'POST',
         path: '/v1/fiat-to-fiat',
-        json: {
-          quote_id: idOf(quote),
-          customer_id: customerId,
-          wallet_id: walletId,
-          sender: { name: 'João Pereira', document: { type: 'cpf', number: '529.982.247-25' } },
-          receiver: { external_account_id: externalAccountId },
-        },
+        json: fiatToFiatBody({
+          approvedCustomerId: customerId,
+          fiatToFiatQuoteId: idOf(quote),
+          solanaWalletId: walletId,
+          speiAccountId,
+        }),
       },
       requestLimitMs,
     );
@@ -135,7 +114,7 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
       setupFailures.push(`transaction ${index}: ${transaction ? describeOutcome(transaction) : 'no final answer'}`);
       return;
     }
-    const created = transaction.body as TransactionView;
+    const created = transaction.body as TransactionBody;
     const settlement: Settlement = { plan, id: created.id, created };
     settlements.push(settlement);
     const depositRequest: HttpRequest = {
