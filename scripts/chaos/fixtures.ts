@@ -184,6 +184,11 @@ export interface PartnerWorld {
   virtualAccountId: string;
   quoteId: string;
   fiatToFiatQuoteId: string;
+  /** A solana wallet and a spei account: what a fiat-to-fiat quote (BRL pix -> USDC solana -> MXN spei) needs. */
+  solanaWalletId: string;
+  speiAccountId: string;
+  /** A fiat-to-fiat transaction awaiting its deposit (on a quote of its own). */
+  transactionId: string;
   webhookConfigId: string;
   eventId: string;
 }
@@ -246,12 +251,23 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
     ),
   );
   const quoteId = idOf(await call(api, { method: 'POST', path: '/v1/quote', json: payinQuote() }, 201, 'quote'));
-  const fiatToFiatQuoteId = idOf(
+  const fiatToFiatQuoteId = await createFiatToFiatQuote(api);
+  const { solanaWalletId, speiAccountId } = await fiatToFiatAccounts(api, approvedCustomerId);
+  const transactionId = idOf(
     await call(
       api,
-      { method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote() },
+      {
+        method: 'POST',
+        path: '/v1/fiat-to-fiat',
+        json: fiatToFiatBody({
+          approvedCustomerId,
+          fiatToFiatQuoteId: await createFiatToFiatQuote(api),
+          solanaWalletId,
+          speiAccountId,
+        }),
+      },
       201,
-      'fiat-to-fiat quote',
+      'fiat-to-fiat transaction',
     ),
   );
   const events = await call(api, { method: 'GET', path: '/v1/events?limit=1' }, 200, 'events');
@@ -267,8 +283,59 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
     virtualAccountId,
     quoteId,
     fiatToFiatQuoteId,
+    solanaWalletId,
+    speiAccountId,
+    transactionId,
     webhookConfigId,
     eventId,
+  };
+}
+
+export async function createFiatToFiatQuote(api: HttpClient, amount?: string): Promise<string> {
+  return idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/quote/fiat-to-fiat', json: fiatToFiatQuote(amount) },
+      201,
+      'fiat-to-fiat quote',
+    ),
+  );
+}
+
+/** What a customer needs for fiat to fiat on `fiatToFiatQuote`: a solana wallet and a spei account. */
+export async function fiatToFiatAccounts(
+  api: HttpClient,
+  customerId: string,
+): Promise<{ solanaWalletId: string; speiAccountId: string }> {
+  const solanaWalletId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/wallets', json: { customer_id: customerId, name: 'Sol', chain: 'solana' } },
+      201,
+      'solana wallet',
+    ),
+  );
+  const speiAccountId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/external-accounts', json: externalAccount(customerId, 'spei') },
+      201,
+      'spei account',
+    ),
+  );
+  return { solanaWalletId, speiAccountId };
+}
+
+/** A valid POST /v1/fiat-to-fiat body on the world's (or any) fiat-to-fiat quote. */
+export function fiatToFiatBody(
+  world: Pick<PartnerWorld, 'approvedCustomerId' | 'fiatToFiatQuoteId' | 'solanaWalletId' | 'speiAccountId'>,
+): Record<string, unknown> {
+  return {
+    quote_id: world.fiatToFiatQuoteId,
+    customer_id: world.approvedCustomerId,
+    wallet_id: world.solanaWalletId,
+    sender: { name: 'João Pereira', document: { type: 'cpf', number: '529.982.247-25' } },
+    receiver: { external_account_id: world.speiAccountId },
   };
 }
 
@@ -282,6 +349,7 @@ export function idsForPathParam(template: string, param: string, world: PartnerW
     wallets: [world.walletId],
     'virtual-accounts': [world.virtualAccountId],
     quotes: [world.quoteId, world.fiatToFiatQuoteId],
+    transactions: [world.transactionId],
     'webhook-configs': [world.webhookConfigId],
     events: [world.eventId],
     verify: [world.verificationToken],
@@ -307,6 +375,9 @@ export function validBody(operationId: string, world: PartnerWorld): Record<stri
     }),
     createQuote: () => payinQuote(),
     createFiatToFiatQuote: () => fiatToFiatQuote(),
+    createFiatToFiat: () => fiatToFiatBody(world),
+    cancelTransaction: () => ({ status: 'cancelled' }),
+    simulateTransactionDeposit: () => ({ amount: '500.00' }),
     createWebhookConfig: () => ({
       url: 'https://example.com/hooks',
       subscriptions: ['customer.created'],

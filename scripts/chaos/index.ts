@@ -8,6 +8,7 @@ import { fuzzScenario } from './scenarios/fuzz';
 import { isolationScenario } from './scenarios/isolation';
 import { outagesScenario } from './scenarios/outages';
 import { webhookOutageScenario } from './scenarios/webhook-outage';
+import { workerKillScenario } from './scenarios/worker-kill';
 import { ChaosSystem } from './system';
 
 interface Scenario {
@@ -22,6 +23,7 @@ interface Scenario {
 const scenarios: Scenario[] = [
   { number: 5, name: 'fuzz', run: fuzzScenario, limitSeconds: 1200 },
   { number: 7, name: 'isolation', run: isolationScenario, limitSeconds: 600 },
+  { number: 1, name: 'worker-kill', run: workerKillScenario, limitSeconds: 900 },
   { number: 2, name: 'api-kill', run: apiKillScenario, limitSeconds: 900 },
   { number: 3, name: 'webhook-outage', run: webhookOutageScenario, limitSeconds: 900 },
   { number: 4, name: 'outages', run: outagesScenario, limitSeconds: 900 },

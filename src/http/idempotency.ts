@@ -205,6 +205,7 @@ export async function withIdempotency(
 
   const context = currentRequestContext();
   if (context) {
+    context.idempotentRequest = `${request.partnerId}:${request.key}:${fingerprint}`;
     context.storeIdempotentResponse = (tx: Prisma.TransactionClient, body: unknown) =>
       complete(tx, request, owner, { status: successStatus, body: successStatus === 204 ? undefined : body }, box);
   }

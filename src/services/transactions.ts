@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { isUniqueViolation, Prisma, type Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
+import { idOfThisRequest } from '../request-context';
 import { amountTextProblem, Currency, Money, Stablecoin } from '../domain/money';
 import type { QuoteAmounts, QuoteTerms, QuoteType } from '../domain/quotes';
 import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
@@ -75,13 +76,23 @@ function mismatch(message: string): ApiError {
   return new ApiError('quote_currency_mismatch', message);
 }
 
-/** The checks every quote-based transaction makes first: the quote's type, use and expiry. */
-async function usableQuoteOrThrow(services: ApiServices, partnerId: string, quoteId: string, type: QuoteType) {
+/**
+ * The checks every quote-based transaction makes first: the quote's type, use and expiry. `transactionId` is the
+ * quote's consumer: a retry with the same Idempotency-Key is the same consumer (idOfThisRequest), so a quote that the
+ * first attempt used after all (its update delivered once the worker was back) is still its own.
+ */
+async function usableQuoteOrThrow(
+  services: ApiServices,
+  partnerId: string,
+  quoteId: string,
+  type: QuoteType,
+  transactionId: string,
+) {
   const quote = await findQuoteOrThrow(services.prisma, partnerId, quoteId);
   if (quote.type !== type) {
     throw ApiError.invalidParam('quote_id', `is a ${quote.type} quote; this operation needs a ${type} quote`);
   }
-  if (quote.status === 'used') {
+  if (quote.status === 'used' && quote.usedBy !== transactionId) {
     throw new ApiError('quote_already_used', `Quote ${quote.id} was already used; request a new quote.`);
   }
   if (quote.status === 'expired' || Date.now() >= quote.expiresAt.getTime()) {
@@ -356,7 +367,8 @@ export async function createFiatToFiat(
   partnerId: string,
   request: CreateFiatToFiatRequest,
 ): Promise<TransactionResource> {
-  const quote = await usableQuoteOrThrow(services, partnerId, request.quote_id, 'fiat_to_fiat');
+  const id = idOfThisRequest('transaction');
+  const quote = await usableQuoteOrThrow(services, partnerId, request.quote_id, 'fiat_to_fiat', id);
   const terms = termsOf(quote);
   const customer = await requireApprovedCustomer(services.prisma, partnerId, request.customer_id);
   const stablecoin = terms.stablecoin as { currency: Currency; paymentRail: Blockchain };
@@ -388,7 +400,7 @@ export async function createFiatToFiat(
   const senderRail = terms.sender.paymentRail as FiatRail;
   const createdAt = new Date();
   return writeWithQuote(services, quote.id, 'fiat_to_fiat', {
-    id: newId(),
+    id,
     createdAt,
     partnerId,
     customerId: customer.id,
@@ -414,7 +426,8 @@ export async function createPayin(
   partnerId: string,
   request: CreatePayinRequest,
 ): Promise<TransactionResource> {
-  const quote = await usableQuoteOrThrow(services, partnerId, request.quote_id, 'payin');
+  const id = idOfThisRequest('transaction');
+  const quote = await usableQuoteOrThrow(services, partnerId, request.quote_id, 'payin', id);
   const terms = termsOf(quote);
   const customer = await requireApprovedCustomer(services.prisma, partnerId, request.customer_id);
   const wallet = await customerWalletOrThrow(
@@ -436,7 +449,7 @@ export async function createPayin(
   const senderRail = terms.sender.paymentRail as FiatRail;
   const createdAt = new Date();
   return writeWithQuote(services, quote.id, 'payin', {
-    id: newId(),
+    id,
     createdAt,
     partnerId,
     customerId: customer.id,
@@ -469,7 +482,8 @@ export async function createPayout(
   if (request.simulate !== undefined && request.wallet_id === undefined) {
     throw ApiError.invalidParam('simulate', 'only with wallet_id; without one, give it to POST /v1/payout/confirm');
   }
-  const quote = await usableQuoteOrThrow(services, partnerId, request.quote_id, 'payout');
+  const id = idOfThisRequest('transaction');
+  const quote = await usableQuoteOrThrow(services, partnerId, request.quote_id, 'payout', id);
   const terms = termsOf(quote);
   const customer = await requireApprovedCustomer(services.prisma, partnerId, request.customer_id);
   const coin = terms.sender.currency as Stablecoin;
@@ -509,7 +523,6 @@ export async function createPayout(
     if (balance.lt(amounts.sender))
       throw insufficientFunds(wallet.id, ` (${balance.format()} < ${amounts.sender.format()})`);
   }
-  const id = newId();
   const createdAt = new Date();
   const deadline = depositDeadlineOf(createdAt, chain);
   return writeWithQuote(services, quote.id, 'payout', {
@@ -595,7 +608,8 @@ export async function receiveDeposit(
   row: TransactionRow,
   report: DepositReport,
 ): Promise<DepositResource> {
-  const depositId = newId();
+  // The workflow update's id: a retry with the same Idempotency-Key gets the first attempt's outcome from Temporal.
+  const depositId = idOfThisRequest('deposit');
   if (row.status === 'awaiting_deposit') {
     const input: DepositInput = {
       depositId,
@@ -616,6 +630,9 @@ export async function receiveDeposit(
       if (!late) throw error;
     }
   }
+  // A retry whose first attempt's update was taken after all (the transaction has moved on since): that deposit.
+  const taken = await services.prisma.transactionDeposit.findUnique({ where: { id: depositId } });
+  if (taken?.transactionId === row.id) return toDeposit(taken);
   return writeThenStart(services, async (tx, start) => {
     const deposit = await tx.transactionDeposit.create({
       data: {

@@ -138,6 +138,7 @@ async function idsOwnedBy(system: ChaosSystem, partnerId: string): Promise<Set<s
     system.prisma.wallet.findMany(where),
     system.prisma.virtualAccount.findMany(where),
     system.prisma.quote.findMany(where),
+    system.prisma.transaction.findMany(where),
     system.prisma.event.findMany(where),
     system.prisma.webhookDelivery.findMany(where),
     system.prisma.webhookConfig.findMany(where),
