@@ -3,7 +3,9 @@
 // activities against the Temporal test server (time skipped), driven through the API like a partner would.
 // Run with `npm run histories:record` (README "Changing workflow code safely"); not part of `npm test`.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { base58 } from '@scure/base';
 import { consumeQuote } from '../../src/services/quotes';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import { verificationDecisionUpdate, verificationStateQuery } from '../../workflows/customer-verification';
@@ -26,6 +28,7 @@ import {
   TransactionBody,
   waitForStatus,
 } from '../support/transactions';
+import { createPayin, createPayout, fundWallet } from '../support/payments';
 import { Answer, WebhookReceiver } from '../support/webhook-receiver';
 import { configureWebhooks, newId, recordPayoutEvent } from '../support/webhooks';
 
@@ -463,5 +466,91 @@ describe('settlementWorkflow, its legs and depositReturnWorkflow', () => {
       timerStarted(await eventually(() => settlementHandle(sandbox, transaction.id).fetchHistory(), timerStarted)),
     ).toBe(true);
     await save(sandbox, settlementId(transaction), 'running-awaiting-deposit');
+  });
+});
+
+describe('walletTransferWorkflow', () => {
+  let customerId: string;
+  beforeAll(async () => {
+    customerId = (await approvedCustomer(sandbox, partner.api)).id;
+  });
+  async function fundedWallet(name: string): Promise<string> {
+    const wallet = await createWallet(partner.api, customerId, 'solana', name);
+    const funded = await partner.api
+      .post(`/v1/sandbox/wallets/${wallet.id}/fund`)
+      .send({ currency: 'USDC', amount: '100' });
+    expect(funded.status).toBe(200);
+    return wallet.id;
+  }
+  async function transferred(body: Record<string, unknown>, expected: string, name: string): Promise<void> {
+    const response = await partner.api.post('/v1/wallet-transfer').send({ currency: 'USDC', amount: '10', ...body });
+    expect(response.status).toBe(201);
+    const workflowId = workflowIds.walletTransfer(response.body.id as string);
+    expect(await sandbox.env.client.workflow.getHandle(workflowId).result()).toBe(expected);
+    await save(sandbox, workflowId, name);
+  }
+  const outsideAddress = () => base58.encode(randomBytes(32));
+
+  it('completed between two wallets of the partner', async () => {
+    const from = await fundedWallet('History transfer source');
+    const to = await createWallet(partner.api, customerId, 'solana', 'History transfer destination');
+    await transferred({ from_wallet_id: from, to_wallet_id: to.id }, 'completed', 'completed-internal');
+  });
+
+  it('completed to an outside address; failed when the network rejects it', async () => {
+    const from = await fundedWallet('History transfer outside');
+    await transferred({ from_wallet_id: from, to_address: outsideAddress() }, 'completed', 'completed-external');
+    await transferred(
+      { from_wallet_id: from, to_address: outsideAddress(), simulate: 'network_rejected' },
+      'failed',
+      'failed-network-rejected',
+    );
+  });
+});
+
+describe('virtualAccountWorkflow cancellation', () => {
+  it('production: cancelled by the partner while under review', async () => {
+    const customer = await approvedCustomer(production, operatorPartner.api);
+    const wallet = await createWallet(operatorPartner.api, customer.id);
+    const created = await operatorPartner.api
+      .post('/v1/virtual-accounts')
+      .send(virtualAccountBody(customer.id, wallet.id));
+    expect(created.status).toBe(201);
+    const cancelled = await operatorPartner.api
+      .put(`/v1/virtual-accounts/${created.body.id}`)
+      .send({ status: 'cancelled' });
+    expect(cancelled.status).toBe(200);
+    const workflowId = workflowIds.virtualAccount(created.body.id as string);
+    expect(await production.env.client.workflow.getHandle(workflowId).result()).toBe('cancelled');
+    await save(production, workflowId, 'production-cancelled-under-review');
+  });
+});
+
+describe('settlementWorkflow for pay-ins and payouts', () => {
+  let parties: Parties;
+  beforeAll(async () => {
+    parties = await setUpParties(sandbox, partner);
+  });
+  const settled = (transaction: TransactionBody) => settlementHandle(sandbox, transaction.id).result();
+
+  it('a pay-in completed (leg 1 alone); a payout from the wallet completed (leg 2 alone)', async () => {
+    await fundWallet(sandbox, parties);
+    const payin = await createPayin(parties);
+    await deposit(parties, payin);
+    expect(await settled(payin)).toBe('completed');
+    await save(sandbox, workflowIds.transaction(payin.id), 'payin-completed');
+    const payout = await createPayout(parties);
+    expect(await settled(payout)).toBe('completed');
+    await save(sandbox, workflowIds.transaction(payout.id), 'payout-from-wallet-completed');
+  });
+
+  it('a payout awaiting its stablecoin, confirmed, completed', async () => {
+    const payout = await createPayout(parties, { wallet_id: undefined });
+    const confirmed = await parties.partner.api
+      .post('/v1/payout/confirm')
+      .send({ transaction_id: payout.id, tx_hash: '5'.repeat(88) });
+    expect(confirmed.status).toBe(200);
+    expect(await settled(payout)).toBe('completed');
+    await save(sandbox, workflowIds.transaction(payout.id), 'payout-confirmed-completed');
   });
 });
