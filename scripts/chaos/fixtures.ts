@@ -41,6 +41,14 @@ export const payinQuote = (amount = '1000.00') => ({
   receiver: { currency: 'USDC', payment_rail: 'ethereum' },
 });
 
+export const payoutQuote = (amount = '10.000000') => ({
+  sender: { currency: 'USDC', payment_rail: 'solana', amount },
+  receiver: { currency: 'MXN', payment_rail: 'spei' },
+});
+
+/** A well-formed solana address no wallet of the service has. */
+const outsideSolanaAddress = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
+
 export const fiatToFiatQuote = (amount = '500.00') => ({
   sender: { currency: 'BRL', payment_rail: 'pix', amount },
   stablecoin: { currency: 'USDC', payment_rail: 'solana' },
@@ -189,6 +197,10 @@ export interface PartnerWorld {
   speiAccountId: string;
   /** A fiat-to-fiat transaction awaiting its deposit (on a quote of its own). */
   transactionId: string;
+  /** A payout quote (USDC on solana -> MXN on spei). */
+  payoutQuoteId: string;
+  /** A wallet transfer from the (sandbox-funded) solana wallet to an outside address. */
+  walletTransferId: string;
   webhookConfigId: string;
   eventId: string;
 }
@@ -270,6 +282,33 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
       'fiat-to-fiat transaction',
     ),
   );
+  const payoutQuoteId = idOf(
+    await call(api, { method: 'POST', path: '/v1/quote', json: payoutQuote() }, 201, 'payout quote'),
+  );
+  await call(
+    api,
+    { method: 'POST', path: `/v1/sandbox/wallets/${solanaWalletId}/fund`, json: { currency: 'USDC', amount: '100' } },
+    200,
+    'sandbox funding',
+  );
+  const walletTransferId = idOf(
+    await call(
+      api,
+      {
+        method: 'POST',
+        path: '/v1/wallet-transfer',
+        json: { from_wallet_id: solanaWalletId, to_address: outsideSolanaAddress, currency: 'USDC', amount: '1' },
+      },
+      201,
+      'wallet transfer',
+    ),
+  );
+  // Settled before the scenarios count rows: its completion posts to the ledger and records an event.
+  const transferSettled = await waitUntil(async () => {
+    const transfer = await call(api, { method: 'GET', path: `/v1/wallet-transfers/${walletTransferId}` }, 200, 'get');
+    return (transfer.body as { status: string }).status === 'completed';
+  }, 60_000);
+  if (!transferSettled) throw new Error(`wallet transfer ${walletTransferId} did not complete within 60 s`);
   const events = await call(api, { method: 'GET', path: '/v1/events?limit=1' }, 200, 'events');
   const eventId = (events.body as { items: Array<{ event_id: string }> }).items[0]?.event_id;
   if (!eventId) throw new Error('the partner has no event');
@@ -286,6 +325,8 @@ export async function buildWorld(system: ChaosSystem, name: string, webhookUrl: 
     solanaWalletId,
     speiAccountId,
     transactionId,
+    payoutQuoteId,
+    walletTransferId,
     webhookConfigId,
     eventId,
   };
@@ -348,8 +389,9 @@ export function idsForPathParam(template: string, param: string, world: PartnerW
     'external-accounts': [world.externalAccountId],
     wallets: [world.walletId],
     'virtual-accounts': [world.virtualAccountId],
-    quotes: [world.quoteId, world.fiatToFiatQuoteId],
+    quotes: [world.quoteId, world.fiatToFiatQuoteId, world.payoutQuoteId],
     transactions: [world.transactionId],
+    'wallet-transfers': [world.walletTransferId],
     'webhook-configs': [world.webhookConfigId],
     events: [world.eventId],
     verify: [world.verificationToken],
@@ -378,6 +420,27 @@ export function validBody(operationId: string, world: PartnerWorld): Record<stri
     createFiatToFiat: () => fiatToFiatBody(world),
     cancelTransaction: () => ({ status: 'cancelled' }),
     simulateTransactionDeposit: () => ({ amount: '500.00' }),
+    createPayin: () => ({
+      quote_id: world.quoteId,
+      customer_id: world.approvedCustomerId,
+      wallet_id: world.walletId,
+      sender: { name: 'Ana Souza', document: { type: 'passport', number: 'x1234567' } },
+    }),
+    createPayout: () => ({
+      quote_id: world.payoutQuoteId,
+      customer_id: world.approvedCustomerId,
+      external_account_id: world.speiAccountId,
+    }),
+    confirmPayout: () => ({ transaction_id: world.transactionId, tx_hash: '5'.repeat(88) }),
+    fundSandboxWallet: () => ({ currency: 'USDC', amount: '10' }),
+    createWalletTransfer: () => ({
+      from_wallet_id: world.solanaWalletId,
+      to_address: outsideSolanaAddress,
+      currency: 'USDC',
+      amount: '1',
+    }),
+    cancelVirtualAccount: () => ({ status: 'cancelled' }),
+    simulateVirtualAccountDeposit: () => ({ amount: '100.00', sender_name: 'Chaos Sender' }),
     createWebhookConfig: () => ({
       url: 'https://example.com/hooks',
       subscriptions: ['customer.created'],

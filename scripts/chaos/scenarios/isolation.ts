@@ -19,10 +19,13 @@ const MAX_PAGES = 50;
 function idsForField(field: string, world: PartnerWorld): string[] | undefined {
   const byField: Record<string, string[]> = {
     customer_id: [world.approvedCustomerId, world.pendingCustomerId],
-    wallet_id: [world.walletId],
-    external_account_id: [world.externalAccountId],
+    wallet_id: [world.walletId, world.solanaWalletId],
+    from_wallet_id: [world.solanaWalletId],
+    to_wallet_id: [world.walletId],
+    external_account_id: [world.externalAccountId, world.speiAccountId],
     virtual_account_id: [world.virtualAccountId],
-    quote_id: [world.quoteId, world.fiatToFiatQuoteId],
+    quote_id: [world.quoteId, world.fiatToFiatQuoteId, world.payoutQuoteId],
+    transaction_id: [world.transactionId],
     event_resource_id: [world.approvedCustomerId, world.externalAccountId, world.virtualAccountId],
   };
   return byField[field];
@@ -139,6 +142,7 @@ async function idsOwnedBy(system: ChaosSystem, partnerId: string): Promise<Set<s
     system.prisma.virtualAccount.findMany(where),
     system.prisma.quote.findMany(where),
     system.prisma.transaction.findMany(where),
+    system.prisma.walletTransfer.findMany(where),
     system.prisma.event.findMany(where),
     system.prisma.webhookDelivery.findMany(where),
     system.prisma.webhookConfig.findMany(where),
