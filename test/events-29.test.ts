@@ -3,8 +3,9 @@
 // payload, and `event_resource` the resource as GET shows it. The literal list below is the SPEC's, not the
 // code's, so a type no flow produces fails the last test.
 import { resolveErrorUpdate } from '../workflows/settlement';
+import { virtualAccountDecisionUpdate } from '../workflows/virtual-account';
 import { workflowIds } from '../src/temporal/workflow-ids';
-import { createWallet, virtualAccountBody } from './support/accounts';
+import { approvedCustomer, createWallet, virtualAccountBody } from './support/accounts';
 import { createCustomer, createExternalAccount, externalAccount, uploadIndividualDocuments } from './support/fixtures';
 import { Harness, startHarness } from './support/harness';
 import { createPayin, createPayout, fundWallet } from './support/payments';
@@ -50,7 +51,8 @@ type SpecEventType = (typeof specEventTypes)[number];
  * Types no flow can deliver to a receiver of this harness. virtual_account.rejected: the sandbox approves virtual
  * accounts at creation; only production's operator (or its review timeout) rejects one, and production refuses,
  * by design (SSRF guard, src/webhooks/destinations.ts; config refuses WEBHOOK_ALLOW_PRIVATE_URLS), to send webhooks
- * to a local receiver. Its emission is asserted in test/virtual-accounts-production.test.ts, not its delivery.
+ * to a local receiver. The production block at the end proves it is emitted, with the payload a delivery would carry
+ * (GET /v1/events/{id}, the same presenter as the webhook body), not that it reaches a receiver.
  */
 const knownGaps: SpecEventType[] = ['virtual_account.rejected'];
 
@@ -267,4 +269,39 @@ it('delivers every SPEC 6 type but the known gaps, signed, with the SPEC payload
   // The SPEC's 29 minus the gaps named above, exactly: a flow that stops producing a type fails here.
   expect([...deliveredTypes(requests)].sort()).toEqual([...produced].sort());
   expect(specEventTypes.filter((type) => !deliveredTypes(requests).has(type))).toEqual(knownGaps);
+});
+
+describe('production: virtual_account.rejected (the known gap of delivery)', () => {
+  let production: Harness;
+  beforeAll(async () => {
+    production = await startHarness({ APP_ENV: 'production' });
+  });
+  afterAll(() => production?.teardown());
+
+  it('is emitted by the operator’s rejection with the SPEC payload and the full resource', async () => {
+    const partner = await production.createPartner();
+    const customer = await approvedCustomer(production, partner.api);
+    const wallet = await createWallet(partner.api, customer.id, 'solana');
+    const opened = await partner.api.post('/v1/virtual-accounts').send(virtualAccountBody(customer.id, wallet.id));
+    expect([opened.status, opened.body.status]).toEqual([201, 'under_review']);
+    const handle = production.env.client.workflow.getHandle(workflowIds.virtualAccount(opened.body.id));
+    await handle.executeUpdate(virtualAccountDecisionUpdate, { args: [{ outcome: 'rejected', reason: 'events-29' }] });
+    expect(await handle.result()).toBe('rejected');
+
+    const row = await production.prisma.event.findFirstOrThrow({
+      where: { resourceId: opened.body.id, eventType: 'virtual_account.rejected' },
+    });
+    const event = (await partner.api.get(`/v1/events/${row.id}`)).body;
+    const current = (await partner.api.get(`/v1/virtual-accounts/${opened.body.id}`)).body;
+    expect(event).toEqual({
+      event: 'virtual_account',
+      event_id: row.id,
+      event_type: 'virtual_account.rejected',
+      event_resource_id: opened.body.id,
+      event_resource_status: 'rejected',
+      event_resource: current,
+      event_created_at: expect.any(String),
+    });
+    expect(current.status).toBe('rejected');
+  });
 });
