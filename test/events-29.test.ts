@@ -47,15 +47,6 @@ const specEventTypes = [
 ] as const;
 type SpecEventType = (typeof specEventTypes)[number];
 
-/**
- * Types no flow can deliver to a receiver of this harness. virtual_account.rejected: the sandbox approves virtual
- * accounts at creation; only production's operator (or its review timeout) rejects one, and production refuses,
- * by design (SSRF guard, src/webhooks/destinations.ts; config refuses WEBHOOK_ALLOW_PRIVATE_URLS), to send webhooks
- * to a local receiver. The production block at the end proves it is emitted, with the payload a delivery would carry
- * (GET /v1/events/{id}, the same presenter as the webhook body), not that it reaches a receiver.
- */
-const knownGaps: SpecEventType[] = ['virtual_account.rejected'];
-
 let harness: Harness;
 let parties: Parties;
 let receiver: WebhookReceiver;
@@ -125,7 +116,7 @@ it('external account: rejected by screening (a sandbox deny-listed beneficiary)'
   flowOf.set(account.id, 'external account with a deny-listed beneficiary (rejected by screening)');
 });
 
-it('virtual account: created approved (sandbox), then cancelled', async () => {
+it('virtual account: created approved (sandbox), then cancelled; another rejected by its review (simulate)', async () => {
   const created = await api()
     .post('/v1/virtual-accounts')
     .send(virtualAccountBody(parties.customer.id, parties.wallet.id));
@@ -133,6 +124,13 @@ it('virtual account: created approved (sandbox), then cancelled', async () => {
   const cancelled = await api().put(`/v1/virtual-accounts/${created.body.id}`).send({ status: 'cancelled' });
   expect([cancelled.status, cancelled.body.status]).toEqual([200, 'cancelled']);
   flowOf.set(created.body.id, 'virtual account created (sandbox approves), cancelled with PUT');
+  const rejected = await api()
+    .post('/v1/virtual-accounts')
+    .send({ ...virtualAccountBody(parties.customer.id, parties.wallet.id), simulate: 'rejected' });
+  expect([rejected.status, rejected.body.status]).toEqual([201, 'under_review']);
+  const review = harness.env.client.workflow.getHandle(workflowIds.virtualAccount(rejected.body.id));
+  expect(await review.result()).toBe('rejected');
+  flowOf.set(rejected.body.id, 'virtual account with the sandbox simulate "rejected" (the review rejects it)');
 });
 
 it('pay-ins: completed, cancelled, failed at the deadline, error then refunded by the operator', async () => {
@@ -218,8 +216,8 @@ const getPathOf: Record<string, string> = {
   virtual_account: '/v1/virtual-accounts',
 };
 
-it('delivers every SPEC 6 type but the known gaps, signed, with the SPEC payload and the full resource', async () => {
-  const produced = specEventTypes.filter((type) => !knownGaps.includes(type));
+it('delivers every SPEC 6 type, signed, with the SPEC payload and the full resource', async () => {
+  const produced = [...specEventTypes];
   const deliveredTypes = (requests: ReceivedWebhook[]) => new Set(requests.map((r) => String(r.body.event_type)));
   await receiver
     .waitFor((requests) => produced.every((type) => deliveredTypes(requests).has(type)), 'every produced type')
@@ -266,12 +264,12 @@ it('delivers every SPEC 6 type but the known gaps, signed, with the SPEC payload
     }
   }
 
-  // The SPEC's 29 minus the gaps named above, exactly: a flow that stops producing a type fails here.
+  // The SPEC's 29, exactly: a flow that stops producing a type fails here.
+  expect(produced).toHaveLength(29);
   expect([...deliveredTypes(requests)].sort()).toEqual([...produced].sort());
-  expect(specEventTypes.filter((type) => !deliveredTypes(requests).has(type))).toEqual(knownGaps);
 });
 
-describe('production: virtual_account.rejected (the known gap of delivery)', () => {
+describe('production: virtual_account.rejected by the operator carries the same payload', () => {
   let production: Harness;
   beforeAll(async () => {
     production = await startHarness({ APP_ENV: 'production' });
@@ -282,6 +280,10 @@ describe('production: virtual_account.rejected (the known gap of delivery)', () 
     const partner = await production.createPartner();
     const customer = await approvedCustomer(production, partner.api);
     const wallet = await createWallet(partner.api, customer.id, 'solana');
+    const simulated = await partner.api
+      .post('/v1/virtual-accounts')
+      .send({ ...virtualAccountBody(customer.id, wallet.id), simulate: 'rejected' });
+    expect([simulated.status, simulated.body.error?.details?.[0]?.param]).toEqual([400, 'simulate']);
     const opened = await partner.api.post('/v1/virtual-accounts').send(virtualAccountBody(customer.id, wallet.id));
     expect([opened.status, opened.body.status]).toEqual([201, 'under_review']);
     const handle = production.env.client.workflow.getHandle(workflowIds.virtualAccount(opened.body.id));

@@ -40,6 +40,8 @@ export interface VirtualAccountWorkflowInput {
   /** As created: approved in the sandbox, under_review in production. */
   status: VirtualAccountStatus;
   review: { reminderHours: number; timeoutDays: number };
+  /** Sandbox only: the review's decision, taken at once (the `simulate` of the creation request). */
+  sandboxDecision?: VirtualAccountDecision;
 }
 
 export type VirtualAccountDecision = { outcome: 'approved' } | { outcome: 'rejected'; reason?: string };
@@ -142,6 +144,7 @@ export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput)
   }
 
   if (status !== 'under_review') return status;
+  decision = input.sandboxDecision;
 
   while (!decision && !cancelling) {
     const nextReminder = startedAt + (remindersSent + 1) * input.review.reminderHours * hour;

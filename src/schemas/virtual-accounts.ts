@@ -31,6 +31,15 @@ export const createVirtualAccountRequestSchema = z
           'EUR only (sending it for USD, even false, is invalid). True: deposits from senders other than the customer are ' +
           'accepted; default false: only the account holder’s. At most one EUR account per customer may have it true.',
       }),
+    simulate: z
+      .enum(['rejected'])
+      .optional()
+      .meta({
+        description:
+          'Sandbox only (400 in production): `rejected` opens the account under review and has the review reject it ' +
+          'at once (reason `sandbox_simulated_rejection`), so that `virtual_account.rejected` can be tested. Without ' +
+          'it the sandbox approves at creation.',
+      }),
   })
   .strict()
   .superRefine((body, ctx) => {

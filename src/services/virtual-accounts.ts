@@ -64,9 +64,14 @@ export async function createVirtualAccount(
   const id = newId();
   const senderCurrency = request.sender.currency;
   const sandbox = config.appEnv === 'sandbox';
+  if (request.simulate !== undefined && !sandbox) {
+    throw ApiError.invalidParam('simulate', 'is a sandbox control; production accounts are reviewed by an operator');
+  }
+  // The sandbox approves at creation, unless asked to simulate a rejected review.
+  const approveAtCreation = sandbox && request.simulate === undefined;
   try {
     return await writeThenStart(services, async (tx, start) => {
-      const issued = sandbox
+      const issued = approveAtCreation
         ? await allocateDepositDetails(tx, services.depositAccountIssuer, {
             virtualAccountId: id,
             senderCurrency,
@@ -104,6 +109,9 @@ export async function createVirtualAccount(
               customerId: customer.id,
               status: row.status as VirtualAccountStatus,
               review: config.virtualAccountReview,
+              ...(request.simulate === 'rejected'
+                ? { sandboxDecision: { outcome: 'rejected' as const, reason: SANDBOX_REJECTION_REASON } }
+                : {}),
             },
           ],
           searchAttributes: { PartnerId: partnerId, CustomerId: customer.id, ResourceId: id },
@@ -121,6 +129,9 @@ export async function createVirtualAccount(
     throw error;
   }
 }
+
+/** The rejection reason of a review rejected by the sandbox's `simulate: "rejected"`. */
+export const SANDBOX_REJECTION_REASON = 'sandbox_simulated_rejection';
 
 function cannotBeCancelled(id: string, status: string): ApiError {
   return new ApiError(

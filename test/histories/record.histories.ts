@@ -508,7 +508,19 @@ describe('walletTransferWorkflow', () => {
   });
 });
 
-describe('virtualAccountWorkflow cancellation', () => {
+describe('virtualAccountWorkflow cancellation and the sandbox rejection', () => {
+  it('sandbox: rejected by its review (simulate "rejected")', async () => {
+    const customer = await approvedCustomer(sandbox, partner.api);
+    const wallet = await createWallet(partner.api, customer.id);
+    const created = await partner.api
+      .post('/v1/virtual-accounts')
+      .send({ ...virtualAccountBody(customer.id, wallet.id), simulate: 'rejected' });
+    expect(created.status).toBe(201);
+    const workflowId = workflowIds.virtualAccount(created.body.id as string);
+    expect(await sandbox.env.client.workflow.getHandle(workflowId).result()).toBe('rejected');
+    await save(sandbox, workflowId, 'sandbox-simulated-rejection');
+  });
+
   it('production: cancelled by the partner while under review', async () => {
     const customer = await approvedCustomer(production, operatorPartner.api);
     const wallet = await createWallet(operatorPartner.api, customer.id);
