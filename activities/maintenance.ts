@@ -15,5 +15,12 @@ export function createMaintenanceActivities({ prisma }: ActivityServices) {
       });
       return count;
     },
+    /**
+     * Deletes rate-limit counters whose window ended over an hour ago (the limiter's own timer is off: it ran
+     * in every process that serves requests, unowned by any lifecycle).
+     */
+    async purgeExpiredRateLimits(): Promise<number> {
+      return prisma.$executeRaw`DELETE FROM rate_limits WHERE expire < ${Date.now() - 3600_000}`;
+    },
   };
 }

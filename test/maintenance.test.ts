@@ -1,4 +1,5 @@
-// Housekeeping: the maintenance workflow purges expired idempotency keys and old workflow-start intents, and
+// Housekeeping: the maintenance workflow purges expired idempotency keys, old workflow-start intents and expired
+// rate-limit counters, and
 // runs from a Temporal Schedule that every worker creates idempotently (visible and pausable in the UI).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../src/temporal/client';
@@ -35,8 +36,11 @@ const keysOfPartner = async () =>
     .map((row) => row.key)
     .sort();
 
-it('purges expired keys and intents started over a week ago, keeping live ones', async () => {
+it('purges expired keys, intents started over a week ago and old rate-limit counters, keeping live ones', async () => {
   await storeKey('expired-1', new Date(Date.now() - 1000));
+  const [oldCounter, liveCounter] = [`maintenance-old-${partner.partnerId}`, `maintenance-live-${partner.partnerId}`];
+  await harness.prisma.$executeRaw`INSERT INTO rate_limits (key, points, expire) VALUES
+    (${oldCounter}, 1, ${Date.now() - 2 * 3600_000}), (${liveCounter}, 1, ${Date.now() + 60_000})`;
   await storeKey('live', new Date(Date.now() + 3600_000 * 5));
   const old = `maintenance-old-${partner.partnerId}`;
   const recent = `maintenance-recent-${partner.partnerId}`;
@@ -55,6 +59,9 @@ it('purges expired keys and intents started over a week ago, keeping live ones',
   expect(await keysOfPartner()).toEqual(['live']);
   const intents = await harness.prisma.workflowStart.findMany({ where: { workflowId: { in: [old, recent] } } });
   expect(intents.map((row) => row.workflowId)).toEqual([recent]);
+  const counters = await harness.prisma.$queryRaw<Array<{ key: string }>>`
+    SELECT key FROM rate_limits WHERE key IN (${oldCounter}, ${liveCounter})`;
+  expect(counters.map((row) => row.key)).toEqual([liveCounter]);
 });
 
 describe('the maintenance schedule (on a Temporal dev server: the test server has no schedules)', () => {

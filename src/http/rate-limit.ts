@@ -30,6 +30,8 @@ function createLimiters(prisma: PrismaClient, limits: AppConfig['rateLimits']): 
       storeType: 'pool',
       tableName: 'rate_limits',
       tableCreated: true, // by the migrations
+      // Expired counters are purged by the maintenance schedule, not by a timer in every API process.
+      clearExpiredByTimeout: false,
       keyPrefix: policy,
       points,
       duration: limits.windowSeconds,
