@@ -2,7 +2,7 @@
 // the outbox relay and the delivery workflow: signed, in order per resource, retried with time skipping,
 // filtered by subscription, paused and resumed, redelivered on request, never twice.
 import { createPartner as createPartnerRow } from '../src/services/partners';
-import { OutboxRelay } from '../src/webhooks/outbox-relay';
+import { OutboxRelay, RELAY_LOCK_KEY } from '../src/webhooks/outbox-relay';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { createCustomer, uploadIndividualDocuments } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -488,7 +488,11 @@ describe('the outbox relay', () => {
     const eventId = await recordPayoutEvent(harness.prisma, partnerId, newId());
     const terminateLockSession = () =>
       harness.prisma
-        .$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`;
+        // Only the relay lock's holder, which is this relay (it is inside its critical section): other test files'
+        // sessions share the database and must not be cut.
+        .$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = ${RELAY_LOCK_KEY} AND objsubid = 1
+            AND pid <> pg_backend_pid()`;
     const signalling = {
       workflow: {
         // The session holding the advisory lock ends while the relay waits for Temporal.

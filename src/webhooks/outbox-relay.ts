@@ -26,7 +26,7 @@ import {
 
 const BATCH_SIZE = 100;
 /** Any constant: the key of the advisory lock that lets one relay run at a time. */
-const RELAY_LOCK_KEY = 7_000_001;
+export const RELAY_LOCK_KEY = 7_000_001;
 
 export interface OutboxRelayOptions {
   prisma: PrismaClient;

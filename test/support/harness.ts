@@ -26,6 +26,7 @@ import { ensureSearchAttributes } from '../../src/temporal/client';
 import { createWorker } from '../../src/temporal/worker';
 import { OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { WorkflowStartRelay } from '../../src/temporal/workflow-start-relay';
+import { watchForHangs } from './hang-report';
 import { workflowBundlePath } from './paths';
 
 export interface TestPartner {
@@ -125,6 +126,7 @@ export async function startHarness(
     ...overrides,
   });
   const env = await startTimeSkippingServer();
+  const unwatch = watchForHangs(env);
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
   const providers = createProviders(config);
@@ -205,6 +207,7 @@ export async function startHarness(
       await relay.stop();
       worker?.shutdown();
       await running;
+      unwatch();
       await env.teardown();
       await prisma.$disconnect();
       if (conformance.violations.length > 0) {
