@@ -9,7 +9,7 @@ import { isolationScenario } from './scenarios/isolation';
 import { outagesScenario } from './scenarios/outages';
 import { webhookOutageScenario } from './scenarios/webhook-outage';
 import { workerKillScenario } from './scenarios/worker-kill';
-import { ChaosSystem } from './system';
+import type { ChaosSystem } from './system';
 
 interface Scenario {
   number: number;
@@ -69,7 +69,9 @@ async function main(): Promise<number> {
   const size: RunSize = { quick: args.quick, seed: args.seed };
   log(`${args.quick ? 'quick' : 'full'} run, seed ${args.seed} (repeat with --seed ${args.seed})`);
   await generatePrismaClientIfStale();
-  const system = await ChaosSystem.start(log);
+  // Imported only now: the system loads the Prisma client, which must be the one just generated.
+  const { ChaosSystem: System } = await import('./system');
+  const system = await System.start(log);
   const reports: ScenarioReport[] = [];
   try {
     for (const scenario of scenarios) {

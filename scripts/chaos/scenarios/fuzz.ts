@@ -130,6 +130,16 @@ function at(value: Json, path: PathTo): Json {
   return path.reduce<Json>((current, key) => (current as Record<string, Json>)[key as string] as Json, value);
 }
 
+/** The value at `path` in `value`, or undefined where the path does not exist there. */
+function expectedAt(value: Json, path: PathTo): Json | undefined {
+  let current: Json | undefined = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string | number, Json>)[key as string];
+  }
+  return current;
+}
+
 function setAt(value: Json, path: PathTo, replacement: Json | undefined): void {
   const parent = at(value, path.slice(0, -1)) as Record<string | number, Json>;
   const key = path[path.length - 1] as string | number;
@@ -207,7 +217,9 @@ function brokenJsonBody(valid: Json): fc.Arbitrary<BodyBreak> {
       const noisy = applyNoise(body, steps);
       const leavesNow = pathsOf(body).leaves;
       const path = (leavesNow.length > 0 ? leavesNow : leaves)[index % Math.max(leavesNow.length, 1)] as PathTo;
-      if (leavesNow.length > 0) setAt(body, path, otherType(at(body, path), pick));
+      // The wrong type of what the operation expects there (the valid body's value), not of what a noise step put
+      // there: a number's wrong type is a string, which would make a noisy field valid again.
+      if (leavesNow.length > 0) setAt(body, path, otherType(expectedAt(valid, path) ?? at(body, path), pick));
       else Object.defineProperty(body, 'x', { value: 1, enumerable: true });
       return {
         text: JSON.stringify(body),
@@ -221,7 +233,8 @@ function brokenJsonBody(valid: Json): fc.Arbitrary<BodyBreak> {
     fc.nat().map((cut) => {
       const text = JSON.stringify(valid);
       return {
-        text: text.slice(0, cut % (text.length - 1)),
+        // Never empty: an empty body is an absent one, which the API rightly reads as {} (valid where every field is optional).
+        text: text.slice(0, 1 + (cut % (text.length - 1))),
         contentType: 'application/json',
         description: 'truncated JSON',
       };
