@@ -25,6 +25,10 @@ export function isTemporalUnavailable(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current && depth < 6; depth += 1) {
     if (current instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
     if (isGrpcServiceError(current) && unavailableGrpcCodes.has(current.code)) return true;
+    // The workflow's last task failed (its worker died mid-task, or is restarting): it cannot take an update
+    // until the task is retried. Seen in the worker-kill chaos run, where it answered 500.
+    if (isGrpcServiceError(current) && current.code === 9 && /workflow task in failed state/i.test(current.details))
+      return true;
     if (current instanceof ServiceError && /deadline|unavailable|connect/i.test(current.message)) return true;
     if (current instanceof Error && /Failed to connect|TransportError|tcp connect error/i.test(current.message))
       return true;
