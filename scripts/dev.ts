@@ -11,7 +11,7 @@ import type { CreatedPartner } from '../src/services/partners';
 import { customSearchAttributes } from '../src/temporal/search-attributes';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
-import { temporalBinary } from './lib/temporal';
+import { devServerSqliteArgs, temporalBinary } from './lib/temporal';
 
 const dataDir = path.join(projectRoot, '.data');
 const apiPort = Number(process.env.PORT ?? 3000);
@@ -129,6 +129,7 @@ async function main(): Promise<void> {
       ui: true,
       uiPort: temporalUiPort,
       searchAttributes: customSearchAttributes,
+      extraArgs: devServerSqliteArgs,
     },
   });
   await temporal;

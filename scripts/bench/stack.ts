@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { prepareDatabase, PreparedDatabase } from '../lib/database';
 import { projectRoot } from '../lib/paths';
-import { temporalBinary } from '../lib/temporal';
+import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 
 export const benchDir = path.join(projectRoot, '.data', 'bench');
@@ -157,7 +157,7 @@ export class Stack {
     const dbFile = path.join(benchDir, 'temporal.db');
     rmSync(dbFile, { force: true });
     const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless'];
-    args.push('--namespace', 'default', '--db-filename', dbFile, '--log-level', 'warn');
+    args.push('--namespace', 'default', '--db-filename', dbFile, '--log-level', 'warn', ...devServerSqliteArgs);
     for (const key of customSearchAttributes) args.push('--search-attribute', `${key.name}=Keyword`);
     const managed = this.spawn('temporal', cli, args, process.env);
     await waitFor('Temporal', () => portAccepts(port), 60_000, managed.child);

@@ -15,7 +15,7 @@ import { writeWorkflowBundle } from '../bundle-workflows';
 import { prepareDatabase } from '../lib/database';
 import { projectRoot } from '../lib/paths';
 import type { LocalPostgres } from '../lib/postgres';
-import { temporalBinary } from '../lib/temporal';
+import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
 import { HttpClient, pause } from './http';
 
 export const chaosDataDir = path.join(projectRoot, '.data', 'chaos');
@@ -200,6 +200,7 @@ export class ChaosSystem {
         path.join(chaosDataDir, 'temporal.db'),
         '--log-level',
         'warn',
+        ...devServerSqliteArgs,
         ...customSearchAttributes.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
       ],
       process.env,

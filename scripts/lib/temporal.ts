@@ -22,3 +22,11 @@ export function temporalBinary(which: 'cli' | 'test-server'): Promise<string | u
     child.stderr?.pipe(process.stderr);
   });
 }
+
+/**
+ * Arguments for a dev server on an SQLite file (npm run dev, chaos, bench). Its default rollback journal
+ * serialises readers behind every write: under the chaos load its store timed out ("context deadline exceeded",
+ * even NamespaceNotFound). WAL lets reads run beside the writer; synchronous=normal keeps every commit across a
+ * killed process (only an OS crash could lose the last ones, which a dev server may).
+ */
+export const devServerSqliteArgs = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
