@@ -71,6 +71,7 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
     logger: logger.child({ component: 'outbox-relay' }),
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
+    retrySchedule: config.webhooks.retry,
   });
   await relay.start();
   await encryptLegacyWebhookSecrets(prisma, secretBoxOf(config)); // secrets saved before encryption at rest

@@ -471,6 +471,46 @@ describe('the outbox relay', () => {
     await harness.env.client.workflow.getHandle(workflowIds.webhookDelivery(partnerId, payoutId)).result();
   });
 
+  it('starts deliveries on the configured retry schedule, also for attempts lost with their worker', async () => {
+    // Seen in a chaos run: an attempt that timed out at start-to-close waited the production 30 s, 1 min, 2 min...
+    // although WEBHOOK_RETRY_* said 1 s to 4 s. The relay now hands the configured schedule to the workflow.
+    const { partner_id: partnerId } = await createPartnerRow(harness.prisma, 'Relay schedule', 'sandbox');
+    const receiver = await startReceiver();
+    await harness.prisma.webhookConfig.create({
+      data: {
+        id: newId(),
+        partnerId,
+        url: receiver.url,
+        subscriptions: ['payout.created'],
+        enabled: true,
+        legacySecret: generateWebhookSecret(),
+      },
+    });
+    const payoutId = newId();
+    await recordPayoutEvent(harness.prisma, partnerId, payoutId);
+    const relay = new OutboxRelay({
+      prisma: harness.prisma,
+      temporal: harness.env.client,
+      taskQueue: harness.config.temporal.taskQueue,
+      databaseUrl: harness.config.databaseUrl,
+      logger: harness.services.logger,
+      sweepIntervalMs: 60_000,
+      partnerIds: () => [partnerId],
+      retrySchedule: { initialIntervalMs: 2_000, maximumIntervalMs: 5_000 },
+    });
+    expect(await relay.relayBatch()).toBe(1);
+    const handle = harness.env.client.workflow.getHandle(workflowIds.webhookDelivery(partnerId, payoutId));
+    await handle.result();
+    const history = await handle.fetchHistory();
+    const scheduled = (history.events ?? []).find(
+      (event) => event.activityTaskScheduledEventAttributes,
+    )?.activityTaskScheduledEventAttributes;
+    expect(scheduled?.activityType?.name).toBe('attemptWebhookDelivery');
+    expect(Number(scheduled?.retryPolicy?.initialInterval?.seconds)).toBe(2);
+    expect(Number(scheduled?.retryPolicy?.maximumInterval?.seconds)).toBe(5);
+    await relay.stop();
+  });
+
   it('survives PostgreSQL ending its lock session mid-batch (a restart): the batch fails, nothing is lost', async () => {
     // Found by the chaos run (PostgreSQL stopped under load): the checked-out lock client had no 'error' listener,
     // so the server's FATAL between two queries was an unhandled 'error' event and stopped the worker.
@@ -487,10 +527,9 @@ describe('the outbox relay', () => {
     });
     const eventId = await recordPayoutEvent(harness.prisma, partnerId, newId());
     const terminateLockSession = () =>
-      harness.prisma
-        // Only the relay lock's holder, which is this relay (it is inside its critical section): other test files'
-        // sessions share the database and must not be cut.
-        .$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_locks
+      // Only the relay lock's holder, which is this relay (it is inside its critical section): other test files'
+      // sessions share the database and must not be cut.
+      harness.prisma.$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_locks
           WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = ${RELAY_LOCK_KEY} AND objsubid = 1
             AND pid <> pg_backend_pid()`;
     const signalling = {

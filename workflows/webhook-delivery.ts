@@ -24,6 +24,13 @@ export interface WebhookDeliveryInput {
   queued?: string[];
   /** Deliveries one run handles before it continues as new (default 200). */
   deliveriesPerRun?: number;
+  /**
+   * The retry schedule configured where the relay runs (WEBHOOK_RETRY_*); default WEBHOOK_RETRY. The attempt
+   * activity names its own delay from it; this is the schedule of the failures it cannot name one for (an attempt
+   * lost with its worker, timed out at start-to-close), which otherwise waited the production 30 s, 1 min, 2 min...
+   * in a configured environment.
+   */
+  retrySchedule?: { initialIntervalMs: number; maximumIntervalMs: number };
 }
 
 export interface WebhookDeliveryState {
@@ -35,18 +42,20 @@ export interface WebhookDeliveryState {
 export const deliveriesQueuedSignal = defineSignal<[string[]]>('deliveriesQueued');
 export const webhookDeliveryStateQuery = defineQuery<WebhookDeliveryState>('webhookDeliveryState');
 
-const { attemptWebhookDelivery } = proxyActivities<Activities>({
-  // Longer than the HTTP timeout (WEBHOOK_TIMEOUT_SECONDS, at most 30 s) plus the bookkeeping.
-  startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: WEBHOOK_RETRY.windowMs,
-  // The attempt activity names its own next delay (webhookRetryDelayMs, counting only attempts actually sent);
-  // this schedule applies to failures it cannot name one for (a worker lost mid-attempt).
-  retry: {
-    initialInterval: WEBHOOK_RETRY.initialIntervalMs,
-    backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient,
-    maximumInterval: WEBHOOK_RETRY.maximumIntervalMs,
-  },
-});
+function attemptActivity(schedule: { initialIntervalMs: number; maximumIntervalMs: number }) {
+  return proxyActivities<Activities>({
+    // Longer than the HTTP timeout (WEBHOOK_TIMEOUT_SECONDS, at most 30 s) plus the bookkeeping.
+    startToCloseTimeout: '1 minute',
+    scheduleToCloseTimeout: WEBHOOK_RETRY.windowMs,
+    // The attempt activity names its own next delay (webhookRetryDelayMs, counting only attempts actually sent);
+    // this schedule applies to failures it cannot name one for (a worker lost mid-attempt).
+    retry: {
+      initialInterval: schedule.initialIntervalMs,
+      backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient,
+      maximumInterval: schedule.maximumIntervalMs,
+    },
+  }).attemptWebhookDelivery;
+}
 
 const { markWebhookDeliveryFailed } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -57,6 +66,7 @@ const { markWebhookDeliveryFailed } = proxyActivities<Activities>({
 const DEFAULT_DELIVERIES_PER_RUN = 200;
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<number> {
+  const attemptWebhookDelivery = attemptActivity(input.retrySchedule ?? WEBHOOK_RETRY);
   const queue: string[] = [...(input.queued ?? [])];
   // A delivery signalled twice (the relay crashed between signalling and marking it dispatched) runs once;
   // across runs the activity skips deliveries that are no longer pending.

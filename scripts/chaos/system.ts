@@ -5,7 +5,7 @@
 // Scenarios kill and restart any of them; every wait here is bounded.
 import { Client, Connection } from '@temporalio/client';
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, rmSync, WriteStream } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createPrismaClient, PrismaClient } from '../../src/db';
@@ -55,9 +55,9 @@ export async function waitUntil(probe: () => Promise<boolean>, limitMs: number, 
 /** One OS process the runner starts, kills and restarts; its output goes to .data/chaos/logs/<name>.log. */
 export class ManagedProcess {
   private child: ChildProcess | null = null;
-  private log: WriteStream;
   private expectingExit = false;
-  private output = '';
+  /** Where this start's output begins in the log file. */
+  private outputOffset = 0;
   starts = 0;
   /** Exits nobody asked for (a crash): each is a failure of the run. */
   readonly unexpectedExits: string[] = [];
@@ -71,7 +71,19 @@ export class ManagedProcess {
     private readonly ready: (recentOutput: () => string) => Promise<boolean>,
   ) {
     mkdirSync(logDir, { recursive: true });
-    this.log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'w' });
+    writeFileSync(this.logFile, '');
+  }
+
+  /** What the process printed since its start (at most 200 kB: only start-up output is searched). */
+  private recentOutput(): string {
+    const fd = openSync(this.logFile, 'r');
+    try {
+      const buffer = Buffer.alloc(Math.min(200_000, Math.max(0, statSync(this.logFile).size - this.outputOffset)));
+      const read = readSync(fd, buffer, 0, buffer.length, this.outputOffset);
+      return buffer.subarray(0, read).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
   }
 
   get logFile(): string {
@@ -89,31 +101,32 @@ export class ManagedProcess {
   async start(): Promise<void> {
     if (this.child) throw new Error(`${this.name} is already running`);
     this.starts += 1;
-    this.output = '';
     this.expectingExit = false;
-    this.log.write(`\n===== start #${this.starts} at ${new Date().toISOString()} =====\n`);
-    const child = spawn(this.command, this.args, {
-      cwd: projectRoot,
-      env: this.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    appendFileSync(this.logFile, `\n===== start #${this.starts} at ${new Date().toISOString()} =====\n`);
+    this.outputOffset = statSync(this.logFile).size;
+    // The child writes to the file itself: through a pipe, a runner slow to read (busy, or short of CPU) would
+    // block the child's synchronous log writes, and an API blocked that way answered past its deadline.
+    const logFd = openSync(this.logFile, 'a');
+    let child: ChildProcess;
+    try {
+      child = spawn(this.command, this.args, { cwd: projectRoot, env: this.env, stdio: ['ignore', logFd, logFd] });
+    } finally {
+      closeSync(logFd);
+    }
     this.child = child;
-    const collect = (chunk: Buffer) => {
-      this.log.write(chunk);
-      // Only the start-up output is searched; keep it small.
-      if (this.output.length < 200_000) this.output += chunk.toString('utf8');
-    };
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
     let exited = false;
     child.once('exit', (code, signal) => {
       exited = true;
-      this.log.write(`\n===== exit code=${code} signal=${signal} =====\n`);
+      appendFileSync(this.logFile, `\n===== exit code=${code} signal=${signal} =====\n`);
       if (this.child === child) this.child = null;
       if (!this.expectingExit)
         this.unexpectedExits.push(`${this.name} exited by itself (code ${code}, signal ${signal})`);
     });
-    const ok = await waitUntil(async () => exited || (await this.ready(() => this.output)), START_LIMIT_MS, 100);
+    const ok = await waitUntil(
+      async () => exited || (await this.ready(() => this.recentOutput())),
+      START_LIMIT_MS,
+      100,
+    );
     if (exited || !ok) {
       if (!exited) await this.kill('SIGKILL');
       throw new Error(`${this.name} did not become ready within ${START_LIMIT_MS / 1000} s (log: ${this.logFile})`);
@@ -138,7 +151,7 @@ export class ManagedProcess {
   }
 
   close(): void {
-    this.log.end();
+    // Nothing to release: each child writes its log file itself.
   }
 }
 

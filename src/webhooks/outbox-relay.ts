@@ -37,6 +37,8 @@ export interface OutboxRelayOptions {
   sweepIntervalMs: number;
   /** Tests: relay only these partners' deliveries (test files share one database but not one Temporal). */
   partnerIds?: () => readonly string[];
+  /** config.webhooks.retry, handed to the delivery workflows it starts (default: the production schedule). */
+  retrySchedule?: { initialIntervalMs: number; maximumIntervalMs: number };
 }
 
 interface Claimed {
@@ -173,7 +175,11 @@ export class OutboxRelay {
             ? workflowIds.webhookRedelivery(row.id)
             : workflowIds.webhookDelivery(row.partner_id, row.resource_id);
         const entry = byWorkflow.get(workflowId) ?? {
-          input: { partnerId: row.partner_id, resourceId: row.resource_id },
+          input: {
+            partnerId: row.partner_id,
+            resourceId: row.resource_id,
+            ...(this.options.retrySchedule ? { retrySchedule: this.options.retrySchedule } : {}),
+          },
           ids: [],
         };
         entry.ids.push(row.id);

@@ -138,6 +138,7 @@ export async function startHarness(
     databaseUrl: config.databaseUrl,
     logger,
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
+    retrySchedule: config.webhooks.retry,
     // Test files share the database, each with its own Temporal: relay only the partners created here.
     partnerIds: () => partnerIds,
   });
