@@ -45,6 +45,26 @@ async function deliveriesOf(partner: TestPartner, eventId: string) {
 
 const idOf = (request: { headers: Record<string, unknown> }) => request.headers['webhook-id'];
 
+/**
+ * A partner outside the harness relay's partners (only the relays a test builds touch its deliveries), with a
+ * receiver subscribed to payout.created; its configuration is a row as saved before encryption at rest.
+ */
+async function partnerOutsideTheRelay(name: string) {
+  const { partner_id: partnerId } = await createPartnerRow(harness.prisma, name, 'sandbox');
+  const receiver = await startReceiver();
+  await harness.prisma.webhookConfig.create({
+    data: {
+      id: newId(),
+      partnerId,
+      url: receiver.url,
+      subscriptions: ['payout.created'],
+      enabled: true,
+      legacySecret: generateWebhookSecret(),
+    },
+  });
+  return { partnerId, receiver };
+}
+
 describe('a delivered event', () => {
   it('is a signed POST of the SPEC 6 payload, field by field', async () => {
     const partner = await harness.createPartner();
@@ -434,19 +454,7 @@ describe('the outbox relay', () => {
   });
 
   it('loses nothing while Temporal refuses: the delivery waits undispatched for the next run', async () => {
-    // A partner of its own, outside the harness relay's partners, so only the relays below touch it.
-    const { partner_id: partnerId } = await createPartnerRow(harness.prisma, 'Relay test', 'sandbox');
-    const receiver = await startReceiver();
-    await harness.prisma.webhookConfig.create({
-      data: {
-        id: newId(),
-        partnerId,
-        url: receiver.url,
-        subscriptions: ['payout.created'],
-        enabled: true,
-        legacySecret: generateWebhookSecret(), // a row as saved before encryption at rest
-      },
-    });
+    const { partnerId, receiver } = await partnerOutsideTheRelay('Relay test');
     const payoutId = newId();
     const eventId = await recordPayoutEvent(harness.prisma, partnerId, payoutId);
     const relayOptions = {
@@ -474,18 +482,7 @@ describe('the outbox relay', () => {
   it('starts deliveries on the configured retry schedule, also for attempts lost with their worker', async () => {
     // Seen in a chaos run: an attempt that timed out at start-to-close waited the production 30 s, 1 min, 2 min...
     // although WEBHOOK_RETRY_* said 1 s to 4 s. The relay now hands the configured schedule to the workflow.
-    const { partner_id: partnerId } = await createPartnerRow(harness.prisma, 'Relay schedule', 'sandbox');
-    const receiver = await startReceiver();
-    await harness.prisma.webhookConfig.create({
-      data: {
-        id: newId(),
-        partnerId,
-        url: receiver.url,
-        subscriptions: ['payout.created'],
-        enabled: true,
-        legacySecret: generateWebhookSecret(),
-      },
-    });
+    const { partnerId, receiver } = await partnerOutsideTheRelay('Relay schedule');
     const payoutId = newId();
     await recordPayoutEvent(harness.prisma, partnerId, payoutId);
     const relay = new OutboxRelay({
@@ -557,19 +554,7 @@ describe('the outbox relay', () => {
   });
 
   it('delivers each queued id once, across runs that continue as new', async () => {
-    // A partner outside the harness relay: this test hands the deliveries over itself.
-    const { partner_id: partnerId } = await createPartnerRow(harness.prisma, 'Long queue', 'sandbox');
-    const receiver = await startReceiver();
-    await harness.prisma.webhookConfig.create({
-      data: {
-        id: newId(),
-        partnerId,
-        url: receiver.url,
-        subscriptions: ['payout.created'],
-        enabled: true,
-        legacySecret: generateWebhookSecret(),
-      },
-    });
+    const { partnerId, receiver } = await partnerOutsideTheRelay('Long queue');
     const payoutId = newId();
     const eventIds: string[] = [];
     for (let index = 0; index < 5; index += 1) {

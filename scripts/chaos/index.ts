@@ -3,30 +3,55 @@
 // Everything runs on loopback; every loop is bounded in count and time, and each scenario has a time limit.
 import { generatePrismaClientIfStale } from '../lib/database';
 import { RunSize, ScenarioReport } from './report';
-import { apiKillScenario } from './scenarios/api-kill';
-import { fuzzScenario } from './scenarios/fuzz';
-import { isolationScenario } from './scenarios/isolation';
-import { outagesScenario } from './scenarios/outages';
-import { webhookOutageScenario } from './scenarios/webhook-outage';
-import { workerKillScenario } from './scenarios/worker-kill';
 import type { ChaosSystem } from './system';
+
+type ScenarioRun = (system: ChaosSystem, report: ScenarioReport, size: RunSize) => Promise<void>;
 
 interface Scenario {
   number: number;
   name: string;
-  run(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void>;
+  /**
+   * Loaded only when it runs: scenarios import the system, which loads the Prisma client, and that must be the
+   * client generated at the start of the run (a checkout whose schema moved on would otherwise run a stale one).
+   */
+  load(): Promise<ScenarioRun>;
   /** Time limit of the full size; the quick size gets a third of it. */
   limitSeconds: number;
 }
 
 /** In the order they run: steady-state checks first, then the ones that break processes. */
 const scenarios: Scenario[] = [
-  { number: 5, name: 'fuzz', run: fuzzScenario, limitSeconds: 1200 },
-  { number: 7, name: 'isolation', run: isolationScenario, limitSeconds: 600 },
-  { number: 1, name: 'worker-kill', run: workerKillScenario, limitSeconds: 900 },
-  { number: 2, name: 'api-kill', run: apiKillScenario, limitSeconds: 900 },
-  { number: 3, name: 'webhook-outage', run: webhookOutageScenario, limitSeconds: 900 },
-  { number: 4, name: 'outages', run: outagesScenario, limitSeconds: 900 },
+  { number: 5, name: 'fuzz', load: async () => (await import('./scenarios/fuzz')).fuzzScenario, limitSeconds: 1200 },
+  {
+    number: 7,
+    name: 'isolation',
+    load: async () => (await import('./scenarios/isolation')).isolationScenario,
+    limitSeconds: 600,
+  },
+  {
+    number: 1,
+    name: 'worker-kill',
+    load: async () => (await import('./scenarios/worker-kill')).workerKillScenario,
+    limitSeconds: 900,
+  },
+  {
+    number: 2,
+    name: 'api-kill',
+    load: async () => (await import('./scenarios/api-kill')).apiKillScenario,
+    limitSeconds: 900,
+  },
+  {
+    number: 3,
+    name: 'webhook-outage',
+    load: async () => (await import('./scenarios/webhook-outage')).webhookOutageScenario,
+    limitSeconds: 900,
+  },
+  {
+    number: 4,
+    name: 'outages',
+    load: async () => (await import('./scenarios/outages')).outagesScenario,
+    limitSeconds: 900,
+  },
 ];
 
 const runStarted = Date.now();
@@ -81,7 +106,8 @@ async function main(): Promise<number> {
       log(`scenario ${scenario.number} ${scenario.name} ...`);
       const limit = args.quick ? Math.ceil(scenario.limitSeconds / 3) : scenario.limitSeconds;
       try {
-        await withinLimit(scenario.run(system, report, size), limit);
+        const run = await scenario.load();
+        await withinLimit(run(system, report, size), limit);
       } catch (error) {
         report.fail(`scenario stopped: ${(error as Error).stack ?? String(error)}`);
       }

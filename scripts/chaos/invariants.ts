@@ -4,7 +4,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import { HttpClient, HttpOutcome, HttpRequest, HttpResponse, pause } from './http';
 import type { ScenarioReport } from './report';
-import type { ChaosSystem } from './system';
+import { ChaosSystem, waitUntil } from './system';
 
 /** How long the workflow-start relay may take to start what the API could not (it sweeps every second here). */
 const RELAY_LIMIT_MS = 60_000;
@@ -51,12 +51,8 @@ export async function checkEveryResourceHasItsWorkflow(
   // An intent whose workflow the API started just before it was killed is marked by the relay's next sweep (it
   // leaves intents younger than the request deadline to the API): wait for it, bounded like the workflows above.
   const countUnstarted = () => system.prisma.workflowStart.count({ where: { partnerId, startedAt: null } });
-  const relayDeadline = Date.now() + RELAY_LIMIT_MS;
-  let unstarted = await countUnstarted();
-  while (unstarted > 0 && Date.now() < relayDeadline) {
-    await pause(500);
-    unstarted = await countUnstarted();
-  }
+  await waitUntil(async () => (await countUnstarted()) === 0, RELAY_LIMIT_MS, 500);
+  const unstarted = await countUnstarted();
   report.check(unstarted === 0, () => `${unstarted} workflow start intent(s) never started by the relay`);
   return total;
 }

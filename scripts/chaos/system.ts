@@ -149,10 +149,6 @@ export class ManagedProcess {
     await this.kill(signal);
     await this.start();
   }
-
-  close(): void {
-    // Nothing to release: each child writes its log file itself.
-  }
 }
 
 export interface ChaosPartner {
@@ -305,7 +301,6 @@ export class ChaosSystem {
     await this.temporalServer.kill('SIGTERM');
     await this.temporalConnection.close().catch(() => undefined);
     await this.prisma.$disconnect();
-    for (const process of [this.api, this.worker, this.temporalServer]) process.close();
     this.postgres.stopIfStartedHere();
   }
 }

@@ -22,7 +22,8 @@ async function describeOpenWorkflows(env: TestWorkflowEnvironment): Promise<stri
   const lines: string[] = [`open workflows: ${open.executions.length}`];
   for (const execution of open.executions) {
     const workflowId = execution.execution?.workflowId ?? '?';
-    const described = await env.client.workflow.getHandle(workflowId).describe();
+    const handle = env.client.workflow.getHandle(workflowId);
+    const described = await handle.describe();
     const { pendingActivities, pendingWorkflowTask } = described.raw;
     lines.push(`- ${workflowId} (${described.type})`);
     if (pendingWorkflowTask) lines.push(`  pending workflow task: ${JSON.stringify(pendingWorkflowTask)}`);
@@ -32,7 +33,7 @@ async function describeOpenWorkflows(env: TestWorkflowEnvironment): Promise<stri
           ` last failure: ${activity.lastFailure?.message ?? 'none'}`,
       );
     }
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await handle.fetchHistory();
     for (const event of (history.events ?? []).slice(-HISTORY_TAIL)) {
       const type = temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType);
       lines.push(`  #${event.eventId} ${type.replace('EVENT_TYPE_', '')}`);
