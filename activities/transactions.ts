@@ -23,6 +23,7 @@ import {
 import { recordEvent } from '../src/events';
 import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
 import { carrierOf, ledgerReference, leg1Entries, payoutFundingEntries } from '../src/persistence/transaction-postings';
+import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
 import {
   amountsOf,
   toDeposit,
@@ -62,8 +63,7 @@ function notFound(what: string, id: string): ApplicationFailure {
 
 /** The transaction under its row lock: one change of it at a time, across workers. */
 async function lockTransaction(tx: Prisma.TransactionClient, id: string): Promise<TransactionRow> {
-  await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${id}::uuid FOR UPDATE`;
-  const row = await tx.transaction.findUnique({ where: { id }, include: withReceiverAccount });
+  const row = await lockTransactionRow(tx, id);
   if (!row) throw notFound('transaction', id);
   return row;
 }
@@ -106,10 +106,7 @@ export function createTransactionActivities(services: ActivityServices) {
    * every such call carries (the idempotency key of the step, the sandbox simulation, the round).
    */
   async function railStep(transactionId: string, kind: LegKind, round: number) {
-    const row = await prisma.transaction.findUnique({
-      where: { id: transactionId },
-      include: { ...withReceiverAccount, wallet: true },
-    });
+    const row = await readTransactionRow(prisma, transactionId);
     if (!row) throw notFound('transaction', transactionId);
     await prisma.transactionLeg.upsert({
       where: { transactionId_kind: { transactionId, kind } },

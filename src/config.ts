@@ -6,6 +6,9 @@ import { allCurrencies, amountTextProblem, isCurrency, Money } from './domain/mo
 import { AmountRanges, defaultAmountRangeText, MAX_SERVICE_FEE_BPS } from './domain/quotes';
 import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
 
+/** The worker's sticky cache (WORKER_MAX_CACHED_WORKFLOWS); the bench's engine worker runs with the same. */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** A 32-byte key written as 64 hex digits or in base64. */
@@ -90,6 +93,12 @@ const environmentSchema = z
     WEBHOOK_PARTNER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
     /** Worker: activity tasks one worker process runs at once. */
     WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(2).max(1000).default(100),
+    /**
+     * Worker: workflows kept in memory between their tasks (the sticky cache). The SDK's default grows with the
+     * heap limit (about 2,300 on a 4 GB heap, most of a gigabyte once full); an evicted workflow is replayed from
+     * its history on its next task, which for ours is a few dozen events.
+     */
+    WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).max(100_000).default(DEFAULT_MAX_CACHED_WORKFLOWS),
     /** 32 bytes (64 hex digits or base64) that encrypt secrets at rest; required in production. */
     SECRETS_ENCRYPTION_KEY: secretKeySchema.optional(),
     /** Earlier keys, comma-separated: still decrypt what they encrypted (key rotation). */
@@ -173,7 +182,7 @@ export interface AppConfig {
   secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
   verificationLinkTtlHours: number;
   rateLimits: { partnerRequests: number; publicRequests: number; windowSeconds: number; trustProxyHops: number };
-  worker: { maxConcurrentActivities: number };
+  worker: { maxConcurrentActivities: number; maxCachedWorkflows: number };
 }
 
 export class ConfigError extends Error {
@@ -252,7 +261,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       windowSeconds: values.RATE_LIMIT_WINDOW_SECONDS,
       trustProxyHops: values.TRUST_PROXY_HOPS,
     },
-    worker: { maxConcurrentActivities: values.WORKER_MAX_CONCURRENT_ACTIVITIES },
+    worker: {
+      maxConcurrentActivities: values.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      maxCachedWorkflows: values.WORKER_MAX_CACHED_WORKFLOWS,
+    },
   };
 }
 

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     workflowBundlePath:
       config.workflowBundlePath ?? (existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined),
     maxConcurrentActivities: config.worker.maxConcurrentActivities,
+    maxCachedWorkflows: config.worker.maxCachedWorkflows,
   });
   // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).
   const temporalClient = await connectTemporalClient(config.temporal);

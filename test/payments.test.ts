@@ -6,6 +6,9 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { decideVirtualAccountDeposit } from '../src/domain/transactions';
+import { Prisma } from '../src/db';
+import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
+import { withReceiverAccount } from '../src/presenters/transactions';
 import { receiveVirtualAccountCredit } from '../src/services/transactions';
 import { transactionSchema } from '../src/schemas/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -807,5 +810,27 @@ describe('virtual-account deposits', () => {
     for (const status of ['under_review', 'rejected', 'cancelled']) {
       expect(rule({ status })).toEqual({ action: 'refund', reason: 'virtual_account_not_active' });
     }
+  });
+});
+
+describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
+  // After the flows above: pay-ins without an external account, payouts to a pix key (receiver_details), from a
+  // wallet and sent in on chain, refunded and failed ones; every row of every shape in this database.
+  it('reads every transaction exactly as Prisma does, with its accounts, locked or not', async () => {
+    const ids = (await harness.prisma.transaction.findMany({ select: { id: true } })).map(({ id }) => id);
+    expect(ids.length).toBeGreaterThan(10);
+    const shapes = new Set<string>();
+    for (const id of ids) {
+      const expected = await harness.prisma.transaction.findUnique({ where: { id }, include: withReceiverAccount });
+      expect(await readTransactionRow(harness.prisma, id)).toEqual(expected);
+      const locked = await harness.prisma.$transaction((tx) => lockTransactionRow(tx, id));
+      expect(locked).toEqual(expected);
+      shapes.add(`${expected?.type}:${expected?.externalAccount ? 'account' : 'no account'}:${expected?.wallet ? 'wallet' : 'no wallet'}`);
+      // Money stays exact: Decimals, not numbers.
+      expect(locked?.senderAmount).toBeInstanceOf(Prisma.Decimal);
+    }
+    expect([...shapes].some((shape) => shape.includes('no account'))).toBe(true);
+    expect([...shapes].some((shape) => shape.includes(':account'))).toBe(true);
+    expect(await readTransactionRow(harness.prisma, '00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 });

@@ -9,6 +9,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { writeWorkflowBundle } from '../bundle-workflows';
 import { prepareDatabase, PreparedDatabase } from '../lib/database';
 import { projectRoot } from '../lib/paths';
 import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
@@ -164,6 +165,19 @@ export class Stack {
     this.temporalAddress = `127.0.0.1:${port}`;
   }
 
+  private workflowBundle: Promise<string> | undefined;
+
+  /**
+   * The workflow code for workers run from source, bundled once here (as `npm run build` does for dist): a worker
+   * left to bundle it itself runs webpack in its own process, and its resident memory keeps that peak.
+   */
+  private workflowBundlePath(): Promise<string> {
+    if (this.runtime.kind === 'dist') return Promise.resolve(path.join(projectRoot, 'dist', 'workflow-bundle.js'));
+    const target = path.join(benchDir, 'workflow-bundle.js');
+    this.workflowBundle ??= writeWorkflowBundle(target).then(() => target);
+    return this.workflowBundle;
+  }
+
   /** Environment of the API and the worker: `npm run dev`'s, on this stack. */
   private serviceEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     this.childEnv = {
@@ -191,7 +205,8 @@ export class Stack {
 
   /** Starts a worker and waits until it polls its task queue (whatever LOG_LEVEL says). */
   async startWorker(index: number, temporal: Client): Promise<Managed> {
-    const managed = this.spawnService(`worker-${index}`, 'worker', this.serviceEnv());
+    const bundle = await this.workflowBundlePath();
+    const managed = this.spawnService(`worker-${index}`, 'worker', this.serviceEnv({ WORKFLOW_BUNDLE_PATH: bundle }));
     const identity = `${managed.child.pid}@`;
     const polling = async () => {
       const { pollers } = await temporal.workflowService.describeTaskQueue({

@@ -6,7 +6,7 @@
 // one outcome). Reads are plain queries.
 import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { isUniqueViolation, Prisma, type Db } from '../db';
+import { isUniqueViolation, ownedBy, Prisma, type Db } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { idOfThisRequest } from '../request-context';
 import { amountTextProblem, Currency, Money, Stablecoin } from '../domain/money';
@@ -25,6 +25,7 @@ import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';
 import { LedgerError, postLedgerEntries, settlementEntries } from '../ledger';
 import { ledgerReference, payoutFundingEntries } from '../persistence/transaction-postings';
+import { readTransactionRow } from '../persistence/transaction-rows';
 import { findVirtualAccountByDepositReference } from '../persistence/virtual-account-deposits';
 import {
   amountsOf as amountsOfRow,
@@ -65,9 +66,7 @@ import {
 
 /** A transaction of this partner, or 404 (also for malformed ids and other partners' transactions). */
 export async function findTransactionOrThrow(db: Db, partnerId: string, id: string): Promise<TransactionRow> {
-  const row = isUuid(id)
-    ? await db.transaction.findFirst({ where: { id, partnerId }, include: withReceiverAccount })
-    : null;
+  const row = isUuid(id) ? ownedBy(await readTransactionRow(db, id), partnerId) : null;
   if (!row) throw ApiError.notFound('transaction', id);
   return row;
 }

@@ -15,6 +15,7 @@ export interface WorkerSetup {
   /** Activity tasks run at once (WORKER_MAX_CONCURRENT_ACTIVITIES); the SDK's default when absent. */
   maxConcurrentActivities?: number;
   /**
+   * Workflows kept in memory between tasks (WORKER_MAX_CACHED_WORKFLOWS); the SDK's heap-sized default when absent.
    * 0 turns sticky execution off. Only for a worker killed on purpose against the time-skipping test server,
    * which never moves a workflow task off a dead worker's sticky queue (real servers do after a few seconds).
    */

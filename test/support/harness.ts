@@ -162,6 +162,7 @@ export async function startHarness(
         activities: createActivities({ config, prisma, logger, ...providers }),
         workflowBundlePath,
         maxConcurrentActivities: config.worker.maxConcurrentActivities,
+        maxCachedWorkflows: config.worker.maxCachedWorkflows,
       });
     }
     await relay.start();

@@ -3,6 +3,7 @@
 // worker. Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, BENCH_TASK_QUEUE.
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import path from 'node:path';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../../src/config';
 import { createWorker } from '../../../src/temporal/worker';
 
 async function main(): Promise<void> {
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     taskQueue: process.env.BENCH_TASK_QUEUE ?? 'bench-engine',
     activities: { noop: async () => undefined },
     workflowsPath: require.resolve(path.join(__dirname, 'workflows')),
+    maxCachedWorkflows: Number(process.env.WORKER_MAX_CACHED_WORKFLOWS ?? DEFAULT_MAX_CACHED_WORKFLOWS),
   });
   process.on('SIGTERM', () => worker.shutdown());
   process.on('SIGINT', () => worker.shutdown());
