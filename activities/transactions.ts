@@ -29,7 +29,6 @@ import {
   toDeposit,
   toTransaction,
   TransactionRow,
-  withReceiverAccount,
 } from '../src/presenters/transactions';
 import { createFiatRails } from '../src/providers';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
@@ -82,11 +81,15 @@ async function moveTo(
       'InvalidTransactionTransition',
     );
   }
-  const updated = await tx.transaction.update({
-    where: { id: row.id },
-    data: { status: to, ...data },
-    include: withReceiverAccount,
-  });
+  // The row is locked (lockTransaction), so it is current: write the change and show the row with it, as Prisma's
+  // update would (its @updatedAt is set here too), without Prisma compiling an update with two includes.
+  const changes = Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
+  const updated: TransactionRow = { ...row, ...changes, status: to, updatedAt: new Date() };
+  await tx.$executeRaw`
+    UPDATE transactions
+    SET status = ${updated.status}, failure_reason = ${updated.failureReason},
+      sandbox_simulation = ${updated.sandboxSimulation}, updated_at = ${updated.updatedAt}
+    WHERE id = ${row.id}::uuid`;
   await recordEvent(tx, {
     partnerId: row.partnerId,
     type: `${eventGroupOf(row.type as TransactionType)}.${to as Exclude<TransactionStatus, 'awaiting_deposit'>}`,
