@@ -2,17 +2,22 @@
 // Quotes have no webhook event types (SPEC 6), so these record no events: the quotes table is
 // where partners (GET /v1/quotes/{id}) and transactions see the status.
 import { ApplicationFailure } from '@temporalio/activity';
+import { sqlPoolOf } from '../src/db';
 import type { ActivityServices } from './services';
 
 export function createQuoteActivities({ prisma }: Pick<ActivityServices, 'prisma'>) {
   return {
     /** active -> used by `consumerId`. Idempotent: a retry after a commit finds it used by the same consumer. */
     async markQuoteUsed(quoteId: string, consumerId: string): Promise<void> {
-      const updated = await prisma.quote.updateMany({
-        where: { id: quoteId, status: 'active' },
-        data: { status: 'used', usedBy: consumerId, usedAt: new Date() },
+      // On the pool: every settlement makes this step, and Prisma would compile the update on each call.
+      const usedAt = new Date();
+      const updated = await sqlPoolOf(prisma).query({
+        name: 'mark-quote-used',
+        text: `UPDATE quotes SET status = 'used', used_by = $2, used_at = $3, updated_at = $3
+          WHERE id = $1 AND status = 'active'`,
+        values: [quoteId, consumerId, usedAt],
       });
-      if (updated.count === 1) return;
+      if (updated.rowCount === 1) return;
       const quote = await prisma.quote.findUnique({ where: { id: quoteId }, select: { status: true, usedBy: true } });
       if (quote?.status === 'used' && quote.usedBy === consumerId) return;
       throw ApplicationFailure.nonRetryable(

@@ -7,7 +7,8 @@
 // - calls to outside systems carry the idempotency key `<id>:<step>` (a second call finds the first).
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Prisma } from '../src/db';
+import type { TransactionDeposit } from '@prisma/client';
+import { Prisma, sqlPoolOf } from '../src/db';
 import { newId } from '../src/domain/ids';
 import { Currency, Money } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
@@ -23,6 +24,7 @@ import {
 import { recordEvent } from '../src/events';
 import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
 import { carrierOf, ledgerReference, leg1Entries, payoutFundingEntries } from '../src/persistence/transaction-postings';
+import { readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
 import {
   amountsOf,
@@ -55,6 +57,8 @@ export interface DepositReceipt {
 type LegKind = 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund';
 
 const idempotencyKey = (transactionId: string, step: LegKind) => `${transactionId}:${step}`;
+
+const depositById = rowByIdQuery<TransactionDeposit>('TransactionDeposit');
 
 function notFound(what: string, id: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, RESOURCE_NOT_FOUND);
@@ -111,10 +115,11 @@ export function createTransactionActivities(services: ActivityServices) {
   async function railStep(transactionId: string, kind: LegKind, round: number) {
     const row = await readTransactionRow(prisma, transactionId);
     if (!row) throw notFound('transaction', transactionId);
-    await prisma.transactionLeg.upsert({
-      where: { transactionId_kind: { transactionId, kind } },
-      create: { id: newId(), transactionId, kind, status: 'processing' },
-      update: {},
+    await sqlPoolOf(prisma).query({
+      name: 'open-transaction-leg',
+      text: `INSERT INTO transaction_legs (id, transaction_id, kind, status, created_at, updated_at)
+        VALUES ($1, $2, $3, 'processing', now(), now()) ON CONFLICT (transaction_id, kind) DO NOTHING`,
+      values: [newId(), transactionId, kind],
     });
     const request = {
       idempotencyKey: idempotencyKey(transactionId, kind),
@@ -133,11 +138,12 @@ export function createTransactionActivities(services: ActivityServices) {
     providerReference: string,
     failureReason: string | null = null,
   ): Promise<boolean> {
-    const closed = await tx.transactionLeg.updateMany({
-      where: { transactionId, kind, status: 'processing' },
-      data: { status, providerReference, failureReason },
-    });
-    if (closed.count === 1) return true;
+    const closed = await tx.$executeRaw`
+      UPDATE transaction_legs
+      SET status = ${status}, provider_reference = ${providerReference}, failure_reason = ${failureReason},
+        updated_at = now()
+      WHERE transaction_id = ${transactionId}::uuid AND kind = ${kind} AND status = 'processing'`;
+    if (closed === 1) return true;
     const leg = await tx.transactionLeg.findUnique({ where: { transactionId_kind: { transactionId, kind } } });
     if (leg?.status === status) return false;
     throw ApplicationFailure.nonRetryable(
@@ -176,7 +182,7 @@ export function createTransactionActivities(services: ActivityServices) {
     async receiveDeposit(transactionId: string, input: DepositInput): Promise<DepositReceipt> {
       return prisma.$transaction(async (tx) => {
         const row = await lockTransaction(tx, transactionId);
-        const previous = await tx.transactionDeposit.findUnique({ where: { id: input.depositId } });
+        const previous = await readRowById(tx, depositById, input.depositId);
         if (previous) {
           // A retry after the commit.
           return { action: previous.status === 'accepted' ? 'settle' : 'refund', deposit: toDeposit(previous) };
@@ -186,19 +192,27 @@ export function createTransactionActivities(services: ActivityServices) {
         if (decision.action === 'return') {
           throw ApplicationFailure.nonRetryable(`transaction ${transactionId} is ${row.status}`, 'DepositNotExpected');
         }
-        const deposit = await tx.transactionDeposit.create({
-          data: {
-            id: input.depositId,
-            transactionId,
-            currency: received.currency,
-            amount: received.toString(),
-            senderName: input.senderName,
-            reference: input.reference,
-            status: decision.action === 'settle' ? 'accepted' : 'returning',
-            returnReason: decision.action === 'refund' ? decision.reason : null,
-            receivedAt: new Date(input.receivedAt),
-          },
-        });
+        const now = new Date();
+        const deposit: TransactionDeposit = {
+          id: input.depositId,
+          transactionId,
+          currency: received.currency,
+          amount: new Prisma.Decimal(received.toString()),
+          senderName: input.senderName,
+          reference: input.reference,
+          status: decision.action === 'settle' ? 'accepted' : 'returning',
+          returnReason: decision.action === 'refund' ? decision.reason : null,
+          receivedAt: new Date(input.receivedAt),
+          createdAt: now,
+          updatedAt: now,
+        };
+        await tx.$executeRaw`
+          INSERT INTO transaction_deposits
+            (id, transaction_id, currency, amount, sender_name, reference, status, return_reason, received_at,
+             created_at, updated_at)
+          VALUES (${deposit.id}::uuid, ${transactionId}::uuid, ${deposit.currency}, ${received.toString()}::numeric,
+            ${deposit.senderName}, ${deposit.reference}, ${deposit.status}, ${deposit.returnReason},
+            ${deposit.receivedAt}, ${now}, ${now})`;
         await postLedgerEntries(tx, {
           reference: ledgerReference(transactionId, 'deposit'),
           description: `Deposit ${deposit.id} for transaction ${transactionId}`,

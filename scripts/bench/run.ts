@@ -6,6 +6,7 @@ import { projectRoot } from '../lib/paths';
 import { bareShape, MeasuredShape, shapeOf, totals } from './history';
 import { BenchOptions, machineLoad } from './options';
 import { cpuDelta, HttpClient, OpStats, Recorder } from './load';
+import type { WorkflowShape } from './engine/workflows';
 import { BenchPartner, createCustomer, createParty, createPartners, Party } from './partners';
 import { BenchResult, formatTable, Ratio, writeResults } from './report';
 import { ceilingPhase, PhaseOptions, quotePhase, Readable, readPhase, settlementPhase } from './scenarios';
@@ -95,16 +96,15 @@ export async function runBench(options: BenchOptions): Promise<void> {
     let readPath: string;
     let settlementRps: number | null = null;
     let parties: Party[] = [];
-    /** The settlement run, charged the CPU of the API, the given workers and Temporal. */
-    const settle = async (workers: string[]) => {
+    /** A settlement run, charged the CPU of the API, the given workers and Temporal. */
+    const settle = async (workers: string[], settlements: number, recorder?: Recorder) => {
       const serving = () => stack.cpu(['api', ...workers, 'temporal']);
       const before = serving();
-      const run = await settlementPhase(parties, {
-        settlements: options.settlements,
-        concurrency: options.concurrency,
-        pollMs: options.pollMs,
-        timeoutMs: 120_000,
-      });
+      const run = await settlementPhase(
+        parties,
+        { settlements, concurrency: options.concurrency, pollMs: options.pollMs, timeoutMs: 120_000 },
+        recorder,
+      );
       run.recorder.addCpu('settlement', cpuDelta(before, serving()));
       return run;
     };
@@ -117,34 +117,48 @@ export async function runBench(options: BenchOptions): Promise<void> {
         4,
         (index) => createParty(partners[index % partners.length]!, index),
       );
-      log(`fiat to fiat end to end: ${options.settlements} settlements at concurrency ${options.concurrency}`);
-      const run = await settle(['worker-1']);
-      sections.settlement = statsOf(run.recorder, ['quote', 'create', 'deposit', 'get', 'settlement']);
-      if (run.recorder.errorSamples.length) notes.push(`settlement errors: ${run.recorder.errorSamples.join(' | ')}`);
-      settlementRps = run.recorder.stats('settlement').rps;
-      const sample = run.completed[0];
-      if (!sample) throw new Error('no settlement completed; see .data/bench/logs');
-      const settlementShape = await shapeOf(temporal, `transaction-${sample.id}`);
-      const quoteShape = await shapeOf(temporal, `quote-${sample.quoteId}`);
-      shapes = describeShapes(quoteShape, settlementShape);
-      log(`engine ceiling: ${options.settlements} no-op copies (${JSON.stringify(bareShape(settlementShape))})`);
-      const ceilingCpu = () => stack.cpu(['engine-worker', 'temporal']);
-      const ceilingCpuBefore = ceilingCpu();
-      const ceiling = await ceilingPhase(
-        temporal,
-        { quote: bareShape(quoteShape), settlement: bareShape(settlementShape) },
-        { settlements: options.settlements, concurrency: options.concurrency },
-      );
-      ceiling.addCpu('ceiling', cpuDelta(ceilingCpuBefore, ceilingCpu()));
-      sections.ceiling = statsOf(ceiling, ['ceiling']);
-      if (ceiling.errorSamples.length) notes.push(`ceiling errors: ${ceiling.errorSamples.join(' | ')}`);
-      ratios.push({
-        name: 'settlement_ratio',
-        value: settlementRps / ceiling.stats('ceiling').rps,
-        target: { op: '>=', value: 0.7 },
-        formula: 'settlements/s / engine ceiling workflows/s',
-      });
-      readables = run.completed.map(({ id, party }) => ({ id, partner: party.partner }));
+      // Settlements and their engine ceiling in turns (S C S C ...), so a slow moment of the machine hits both.
+      const rounds = runs('settlement') ? options.rounds : 1;
+      const perRound = Math.ceil(options.settlements / rounds);
+      const settlementRecorder = new Recorder();
+      const ceiling = new Recorder();
+      const completed: Array<{ id: string; quoteId: string; party: Party }> = [];
+      let bare: { quote: WorkflowShape; settlement: WorkflowShape } | undefined;
+      for (let round = 0; round < rounds; round += 1) {
+        const count = Math.min(perRound, options.settlements - round * perRound);
+        log(`fiat to fiat end to end, round ${round + 1}/${rounds}: ${count} settlements at concurrency ${options.concurrency}`);
+        const run = await settle(['worker-1'], count, settlementRecorder);
+        completed.push(...run.completed);
+        if (!bare) {
+          const sample = run.completed[0];
+          if (!sample) throw new Error('no settlement completed; see .data/bench/logs');
+          const settlementShape = await shapeOf(temporal, `transaction-${sample.id}`);
+          const quoteShape = await shapeOf(temporal, `quote-${sample.quoteId}`);
+          shapes = describeShapes(quoteShape, settlementShape);
+          bare = { quote: bareShape(quoteShape), settlement: bareShape(settlementShape) };
+        }
+        if (!runs('settlement')) break;
+        log(`engine ceiling, round ${round + 1}/${rounds}: ${count} no-op copies (${JSON.stringify(bare.settlement)})`);
+        const ceilingCpu = () => stack.cpu(['engine-worker', 'temporal']);
+        const ceilingCpuBefore = ceilingCpu();
+        await ceilingPhase(temporal, bare, { settlements: count, concurrency: options.concurrency }, ceiling);
+        ceiling.addCpu('ceiling', cpuDelta(ceilingCpuBefore, ceilingCpu()));
+      }
+      sections.settlement = statsOf(settlementRecorder, ['quote', 'create', 'deposit', 'get', 'settlement']);
+      if (settlementRecorder.errorSamples.length)
+        notes.push(`settlement errors: ${settlementRecorder.errorSamples.join(' | ')}`);
+      settlementRps = settlementRecorder.stats('settlement').rps;
+      if (runs('settlement')) {
+        sections.ceiling = statsOf(ceiling, ['ceiling']);
+        if (ceiling.errorSamples.length) notes.push(`ceiling errors: ${ceiling.errorSamples.join(' | ')}`);
+        ratios.push({
+          name: 'settlement_ratio',
+          value: settlementRps / ceiling.stats('ceiling').rps,
+          target: { op: '>=', value: 0.7 },
+          formula: 'settlements/s / engine ceiling workflows/s',
+        });
+      }
+      readables = completed.map(({ id, party }) => ({ id, partner: party.partner }));
       readPath = '/v1/transactions/';
     } else {
       if (!hasSettlement)
@@ -221,7 +235,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
       log('starting a second worker');
       await stack.startWorker(2, temporal);
       log(`fiat to fiat with 2 workers: ${options.settlements} settlements at concurrency ${options.concurrency}`);
-      const run = await settle(['worker-1', 'worker-2']);
+      const run = await settle(['worker-1', 'worker-2'], options.settlements);
       sections['settlement (2 workers)'] = statsOf(run.recorder, ['settlement']);
       ratios.push({
         name: 'worker_scaling',

@@ -124,8 +124,12 @@ export interface SettlementRun {
  * N settlements at concurrency C, as partners make them: quote, create, the (simulated) deposit, then GET every
  * `pollMs` until `completed`. Ops: quote, create, deposit, get, settlement (the whole, quote to completed).
  */
-export async function settlementPhase(parties: Party[], options: SettlementOptions): Promise<SettlementRun> {
-  const recorder = new Recorder();
+export async function settlementPhase(
+  parties: Party[],
+  options: SettlementOptions,
+  /** Adds to an earlier round's recorder (the runs alternate with the ceiling's). */
+  recorder = new Recorder(),
+): Promise<SettlementRun> {
   const completed: SettlementRun['completed'] = [];
   const { elapsedMs } = await closedLoop(
     { concurrency: options.concurrency, iterations: options.settlements },
@@ -201,8 +205,8 @@ export async function ceilingPhase(
   client: Client,
   shapes: { quote: WorkflowShape; settlement: WorkflowShape },
   options: { settlements: number; concurrency: number },
+  recorder = new Recorder(),
 ): Promise<Recorder> {
-  const recorder = new Recorder();
   const poke = async (workflowId: string, shape: WorkflowShape) => {
     const handle = client.workflow.getHandle(workflowId);
     for (let index = 0; index < shape.updates; index += 1) await handle.executeUpdate(pokeUpdate);
