@@ -26,12 +26,7 @@ import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from
 import { carrierOf, ledgerReference, leg1Entries, payoutFundingEntries } from '../src/persistence/transaction-postings';
 import { readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
-import {
-  amountsOf,
-  toDeposit,
-  toTransaction,
-  TransactionRow,
-} from '../src/presenters/transactions';
+import { amountsOf, toDeposit, toTransaction, TransactionRow } from '../src/presenters/transactions';
 import { createFiatRails } from '../src/providers';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import type { FiatRails, RailOutcome } from '../src/providers/fiat-rails';
@@ -244,7 +239,8 @@ export function createTransactionActivities(services: ActivityServices) {
       return prisma.$transaction(async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'failed') return 'failed';
-        return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' })).status as TransactionStatus;
+        return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' }))
+          .status as TransactionStatus;
       });
     },
 
@@ -423,7 +419,10 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** A deposit its transaction could not take, outside: sent back in full to the sender. */
     async sendDepositBack(depositId: string): Promise<{ providerReference: string }> {
-      const deposit = await prisma.transactionDeposit.findUnique({ where: { id: depositId }, include: { transaction: true } });
+      const deposit = await prisma.transactionDeposit.findUnique({
+        where: { id: depositId },
+        include: { transaction: true },
+      });
       if (!deposit) throw notFound('deposit', depositId);
       const outcome = await rails.returnToSender({
         idempotencyKey: `deposit:${depositId}:return`,

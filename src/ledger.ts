@@ -259,7 +259,11 @@ async function replayOf(
     .sort();
   const requested = entries
     .map(({ account, amount }) =>
-      describe('walletId' in account ? `wallet:${account.walletId}` : `system:${account.system}`, account.currency, amount),
+      describe(
+        'walletId' in account ? `wallet:${account.walletId}` : `system:${account.system}`,
+        account.currency,
+        amount,
+      ),
     )
     .sort();
   if (stored.length !== requested.length || stored.some((line, index) => line !== requested[index])) {

@@ -501,12 +501,10 @@ describe('payouts to a pix key given directly', () => {
     const speiQuote = await quote(parties.partner.api, payoutQuoteBody());
     const wrongRail = await parties.partner.api.post('/v1/payout').send(body(speiQuote.id, 'ana@example.com'));
     expect(wrongRail.body.error.code).toBe('quote_currency_mismatch');
-    const passport = await parties.partner.api
-      .post('/v1/payout')
-      .send({
-        ...body(q.id, 'ana@example.com'),
-        pix: { key: 'ana@example.com', document: { type: 'passport', number: 'X1234567' } },
-      });
+    const passport = await parties.partner.api.post('/v1/payout').send({
+      ...body(q.id, 'ana@example.com'),
+      pix: { key: 'ana@example.com', document: { type: 'passport', number: 'X1234567' } },
+    });
     expect([passport.status, passport.body.error.details?.[0]?.param]).toEqual([400, 'pix.document.type']);
     expect(await transactionCount()).toBe(count);
 
@@ -825,7 +823,9 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
       expect(await readTransactionRow(harness.prisma, id)).toEqual(expected);
       const locked = await harness.prisma.$transaction((tx) => lockTransactionRow(tx, id));
       expect(locked).toEqual(expected);
-      shapes.add(`${expected?.type}:${expected?.externalAccount ? 'account' : 'no account'}:${expected?.wallet ? 'wallet' : 'no wallet'}`);
+      shapes.add(
+        `${expected?.type}:${expected?.externalAccount ? 'account' : 'no account'}:${expected?.wallet ? 'wallet' : 'no wallet'}`,
+      );
       // Money stays exact: Decimals, not numbers.
       expect(locked?.senderAmount).toBeInstanceOf(Prisma.Decimal);
     }

@@ -3,6 +3,7 @@
 // cancel racing a deposit, late deposits; the ledger invariants after each, and the workflow's
 // children, search attributes and query.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { Decimal, Money } from '../src/domain/money';
 import { receiveDepositByReference } from '../src/services/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -101,10 +102,27 @@ describe('completed', () => {
       ResourceStatus: ['completed'],
     });
     expect(await handle.query(settlementStateQuery)).toMatchObject({ status: 'completed', step: 'done' });
+    const upserts = async (workflowHandle: {
+      fetchHistory(): Promise<{ events?: Array<{ eventType?: unknown }> | null }>;
+    }) =>
+      ((await workflowHandle.fetchHistory()).events ?? []).filter(
+        (event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+      ).length;
     for (const leg of ['fiat-to-stablecoin', 'stablecoin-to-fiat'] as const) {
       const child = harness.env.client.workflow.getHandle(workflowIds.transactionLeg(created.id, leg));
-      expect((await child.describe()).status.name).toBe('COMPLETED');
+      const childDescription = await child.describe();
+      expect(childDescription.status.name).toBe('COMPLETED');
+      expect(childDescription.searchAttributes).toMatchObject({
+        PartnerId: [parties.partner.partnerId],
+        CustomerId: [parties.customer.id],
+        ResourceId: [created.id],
+        ResourceStatus: ['completed'],
+      });
+      // Started with its search attributes: one upsert, at its end (npm run bench: each is engine work).
+      expect(await upserts(child)).toBe(1);
     }
+    // Started by the API with its search attributes: upserts only when the status changes (processing, completed).
+    expect(await upserts(handle)).toBe(2);
   });
 });
 
@@ -123,7 +141,11 @@ async function returned(depositId: string) {
 async function expectReturnedOnItsOwn(created: TransactionBody, status: string) {
   const events = await eventTypesOf(harness, created.id);
   const late = await deposit(parties, created);
-  expect(late).toMatchObject({ status: 'returning', return_reason: 'not_awaiting_deposit', amount: created.sender.amount });
+  expect(late).toMatchObject({
+    status: 'returning',
+    return_reason: 'not_awaiting_deposit',
+    amount: created.sender.amount,
+  });
   expect((await returned(late.id)).status).toBe('returned');
   expect((await get(created.id)).status).toBe(status);
   expect(await eventTypesOf(harness, created.id)).toEqual(events);
@@ -339,7 +361,12 @@ describe('deposits reported by a bank integration (the production path)', () => 
     const created = await createTransaction(parties);
     const reference = created.sender_deposit_instructions.reference;
     const report = (text: string, amount = Money.parse('BRL', '1000.00')) =>
-      receiveDepositByReference(harness.services, { reference: text, amount, senderName: 'João Pereira', receivedAt: new Date() });
+      receiveDepositByReference(harness.services, {
+        reference: text,
+        amount,
+        senderName: 'João Pereira',
+        receivedAt: new Date(),
+      });
     expect(await report('TX0000000000')).toBeNull();
     expect(await report('not a reference')).toBeNull();
     expect(await report(reference, Money.parse('USD', '1000.00'))).toBeNull();

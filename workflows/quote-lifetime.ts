@@ -33,6 +33,11 @@ export interface QuoteLifetimeInput {
   quoteId: string;
   partnerId: string;
   type: 'payin' | 'payout' | 'fiat_to_fiat';
+  /**
+   * The start carried the search attributes (the write path's intent does): the workflow does not upsert them again
+   * (each upsert is a history event and a visibility write). Absent in starts written before this field.
+   */
+  searchAttributesAtStart?: boolean;
 }
 
 export interface ConsumeQuoteRequest {
@@ -80,7 +85,7 @@ export async function quoteLifetimeWorkflow(input: QuoteLifetimeInput): Promise<
       { key: ResourceIdAttribute, value: input.quoteId },
       { key: ResourceStatusAttribute, value: status },
     ]);
-  publishStatus();
+  if (!input.searchAttributesAtStart) publishStatus();
 
   setHandler(quoteStateQuery, () => ({ status, usedBy, remainingMs: status === 'active' ? remainingMs() : 0 }));
 

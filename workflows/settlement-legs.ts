@@ -23,11 +23,12 @@ export interface LegInput {
   round: number;
   /** True when this leg's completion is the transaction's (pay-in: leg 1; fiat to fiat and payout: leg 2). */
   completesTransaction: boolean;
+  /** Started with its search attributes (legSearchAttributes): no upsert of them at the start. */
+  searchAttributesAtStart?: boolean;
 }
 
 export type PayoutLegResult =
-  | { outcome: 'completed' }
-  | { outcome: 'rejected'; reason: string; providerReference: string };
+  { outcome: 'completed' } | { outcome: 'rejected'; reason: string; providerReference: string };
 
 /**
  * Calls to the exchange and payout rails: a provider that keeps failing should reach an operator soon, so
@@ -42,18 +43,28 @@ export const railActivities = proxyActivities<Activities>({
 /** Database steps: the project's bounded policy; a missing row or an impossible transition fails at once. */
 export const databaseActivities = proxyActivities<Activities>(boundedActivityOptions);
 
-function publish(input: LegInput, status: string): void {
-  upsertSearchAttributes([
+/** What operators find a leg by (README "Operating workflows"). */
+export function legSearchAttributes(input: LegInput, status: string) {
+  return [
     { key: PartnerIdAttribute, value: input.partnerId },
     { key: CustomerIdAttribute, value: input.customerId },
     { key: ResourceIdAttribute, value: input.transactionId },
     { key: ResourceStatusAttribute, value: status },
-  ]);
+  ];
+}
+
+function publish(input: LegInput, status: string): void {
+  upsertSearchAttributes(legSearchAttributes(input, status));
+}
+
+/** The leg's first status, unless its start carried it. */
+function publishStarted(input: LegInput): void {
+  if (!input.searchAttributesAtStart) publish(input, 'processing');
 }
 
 /** Leg 1: fiat -> stablecoin, into the service-managed wallet (in transit). */
 export async function fiatToStablecoinLegWorkflow(input: LegInput): Promise<'completed'> {
-  publish(input, 'processing');
+  publishStarted(input);
   const { providerReference } = await railActivities.convertFiatToStablecoin(input.transactionId, input.round);
   await databaseActivities.completeFiatToStablecoin(input.transactionId, providerReference, input.completesTransaction);
   publish(input, 'completed');
@@ -62,7 +73,7 @@ export async function fiatToStablecoinLegWorkflow(input: LegInput): Promise<'com
 
 /** Leg 2: stablecoin -> fiat, paid to the external account; `rejected` when the receiving bank refuses. */
 export async function stablecoinToFiatLegWorkflow(input: LegInput): Promise<PayoutLegResult> {
-  publish(input, 'processing');
+  publishStarted(input);
   const payout = await railActivities.payOutTransaction(input.transactionId, input.round);
   if (payout.status === 'rejected') {
     await databaseActivities.recordPayoutRejection(input.transactionId, payout.providerReference, payout.reason);

@@ -47,6 +47,7 @@ import {
   databaseActivities,
   fiatToStablecoinLegWorkflow,
   LegInput,
+  legSearchAttributes,
   PayoutLegResult,
   railActivities,
   stablecoinToFiatLegWorkflow,
@@ -65,6 +66,12 @@ export interface SettlementInput {
    * (settle), or a virtual-account deposit, which settles or is sent back (refund, with the reason).
    */
   funded?: { action: 'settle' } | { action: 'refund'; reason: FailureReason };
+  /**
+   * The start carried the search attributes (the write path's intent does), so the workflow does not upsert them
+   * again, and starts its legs with theirs (each upsert is a history event and a visibility write). Absent in
+   * starts written before this field: those upsert as they did.
+   */
+  searchAttributesAtStart?: boolean;
 }
 
 export type SettlementStep = 'awaiting_deposit' | 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund' | 'done';
@@ -128,7 +135,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
       { key: ResourceStatusAttribute, value: status },
     ]);
   };
-  setStatus(state.status);
+  if (!input.searchAttributesAtStart) setStatus(state.status);
 
   setHandler(settlementStateQuery, () => ({ ...state, rounds: { ...state.rounds } }));
 
@@ -186,7 +193,10 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
       validator: (request) => {
         const action = (request as { action?: unknown } | undefined)?.action;
         if (action !== 'retry' && action !== 'refund') {
-          throw ApplicationFailure.nonRetryable('action must be "retry" or "refund".', settlementRefusals.invalidAction);
+          throw ApplicationFailure.nonRetryable(
+            'action must be "retry" or "refund".',
+            settlementRefusals.invalidAction,
+          );
         }
         if (!state.awaitingOperator || operatorAction !== null) {
           throw ApplicationFailure.nonRetryable(
@@ -236,6 +246,13 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
     customerId: input.customerId,
     round,
     completesTransaction,
+    ...(input.searchAttributesAtStart ? { searchAttributesAtStart: true } : {}),
+  });
+  /** A leg's start: with its search attributes when this workflow's start had them (see SettlementInput). */
+  const legStart = (name: string, args: LegInput) => ({
+    workflowId: `${workflowInfo().workflowId}-${name}`,
+    args: [args] as [LegInput],
+    ...(args.searchAttributesAtStart ? { typedSearchAttributes: legSearchAttributes(args, 'processing') } : {}),
   });
 
   async function refund(reason: FailureReason): Promise<void> {
@@ -273,10 +290,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
         const last = index === legs.length - 1;
         if (name === 'fiat_to_stablecoin') {
           const converted = await step('fiat_to_stablecoin', 'conversion_failed', (round) =>
-            executeChild(fiatToStablecoinLegWorkflow, {
-              workflowId: `${workflowInfo().workflowId}-fiat-to-stablecoin`,
-              args: [leg(round, last)],
-            }),
+            executeChild(fiatToStablecoinLegWorkflow, legStart('fiat-to-stablecoin', leg(round, last))),
           );
           if (converted === REFUND) {
             await refund('refunded_by_operator');
@@ -285,10 +299,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
           }
         } else {
           const paid: PayoutLegResult | typeof REFUND = await step('stablecoin_to_fiat', 'payout_failed', (round) =>
-            executeChild(stablecoinToFiatLegWorkflow, {
-              workflowId: `${workflowInfo().workflowId}-stablecoin-to-fiat`,
-              args: [leg(round, last)],
-            }),
+            executeChild(stablecoinToFiatLegWorkflow, legStart('stablecoin-to-fiat', leg(round, last))),
           );
           if ('refund' in paid || paid.outcome === 'rejected') {
             await refund('refund' in paid ? 'refunded_by_operator' : 'payout_rejected');

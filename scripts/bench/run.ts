@@ -126,7 +126,9 @@ export async function runBench(options: BenchOptions): Promise<void> {
       let bare: { quote: WorkflowShape; settlement: WorkflowShape } | undefined;
       for (let round = 0; round < rounds; round += 1) {
         const count = Math.min(perRound, options.settlements - round * perRound);
-        log(`fiat to fiat end to end, round ${round + 1}/${rounds}: ${count} settlements at concurrency ${options.concurrency}`);
+        log(
+          `fiat to fiat end to end, round ${round + 1}/${rounds}: ${count} settlements at concurrency ${options.concurrency}`,
+        );
         const run = await settle(['worker-1'], count, settlementRecorder);
         completed.push(...run.completed);
         if (!bare) {

@@ -29,7 +29,8 @@ function modelOf(name: string): { table: string; fields: RuntimeField[] } {
 }
 
 const quoted = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-const scalarsOf = (fields: RuntimeField[]) => fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum');
+const scalarsOf = (fields: RuntimeField[]) =>
+  fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum');
 
 /** A value as pg (pool) or Prisma ($queryRaw) decodes it, as Prisma's model API gives it. */
 function asPrisma(type: string, value: unknown): unknown {

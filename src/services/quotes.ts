@@ -152,7 +152,7 @@ export async function createQuote(
     await start(
       workflowStart(quoteLifetimeWorkflow, {
         workflowId: workflowIds.quote(id),
-        args: [{ quoteId: id, partnerId, type: terms.type }],
+        args: [{ quoteId: id, partnerId, type: terms.type, searchAttributesAtStart: true }],
         searchAttributes: { PartnerId: partnerId, ResourceId: id, ResourceStatus: 'active' },
       }),
     );

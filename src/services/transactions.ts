@@ -95,7 +95,10 @@ async function usableQuoteOrThrow(
     throw new ApiError('quote_already_used', `Quote ${quote.id} was already used; request a new quote.`);
   }
   if (quote.status === 'expired' || Date.now() >= quote.expiresAt.getTime()) {
-    throw new ApiError('quote_expired', `Quote ${quote.id} expired at ${quote.expiresAt.toISOString()}; request a new quote.`);
+    throw new ApiError(
+      'quote_expired',
+      `Quote ${quote.id} expired at ${quote.expiresAt.toISOString()}; request a new quote.`,
+    );
   }
   return quote;
 }
@@ -141,7 +144,10 @@ async function receivingAccountOrThrow(
     );
   }
   if (account.status === 'rejected') {
-    throw new ApiError('external_account_rejected', `External account ${account.id} was rejected and cannot receive payouts.`);
+    throw new ApiError(
+      'external_account_rejected',
+      `External account ${account.id} was rejected and cannot receive payouts.`,
+    );
   }
   return account;
 }
@@ -258,6 +264,7 @@ async function writeTransaction(
               senderRail: t.senderRail,
               type: t.type,
               ...(t.funded ? { funded: t.funded } : {}),
+              searchAttributesAtStart: true,
             },
           ],
           searchAttributes: {
@@ -625,7 +632,8 @@ export async function receiveDeposit(
       return receipt.deposit;
     } catch (error) {
       // Cancelled, expired or funded meanwhile (or the workflow already completed): a late deposit.
-      const late = error instanceof WorkflowNotFoundError || updateRefusal(error)?.type === settlementRefusals.notAwaitingDeposit;
+      const late =
+        error instanceof WorkflowNotFoundError || updateRefusal(error)?.type === settlementRefusals.notAwaitingDeposit;
       if (!late) throw error;
     }
   }
@@ -669,7 +677,10 @@ export async function receiveSandboxDeposit(
   const problem = amountTextProblem(body.amount, currency);
   if (problem) throw ApiError.invalidParam('amount', problem);
   if (body.reference !== undefined && normaliseDepositReference(body.reference) !== row.depositReference) {
-    throw ApiError.invalidParam('reference', `must be this transaction's deposit reference (${row.depositReference ?? ''})`);
+    throw ApiError.invalidParam(
+      'reference',
+      `must be this transaction's deposit reference (${row.depositReference ?? ''})`,
+    );
   }
   return receiveDeposit(services, row, {
     amount: Money.parse(currency, body.amount),
@@ -691,7 +702,10 @@ export async function receiveDepositByReference(
 ): Promise<DepositResource | null> {
   const reference = normaliseDepositReference(incoming.reference);
   const row = reference
-    ? await services.prisma.transaction.findUnique({ where: { depositReference: reference }, include: withReceiverAccount })
+    ? await services.prisma.transaction.findUnique({
+        where: { depositReference: reference },
+        include: withReceiverAccount,
+      })
     : null;
   if (!row || row.senderCurrency !== incoming.amount.currency) return null;
   return receiveDeposit(services, row, {
