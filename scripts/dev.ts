@@ -11,6 +11,7 @@ import type { CreatedPartner } from '../src/services/partners';
 import { customSearchAttributes } from '../src/temporal/search-attributes';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
+import { serviceEnv, serviceNodeArgs } from './lib/service-runtime';
 import { devServerSqliteArgs, temporalBinary } from './lib/temporal';
 
 const dataDir = path.join(projectRoot, '.data');
@@ -100,7 +101,13 @@ async function main(): Promise<void> {
     process.exit(code);
   };
   const startChild = (entry: string) => {
-    const child = spawn(process.execPath, [tsx, entry], { cwd: projectRoot, env: childEnv, stdio: 'inherit' });
+    // NODE_OPTIONS, not arguments: the tsx CLI runs the entry in a process of its own.
+    const nodeOptions = [process.env.NODE_OPTIONS ?? '', ...serviceNodeArgs].join(' ').trim();
+    const child = spawn(process.execPath, [tsx, entry], {
+      cwd: projectRoot,
+      env: { ...childEnv, ...serviceEnv, NODE_OPTIONS: nodeOptions },
+      stdio: 'inherit',
+    });
     children.push(child);
     child.on('exit', (code) => {
       if (!stopping) {

@@ -2,7 +2,9 @@
 // while a provider they need (screening, market data) has no real integration.
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { serviceEnv, serviceNodeArgs } from '../scripts/lib/service-runtime';
 
 const root = path.resolve(__dirname, '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -105,4 +107,26 @@ it('the API starts while Temporal is down: live answers 200, ready 503 naming te
   } finally {
     api.kill('SIGTERM');
   }
+});
+
+describe('how the processes run in production', () => {
+  // One setting, written in four places that cannot import each other: they must agree.
+  it('starts the API and the worker with the runtime settings of scripts/lib/service-runtime.ts everywhere', () => {
+    const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    const env = Object.entries(serviceEnv).map(([name, value]) => `${name}=${value}`);
+    for (const [script, entry] of [
+      ['start:api', 'dist/src/server.js'],
+      ['start:worker', 'dist/src/worker.js'],
+    ] as const) {
+      expect(scripts[script]).toBe(`${env.join(' ')} node ${serviceNodeArgs.join(' ')} ${entry}`);
+    }
+    const command = (entry: string) => JSON.stringify(['node', ...serviceNodeArgs, entry]).replace(/,/g, ', ');
+    expect(read('Dockerfile')).toContain(`CMD ${command('dist/src/server.js')}`);
+    for (const name of Object.keys(serviceEnv))
+      expect(read('Dockerfile')).toContain(`ENV ${name}=${serviceEnv[name as keyof typeof serviceEnv]}`);
+    const compose = read('docker-compose.yml');
+    expect(compose).toContain(`command: ${command('dist/src/server.js')}`);
+    expect(compose).toContain(`command: ${command('dist/src/worker.js')}`);
+  });
 });

@@ -3,7 +3,7 @@
 // doing the same query, quotes against a no-op workflow start, settlements against the engine's ceiling. Prints a
 // table and writes bench-results/latest.json and bench-results/latest.svg. README "Benchmark" explains it.
 //
-// Options: --quick (under 5 minutes), --dist (API and worker from `npm run build`, as production),
+// Options: --quick (under 5 minutes), --tsx (API and worker from sources; by default from `npm run build`, as production),
 // --attach (use a running stack, see README), --settlements N, --concurrency C, --duration SECONDS,
 // --rounds R, --poll-ms MS, --profile (CPU profiles of the API and workers; summarise them with
 // `npx tsx scripts/bench/profile-summary.ts .data/bench/profiles/api`).
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   await generatePrismaClient();
   if (options.dist) {
     // Always rebuilt: a stale dist would measure other code than the sources.
-    console.error('[bench] --dist: building first (npm run build)');
+    console.error('[bench] building first (npm run build; --tsx runs the sources instead)');
     const build = spawnSync('npm', ['run', 'build'], { cwd: projectRoot, stdio: 'inherit' });
     if (build.status !== 0) throw new Error('npm run build failed');
   }

@@ -3,6 +3,7 @@ import os from 'node:os';
 
 export interface BenchOptions {
   quick: boolean;
+  /** The API and the worker from `npm run build` (as production runs them; the default), or from sources (--tsx). */
   dist: boolean;
   profile: boolean;
   /** Sections to run (default all): read, quote, settlement (with the ceiling and the 2-worker run). */
@@ -34,6 +35,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     'only',
     'quick',
     'dist',
+    'tsx',
     'profile',
     'attach',
     'settlements',
@@ -48,7 +50,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const quick = flag('quick');
   return {
     quick,
-    dist: flag('dist'),
+    dist: !flag('tsx'),
     profile: flag('profile'),
     only,
     attach: flag('attach'),

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { writeWorkflowBundle } from '../bundle-workflows';
 import { prepareDatabase, PreparedDatabase } from '../lib/database';
 import { projectRoot } from '../lib/paths';
+import { serviceEnv, serviceNodeArgs } from '../lib/service-runtime';
 import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 
@@ -134,7 +135,10 @@ export class Stack {
   /** The API or the worker, from source or from dist. */
   private spawnService(name: string, which: 'server' | 'worker', env: NodeJS.ProcessEnv): Managed {
     // One folder per process: with tsx's loader thread a process writes two profiles (the main thread's is the big one).
-    const nodeArgs = this.runtime.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [];
+    const nodeArgs = [
+      ...serviceNodeArgs,
+      ...(this.runtime.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []),
+    ];
     return this.runtime.kind === 'dist'
       ? this.spawn(name, process.execPath, [...nodeArgs, path.join('dist', 'src', `${which}.js`)], env)
       : this.spawnTs(name, path.join('src', `${which}.ts`), env, nodeArgs);
@@ -182,6 +186,7 @@ export class Stack {
   private serviceEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     this.childEnv = {
       ...process.env,
+      ...serviceEnv,
       APP_ENV: 'sandbox',
       DATABASE_URL: this.database.url,
       TEMPORAL_ADDRESS: this.temporalAddress,
