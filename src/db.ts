@@ -75,11 +75,11 @@ export function transactionOptions(timeouts: DatabaseTimeouts = defaultDatabaseT
  * `constraint` (the driver adapter reports it in the error's meta).
  */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  return (
-    error instanceof Prisma.PrismaClientKnownRequestError &&
-    error.code === 'P2002' &&
-    (constraint === undefined || JSON.stringify(error.meta ?? {}).includes(constraint))
-  );
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  const meta = JSON.stringify(error.meta ?? {});
+  // P2002 from the model API; P2010 carrying SQLSTATE 23505 from a statement written in SQL (sql-rows.ts).
+  const unique = error.code === 'P2002' || (error.code === 'P2010' && meta.includes('"originalCode":"23505"'));
+  return unique && (constraint === undefined || meta.includes(constraint));
 }
 
 // SQLSTATE classes and codes that mean "the database cannot serve now; the same request may succeed later".

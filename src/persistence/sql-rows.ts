@@ -116,3 +116,48 @@ export async function readRowById<Row>(db: Db, query: RowByIdQuery<Row>, id: str
       : await db.$queryRawUnsafe<Record<string, unknown>[]>(query.text, id);
   return rows[0] ? query.read(rows[0]) : null;
 }
+
+/** A value as a statement parameter: decimals and money as text, JSON as text, Prisma's JSON null as NULL. */
+function asParameter(type: string, value: unknown): unknown {
+  if (value === null || value === undefined || value === Prisma.DbNull || value === Prisma.JsonNull) return null;
+  if (Array.isArray(value) && type !== 'Json') return value.map((item) => asParameter(type, item));
+  if (type === 'Json') return JSON.stringify(value);
+  if (type === 'Decimal') return String(value);
+  return value;
+}
+
+/**
+ * Inserts one `model` row in the caller's transaction and returns it as Prisma's create would: `data` by field
+ * name, the timestamps set here when absent (as Prisma sets @default(now()) and @updatedAt), the other defaults
+ * the database's.
+ */
+export async function insertRow<Row>(
+  tx: Prisma.TransactionClient,
+  model: ModelName,
+  data: Record<string, unknown>,
+): Promise<Row> {
+  const { table, fields } = modelOf(model);
+  const scalars = scalarsOf(fields);
+  const now = new Date();
+  const values: Record<string, unknown> = { ...data };
+  for (const stamp of ['createdAt', 'updatedAt']) {
+    if (values[stamp] === undefined && scalars.some((field) => field.name === stamp)) values[stamp] = now;
+  }
+  const given = scalars.filter((field) => values[field.name] !== undefined);
+  for (const name of Object.keys(values)) {
+    if (values[name] !== undefined && !given.some((field) => field.name === name))
+      throw new Error(`sql-rows: ${model} has no column for ${name}`);
+  }
+  const column = (field: RuntimeField) => quoted(field.dbName ?? field.name);
+  const text =
+    `INSERT INTO ${quoted(table)} (${given.map(column).join(', ')}) ` +
+    `VALUES (${given.map((_, index) => `$${index + 1}`).join(', ')}) ` +
+    `RETURNING ${scalars.map((field) => `${column(field)} AS ${quoted(field.name)}`).join(', ')}`;
+  const [row] = await tx.$queryRawUnsafe<Record<string, unknown>[]>(
+    text,
+    ...given.map((field) => asParameter(field.type, values[field.name])),
+  );
+  const result: Record<string, unknown> = {};
+  for (const field of scalars) result[field.name] = asPrisma(field.type, row![field.name]);
+  return result as Row;
+}

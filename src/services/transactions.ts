@@ -25,6 +25,7 @@ import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';
 import { LedgerError, postLedgerEntries, settlementEntries } from '../ledger';
 import { ledgerReference, payoutFundingEntries } from '../persistence/transaction-postings';
+import { insertRow } from '../persistence/sql-rows';
 import { readTransactionRow } from '../persistence/transaction-rows';
 import { findVirtualAccountByDepositReference } from '../persistence/virtual-account-deposits';
 import {
@@ -229,21 +230,20 @@ async function writeTransaction(
   const status = t.funded ? 'processing' : 'awaiting_deposit';
   try {
     return await writeThenStart(services, async (tx, start) => {
-      const created = await tx.transaction.create({
-        data: {
-          ...t.columns,
-          id: t.id,
-          partnerId: t.partnerId,
-          customerId: t.customerId,
-          type: t.type,
-          status,
-          depositReference: drawn?.reference ?? null,
-          depositInstructions: (drawn?.instructions as object | undefined) ?? Prisma.DbNull,
-          depositDeadline: t.deposit?.deadline ?? null,
-          createdAt: t.createdAt,
-        },
-        include: withReceiverAccount,
+      // In SQL (sql-rows.ts): the one insert of every transaction, which Prisma would compile on each call.
+      await insertRow(tx, 'Transaction', {
+        ...t.columns,
+        id: t.id,
+        partnerId: t.partnerId,
+        customerId: t.customerId,
+        type: t.type,
+        status,
+        depositReference: drawn?.reference ?? null,
+        depositInstructions: drawn?.instructions ?? null,
+        depositDeadline: t.deposit?.deadline ?? null,
+        createdAt: t.createdAt,
       });
+      const created = (await readTransactionRow(tx, t.id))!;
       await t.afterInsert?.(tx, created);
       const resource = toTransaction(created);
       await recordEvent(tx, {
