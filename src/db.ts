@@ -14,7 +14,8 @@ export interface DatabaseTimeouts {
 
 export const defaultDatabaseTimeouts: DatabaseTimeouts = { connectMs: 5_000, statementMs: 10_000 };
 
-const sqlPools = new WeakMap<PrismaClient, Pool>();
+/** Where a client of createPrismaClient keeps its pg pool (a property, so a Proxy of the client finds it too). */
+export const SQL_POOL = Symbol('sql pool');
 
 /**
  * The one way to open the database: the Prisma client on the pg driver adapter (no native engine).
@@ -40,7 +41,7 @@ export function createPrismaClient(
     query_timeout: timeouts.statementMs + 2_000,
   });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  sqlPools.set(prisma, pool);
+  Object.defineProperty(prisma, SQL_POOL, { value: pool, configurable: true }); // configurable: a Proxy may answer another
   return prisma;
 }
 
@@ -49,7 +50,7 @@ export function createPrismaClient(
  * written in SQL because Prisma's per-call compilation would cost them more than the query itself.
  */
 export function sqlPoolOf(prisma: PrismaClient): Pool {
-  const pool = sqlPools.get(prisma);
+  const pool = (prisma as unknown as { [SQL_POOL]?: Pool })[SQL_POOL];
   if (!pool) throw new Error('sqlPoolOf: not a client made by createPrismaClient');
   return pool;
 }

@@ -324,14 +324,16 @@ describe('request validation', () => {
   ];
 
   it.each(invalidNumbers)('%s %j: invalid_param %s', async (rail, overrides, param, fragment) => {
-    const before = await harness.prisma.externalAccount.count();
+    // This partner's accounts: test files share the database and create accounts meanwhile.
+    const count = () => harness.prisma.externalAccount.count({ where: { partnerId: partner.partnerId } });
+    const before = await count();
     const response = await post(externalAccount(customerId, rail, overrides));
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('validation_error');
     expect(response.body.error.details).toEqual([
       { code: 'invalid_param', param, message: expect.stringContaining(fragment) },
     ]);
-    expect(await harness.prisma.externalAccount.count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   it('reports the identifier that the protocol needs as missing_param', async () => {

@@ -7,6 +7,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { decideVirtualAccountDeposit } from '../src/domain/transactions';
 import { Prisma } from '../src/db';
+import { readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
 import { withReceiverAccount } from '../src/presenters/transactions';
 import { receiveVirtualAccountCredit } from '../src/services/transactions';
@@ -832,5 +833,35 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
     expect([...shapes].some((shape) => shape.includes('no account'))).toBe(true);
     expect([...shapes].some((shape) => shape.includes(':account'))).toBe(true);
     expect(await readTransactionRow(harness.prisma, '00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it('reads quotes, external accounts and deposits exactly as Prisma does', async () => {
+    const cases = [
+      {
+        model: 'Quote',
+        rows: () => harness.prisma.quote.findMany(),
+        one: (id: string) => harness.prisma.quote.findUnique({ where: { id } }),
+      },
+      {
+        model: 'ExternalAccount',
+        rows: () => harness.prisma.externalAccount.findMany(),
+        one: (id: string) => harness.prisma.externalAccount.findUnique({ where: { id } }),
+      },
+      {
+        model: 'TransactionDeposit',
+        rows: () => harness.prisma.transactionDeposit.findMany(),
+        one: (id: string) => harness.prisma.transactionDeposit.findUnique({ where: { id } }),
+      },
+    ] as const;
+    for (const { model, rows, one } of cases) {
+      const query = rowByIdQuery(model);
+      const ids = (await rows()).map(({ id }) => id);
+      expect(ids.length).toBeGreaterThan(0);
+      for (const id of ids) {
+        const expected = await one(id);
+        expect(await readRowById(harness.prisma, query, id)).toEqual(expected);
+        expect(await harness.prisma.$transaction((tx) => readRowById(tx, query, id))).toEqual(expected);
+      }
+    }
   });
 });

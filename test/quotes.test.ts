@@ -1,6 +1,8 @@
 // Quotes over HTTP (create, get, validation, limits, scoping) and their lifetime: the quote-<id>
 // workflow's 5-minute timer (time skipping) and consumption, once, through consumeQuote.
 import request from 'supertest';
+import { sqlPoolOf, SQL_POOL } from '../src/db';
+import { rowByIdQuery } from '../src/persistence/sql-rows';
 import { ApiError } from '../src/http/errors';
 import { createApp } from '../src/http/app';
 import { parseAmountRanges } from '../src/config';
@@ -893,42 +895,47 @@ describe('lifetime', () => {
   describe('when the workflow completes between reading the quote and asking it', () => {
     /** Services whose first read of the quote returns `row`, as read just before the workflow completed. */
     function readingFirst(row: object) {
+      // The quote is read with SQL on the client's pool (findQuoteOrThrow): its first read answers `row`.
       let served = false;
-      const quotes = new Proxy(harness.prisma.quote, {
+      const pool = sqlPoolOf(harness.prisma);
+      const stalePool = new Proxy(pool, {
         get: (target, property) =>
-          property === 'findFirst' && !served
-            ? async () => {
-                served = true;
-                return row;
+          property === 'query'
+            ? (config: { name?: string }, ...rest: unknown[]) => {
+                if (!served && config?.name === quoteRead.name) {
+                  served = true;
+                  return Promise.resolve({ rows: [row] });
+                }
+                return (target.query as (...args: unknown[]) => unknown)(config, ...rest);
               }
             : Reflect.get(target, property),
       });
       const prisma = new Proxy(harness.prisma, {
-        get: (target, property) => (property === 'quote' ? quotes : Reflect.get(target, property)),
+        get: (target, property) => (property === SQL_POOL ? stalePool : Reflect.get(target, property)),
       });
-      return { ...harness.services, prisma };
+      return { ...harness.services, prisma, servedStale: () => served };
     }
+    const quoteRead = rowByIdQuery('Quote');
 
     it('answers from the table: used by another consumer, or by the same one', async () => {
       const quote = await createQuote('/v1/quote', payin());
       const before = await harness.prisma.quote.findUniqueOrThrow({ where: { id: quote.id } });
       await consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'first');
-      await expectApiError(
-        consumeQuote(readingFirst(before), partner.partnerId, quote.id, 'payin', 'second'),
-        'quote_already_used',
-      );
-      const again = await consumeQuote(readingFirst(before), partner.partnerId, quote.id, 'payin', 'first');
+      const second = readingFirst(before);
+      await expectApiError(consumeQuote(second, partner.partnerId, quote.id, 'payin', 'second'), 'quote_already_used');
+      const first = readingFirst(before);
+      const again = await consumeQuote(first, partner.partnerId, quote.id, 'payin', 'first');
       expect(again.quote.status).toBe('used');
+      expect([second.servedStale(), first.servedStale()]).toEqual([true, true]);
     });
 
     it('answers from the table: expired', async () => {
       const quote = await createQuote('/v1/quote', payin());
       const before = await harness.prisma.quote.findUniqueOrThrow({ where: { id: quote.id } });
       expect(await handleOf(quote.id).result()).toBe('expired');
-      await expectApiError(
-        consumeQuote(readingFirst(before), partner.partnerId, quote.id, 'payin', 'late'),
-        'quote_expired',
-      );
+      const late = readingFirst(before);
+      await expectApiError(consumeQuote(late, partner.partnerId, quote.id, 'payin', 'late'), 'quote_expired');
+      expect(late.servedStale()).toBe(true);
     });
   });
 

@@ -16,13 +16,17 @@ import { PixDirectoryUnavailableError } from '../providers/pix-directory';
 import type { ScreeningResult } from '../providers/screening';
 import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails } from '../schemas/external-accounts';
 import type { ApiServices } from '../app-services';
+import { readRowById, rowByIdQuery } from '../persistence/sql-rows';
 import { ExternalAccountRow, toExternalAccount } from '../presenters/external-accounts';
 import { findCustomerOrThrow } from './customers';
 import { writeTransaction } from '../temporal/write-then-start';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
+/** Read in SQL (sql-rows.ts): every payout and fiat-to-fiat transaction reads its receiving account. */
+const externalAccountById = rowByIdQuery<ExternalAccountRow>('ExternalAccount');
+
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
-  const row = isUuid(id) ? ownedBy(await db.externalAccount.findUnique({ where: { id } }), partnerId) : null;
+  const row = isUuid(id) ? ownedBy(await readRowById(db, externalAccountById, id), partnerId) : null;
   if (!row) throw ApiError.notFound('external account', id);
   return row;
 }

@@ -24,7 +24,7 @@ import { ApiError } from '../http/errors';
 import type { RateProvider } from '../providers/rates';
 import type { AnyQuoteResource, QuoteRequest } from '../schemas/quotes';
 import type { ApiServices } from '../app-services';
-import { insertRow } from '../persistence/sql-rows';
+import { insertRow, readRowById, rowByIdQuery } from '../persistence/sql-rows';
 import { amountsOf, QuoteRow, termsOf, toQuote } from '../presenters/quotes';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
@@ -38,8 +38,11 @@ import {
 } from '../../workflows/quote-lifetime';
 
 /** A quote of this partner, or 404 (also for malformed ids and other partners' quotes). */
+/** Read in SQL (sql-rows.ts): every quote-based transaction reads its quote first. */
+const quoteById = rowByIdQuery<QuoteRow>('Quote');
+
 export async function findQuoteOrThrow(db: Db, partnerId: string, quoteId: string): Promise<QuoteRow> {
-  const row = isUuid(quoteId) ? ownedBy(await db.quote.findUnique({ where: { id: quoteId } }), partnerId) : null;
+  const row = isUuid(quoteId) ? ownedBy(await readRowById(db, quoteById, quoteId), partnerId) : null;
   if (!row) throw ApiError.notFound('quote', quoteId);
   return row;
 }
