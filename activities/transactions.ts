@@ -8,7 +8,7 @@
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TransactionDeposit } from '@prisma/client';
-import { Prisma, sqlPoolOf } from '../src/db';
+import { Prisma, sqlPoolOf, sqlTransaction, type SqlTransaction } from '../src/db';
 import { newId } from '../src/domain/ids';
 import { Currency, Money } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
@@ -60,7 +60,7 @@ function notFound(what: string, id: string): ApplicationFailure {
 }
 
 /** The transaction under its row lock: one change of it at a time, across workers. */
-async function lockTransaction(tx: Prisma.TransactionClient, id: string): Promise<TransactionRow> {
+async function lockTransaction(tx: SqlTransaction, id: string): Promise<TransactionRow> {
   const row = await lockTransactionRow(tx, id);
   if (!row) throw notFound('transaction', id);
   return row;
@@ -68,7 +68,7 @@ async function lockTransaction(tx: Prisma.TransactionClient, id: string): Promis
 
 /** One step of the state machine, with its event (the full transaction as it now is). */
 async function moveTo(
-  tx: Prisma.TransactionClient,
+  tx: SqlTransaction,
   row: TransactionRow,
   to: TransactionStatus,
   data: { failureReason?: FailureReason | null; sandboxSimulation?: SandboxSimulation | null } = {},
@@ -126,7 +126,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
   /** Marks a leg done with the provider's reference; false when it already was (a retry). */
   async function closeLeg(
-    tx: Prisma.TransactionClient,
+    tx: SqlTransaction,
     transactionId: string,
     kind: LegKind,
     status: 'completed' | 'rejected',
@@ -139,7 +139,8 @@ export function createTransactionActivities(services: ActivityServices) {
         updated_at = now()
       WHERE transaction_id = ${transactionId}::uuid AND kind = ${kind} AND status = 'processing'`;
     if (closed === 1) return true;
-    const leg = await tx.transactionLeg.findUnique({ where: { transactionId_kind: { transactionId, kind } } });
+    const [leg] = await tx.$queryRaw<Array<{ status: string }>>`
+      SELECT status FROM transaction_legs WHERE transaction_id = ${transactionId}::uuid AND kind = ${kind}`;
     if (leg?.status === status) return false;
     throw ApplicationFailure.nonRetryable(
       `leg ${kind} of transaction ${transactionId} is ${leg?.status ?? 'missing'}`,
@@ -158,7 +159,7 @@ export function createTransactionActivities(services: ActivityServices) {
     completesTransaction: boolean,
     postings: (row: TransactionRow) => Array<{ step: string; description: string; entries: LedgerEntryInput[] }>,
   ): Promise<void> {
-    await prisma.$transaction(async (tx) => {
+    await sqlTransaction(prisma, async (tx) => {
       const row = await lockTransaction(tx, transactionId);
       if (!(await closeLeg(tx, transactionId, kind, 'completed', providerReference))) return;
       for (const { step, description, entries } of postings(row)) {
@@ -175,7 +176,7 @@ export function createTransactionActivities(services: ActivityServices) {
      * database transaction. Returns whether it settles or is refunded (not the expected amount).
      */
     async receiveDeposit(transactionId: string, input: DepositInput): Promise<DepositReceipt> {
-      return prisma.$transaction(async (tx) => {
+      return sqlTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         const previous = await readRowById(tx, depositById, input.depositId);
         if (previous) {
@@ -227,7 +228,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** awaiting_deposit -> cancelled (event payin.cancelled). Nothing was posted, so nothing to undo. */
     async cancelTransaction(transactionId: string): Promise<TransactionResource> {
-      return prisma.$transaction(async (tx) => {
+      return sqlTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'cancelled') return toTransaction(row);
         return toTransaction(await moveTo(tx, row, 'cancelled'));
@@ -236,7 +237,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** awaiting_deposit -> failed at the deposit deadline (event payin.failed). */
     async expireTransaction(transactionId: string): Promise<TransactionStatus> {
-      return prisma.$transaction(async (tx) => {
+      return sqlTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'failed') return 'failed';
         return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' }))
@@ -333,7 +334,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** Leg 2 was refused for good by the receiving bank: recorded; the workflow refunds. */
     async recordPayoutRejection(transactionId: string, providerReference: string, reason: string): Promise<void> {
-      await prisma.$transaction(async (tx) => {
+      await sqlTransaction(prisma, async (tx) => {
         await lockTransaction(tx, transactionId);
         await closeLeg(tx, transactionId, 'stablecoin_to_fiat', 'rejected', providerReference, reason);
       });
@@ -401,7 +402,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** A step kept failing: processing -> error (event payin.error) until an operator decides. */
     async markTransactionError(transactionId: string, reason: FailureReason): Promise<void> {
-      await prisma.$transaction(async (tx) => {
+      await sqlTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'error') return;
         await moveTo(tx, row, 'error', { failureReason: reason });
@@ -410,7 +411,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** The operator decided: error -> processing (event payin.processing) to carry the decision out. */
     async resumeTransaction(transactionId: string): Promise<void> {
-      await prisma.$transaction(async (tx) => {
+      await sqlTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'processing') return;
         await moveTo(tx, row, 'processing', { failureReason: null });

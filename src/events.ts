@@ -1,7 +1,6 @@
 // The one event emitter. Every state change writes its event row in the same database
 // transaction as the change (transactional outbox), together with its webhook delivery when one is due.
-import type { Db } from './db';
-import { Prisma } from './db';
+import type { Db, SqlTransaction } from './db';
 import { newId } from './domain/ids';
 
 export const eventTypes = [
@@ -60,7 +59,7 @@ export interface NewEvent {
  * Events of a paused or unsubscribed configuration get no delivery (partners catch up with GET /v1/events).
  * The outbox relay (src/webhooks/outbox-relay.ts) hands committed deliveries to Temporal.
  */
-export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
+export async function recordEvent(db: Db | SqlTransaction, event: NewEvent): Promise<string> {
   // The event and its delivery commit together; a bare client gets a transaction of its own.
   if ('$transaction' in db) return db.$transaction((tx) => recordEvent(tx, event));
   const id = newId();
@@ -89,6 +88,6 @@ export const WEBHOOK_NOTIFY_CHANNEL = 'webhook_deliveries';
  * is the fallback. (A trigger would do the same, but the migration runner splits scripts on every semicolon,
  * which a PL/pgSQL body cannot survive.)
  */
-export async function wakeOutboxRelay(tx: Prisma.TransactionClient): Promise<void> {
+export async function wakeOutboxRelay(tx: SqlTransaction): Promise<void> {
   await tx.$executeRaw`SELECT pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`;
 }

@@ -6,7 +6,7 @@
 // CHECK constraint for wallets). Amounts are decimal strings or the money type's decimals, never
 // JavaScript numbers (the money type's rule); balances are shown through the money type
 // (src/presenters/wallets.ts).
-import type { Db, Prisma } from './db';
+import type { Db, SqlTransaction } from './db';
 import { newId } from './domain/ids';
 import {
   AmountValue,
@@ -183,7 +183,7 @@ function checkPosting(posting: LedgerPosting): Array<{ account: LedgerAccountRef
  * reference already posted, also by a concurrent transaction that commits meanwhile, is a replay
  * that writes nothing, provided it has exactly the same entries (otherwise `replay_mismatch`).
  */
-export async function postLedgerEntries(tx: Prisma.TransactionClient, posting: LedgerPosting): Promise<PostingResult> {
+export async function postLedgerEntries(tx: SqlTransaction, posting: LedgerPosting): Promise<PostingResult> {
   const entries = checkPosting(posting);
   const transactionId = newId();
   const claimed = await tx.$queryRaw<Array<{ id: string }>>`
@@ -238,23 +238,24 @@ export async function postLedgerEntries(tx: Prisma.TransactionClient, posting: L
 
 /** The earlier posting of a reference, when it has exactly these entries; otherwise replay_mismatch. */
 async function replayOf(
-  tx: Prisma.TransactionClient,
+  tx: SqlTransaction,
   reference: string,
   entries: Array<{ account: LedgerAccountRef; amount: Decimal }>,
 ): Promise<PostingResult> {
-  const previous = await tx.ledgerTransaction.findUniqueOrThrow({
-    where: { reference },
-    include: { entries: { include: { account: true } } },
-  });
+  const previous = await tx.$queryRaw<
+    Array<{ id: string; wallet_id: string | null; system_code: string | null; currency: string; amount: unknown }>
+  >`
+    SELECT t.id::text AS id, a.wallet_id::text AS wallet_id, a.system_code, e.currency, e.amount
+    FROM ledger_transactions t
+    JOIN ledger_entries e ON e.transaction_id = t.id
+    JOIN ledger_accounts a ON a.id = e.account_id
+    WHERE t.reference = ${reference}`;
+  if (previous.length === 0) throw new Error(`ledger posting ${reference} has no entries`);
   const describe = (key: string, currency: string, amount: AmountValue) =>
     `${key}:${currency}:${new Decimal(amount.toString()).toFixed()}`;
-  const stored = previous.entries
-    .map(({ account, currency, amount }) =>
-      describe(
-        account.walletId ? `wallet:${account.walletId}` : `system:${account.systemCode ?? ''}`,
-        currency,
-        amount.toString(),
-      ),
+  const stored = previous
+    .map(({ wallet_id, system_code, currency, amount }) =>
+      describe(wallet_id ? `wallet:${wallet_id}` : `system:${system_code ?? ''}`, currency, String(amount)),
     )
     .sort();
   const requested = entries
@@ -272,7 +273,7 @@ async function replayOf(
       `reference ${reference} was posted before with other entries (${stored.join(', ')}); refusing ${requested.join(', ')}`,
     );
   }
-  return { transactionId: previous.id, replayed: true };
+  return { transactionId: previous[0]!.id, replayed: true };
 }
 
 interface LockedAccount {
@@ -286,10 +287,7 @@ interface LockedAccount {
  * system accounts appear on first use (ON CONFLICT makes concurrent first uses agree on one row). Locked in id
  * order, so concurrent postings cannot deadlock or lose updates.
  */
-async function lockAccounts(
-  tx: Prisma.TransactionClient,
-  refs: LedgerAccountRef[],
-): Promise<Map<string, LockedAccount>> {
+async function lockAccounts(tx: SqlTransaction, refs: LedgerAccountRef[]): Promise<Map<string, LockedAccount>> {
   const byKey = new Map(refs.map((ref) => [keyOf(ref), ref]));
   const keys = [...byKey.keys()].sort();
   const systems = keys.map((key) => byKey.get(key)!).filter((ref) => !('walletId' in ref));
@@ -314,7 +312,7 @@ async function lockAccounts(
       wallet_id: string | null;
       system_code: string | null;
       currency: string;
-      balance: Prisma.Decimal;
+      balance: unknown;
       allow_negative: boolean;
     }>
   >`
@@ -339,7 +337,7 @@ async function lockAccounts(
       : keyOf({ system: row.system_code ?? '', currency: row.currency as Currency });
     locked.set(key, {
       id: row.id,
-      balance: new Decimal(row.balance.toString()),
+      balance: new Decimal(String(row.balance)),
       allowNegative: row.allow_negative,
     });
   }

@@ -3,7 +3,7 @@
 // CPU for a transaction with its two accounts against 0.15 ms for the same statement on the pool (`npm run bench`).
 // The columns and their conversions come from the Prisma schema (Prisma.dmmf), so a column added there is read
 // here too; test/sql-rows.test.ts compares every query defined with this against Prisma's own result.
-import { Prisma, type Db, type PrismaClient, sqlPoolOf } from '../db';
+import { Prisma, type Db, type PrismaClient, type SqlTransaction, sqlPoolOf } from '../db';
 
 type ModelName = Prisma.ModelName;
 type RuntimeField = { name: string; kind: string; type: string; dbName?: string | null };
@@ -109,7 +109,11 @@ export function rowByIdQuery<Row>(
  * Runs the query: on the client's pool as a prepared statement, or inside an interactive transaction through it
  * (raw SQL skips Prisma's query compiler there too). Null when no row has that id.
  */
-export async function readRowById<Row>(db: Db, query: RowByIdQuery<Row>, id: string): Promise<Row | null> {
+export async function readRowById<Row>(
+  db: Db | SqlTransaction,
+  query: RowByIdQuery<Row>,
+  id: string,
+): Promise<Row | null> {
   const rows: Record<string, unknown>[] =
     '$transaction' in db
       ? (await sqlPoolOf(db as PrismaClient).query({ name: query.name, text: query.text, values: [id] })).rows
@@ -132,7 +136,7 @@ function asParameter(type: string, value: unknown): unknown {
  * the database's.
  */
 export async function insertRow<Row>(
-  tx: Prisma.TransactionClient,
+  tx: SqlTransaction,
   model: ModelName,
   data: Record<string, unknown>,
 ): Promise<Row> {

@@ -1,6 +1,6 @@
 // A transaction with the accounts its presenter shows (TransactionRow), read with one SQL statement: the read
 // behind GET /v1/transactions/{id} that partners poll, and the row every settlement step locks (sql-rows.ts).
-import type { Db, Prisma } from '../db';
+import type { Db, SqlTransaction } from '../db';
 import type { TransactionRow, withReceiverAccount } from '../presenters/transactions';
 import { JoinedRelation, readRowById, rowByIdQuery } from './sql-rows';
 
@@ -16,5 +16,4 @@ export const lockedTransactionRowById = rowByIdQuery<TransactionRow>('Transactio
 export const readTransactionRow = (db: Db, id: string) => readRowById(db, transactionRowById, id);
 
 /** The transaction under its row lock (one change of it at a time, across workers), in `tx`. */
-export const lockTransactionRow = (tx: Prisma.TransactionClient, id: string) =>
-  readRowById(tx, lockedTransactionRowById, id);
+export const lockTransactionRow = (tx: SqlTransaction, id: string) => readRowById(tx, lockedTransactionRowById, id);
