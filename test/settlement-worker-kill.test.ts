@@ -47,6 +47,11 @@ async function startWorker(): Promise<ChildProcess> {
       TEMPORAL_NAMESPACE: harness.env.namespace ?? 'default',
       TEMPORAL_TASK_QUEUE: harness.config.temporal.taskQueue,
       WORKFLOW_BUNDLE_PATH: workflowBundlePath,
+      // The harness's database bounds for a loaded machine (test/support/harness.ts): with the production 10 s, a
+      // step waiting on the test's row lock while the suite loads the machine could be cancelled before the test
+      // releases the lock, and then never commit while Temporal is cut off (seen in full runs).
+      DATABASE_CONNECT_TIMEOUT_SECONDS: '30',
+      DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
