@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma, PrismaClient } from '@prisma/client';
-import { Pool } from 'pg';
+import { DatabaseError, Pool } from 'pg';
 
 export { Prisma, PrismaClient };
 
@@ -72,10 +72,14 @@ export function transactionOptions(timeouts: DatabaseTimeouts = defaultDatabaseT
 }
 
 /**
- * True when a write failed on a unique index (Prisma P2002), optionally one whose name contains
+ * True when a write failed on a unique index (Prisma P2002, or SQLSTATE 23505 from the pool), optionally one whose name contains
  * `constraint` (the driver adapter reports it in the error's meta).
  */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  if (error instanceof DatabaseError) {
+    // From sqlTransaction's statements: SQLSTATE 23505 with the index's name.
+    return error.code === '23505' && (constraint === undefined || (error.constraint ?? '').includes(constraint));
+  }
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
   const meta = JSON.stringify(error.meta ?? {});
   // P2002 from the model API; P2010 carrying SQLSTATE 23505 from a statement written in SQL (sql-rows.ts).
@@ -135,17 +139,17 @@ export interface SqlTransaction {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
 }
 
+/** A tagged template (strings and values) or a ready Prisma.sql, as a statement with $n placeholders. */
+function toSql(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
+  return Array.isArray(query) ? Prisma.sql(query as TemplateStringsArray, ...values) : (query as Prisma.Sql);
+}
+
 /**
  * A database transaction on one pooled connection, for work written wholly in SQL (the settlement steps): Prisma's
  * interactive transaction costs five times the CPU for the same statements (0.28 against 0.05 ms a statement,
  * `npm run bench`). Bounded like every query of the pool: statement_timeout per statement, and
  * idle_in_transaction_session_timeout should the caller stall.
  */
-/** A tagged template (strings and values) or a ready Prisma.sql, as a statement with $n placeholders. */
-function toSql(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
-  return Array.isArray(query) ? Prisma.sql(query as TemplateStringsArray, ...values) : (query as Prisma.Sql);
-}
-
 export async function sqlTransaction<T>(prisma: PrismaClient, work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
   const client = await sqlPoolOf(prisma).connect();
   const run = async (text: string, values: unknown[]) => client.query(text, values);

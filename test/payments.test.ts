@@ -6,8 +6,9 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { decideVirtualAccountDeposit } from '../src/domain/transactions';
-import { Prisma } from '../src/db';
-import { readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
+import { isUniqueViolation, Prisma, sqlTransaction } from '../src/db';
+import { newId } from '../src/domain/ids';
+import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
 import { withReceiverAccount } from '../src/presenters/transactions';
 import { receiveVirtualAccountCredit } from '../src/services/transactions';
@@ -863,5 +864,24 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
         expect(await harness.prisma.$transaction((tx) => readRowById(tx, query, id))).toEqual(expected);
       }
     }
+  });
+
+  it('writes rows in a sqlTransaction as Prisma would, and a unique index refusing one rolls back all of them', async () => {
+    const taken = await harness.prisma.transaction.findFirst({ where: { depositReference: { not: null } } });
+    expect(taken).not.toBeNull();
+    const copy = { ...taken!, quoteId: null, depositReference: null, id: newId() };
+    const inserted = await sqlTransaction(harness.prisma, (tx) => insertRow(tx, 'Transaction', copy));
+    expect(inserted).toEqual(await harness.prisma.transaction.findUnique({ where: { id: copy.id } }));
+
+    const rolledBack = newId();
+    const refused = await sqlTransaction(harness.prisma, async (tx) => {
+      await insertRow(tx, 'Transaction', { ...copy, id: rolledBack });
+      await insertRow(tx, 'Transaction', { ...copy, id: newId(), depositReference: taken!.depositReference });
+    }).catch((error: unknown) => error);
+    // The retry of a drawn deposit reference (src/services/transactions.ts) depends on recognising it.
+    expect(isUniqueViolation(refused, 'deposit_reference')).toBe(true);
+    expect(isUniqueViolation(refused, 'quote_id')).toBe(false);
+    expect(await harness.prisma.transaction.findUnique({ where: { id: rolledBack } })).toBeNull();
+    await harness.prisma.transaction.delete({ where: { id: copy.id } });
   });
 });

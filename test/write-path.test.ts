@@ -238,6 +238,26 @@ describe('failures injected around the commit', () => {
   });
 });
 
+describe('creates at once', () => {
+  it('every workflow started by concurrent creates is marked started (marks share UPDATEs), so the relay starts none again', async () => {
+    const quoteBody = {
+      sender: { currency: 'BRL', payment_rail: 'pix', amount: '100.00' },
+      stablecoin: { currency: 'USDC', payment_rail: 'solana' },
+      receiver: { currency: 'MXN', payment_rail: 'spei' },
+    };
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => partner.api.post('/v1/quote/fiat-to-fiat').send(quoteBody)),
+    );
+    expect(responses.map((response) => response.status)).toEqual(responses.map(() => 201));
+    const workflowIdsOfQuotes = responses.map((response) => workflowIds.quote(response.body.id));
+    const intents = await harness.prisma.workflowStart.findMany({ where: { workflowId: { in: workflowIdsOfQuotes } } });
+    expect(intents).toHaveLength(12);
+    expect(intents.filter((intent) => intent.startedAt === null)).toEqual([]);
+    for (const workflowId of workflowIdsOfQuotes) expect(await workflowExists(workflowId)).toBe(true);
+    expect(await harness.startRelay.sweep({ minAgeMs: 0 })).toBe(0);
+  });
+});
+
 describe('idempotency across a crash', () => {
   it('a crash after the commit cannot create a second resource: the retry replays the stored one', async () => {
     const body = individualCustomer({ email: 'idem-crash@example.com' });

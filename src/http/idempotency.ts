@@ -12,7 +12,7 @@
 // Stored responses may carry secrets (a webhook signing secret, a verification link): they are kept encrypted
 // (src/domain/secret-box.ts), bound to their partner and key.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Db, Prisma } from '../db';
+import type { Db, SqlTransaction } from '../db';
 import type { SecretBox } from '../domain/secret-box';
 import { currentRequestContext } from '../request-context';
 import { ApiError } from './errors';
@@ -104,7 +104,7 @@ async function release(db: Db, request: IdempotentRequest, owner: string): Promi
  * write transaction that rolls the write back, so two requests can never both commit under one key.
  */
 async function complete(
-  db: Db,
+  db: Db | SqlTransaction,
   request: IdempotentRequest,
   owner: string,
   response: StoredResponse,
@@ -112,15 +112,12 @@ async function complete(
 ): Promise<void> {
   const sealed =
     response.body === undefined ? null : { sealed: box.seal(JSON.stringify(response.body), sealedContext(request)) };
-  const { count } = await db.idempotencyKey.updateMany({
-    where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
-    data: {
-      state: 'completed',
-      responseStatus: response.status,
-      responseBody: sealed as never,
-      completedAt: new Date(),
-    },
-  });
+  // In SQL so that it runs in either kind of write transaction (writeTransaction): Prisma's and sqlTransaction's.
+  const count = await db.$executeRaw`UPDATE idempotency_keys
+    SET state = 'completed', response_status = ${response.status},
+      response_body = ${sealed === null ? null : JSON.stringify(sealed)}::jsonb, completed_at = now()
+    WHERE partner_id = ${request.partnerId}::uuid AND key = ${request.key} AND state = 'in_progress'
+      AND owner_token = ${owner}::uuid`;
   if (count !== 1) {
     throw new ApiError(
       'idempotency_key_in_use',
@@ -206,7 +203,7 @@ export async function withIdempotency(
   const context = currentRequestContext();
   if (context) {
     context.idempotentRequest = `${request.partnerId}:${request.key}:${fingerprint}`;
-    context.storeIdempotentResponse = (tx: Prisma.TransactionClient, body: unknown) =>
+    context.storeIdempotentResponse = (tx: SqlTransaction, body: unknown) =>
       complete(tx, request, owner, { status: successStatus, body: successStatus === 204 ? undefined : body }, box);
   }
   const stopHeartbeat = keepClaimAlive(db, request, owner, abandonedClaimMs);

@@ -2,7 +2,7 @@
 // to-one relations asked for). For the few hottest reads only: Prisma 6 compiles every call (src/db.ts), 1.6 ms of
 // CPU for a transaction with its two accounts against 0.15 ms for the same statement on the pool (`npm run bench`).
 // The columns and their conversions come from the Prisma schema (Prisma.dmmf), so a column added there is read
-// here too; test/sql-rows.test.ts compares every query defined with this against Prisma's own result.
+// here too; test/payments.test.ts ("read with SQL") compares them with Prisma's own results.
 import { Prisma, type Db, type PrismaClient, type SqlTransaction, sqlPoolOf } from '../db';
 
 type ModelName = Prisma.ModelName;

@@ -13,7 +13,7 @@ const joins: Array<JoinedRelation & { relation: keyof typeof withReceiverAccount
 export const transactionRowById = rowByIdQuery<TransactionRow>('Transaction', joins);
 export const lockedTransactionRowById = rowByIdQuery<TransactionRow>('Transaction', joins, { forUpdate: true });
 
-export const readTransactionRow = (db: Db, id: string) => readRowById(db, transactionRowById, id);
+export const readTransactionRow = (db: Db | SqlTransaction, id: string) => readRowById(db, transactionRowById, id);
 
 /** The transaction under its row lock (one change of it at a time, across workers), in `tx`. */
 export const lockTransactionRow = (tx: SqlTransaction, id: string) => readRowById(tx, lockedTransactionRowById, id);

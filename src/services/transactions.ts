@@ -6,7 +6,7 @@
 // one outcome). Reads are plain queries.
 import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { isUniqueViolation, ownedBy, Prisma, type Db } from '../db';
+import { isUniqueViolation, ownedBy, Prisma, type Db, type SqlTransaction } from '../db';
 import { isUuid, newId } from '../domain/ids';
 import { idOfThisRequest } from '../request-context';
 import { amountTextProblem, Currency, Money, Stablecoin } from '../domain/money';
@@ -210,7 +210,7 @@ interface NewTransaction {
   /** Created `processing`: the workflow skips the wait for a deposit. */
   funded?: SettlementInput['funded'];
   /** In the same database transaction, after the row: what a transaction created funded posts. */
-  afterInsert?: (tx: Prisma.TransactionClient, row: TransactionRow) => Promise<void>;
+  afterInsert?: (tx: SqlTransaction, row: TransactionRow) => Promise<void>;
 }
 
 const newDepositReference = () => depositReferenceFrom(randomBytes(10));
@@ -229,54 +229,58 @@ async function writeTransaction(
 ): Promise<TransactionResource> {
   const status = t.funded ? 'processing' : 'awaiting_deposit';
   try {
-    return await writeThenStart(services, async (tx, start) => {
-      // In SQL (sql-rows.ts): the one insert of every transaction, which Prisma would compile on each call.
-      await insertRow(tx, 'Transaction', {
-        ...t.columns,
-        id: t.id,
-        partnerId: t.partnerId,
-        customerId: t.customerId,
-        type: t.type,
-        status,
-        depositReference: drawn?.reference ?? null,
-        depositInstructions: drawn?.instructions ?? null,
-        depositDeadline: t.deposit?.deadline ?? null,
-        createdAt: t.createdAt,
-      });
-      const created = (await readTransactionRow(tx, t.id))!;
-      await t.afterInsert?.(tx, created);
-      const resource = toTransaction(created);
-      await recordEvent(tx, {
-        partnerId: t.partnerId,
-        type: `${eventGroupOf(t.type)}.created`,
-        resourceId: t.id,
-        resourceStatus: status,
-        resource,
-      });
-      await start(
-        workflowStart(settlementWorkflow, {
-          workflowId: workflowIds.transaction(t.id),
-          args: [
-            {
-              transactionId: t.id,
-              partnerId: t.partnerId,
-              customerId: t.customerId,
-              senderRail: t.senderRail,
-              type: t.type,
-              ...(t.funded ? { funded: t.funded } : {}),
-              searchAttributesAtStart: true,
+    return await writeThenStart(
+      services,
+      async (tx, start) => {
+        // In SQL (sql-rows.ts): the one insert of every transaction, which Prisma would compile on each call.
+        await insertRow(tx, 'Transaction', {
+          ...t.columns,
+          id: t.id,
+          partnerId: t.partnerId,
+          customerId: t.customerId,
+          type: t.type,
+          status,
+          depositReference: drawn?.reference ?? null,
+          depositInstructions: drawn?.instructions ?? null,
+          depositDeadline: t.deposit?.deadline ?? null,
+          createdAt: t.createdAt,
+        });
+        const created = (await readTransactionRow(tx, t.id))!;
+        await t.afterInsert?.(tx, created);
+        const resource = toTransaction(created);
+        await recordEvent(tx, {
+          partnerId: t.partnerId,
+          type: `${eventGroupOf(t.type)}.created`,
+          resourceId: t.id,
+          resourceStatus: status,
+          resource,
+        });
+        await start(
+          workflowStart(settlementWorkflow, {
+            workflowId: workflowIds.transaction(t.id),
+            args: [
+              {
+                transactionId: t.id,
+                partnerId: t.partnerId,
+                customerId: t.customerId,
+                senderRail: t.senderRail,
+                type: t.type,
+                ...(t.funded ? { funded: t.funded } : {}),
+                searchAttributesAtStart: true,
+              },
+            ],
+            searchAttributes: {
+              PartnerId: t.partnerId,
+              CustomerId: t.customerId,
+              ResourceId: t.id,
+              ResourceStatus: status,
             },
-          ],
-          searchAttributes: {
-            PartnerId: t.partnerId,
-            CustomerId: t.customerId,
-            ResourceId: t.id,
-            ResourceStatus: status,
-          },
-        }),
-      );
-      return resource;
-    });
+          }),
+        );
+        return resource;
+      },
+      { sql: true },
+    );
   } catch (error) {
     if (drawn && t.deposit && attempt < 3 && isUniqueViolation(error, 'deposit_reference')) {
       const reference = newDepositReference();
@@ -842,18 +846,16 @@ export async function receiveVirtualAccountDeposit(
       deposit: null,
       funded: decision.action === 'settle' ? { action: 'settle' } : { action: 'refund', reason: decision.reason },
       afterInsert: async (tx) => {
-        await tx.transactionDeposit.create({
-          data: {
-            id: newId(),
-            transactionId: id,
-            currency: credit.amount.currency,
-            amount: credit.amount.toString(),
-            senderName: credit.senderName,
-            reference: credit.reference,
-            status: decision.action === 'settle' ? 'accepted' : 'returning',
-            returnReason: decision.action === 'refund' ? decision.reason : null,
-            receivedAt: credit.receivedAt,
-          },
+        await insertRow(tx, 'TransactionDeposit', {
+          id: newId(),
+          transactionId: id,
+          currency: credit.amount.currency,
+          amount: credit.amount.toString(),
+          senderName: credit.senderName,
+          reference: credit.reference,
+          status: decision.action === 'settle' ? 'accepted' : 'returning',
+          returnReason: decision.action === 'refund' ? decision.reason : null,
+          receivedAt: credit.receivedAt,
         });
         await postLedgerEntries(tx, {
           reference: ledgerReference(id, 'deposit'),

@@ -13,7 +13,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ApiError } from '../http/errors';
 import { newId } from '../domain/ids';
-import { Prisma, PrismaClient, sqlPoolOf, transactionOptions } from '../db';
+import { Prisma, PrismaClient, sqlPoolOf, SqlTransaction, sqlTransaction, transactionOptions } from '../db';
 import { currentRequestContext } from '../request-context';
 import { customSearchAttributes } from './search-attributes';
 import { withTemporalDeadline } from './calls';
@@ -61,23 +61,45 @@ export const writePathFaults: {
 } = {};
 
 /**
+ * Which database transaction a write runs in: Prisma's interactive transaction (the model API), or, for writes
+ * made wholly of SQL statements (sql-rows.ts, the ledger, events), sqlTransaction on one pooled connection, which
+ * costs a fifth of the CPU (src/db.ts). The hottest creates (quotes, transactions) take the second.
+ */
+export interface WriteOptions {
+  sql: true;
+}
+
+type PrismaWrite<T, A extends unknown[]> = (tx: Prisma.TransactionClient, ...rest: A) => Promise<T>;
+type SqlWrite<T, A extends unknown[]> = (tx: SqlTransaction, ...rest: A) => Promise<T>;
+
+/**
  * One write transaction of a request, for writes that start no workflow (the first step of writeThenStart):
  * `write` returns the HTTP response body, which is stored as the Idempotency-Key's response in the same
  * transaction, so a process dying after the commit is replayed on retry and never done twice.
  */
+export async function writeTransaction<T>(prisma: PrismaClient, write: PrismaWrite<T, []>): Promise<T>;
 export async function writeTransaction<T>(
   prisma: PrismaClient,
-  write: (tx: Prisma.TransactionClient) => Promise<T>,
+  write: SqlWrite<T, []>,
+  options: WriteOptions,
+): Promise<T>;
+export async function writeTransaction<T>(
+  prisma: PrismaClient,
+  write: PrismaWrite<T, []> | SqlWrite<T, []>,
+  options?: WriteOptions,
 ): Promise<T> {
   const context = currentRequestContext();
-  const result = await prisma.$transaction(async (tx) => {
-    const body = await write(tx);
+  const inTransaction = async (tx: Prisma.TransactionClient | SqlTransaction) => {
+    const body = await (write as (tx: unknown) => Promise<T>)(tx);
     await writePathFaults.beforeCommit?.();
     if (context?.storeIdempotentResponse && !context.idempotentResponseStored) {
       await context.storeIdempotentResponse(tx, body);
     }
     return body;
-  }, transactionOptions());
+  };
+  const result = options?.sql
+    ? await sqlTransaction(prisma, inTransaction)
+    : await prisma.$transaction(inTransaction, transactionOptions());
   // Only a committed response counts as stored (a failed commit must free the key for a retry).
   if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
   await writePathFaults.afterCommit?.();
@@ -88,42 +110,91 @@ export async function writeTransaction<T>(
  * Writes (rows, events, start intents) in one transaction, then starts the workflows. `write` returns the
  * HTTP response body of the request: under an Idempotency-Key it is stored in the same transaction.
  */
+export async function writeThenStart<T>(services: WriteServices, write: PrismaWrite<T, [EnqueueStart]>): Promise<T>;
 export async function writeThenStart<T>(
   services: WriteServices,
-  write: (tx: Prisma.TransactionClient, start: EnqueueStart) => Promise<T>,
+  write: SqlWrite<T, [EnqueueStart]>,
+  options: WriteOptions,
+): Promise<T>;
+export async function writeThenStart<T>(
+  services: WriteServices,
+  write: PrismaWrite<T, [EnqueueStart]> | SqlWrite<T, [EnqueueStart]>,
+  options?: WriteOptions,
 ): Promise<T> {
   // A workflow that cannot start would leave a resource without its lifecycle: refuse while the engine is down.
   if (!(await temporalIsReachable(services.temporal, services.config.temporal.callTimeoutMs))) {
     throw ApiError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
   }
   const intents: WorkflowStartIntent[] = [];
-  const result = await writeTransaction(services.prisma, (tx) =>
-    write(tx, async (intent) => {
+  const withIntents = (tx: SqlTransaction) =>
+    (write as (tx: SqlTransaction, start: EnqueueStart) => Promise<T>)(tx, async (intent) => {
       await enqueueWorkflowStart(tx, intent);
       intents.push(intent);
-    }),
-  );
+    });
+  const result = options
+    ? await writeTransaction(services.prisma, withIntents, options)
+    : await writeTransaction(services.prisma, withIntents);
   for (const intent of intents) {
     try {
       await withTemporalDeadline(services, () =>
         startIntent(services.temporal, services.config.temporal.taskQueue, intent),
       );
-      await markStarted(services.prisma, [intent.workflowId]);
     } catch (error) {
       // Committed is committed: the relay starts it later. The partner gets the resource now.
       services.logger.warn(
         { err: error, workflow_id: intent.workflowId },
         'workflow not started after commit; the relay will start it',
       );
+      continue;
     }
+    // Unmarked, the relay would start it again (harmlessly: starts are idempotent).
+    await startMarksOf(services.prisma)
+      .mark(intent.workflowId)
+      .catch((error: unknown) =>
+        services.logger.warn({ err: error, workflow_id: intent.workflowId }, 'started workflow not marked started'),
+      );
   }
   return result;
+}
+
+/**
+ * Marks started intents in batches: while one UPDATE runs, the workflows started meanwhile wait for the next, one
+ * UPDATE for all of them (under load, one statement for several creates instead of one each; `npm run bench`).
+ */
+class StartMarks {
+  private queued: string[] = [];
+  private next: Promise<void> | null = null;
+  private previous: Promise<void> = Promise.resolve();
+
+  constructor(private readonly prisma: PrismaClient) {}
+
+  mark(workflowId: string): Promise<void> {
+    this.queued.push(workflowId);
+    if (!this.next) {
+      this.next = this.previous.then(() => {
+        const workflowIds = this.queued;
+        this.queued = [];
+        this.next = null;
+        return markStarted(this.prisma, workflowIds);
+      });
+      this.previous = this.next.catch(() => undefined);
+    }
+    return this.next;
+  }
+}
+
+const startMarks = new WeakMap<PrismaClient, StartMarks>();
+
+function startMarksOf(prisma: PrismaClient): StartMarks {
+  let marks = startMarks.get(prisma);
+  if (!marks) startMarks.set(prisma, (marks = new StartMarks(prisma)));
+  return marks;
 }
 
 // The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create: as
 // SQL they cost a quarter (INSERT, through the transaction) and a fiftieth (UPDATE, on the pool) of the CPU that
 // Prisma's per-call query compilation charged them (`npm run bench`, README "Benchmark").
-export async function enqueueWorkflowStart(tx: Prisma.TransactionClient, intent: WorkflowStartIntent): Promise<void> {
+export async function enqueueWorkflowStart(tx: SqlTransaction, intent: WorkflowStartIntent): Promise<void> {
   await tx.$executeRaw`INSERT INTO workflow_starts (id, partner_id, workflow_type, workflow_id, args, search_attributes)
     VALUES (${newId()}::uuid, ${intent.searchAttributes.PartnerId ?? null}::uuid, ${intent.workflowType},
       ${intent.workflowId}, ${JSON.stringify(intent.args)}::jsonb, ${JSON.stringify(intent.searchAttributes)}::jsonb)`;
