@@ -193,7 +193,9 @@ export async function closedLoop(
 /**
  * Measures several targets side by side: `rounds` rounds, each running every target for `durationMs` after a
  * short warm-up, in turn (A B C A B C ...), so that a slow moment of a shared machine hits them all alike.
- * Returns one recorder per target (latencies of all rounds; elapsed time of all rounds).
+ * After each target the stack is let go quiet (waitUntilQuiet on its processes): work it left queued (workflow
+ * tasks of the workflows it started, which the worker finishes seconds later) is charged to it, not done in the
+ * next target's window. Returns one recorder per target (latencies of all rounds; elapsed time of all rounds).
  */
 export async function sideBySide(
   targets: Record<string, (recorder: Recorder) => Promise<void>>,
@@ -207,16 +209,35 @@ export async function sideBySide(
     for (const [name, target] of Object.entries(targets)) {
       const warmup = new Recorder();
       await closedLoop({ concurrency: options.concurrency, durationMs: options.warmupMs }, () => target(warmup));
+      if (cpu[name]) await waitUntilQuiet(cpu[name]);
       const recorder = recorders[name]!;
       const cpuBefore = cpu[name]?.();
       const { elapsedMs } = await closedLoop({ concurrency: options.concurrency, durationMs: options.durationMs }, () =>
         target(recorder),
       );
       recorder.addElapsed(elapsedMs);
+      if (cpu[name]) await waitUntilQuiet(cpu[name]);
       if (cpuBefore) recorder.addCpu(name, cpuDelta(cpuBefore, cpu[name]!()));
     }
   }
   return recorders;
+}
+
+/**
+ * Waits (at most `maxMs`) until the processes together use less than a fifth of a core over a quarter second: the
+ * work queued by the last load is done.
+ */
+export async function waitUntilQuiet(cpu: () => Record<string, number>, maxMs = 30_000): Promise<void> {
+  const total = () => Object.values(cpu()).reduce((sum, ms) => sum + ms, 0);
+  const sampleMs = 250;
+  const deadline = performance.now() + maxMs;
+  let last = total();
+  while (performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, sampleMs));
+    const now = total();
+    if (now - last < sampleMs / 5) return;
+    last = now;
+  }
 }
 
 export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
