@@ -47,8 +47,8 @@ async function startWorker(): Promise<ChildProcess> {
       TEMPORAL_NAMESPACE: harness.env.namespace ?? 'default',
       TEMPORAL_TASK_QUEUE: harness.config.temporal.taskQueue,
       WORKFLOW_BUNDLE_PATH: workflowBundlePath,
-      // The harness's database bounds for a loaded machine (test/support/harness.ts): with the production 10 s, a
-      // step waiting on the test's row lock while the suite loads the machine could be cancelled before the test
+      // Database bounds for a loaded machine (applied by worker-process.ts): with the production 10 s, a step
+      // waiting on the test's row lock while the suite loads the machine could be cancelled before the test
       // releases the lock, and then never commit while Temporal is cut off (seen in full runs).
       DATABASE_CONNECT_TIMEOUT_SECONDS: '30',
       DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
@@ -161,6 +161,27 @@ async function failLostAttempts(
   }
 }
 
+/** The pending activities of the workflows with their last failure, to tell why a step never committed. */
+async function pendingActivities(workflowIds: string[]): Promise<string> {
+  const found: unknown[] = [];
+  for (const workflowId of workflowIds) {
+    const described = await harness.env.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => null);
+    for (const pending of described?.raw.pendingActivities ?? []) {
+      found.push({
+        workflowId,
+        type: pending.activityType?.name,
+        state: pending.state,
+        attempt: pending.attempt,
+        lastFailure: pending.lastFailure?.message,
+      });
+    }
+  }
+  return JSON.stringify(found);
+}
+
 /**
  * The kill: `lock` is held and the step waits on it. Cut the worker off Temporal, let the step commit, see the
  * commit, SIGKILL. `nextLock` (for the next kill) is taken before the new worker starts; then the lost attempt
@@ -178,7 +199,9 @@ async function killAfterCommit(
   await until(async () => (await waitersOf(lock)) > 0, `${step} waits on the lock`, true);
   proxy.cut();
   await lock.release();
-  await until(committed, `${step} committed`);
+  await until(committed, `${step} committed`).catch(async (error: Error) => {
+    throw new Error(`${error.message}; pending: ${await pendingActivities(workflowIds)}`);
+  });
   await killWorker();
   proxy.restore();
   const next = await nextLock?.();
