@@ -8,10 +8,11 @@ import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
 
 /**
  * The worker's sticky cache (WORKER_MAX_CACHED_WORKFLOWS). Each cached workflow keeps its own copy of the bundle's
- * module state (about 0.2 MB): 100 holds the settlements, legs and quotes in flight at `npm run bench`'s concurrency
- * with the worker under 300 MB (250 left it at 364 MB). The bench's engine worker runs with the same.
+ * module state, and the worker's peak memory follows the cache (`npm run bench`, full length: 100 -> 335 MB,
+ * 30 -> 232 MB); 50 holds the settlements and legs in flight at the bench's concurrency (settlement_ratio unchanged)
+ * with the worker near 260 MB. The bench's engine worker runs with the same.
  */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 50;
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

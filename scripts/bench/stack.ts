@@ -1,7 +1,7 @@
 // The stack `npm run bench` measures, each part a separate process as in production: PostgreSQL (the private
 // cluster, database payments_bench recreated per run), the Temporal dev server (the CLI of
-// scripts/temporal-binaries.sh), the API and the worker (tsx, or the built dist with --dist), plus the bench's
-// own floor server and engine-ceiling worker. Logs go to .data/bench/logs/ (written by the children directly,
+// scripts/temporal-binaries.sh), the API and the worker (the built dist, or the sources through tsx with --tsx),
+// plus the bench's own floor server and engine-ceiling worker. Logs go to .data/bench/logs/ (written by the children directly,
 // so relaying them costs the bench nothing).
 import type { Client } from '@temporalio/client';
 import { temporal as temporalProto } from '@temporalio/proto';
