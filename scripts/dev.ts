@@ -11,7 +11,7 @@ import type { CreatedPartner } from '../src/services/partners';
 import { customSearchAttributes } from '../src/temporal/search-attributes';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
-import { serviceEnv, serviceNodeArgs } from './lib/service-runtime';
+import { nodeArgsOf, serviceEnv } from './lib/service-runtime';
 import { devServerSqliteArgs, temporalBinary } from './lib/temporal';
 
 const dataDir = path.join(projectRoot, '.data');
@@ -100,9 +100,9 @@ async function main(): Promise<void> {
     database.localCluster?.stopIfStartedHere();
     process.exit(code);
   };
-  const startChild = (entry: string) => {
+  const startChild = (entry: string, service: keyof typeof nodeArgsOf) => {
     // NODE_OPTIONS, not arguments: the tsx CLI runs the entry in a process of its own.
-    const nodeOptions = [process.env.NODE_OPTIONS ?? '', ...serviceNodeArgs].join(' ').trim();
+    const nodeOptions = [process.env.NODE_OPTIONS ?? '', ...nodeArgsOf[service]].join(' ').trim();
     const child = spawn(process.execPath, [tsx, entry], {
       cwd: projectRoot,
       env: { ...childEnv, ...serviceEnv, NODE_OPTIONS: nodeOptions },
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
 
   // The API needs only the database (it connects to Temporal on first use), so it starts while Temporal does.
-  startChild('src/server.ts');
+  startChild('src/server.ts', 'api');
   const cli = await cliPath;
   log(
     cli
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   await temporal;
   log('Temporal dev server ready');
   const partner = await devPartner(database.url);
-  startChild('src/worker.ts');
+  startChild('src/worker.ts', 'worker');
 
   console.log(
     [

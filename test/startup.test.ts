@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { serviceEnv, serviceNodeArgs } from '../scripts/lib/service-runtime';
+import { nodeArgsOf, serviceEnv } from '../scripts/lib/service-runtime';
 
 const root = path.resolve(__dirname, '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -115,18 +115,19 @@ describe('how the processes run in production', () => {
     const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
     const env = Object.entries(serviceEnv).map(([name, value]) => `${name}=${value}`);
-    for (const [script, entry] of [
-      ['start:api', 'dist/src/server.js'],
-      ['start:worker', 'dist/src/worker.js'],
+    for (const [script, service, entry] of [
+      ['start:api', 'api', 'dist/src/server.js'],
+      ['start:worker', 'worker', 'dist/src/worker.js'],
     ] as const) {
-      expect(scripts[script]).toBe(`${env.join(' ')} node ${serviceNodeArgs.join(' ')} ${entry}`);
+      expect(scripts[script]).toBe(`${env.join(' ')} node ${nodeArgsOf[service].join(' ')} ${entry}`);
     }
-    const command = (entry: string) => JSON.stringify(['node', ...serviceNodeArgs, entry]).replace(/,/g, ', ');
-    expect(read('Dockerfile')).toContain(`CMD ${command('dist/src/server.js')}`);
+    const command = (service: keyof typeof nodeArgsOf, entry: string) =>
+      JSON.stringify(['node', ...nodeArgsOf[service], entry]).replace(/,/g, ', ');
+    expect(read('Dockerfile')).toContain(`CMD ${command('api', 'dist/src/server.js')}`);
     for (const name of Object.keys(serviceEnv))
       expect(read('Dockerfile')).toContain(`ENV ${name}=${serviceEnv[name as keyof typeof serviceEnv]}`);
     const compose = read('docker-compose.yml');
-    expect(compose).toContain(`command: ${command('dist/src/server.js')}`);
-    expect(compose).toContain(`command: ${command('dist/src/worker.js')}`);
+    expect(compose).toContain(`command: ${command('api', 'dist/src/server.js')}`);
+    expect(compose).toContain(`command: ${command('worker', 'dist/src/worker.js')}`);
   });
 });

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { writeWorkflowBundle } from '../bundle-workflows';
 import { prepareDatabase, PreparedDatabase } from '../lib/database';
 import { projectRoot } from '../lib/paths';
-import { serviceEnv, serviceNodeArgs } from '../lib/service-runtime';
+import { nodeArgsOf, serviceEnv } from '../lib/service-runtime';
 import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 
@@ -136,7 +136,7 @@ export class Stack {
   private spawnService(name: string, which: 'server' | 'worker', env: NodeJS.ProcessEnv): Managed {
     // One folder per process: with tsx's loader thread a process writes two profiles (the main thread's is the big one).
     const nodeArgs = [
-      ...serviceNodeArgs,
+      ...nodeArgsOf[which === 'server' ? 'api' : 'worker'],
       ...(this.runtime.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []),
     ];
     return this.runtime.kind === 'dist'
