@@ -138,6 +138,19 @@ const settlementWorkflowIds = (transactionId: string) => [
   `transaction-${transactionId}-stablecoin-to-fiat`,
 ];
 
+/** The pending activities of the workflows (those that exist). */
+async function pendingActivitiesOf(workflowIds: string[]) {
+  const found = [];
+  for (const workflowId of workflowIds) {
+    const described = await harness.env.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => null);
+    for (const pending of described?.raw.pendingActivities ?? []) found.push({ workflowId, pending });
+  }
+  return found;
+}
+
 /**
  * What the server does once a lost attempt's timeout passes (the test server would wait for it in real time):
  * fail the dead worker's started activities, through Temporal's API, so that their retries go to the new worker.
@@ -146,40 +159,27 @@ async function failLostAttempts(
   transactionId: string,
   workflowIds = settlementWorkflowIds(transactionId),
 ): Promise<void> {
-  for (const workflowId of workflowIds) {
-    const described = await harness.env.client.workflow
-      .getHandle(workflowId)
-      .describe()
-      .catch(() => null);
-    for (const pending of described?.raw.pendingActivities ?? []) {
-      if (String(pending.state) !== 'PENDING_ACTIVITY_STATE_STARTED' && pending.state !== 2) continue;
-      await harness.env.client.activity.fail(
-        { workflowId, activityId: pending.activityId as string },
-        new Error('the worker running this attempt was killed'),
-      );
-    }
+  for (const { workflowId, pending } of await pendingActivitiesOf(workflowIds)) {
+    if (String(pending.state) !== 'PENDING_ACTIVITY_STATE_STARTED' && pending.state !== 2) continue;
+    await harness.env.client.activity.fail(
+      { workflowId, activityId: pending.activityId as string },
+      new Error('the worker running this attempt was killed'),
+    );
   }
 }
 
-/** The pending activities of the workflows with their last failure, to tell why a step never committed. */
-async function pendingActivities(workflowIds: string[]): Promise<string> {
-  const found: unknown[] = [];
-  for (const workflowId of workflowIds) {
-    const described = await harness.env.client.workflow
-      .getHandle(workflowId)
-      .describe()
-      .catch(() => null);
-    for (const pending of described?.raw.pendingActivities ?? []) {
-      found.push({
-        workflowId,
-        type: pending.activityType?.name,
-        state: pending.state,
-        attempt: pending.attempt,
-        lastFailure: pending.lastFailure?.message,
-      });
-    }
-  }
-  return JSON.stringify(found);
+/** The pending activities with their last failure, to tell why a step never committed. */
+async function describePendingActivities(workflowIds: string[]): Promise<string> {
+  const found = await pendingActivitiesOf(workflowIds);
+  return JSON.stringify(
+    found.map(({ workflowId, pending }) => ({
+      workflowId,
+      type: pending.activityType?.name,
+      state: pending.state,
+      attempt: pending.attempt,
+      lastFailure: pending.lastFailure?.message,
+    })),
+  );
 }
 
 /**
@@ -200,7 +200,7 @@ async function killAfterCommit(
   proxy.cut();
   await lock.release();
   await until(committed, `${step} committed`).catch(async (error: Error) => {
-    throw new Error(`${error.message}; pending: ${await pendingActivities(workflowIds)}`);
+    throw new Error(`${error.message}; pending: ${await describePendingActivities(workflowIds)}`);
   });
   await killWorker();
   proxy.restore();
