@@ -8,7 +8,7 @@
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TransactionDeposit } from '@prisma/client';
-import { Prisma, sqlPoolOf, sqlTransaction, type SqlTransaction } from '../src/db';
+import { sqlPoolOf, sqlTransaction, type SqlTransaction } from '../src/db';
 import { newId } from '../src/domain/ids';
 import { Currency, Money } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
@@ -24,7 +24,7 @@ import {
 import { recordEvent } from '../src/events';
 import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
 import { carrierOf, ledgerReference, leg1Entries, payoutFundingEntries } from '../src/persistence/transaction-postings';
-import { readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
+import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
 import { amountsOf, toDeposit, toTransaction, TransactionRow } from '../src/presenters/transactions';
 import { createFiatRails } from '../src/providers';
@@ -188,27 +188,17 @@ export function createTransactionActivities(services: ActivityServices) {
         if (decision.action === 'return') {
           throw ApplicationFailure.nonRetryable(`transaction ${transactionId} is ${row.status}`, 'DepositNotExpected');
         }
-        const now = new Date();
-        const deposit: TransactionDeposit = {
+        const deposit = await insertRow<TransactionDeposit>(tx, 'TransactionDeposit', {
           id: input.depositId,
           transactionId,
           currency: received.currency,
-          amount: new Prisma.Decimal(received.toString()),
+          amount: received.toString(),
           senderName: input.senderName,
           reference: input.reference,
           status: decision.action === 'settle' ? 'accepted' : 'returning',
           returnReason: decision.action === 'refund' ? decision.reason : null,
           receivedAt: new Date(input.receivedAt),
-          createdAt: now,
-          updatedAt: now,
-        };
-        await tx.$executeRaw`
-          INSERT INTO transaction_deposits
-            (id, transaction_id, currency, amount, sender_name, reference, status, return_reason, received_at,
-             created_at, updated_at)
-          VALUES (${deposit.id}::uuid, ${transactionId}::uuid, ${deposit.currency}, ${received.toString()}::numeric,
-            ${deposit.senderName}, ${deposit.reference}, ${deposit.status}, ${deposit.returnReason},
-            ${deposit.receivedAt}, ${now}, ${now})`;
+        });
         await postLedgerEntries(tx, {
           reference: ledgerReference(transactionId, 'deposit'),
           description: `Deposit ${deposit.id} for transaction ${transactionId}`,

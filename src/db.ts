@@ -41,7 +41,8 @@ export function createPrismaClient(
     query_timeout: timeouts.statementMs + 2_000,
   });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  Object.defineProperty(prisma, SQL_POOL, { value: pool, configurable: true }); // configurable: a Proxy may answer another
+  // Configurable: a Proxy of the client (tests) may answer another pool.
+  Object.defineProperty(prisma, SQL_POOL, { value: pool, configurable: true });
   return prisma;
 }
 
@@ -72,8 +73,8 @@ export function transactionOptions(timeouts: DatabaseTimeouts = defaultDatabaseT
 }
 
 /**
- * True when a write failed on a unique index (Prisma P2002, or SQLSTATE 23505 from the pool), optionally one whose name contains
- * `constraint` (the driver adapter reports it in the error's meta).
+ * True when a write failed on a unique index (Prisma P2002, or SQLSTATE 23505 from the pool), optionally one whose
+ * name contains `constraint` (the driver adapter reports it in the error's meta, pg in `constraint`).
  */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   if (error instanceof DatabaseError) {
