@@ -274,6 +274,27 @@ describe('idempotency across a crash', () => {
     expect(stored.map((row) => row.id)).toEqual([retried.body.id]);
   });
 
+  it('a quote (written in a SQL transaction, { sql: true }) crashing after its commit is replayed, not made twice', async () => {
+    const body = {
+      sender: { currency: 'BRL', payment_rail: 'pix', amount: '250.00' },
+      stablecoin: { currency: 'USDC', payment_rail: 'solana' },
+      receiver: { currency: 'MXN', payment_rail: 'spei' },
+    };
+    const quotesOfPartner = () => harness.prisma.quote.count({ where: { partnerId: partner.partnerId } });
+    const before = await quotesOfPartner();
+    writePathFaults.afterCommit = async () => {
+      throw new Error('injected: process dies after the commit');
+    };
+    const first = await api.post('/v1/quote/fiat-to-fiat').set('Idempotency-Key', 'crash-window-quote').send(body);
+    expect(first.status).toBe(500);
+    writePathFaults.afterCommit = undefined;
+    const retried = await api.post('/v1/quote/fiat-to-fiat').set('Idempotency-Key', 'crash-window-quote').send(body);
+    expect(retried.status).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(await quotesOfPartner()).toBe(before + 1);
+    expect(await harness.prisma.quote.findUnique({ where: { id: retried.body.id } })).not.toBeNull();
+  });
+
   it('a write without a workflow (external account) crashing after its commit is replayed, not refused as a duplicate', async () => {
     // Found by the chaos run (API killed during creates): only writes that started a workflow stored their response
     // in their transaction, so the retry of an external account answered 422 external_account_already_exists.
