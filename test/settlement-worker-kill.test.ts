@@ -126,10 +126,11 @@ async function until(probe: () => Promise<boolean>, what: string, skipTime = fal
   }
 }
 
-async function waitersOf(lock: HeldLock): Promise<number> {
-  const rows = await harness.prisma.$queryRaw<Array<{ count: bigint }>>`
-    SELECT count(*) AS count FROM pg_stat_activity WHERE ${lock.pid}::int = ANY(pg_blocking_pids(pid))`;
-  return Number(rows[0]?.count ?? 0);
+/** The statements waiting on the lock (their first 100 characters). */
+async function waitersOf(lock: HeldLock): Promise<string[]> {
+  const rows = await harness.prisma.$queryRaw<Array<{ query: string }>>`
+    SELECT left(query, 100) AS query FROM pg_stat_activity WHERE ${lock.pid}::int = ANY(pg_blocking_pids(pid))`;
+  return rows.map(({ query }) => query);
 }
 
 const settlementWorkflowIds = (transactionId: string) => [
@@ -151,6 +152,10 @@ async function pendingActivitiesOf(workflowIds: string[]) {
   return found;
 }
 
+/** A pending activity whose attempt a worker has taken. */
+const isStarted = (pending: { state?: unknown }) =>
+  String(pending.state) === 'PENDING_ACTIVITY_STATE_STARTED' || pending.state === 2;
+
 /**
  * What the server does once a lost attempt's timeout passes (the test server would wait for it in real time):
  * fail the dead worker's started activities, through Temporal's API, so that their retries go to the new worker.
@@ -160,7 +165,7 @@ async function failLostAttempts(
   workflowIds = settlementWorkflowIds(transactionId),
 ): Promise<void> {
   for (const { workflowId, pending } of await pendingActivitiesOf(workflowIds)) {
-    if (String(pending.state) !== 'PENDING_ACTIVITY_STATE_STARTED' && pending.state !== 2) continue;
+    if (!isStarted(pending)) continue;
     await harness.env.client.activity.fail(
       { workflowId, activityId: pending.activityId as string },
       new Error('the worker running this attempt was killed'),
@@ -195,12 +200,22 @@ async function killAfterCommit(
   nextLock?: () => Promise<HeldLock>,
   workflowIds = settlementWorkflowIds(transactionId),
 ): Promise<HeldLock | undefined> {
-  // Server time moves on while waiting, so timers and retries reach the worker.
-  await until(async () => (await waitersOf(lock)) > 0, `${step} waits on the lock`, true);
+  // Server time moves on while waiting, so timers and retries reach the worker. The step must be the one activity
+  // running: cut off while the previous step's retry had not reported yet, the step would never be scheduled (seen
+  // in full runs: the payout's retry still started when the completion was awaited).
+  let waiting: string[] = [];
+  const started = async () =>
+    (await pendingActivitiesOf(workflowIds)).filter(({ pending }) => isStarted(pending)).length;
+  await until(
+    async () => (waiting = await waitersOf(lock)).length > 0 && (await started()) === 1,
+    `${step} waits on the lock`,
+    true,
+  );
   proxy.cut();
   await lock.release();
   await until(committed, `${step} committed`).catch(async (error: Error) => {
-    throw new Error(`${error.message}; pending: ${await describePendingActivities(workflowIds)}`);
+    const pending = await describePendingActivities(workflowIds);
+    throw new Error(`${error.message}; waited on the lock: ${JSON.stringify(waiting)}; pending: ${pending}`);
   });
   await killWorker();
   proxy.restore();
