@@ -32,7 +32,7 @@ async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
   const { createPrismaClient } = await import('../src/db');
   const { createPartner } = await import('../src/services/partners');
   const { hashApiKey } = await import('../src/http/auth');
-  const prisma = createPrismaClient(databaseUrl, { poolSize: 1 });
+  const prisma = createPrismaClient(databaseUrl, { role: 'dev', poolSize: 1 });
   try {
     if (existsSync(file)) {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as CreatedPartner;

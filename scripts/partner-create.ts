@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   }
   const appEnv = process.env.APP_ENV === 'production' ? 'production' : 'sandbox';
   const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments' });
-  const prisma = createPrismaClient(url);
+  const prisma = createPrismaClient(url, { role: 'partner-create' });
   try {
     const created = await createPartner(prisma, name, appEnv);
     process.stdout.write(`${JSON.stringify(created)}\n`);

@@ -41,7 +41,7 @@ export async function partnerKeysCommand(argv: string[], db: Db, appEnv: AppEnvi
 async function main(): Promise<void> {
   const appEnv: AppEnvironment = process.env.APP_ENV === 'production' ? 'production' : 'sandbox';
   const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments', skipMigrations: true });
-  const prisma = createPrismaClient(url, { poolSize: 1 });
+  const prisma = createPrismaClient(url, { role: 'partner-keys', poolSize: 1 });
   try {
     for (const line of await partnerKeysCommand(process.argv.slice(2), prisma, appEnv))
       process.stdout.write(`${line}\n`);

@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma, PrismaClient } from '@prisma/client';
-import { DatabaseError, Pool } from 'pg';
+import { DatabaseError, Pool, type PoolConfig } from 'pg';
 
 export { Prisma, PrismaClient };
 
@@ -18,6 +18,77 @@ export const defaultDatabaseTimeouts: DatabaseTimeouts = { connectMs: 5_000, sta
 export const SQL_POOL = Symbol('sql pool');
 
 /**
+ * How often a backend checks, while it runs a statement (a lock wait included), that its client is still there
+ * (PostgreSQL's client_connection_check_interval): a killed process's statement is cancelled and its locks are
+ * released within this, instead of once the lock it waits for is granted.
+ */
+export const DEAD_CLIENT_CHECK_MS = 2_000;
+/** TCP keepalives, for a client whose host vanished without closing its sockets (idle, interval in seconds). */
+const KEEPALIVE = { idleSeconds: 10, intervalSeconds: 5, count: 3 } as const;
+/**
+ * The documented bound (docs/database.md): once a process of ours is killed on a live host, no backend of it holds a
+ * lock or a transaction for longer than this. Two checks and a margin for the server to roll back.
+ */
+export const DEAD_PROCESS_LOCKS_RELEASED_MS = 2 * DEAD_CLIENT_CHECK_MS + 1_000;
+
+/**
+ * The application_name of a connection: `<role>-<pid>` and, for a connection of one component, `/<component>`
+ * (e.g. `worker-4242/relay-lock`), so a lock holder or waiter in pg_stat_activity says whose it is.
+ */
+export function connectionName(role: string, component?: string, pid: number = process.pid): string {
+  return component ? `${role}-${pid}/${component}` : `${role}-${pid}`;
+}
+
+/** What every connection of ours is opened with: its name and the bounds on a dead peer on either side. */
+export function connectionSettings(
+  databaseUrl: string,
+  applicationName: string,
+  timeouts: DatabaseTimeouts,
+): PoolConfig {
+  return {
+    connectionString: databaseUrl,
+    application_name: applicationName,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    // A transaction left open by a stuck caller must not hold row locks forever.
+    idle_in_transaction_session_timeout: timeouts.statementMs * 3,
+    // The driver's own bound, a little above the server's, for a server that stopped answering.
+    query_timeout: timeouts.statementMs + 2_000,
+    // Our side notices a vanished server (failover, cut network) instead of waiting on a dead socket.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE.idleSeconds * 1_000,
+    // The server's side notices a vanished client: polled during statements, probed by keepalives when idle.
+    options: [
+      `-c client_connection_check_interval=${DEAD_CLIENT_CHECK_MS}`,
+      `-c tcp_keepalives_idle=${KEEPALIVE.idleSeconds}`,
+      `-c tcp_keepalives_interval=${KEEPALIVE.intervalSeconds}`,
+      `-c tcp_keepalives_count=${KEEPALIVE.count}`,
+    ].join(' '),
+  };
+}
+
+/**
+ * A pg pool whose connections never take the process down: PostgreSQL ending a session (restart, failover,
+ * pg_terminate_backend) is an 'error' event on the pool for an idle connection and on the client for a checked-out
+ * one; unhandled, either exits the process. The failed query itself still rejects (and answers 503).
+ */
+export function resilientPool(config: PoolConfig, onConnectionError: (error: Error) => void): Pool {
+  const pool = new Pool(config);
+  pool.on('error', onConnectionError);
+  pool.on('connect', (client) => client.on('error', onConnectionError));
+  return pool;
+}
+
+export interface DatabaseClientOptions {
+  /** Who opens it (`api`, `worker`, `test`, ...): the connections' application_name, see connectionName. */
+  role: string;
+  poolSize?: number;
+  timeouts?: DatabaseTimeouts;
+  /** Told of every connection PostgreSQL ended (default: ignored; the failed query reports it). */
+  onConnectionError?: (error: Error) => void;
+}
+
+/**
  * The one way to open the database: the Prisma client on the pg driver adapter (no native engine).
  * Prisma 6 compiles every query (WebAssembly) on every call, 1-3 ms of CPU each (`npm run bench`), except that
  * concurrent `findUnique` calls of one shape on a unique field alone are compiled and run as one. So: look a row
@@ -25,21 +96,12 @@ export const SQL_POOL = Symbol('sql pool');
  * times dearer) nor a `{ id, partnerId }` filter (not merged); keep a request's queries few. The one lookup every
  * request makes (the API key) is plain SQL on the same pool, see sqlPoolOf.
  */
-export function createPrismaClient(
-  databaseUrl: string,
-  options: { poolSize?: number; timeouts?: DatabaseTimeouts } = {},
-): PrismaClient {
+export function createPrismaClient(databaseUrl: string, options: DatabaseClientOptions): PrismaClient {
   const timeouts = options.timeouts ?? defaultDatabaseTimeouts;
-  const pool = new Pool({
-    connectionString: databaseUrl,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: timeouts.connectMs,
-    statement_timeout: timeouts.statementMs,
-    // A transaction left open by a stuck caller must not hold row locks forever.
-    idle_in_transaction_session_timeout: timeouts.statementMs * 3,
-    // The driver's own bound, a little above the server's, for a server that stopped answering.
-    query_timeout: timeouts.statementMs + 2_000,
-  });
+  const pool = resilientPool(
+    { ...connectionSettings(databaseUrl, connectionName(options.role), timeouts), max: options.poolSize ?? 10 },
+    options.onConnectionError ?? (() => undefined),
+  );
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   // Configurable: a Proxy of the client (tests) may answer another pool.
   Object.defineProperty(prisma, SQL_POOL, { value: pool, configurable: true });

@@ -13,7 +13,12 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, { process: 'api', app_env: config.appEnv });
   const providers = createProviders(config);
   assertProductionReady(config, providers);
-  const prisma = createPrismaClient(config.databaseUrl, { timeouts: config.database });
+  const prisma = createPrismaClient(config.databaseUrl, {
+    role: 'api',
+    timeouts: config.database,
+    // The request that used the connection answers 503; this says why in the log.
+    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
+  });
   // Connects on first use: the API starts (and answers /health/ready 503) while Temporal is down.
   const { client, connection } = lazyTemporalClient(config.temporal);
   const app = createApp({

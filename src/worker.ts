@@ -45,7 +45,12 @@ async function main(): Promise<void> {
   installSdkLogger(logger, config.logLevel);
   const providers = createProviders(config);
   assertProductionReady(config, providers);
-  const prisma = createPrismaClient(config.databaseUrl, { timeouts: config.database });
+  const prisma = createPrismaClient(config.databaseUrl, {
+    role: 'worker',
+    timeouts: config.database,
+    // The activity that used the connection fails and is retried; this says why in the log.
+    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
+  });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   await ensureSearchAttributes(connection.operatorService, config.temporal.namespace).catch((error: unknown) =>
     logger.warn(
@@ -70,6 +75,7 @@ async function main(): Promise<void> {
     temporal: temporalClient.client,
     taskQueue: config.temporal.taskQueue,
     databaseUrl: config.databaseUrl,
+    connectionRole: 'worker',
     logger: logger.child({ component: 'outbox-relay' }),
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
     retrySchedule: config.webhooks.retry,

@@ -145,7 +145,7 @@ describe('rate limits', () => {
 
   it('hold across API processes: two apps with their own database pools share the count', async () => {
     const partner = await harness.createPartner();
-    const secondPool = createPrismaClient(harness.config.databaseUrl, { poolSize: 2 });
+    const secondPool = createPrismaClient(harness.config.databaseUrl, { role: 'test', poolSize: 2 });
     try {
       const first = request(appWith({ config: { rateLimits: limits } }));
       const second = request(appWith({ prisma: secondPool, config: { rateLimits: limits } }));

@@ -815,9 +815,14 @@ describe('virtual-account deposits', () => {
 
 describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
   // After the flows above: pay-ins without an external account, payouts to a pix key (receiver_details), from a
-  // wallet and sent in on chain, refunded and failed ones; every row of every shape in this database.
+  // wallet and sent in on chain, refunded and failed ones; every row of every shape this file made. Only this file's
+  // partners: files run side by side on one database, and locking another file's rows would stall its settlements
+  // (it once made the worker-kill test wait on this file's lock instead of its own worker's).
+  const ours = () => ({ partnerId: { in: [...harness.partnerIds] } });
   it('reads every transaction exactly as Prisma does, with its accounts, locked or not', async () => {
-    const ids = (await harness.prisma.transaction.findMany({ select: { id: true } })).map(({ id }) => id);
+    const ids = (await harness.prisma.transaction.findMany({ where: ours(), select: { id: true } })).map(
+      ({ id }) => id,
+    );
     expect(ids.length).toBeGreaterThan(10);
     const shapes = new Set<string>();
     for (const id of ids) {
@@ -840,17 +845,17 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
     const cases = [
       {
         model: 'Quote',
-        rows: () => harness.prisma.quote.findMany(),
+        rows: () => harness.prisma.quote.findMany({ where: ours() }),
         one: (id: string) => harness.prisma.quote.findUnique({ where: { id } }),
       },
       {
         model: 'ExternalAccount',
-        rows: () => harness.prisma.externalAccount.findMany(),
+        rows: () => harness.prisma.externalAccount.findMany({ where: ours() }),
         one: (id: string) => harness.prisma.externalAccount.findUnique({ where: { id } }),
       },
       {
         model: 'TransactionDeposit',
-        rows: () => harness.prisma.transactionDeposit.findMany(),
+        rows: () => harness.prisma.transactionDeposit.findMany({ where: { transaction: ours() } }),
         one: (id: string) => harness.prisma.transactionDeposit.findUnique({ where: { id } }),
       },
     ] as const;

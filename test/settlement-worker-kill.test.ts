@@ -10,11 +10,10 @@
 // report; it sees the commit, then SIGKILLs the worker, restores the connection, starts a new worker,
 // and fails the lost attempt through Temporal's API (what the server does when its timeout passes, which the
 // time-skipping test server would make the test wait for in real time) so Temporal retries it there.
-import { ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import { Client } from 'pg';
+import { connectionName } from '../src/db';
 import { Harness, startHarness } from './support/harness';
-import { projectRoot, workflowBundlePath } from './support/paths';
+import { ServiceProcess, startWorkerProcess } from './support/service-processes';
 import { TcpProxy } from './support/tcp-proxy';
 import { Decimal } from '../src/domain/money';
 import { balanceOf, createPayin, createPayout, expectPaymentLedgerInvariants } from './support/payments';
@@ -31,45 +30,22 @@ import {
 
 let harness: Harness;
 let proxy: TcpProxy;
-let worker: ChildProcess | null = null;
+let worker: ServiceProcess | null = null;
 let parties: Parties;
 
-/** Starts a worker process reaching Temporal through the proxy; resolves once it polls. */
-async function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('test', 'support', 'worker-process.ts')], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      APP_ENV: 'sandbox',
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: harness.config.databaseUrl,
-      TEMPORAL_ADDRESS: proxy.address,
-      TEMPORAL_NAMESPACE: harness.env.namespace ?? 'default',
-      TEMPORAL_TASK_QUEUE: harness.config.temporal.taskQueue,
-      WORKFLOW_BUNDLE_PATH: workflowBundlePath,
-      // Database bounds for a loaded machine (applied by worker-process.ts): with the production 10 s, a step
-      // waiting on the test's row lock while the suite loads the machine could be cancelled before the test
-      // releases the lock, and then never commit while Temporal is cut off (seen in full runs).
-      DATABASE_CONNECT_TIMEOUT_SECONDS: '30',
-      DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+/** A worker process reaching Temporal through the proxy; resolves once it polls. */
+const startWorker = () =>
+  startWorkerProcess(harness, {
+    temporalAddress: proxy.address,
+    // With the production 10 s, a step waiting on the test's row lock while the suite loads the machine could be
+    // cancelled before the test releases the lock, and then never commit while Temporal is cut off.
+    env: { DATABASE_CONNECT_TIMEOUT_SECONDS: '30', DATABASE_STATEMENT_TIMEOUT_SECONDS: '60' },
   });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('worker-ready')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the worker process exited (${String(code)}) before polling`)));
-  });
-  return child;
-}
 
 async function killWorker(): Promise<void> {
-  const child = worker as ChildProcess;
+  const killed = worker as ServiceProcess;
   worker = null;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+  await killed.stop('SIGKILL');
 }
 
 beforeAll(async () => {
@@ -126,11 +102,18 @@ async function until(probe: () => Promise<boolean>, what: string, skipTime = fal
   }
 }
 
-/** The statements waiting on the lock (their first 100 characters). */
-async function waitersOf(lock: HeldLock): Promise<string[]> {
-  const rows = await harness.prisma.$queryRaw<Array<{ query: string }>>`
-    SELECT left(query, 100) AS query FROM pg_stat_activity WHERE ${lock.pid}::int = ANY(pg_blocking_pids(pid))`;
-  return rows.map(({ query }) => query);
+interface Waiter {
+  /** Whose connection waits (src/db.ts connectionName: `worker-<pid>` for a worker process's). */
+  applicationName: string;
+  /** The first 100 characters of its statement. */
+  query: string;
+}
+
+/** The statements waiting on the lock. */
+async function waitersOf(lock: HeldLock): Promise<Waiter[]> {
+  return harness.prisma.$queryRaw<Waiter[]>`
+    SELECT application_name AS "applicationName", left(query, 100) AS query
+    FROM pg_stat_activity WHERE ${lock.pid}::int = ANY(pg_blocking_pids(pid))`;
 }
 
 const settlementWorkflowIds = (transactionId: string) => [
@@ -200,14 +183,19 @@ async function killAfterCommit(
   nextLock?: () => Promise<HeldLock>,
   workflowIds = settlementWorkflowIds(transactionId),
 ): Promise<HeldLock | undefined> {
-  // Server time moves on while waiting, so timers and retries reach the worker. The step must be the one activity
-  // running: cut off while the previous step's retry had not reported yet, the step would never be scheduled (seen
-  // in full runs: the payout's retry still started when the completion was awaited).
-  let waiting: string[] = [];
+  // Server time moves on while waiting, so timers and retries reach the worker. The waiter must be the current
+  // worker process's connection: test files run side by side on one database, and another file's statement waiting
+  // on the same row (payments.test.ts locked every transaction's row once) is not the step. The step must be the
+  // one activity running: cut off while the previous step's retry had not reported yet, the step would never be
+  // scheduled.
+  let waiting: Waiter[] = [];
+  const workerConnection = connectionName('worker', undefined, (worker as ServiceProcess).pid);
   const started = async () =>
     (await pendingActivitiesOf(workflowIds)).filter(({ pending }) => isStarted(pending)).length;
   await until(
-    async () => (waiting = await waitersOf(lock)).length > 0 && (await started()) === 1,
+    async () =>
+      (waiting = await waitersOf(lock)).some((waiter) => waiter.applicationName === workerConnection) &&
+      (await started()) === 1,
     `${step} waits on the lock`,
     true,
   );

@@ -1,10 +1,10 @@
 // Production fails closed: the real entry points refuse to start without an explicit APP_ENV, and in production
 // while a provider they need (screening, market data) has no real integration.
 import { spawn, spawnSync } from 'node:child_process';
-import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { nodeArgsOf, serviceEnv } from '../scripts/lib/service-runtime';
+import { freePort } from '../scripts/lib/ports';
 
 const root = path.resolve(__dirname, '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -57,14 +57,6 @@ it.each(['src/server.ts', 'src/worker.ts'] as const)(
     expect(stderr).toContain('no market-data feed is connected');
   },
 );
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 it('the API starts while Temporal is down: live answers 200, ready 503 naming temporal', async () => {
   const port = await freePort();

@@ -35,6 +35,7 @@ beforeAll(async () => {
     database: { connectMs: 1_000, statementMs: 2_000 },
   };
   proxiedPrisma = createPrismaClient(databaseUrlThrough(harness.config.databaseUrl, databaseProxy), {
+    role: 'test',
     poolSize: 3,
     timeouts: config.database,
   });

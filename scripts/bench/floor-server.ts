@@ -14,7 +14,7 @@ const table = process.env.FLOOR_TABLE === 'transactions' ? 'transactions' : 'cus
 async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL!;
   // The API's pool settings (createPrismaClient), so only the layers above the query differ.
-  const prisma = createPrismaClient(databaseUrl);
+  const prisma = createPrismaClient(databaseUrl, { role: 'bench-floor' });
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' });
   const temporal = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });

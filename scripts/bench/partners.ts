@@ -23,7 +23,7 @@ export async function createPartners(databaseUrl: string, apiUrl: string, count:
   // Loaded here, after the bench generated the Prisma client (a static import would bind its stub).
   const { createPrismaClient } = await import('../../src/db');
   const { createPartner } = await import('../../src/services/partners');
-  const prisma = createPrismaClient(databaseUrl, { poolSize: 1 });
+  const prisma = createPrismaClient(databaseUrl, { role: 'bench', poolSize: 1 });
   try {
     const partners: BenchPartner[] = [];
     for (let index = 0; index < count; index += 1) {

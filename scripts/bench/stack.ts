@@ -15,6 +15,7 @@ import { projectRoot } from '../lib/paths';
 import { nodeArgsOf, serviceEnv } from '../lib/service-runtime';
 import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
+import { freePort } from '../lib/ports';
 
 export const benchDir = path.join(projectRoot, '.data', 'bench');
 export const logDir = path.join(benchDir, 'logs');
@@ -33,17 +34,6 @@ interface Managed {
   name: string;
   child: ChildProcess;
   logFile: string;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, child?: ChildProcess) {

@@ -6,9 +6,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { createPrismaClient, PrismaClient } from '../../src/db';
+import { connectionName, createPrismaClient, DEAD_PROCESS_LOCKS_RELEASED_MS, PrismaClient } from '../../src/db';
 import { createPartner } from '../../src/services/partners';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 import { writeWorkflowBundle } from '../bundle-workflows';
@@ -17,6 +16,7 @@ import { projectRoot } from '../lib/paths';
 import type { LocalPostgres } from '../lib/postgres';
 import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
 import { HttpClient, pause } from './http';
+import { freePort } from '../lib/ports';
 
 export const chaosDataDir = path.join(projectRoot, '.data', 'chaos');
 const logDir = path.join(chaosDataDir, 'logs');
@@ -30,17 +30,6 @@ export const ABANDONED_CLAIM_SECONDS = 6;
 
 const START_LIMIT_MS = 120_000;
 const STOP_LIMIT_MS = 30_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Waits for `probe` to return true, checking every `everyMs`, for at most `limitMs`; false when it never did. */
 export async function waitUntil(probe: () => Promise<boolean>, limitMs: number, everyMs = 200): Promise<boolean> {
@@ -261,7 +250,7 @@ export class ChaosSystem {
     );
     await Promise.all([api.start(), worker.start()]);
     log(`API on 127.0.0.1:${apiPort} (pid ${api.pid}), worker (pid ${worker.pid}); logs in .data/chaos/logs`);
-    const prisma = createPrismaClient(database.url, { poolSize: 4 });
+    const prisma = createPrismaClient(database.url, { role: 'chaos', poolSize: 4 });
     return new ChaosSystem(
       postgres,
       database.url,
@@ -294,6 +283,39 @@ export class ChaosSystem {
   /** Crashes of the API, worker or Temporal that no scenario caused, since the last call. */
   takeUnexpectedExits(): string[] {
     return [this.temporalServer, this.api, this.worker].flatMap((process) => process.unexpectedExits.splice(0));
+  }
+
+  /**
+   * SIGKILLs the API or the worker, then checks the documented bound (DEAD_PROCESS_LOCKS_RELEASED_MS): once it has
+   * passed, no backend of the dead process (named `<role>-<pid>`, src/db.ts connectionName) holds a lock or a
+   * transaction. Returns what was still held, or undefined.
+   */
+  async killAndCheckLocks(target: ManagedProcess): Promise<string | undefined> {
+    const pid = target.pid;
+    await target.kill('SIGKILL');
+    if (pid === undefined) return undefined;
+    const name = connectionName(target.name, undefined, pid);
+    const leftovers = async () =>
+      this.prisma.$queryRaw<Array<{ pid: number; application_name: string; state: string; locks: bigint }>>`
+        SELECT a.pid, a.application_name, a.state,
+               (SELECT count(*) FROM pg_locks l WHERE l.pid = a.pid AND l.granted AND l.locktype <> 'virtualxid') AS locks
+        FROM pg_stat_activity a
+        WHERE (a.application_name = ${name} OR a.application_name LIKE ${`${name}/%`})
+          AND (a.xact_start IS NOT NULL
+               OR EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.granted AND l.locktype <> 'virtualxid'))`;
+    let held: Awaited<ReturnType<typeof leftovers>> = [];
+    const released = await waitUntil(
+      async () => {
+        held = await leftovers();
+        return held.length === 0;
+      },
+      DEAD_PROCESS_LOCKS_RELEASED_MS,
+      100,
+    );
+    if (released) return undefined;
+    return `${DEAD_PROCESS_LOCKS_RELEASED_MS} ms after ${name} was killed, its backends still hold: ${held
+      .map((row) => `${row.application_name} (backend ${row.pid}, ${row.state}, ${row.locks} lock(s))`)
+      .join('; ')}`;
   }
 
   async stop(): Promise<void> {

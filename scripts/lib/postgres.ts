@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, chownSync } from 'n
 import net from 'node:net';
 import path from 'node:path';
 import { projectRoot } from './paths';
+import { freePort } from './ports';
 
 const PG_BIN_CANDIDATES = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
 
@@ -54,18 +55,6 @@ function runAsOwnerAsync(binary: string, args: string[]): Promise<void> {
     execFile(command, fullArgs, { cwd: '/' }, (error, stdout, stderr) =>
       error ? reject(new Error(`${path.basename(binary)} failed: ${stderr || stdout || error.message}`)) : resolve(),
     );
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

@@ -99,6 +99,26 @@ async function release(db: Db, request: IdempotentRequest, owner: string): Promi
   });
 }
 
+/** Attempts of releaseSoon, and the pause before the first retry (doubled each time). */
+const RELEASE_ATTEMPTS = 6;
+const RELEASE_FIRST_RETRY_MS = 500;
+
+/**
+ * Frees the key of a request that failed. When the database is what failed, the release fails too, and the
+ * partner's retry would meet `idempotency_key_in_use` until the claim counts as abandoned: so it is retried in the
+ * background a few times (over about 15 s), and the key frees within moments of the database coming back.
+ */
+function releaseSoon(db: Db, request: IdempotentRequest, owner: string, attempt = 1): Promise<void> {
+  return release(db, request, owner).catch(() => {
+    if (attempt >= RELEASE_ATTEMPTS) return; // the claim is taken over once abandoned
+    const retry = setTimeout(
+      () => void releaseSoon(db, request, owner, attempt + 1),
+      RELEASE_FIRST_RETRY_MS * 2 ** (attempt - 1),
+    );
+    retry.unref();
+  });
+}
+
 /**
  * Stores the response; only the owner's claim. Throws when the claim is no longer ours (taken over): inside a
  * write transaction that rolls the write back, so two requests can never both commit under one key.
@@ -219,7 +239,7 @@ export async function withIdempotency(
     if (error instanceof ApiError && error.status < 500 && error.code !== 'validation_error') {
       await complete(db, request, owner, { status: error.status, body: error.toBody() }, box).catch(() => undefined);
     } else {
-      await release(db, request, owner).catch(() => undefined);
+      await releaseSoon(db, request, owner);
     }
     throw error;
   } finally {

@@ -13,7 +13,7 @@
 import type { Client } from '@temporalio/client';
 import { Client as PgClient, Pool } from 'pg';
 import type { PrismaClient } from '../db';
-import { Prisma } from '../db';
+import { connectionName, connectionSettings, Prisma, resilientPool } from '../db';
 import { WEBHOOK_NOTIFY_CHANNEL } from '../events';
 import type { Logger } from '../logger';
 import { PartnerIdAttribute, ResourceIdAttribute } from '../temporal/search-attributes';
@@ -27,12 +27,15 @@ import {
 const BATCH_SIZE = 100;
 /** Any constant: the key of the advisory lock that lets one relay run at a time. */
 export const RELAY_LOCK_KEY = 7_000_001;
+const relayLockTimeouts = { connectMs: 10_000, statementMs: 60_000 };
 
 export interface OutboxRelayOptions {
   prisma: PrismaClient;
   temporal: Client;
   taskQueue: string;
   databaseUrl: string;
+  /** The role of the process it runs in (connectionName): its connections are `<role>-<pid>/relay-lock` and `/relay-listen`. */
+  connectionRole: string;
   logger: Logger;
   sweepIntervalMs: number;
   /** Tests: relay only these partners' deliveries (test files share one database but not one Temporal). */
@@ -59,14 +62,19 @@ export class OutboxRelay {
   private readonly lockPool: Pool;
 
   constructor(private readonly options: OutboxRelayOptions) {
-    this.lockPool = new Pool({
-      connectionString: options.databaseUrl,
-      max: 1,
-      connectionTimeoutMillis: 10_000,
-      // A relay that stopped answering must not hold the lock forever.
-      statement_timeout: 60_000,
-    });
-    this.lockPool.on('error', () => undefined); // a dropped idle connection; the next batch opens another
+    this.lockPool = resilientPool(
+      {
+        // A relay that stopped answering must not hold the lock forever (statement bound).
+        ...connectionSettings(options.databaseUrl, this.connectionName('relay-lock'), relayLockTimeouts),
+        max: 1,
+      },
+      // A dropped connection: the batch in progress fails (retried at the next sweep), the next one opens another.
+      (error) => options.logger.warn({ err: error }, 'outbox relay: lock connection lost'),
+    );
+  }
+
+  private connectionName(component: string): string {
+    return connectionName(this.options.connectionRole, component);
   }
 
   async start(): Promise<void> {
@@ -108,7 +116,9 @@ export class OutboxRelay {
   }
 
   private async listen(): Promise<void> {
-    const client = new PgClient({ connectionString: this.options.databaseUrl });
+    const client = new PgClient(
+      connectionSettings(this.options.databaseUrl, this.connectionName('relay-listen'), relayLockTimeouts),
+    );
     client.on('notification', () => this.wake());
     client.on('error', (error) => {
       this.options.logger.warn({ err: error }, 'outbox relay: LISTEN connection lost; reconnecting');
@@ -152,8 +162,7 @@ export class OutboxRelay {
     const onlyPartners = partnerIds ? Prisma.sql`AND d.partner_id = ANY(${[...partnerIds]}::uuid[])` : Prisma.empty;
     const lock = await this.lockPool.connect();
     let broken: Error | undefined;
-    // While checked out the client has no listener of the pool's: PostgreSQL ending the session between queries
-    // (a restart) would be an unhandled 'error' event and stop the worker. Note it; the client is then discarded.
+    // PostgreSQL ending the session (a restart) while the lock is held: note it, so the client is discarded.
     const onError = (error: Error) => {
       broken = error;
     };

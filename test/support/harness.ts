@@ -48,6 +48,8 @@ export interface Harness {
   /** supertest agent without credentials. */
   http: TestAgent;
   createPartner(name?: string): Promise<TestPartner>;
+  /** The partners made by createPartner: test files share the database, so a file reads only its own rows. */
+  partnerIds: readonly string[];
   /** Every response the tests received, checked against the OpenAPI document. */
   conformance: OpenApiConformance;
   teardown(): Promise<void>;
@@ -128,7 +130,7 @@ export async function startHarness(
   const env = await startTimeSkippingServer();
   const unwatch = watchForHangs(env);
   const logger = createLogger(config.logLevel);
-  const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5 });
+  const prisma = createPrismaClient(config.databaseUrl, { role: 'test', poolSize: 5 });
   const providers = createProviders(config);
   const partnerIds: string[] = [];
   const relay = new OutboxRelay({
@@ -136,6 +138,7 @@ export async function startHarness(
     temporal: env.client,
     taskQueue: config.temporal.taskQueue,
     databaseUrl: config.databaseUrl,
+    connectionRole: 'test',
     logger,
     sweepIntervalMs: config.webhooks.relaySweepSeconds * 1000,
     retrySchedule: config.webhooks.retry,
@@ -194,6 +197,7 @@ export async function startHarness(
     relay,
     startRelay,
     http,
+    partnerIds,
     async createPartner(name = 'Test partner') {
       const created = await createPartner(prisma, name, config.appEnv);
       partnerIds.push(created.partner_id);

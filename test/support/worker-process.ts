@@ -16,7 +16,11 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { process: 'test-worker' });
-  const prisma = createPrismaClient(config.databaseUrl, { poolSize: 5, timeouts: config.database });
+  const prisma = createPrismaClient(config.databaseUrl, {
+    role: 'worker',
+    poolSize: 5,
+    timeouts: config.database,
+  });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await createWorker({
     connection,

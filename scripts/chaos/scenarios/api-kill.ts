@@ -64,7 +64,11 @@ export async function apiKillScenario(system: ChaosSystem, report: ScenarioRepor
         keyed.answers.push(outcome);
         if (outcome.kind === 'response') answered += 1;
         if (answered >= killAfter && !killed) {
-          killed = pause(Math.floor(random() * 30)).then(() => system.api.kill('SIGKILL'));
+          killed = pause(Math.floor(random() * 30))
+            .then(() => system.killAndCheckLocks(system.api))
+            .then((leftover) => {
+              if (leftover) report.fail(leftover);
+            });
           report.kills += 1;
         }
       }

@@ -166,7 +166,8 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
     for (let kill = 0; kill < kills; kill += 1) {
       const target = (await railOperations()) + 1 + Math.floor(random() * 4);
       await waitUntil(async () => (await railOperations()) >= target, 15_000, 5);
-      await system.worker.kill('SIGKILL');
+      const leftover = await system.killAndCheckLocks(system.worker);
+      if (leftover) report.fail(leftover);
       report.kills += 1;
       await system.worker.start();
       report.restarts += 1;

@@ -1,0 +1,126 @@
+// The API and the worker as real OS processes beside a test's harness (same database, same Temporal test server,
+// same task queue), for tests that kill them or take their dependencies away. Each is one `node --import tsx`
+// process (a SIGKILL reaches the process itself), named in PostgreSQL `<role>-<pid>` (src/db.ts connectionName).
+import { ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import type { Harness } from './harness';
+import { projectRoot, workflowBundlePath } from './paths';
+import { freePort } from '../../scripts/lib/ports';
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** True until the process exits, whoever ended it. */
+  running(): boolean;
+  /** What it printed on stderr (the end of it), for failure messages. */
+  errorOutput(): string;
+  /** Ends it with `signal` and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Where it reaches Temporal (default: the harness's server; a TcpProxy's address to cut it off). */
+  temporalAddress?: string;
+  /** Where it reaches PostgreSQL (default: the harness's database). */
+  databaseUrl?: string;
+  /** More environment (bounds, port). */
+  env?: Record<string, string>;
+}
+
+/** The environment of a service process on the harness's database, Temporal and task queue. */
+export function serviceEnvironment(harness: Harness, options: ServiceOptions = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    APP_ENV: 'sandbox',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: options.databaseUrl ?? harness.config.databaseUrl,
+    TEMPORAL_ADDRESS: options.temporalAddress ?? harness.env.address,
+    TEMPORAL_NAMESPACE: harness.env.namespace ?? 'default',
+    TEMPORAL_TASK_QUEUE: harness.config.temporal.taskQueue,
+    WORKFLOW_BUNDLE_PATH: workflowBundlePath,
+    DOCUMENT_STORAGE_DIR: harness.config.documentStorageDir,
+    // The harness's bounds for a loaded machine (see startHarness); tests that need short ones pass them.
+    DATABASE_CONNECT_TIMEOUT_SECONDS: '30',
+    DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
+    TEMPORAL_CALL_TIMEOUT_SECONDS: '30',
+    REQUEST_TIMEOUT_SECONDS: '60',
+    RATE_LIMIT_PARTNER_REQUESTS: '100000',
+    RATE_LIMIT_PUBLIC_REQUESTS: '100000',
+    ...options.env,
+  };
+}
+
+/** Starts `script` (relative to the project) and resolves once `isReady` says so; rejects if it exits first. */
+async function spawnService(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  isReady: (stdout: string) => boolean | Promise<boolean>,
+  limitMs = 90_000,
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let exited = child.exitCode !== null;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout = (stdout + chunk.toString()).slice(-20_000);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-20_000);
+  });
+  const service: ServiceProcess = {
+    child,
+    pid: child.pid as number,
+    running: () => !exited,
+    errorOutput: () => stderr,
+    async stop(signal: NodeJS.Signals = 'SIGKILL') {
+      if (exited) return;
+      child.kill(signal);
+      await exit;
+    },
+  };
+  const deadline = Date.now() + limitMs;
+  while (!(await isReady(stdout))) {
+    if (exited) throw new Error(`${script} exited (${String(child.exitCode)}) before it was ready: ${stderr}`);
+    if (Date.now() > deadline) {
+      await service.stop();
+      throw new Error(`${script} was not ready within ${limitMs} ms: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return service;
+}
+
+/** A worker process (test/support/worker-process.ts: the real activities, no relays) polling the harness's queue. */
+export function startWorkerProcess(harness: Harness, options: ServiceOptions = {}): Promise<ServiceProcess> {
+  return spawnService(path.join('test', 'support', 'worker-process.ts'), serviceEnvironment(harness, options), (out) =>
+    out.includes('worker-ready'),
+  );
+}
+
+/** The production API entry point (src/server.ts) on a free port; resolves once /health/live answers. */
+export async function startApiProcess(
+  harness: Harness,
+  options: ServiceOptions = {},
+): Promise<{ service: ServiceProcess; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = serviceEnvironment(harness, {
+    ...options,
+    env: { PORT: String(port), PUBLIC_BASE_URL: url, ...options.env },
+  });
+  const service = await spawnService(path.join('src', 'server.ts'), env, async () => {
+    const live = await fetch(`${url}/health/live`).catch(() => null);
+    return live?.status === 200;
+  });
+  return { service, url };
+}
