@@ -4,6 +4,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@ast
 import { z } from 'zod';
 import type { AppConfig } from '../config';
 import { ErrorCode, errorCatalogue, validationDetailCodes } from './error-codes';
+import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './pagination';
 import { isRateLimited } from './rate-limit';
 import { isCustomBody, RouteDefinition } from './route';
@@ -30,7 +31,11 @@ Cross-border payments API for platforms (partners) acting for their customers.
   \`{items, cursor: {after, before, limit, page_count}}\` where \`page_count\` is the number of items in the page and a
   null cursor means there is nothing further in that direction.
 - **Formats**: timestamps are ISO 8601 in UTC, identifiers are UUIDs, money amounts are decimal strings.
-  Creating a resource answers 201. Request bodies are JSON (at most 1 MB) unless an operation says otherwise.
+  Creating a resource answers 201. Request bodies are JSON unless an operation says otherwise.
+- **Limits of a JSON body**: at most ${JSON_BODY_LIMIT_MB} MB (after any \`Content-Encoding\` is undone; larger answers 413
+  \`payload_too_large\`) and arrays and objects nested at most ${MAX_JSON_DEPTH} levels deep, the body itself being level 1
+  (deeper answers 400 \`invalid_json\`, naming the limit). Both are checked while the body is read, before anything is
+  validated or done. Strings must not contain the NUL character (400 \`validation_error\` naming the field).
 - **Idempotency**: every POST and PUT accepts an \`Idempotency-Key\` header (1-255 visible ASCII characters). A repeat
   of the same request (method, path, query and body) with the same key within 24 hours returns the stored status and
   body with \`Idempotent-Replayed: true\` and does nothing again. The same key with a different request answers 422

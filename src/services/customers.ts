@@ -7,6 +7,8 @@ import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';
 import { recordEvent } from '../events';
 import { ApiError, ValidationDetail } from '../http/errors';
+import { jsonNestsDeeperThan } from '../http/json-body';
+import { MAX_JSON_DEPTH } from '../http/limits';
 import type { SingleFileUpload } from '../http/multipart';
 import { issuesToDetails } from '../http/validation';
 import {
@@ -202,10 +204,18 @@ export async function uploadDocument(
     details.push({ code: 'missing_param', param: 'metadata', message: 'is required (a JSON string)' });
   } else {
     let parsedJson: unknown;
-    try {
-      parsedJson = JSON.parse(rawMetadata);
-    } catch {
-      details.push({ code: 'invalid_param', param: 'metadata', message: 'must be a JSON string' });
+    if (jsonNestsDeeperThan(rawMetadata, MAX_JSON_DEPTH)) {
+      details.push({
+        code: 'invalid_param',
+        param: 'metadata',
+        message: `must not nest JSON arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+      });
+    } else {
+      try {
+        parsedJson = JSON.parse(rawMetadata);
+      } catch {
+        details.push({ code: 'invalid_param', param: 'metadata', message: 'must be a JSON string' });
+      }
     }
     if (parsedJson !== undefined) {
       const result = documentMetadataSchema.safeParse(parsedJson);
