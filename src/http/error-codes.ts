@@ -138,7 +138,7 @@ export const errorCatalogue = {
   },
   rate_limited: {
     status: 429,
-    when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages); wait the seconds of `Retry-After`.',
+    when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`.',
   },
   service_unavailable: {
     status: 503,

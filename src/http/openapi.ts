@@ -2,7 +2,7 @@
 // requests describe them here, and each operation's error responses come from the error catalogue.
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import type { AppConfig } from '../config';
+import { DEFAULT_AUTH_FAILURE_LIMIT, DEFAULT_AUTH_FAILURE_WINDOW_SECONDS, type AppConfig } from '../config';
 import { ErrorCode, errorCatalogue, validationDetailCodes } from './error-codes';
 import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './pagination';
@@ -18,7 +18,11 @@ Cross-border payments API for platforms (partners) acting for their customers.
 
 ## Conventions
 - **Authentication**: send your API key as \`Authorization: <API_KEY>\`, \`Authorization: Bearer <API_KEY>\` or \`api-key: <API_KEY>\`.
-  A missing, unknown or revoked key answers 401 \`unauthorized\`.
+  A missing, unknown or revoked key answers 401 \`unauthorized\`. Unknown and revoked keys count against the client
+  address: past ${DEFAULT_AUTH_FAILURE_LIMIT} in ${DEFAULT_AUTH_FAILURE_WINDOW_SECONDS} s (the default; the answers to failed authentications carry
+  \`RateLimit-Policy: "auth";q=<limit>;w=<window seconds>\` and \`RateLimit: "auth";r=<remaining>;t=<seconds to reset>\`)
+  every authenticated request from that address answers 429 \`rate_limited\` with \`Retry-After\` until the window
+  ends, whatever its key: no key is looked up meanwhile. Successful requests are never counted.
 - **Scoping**: every lookup and list only sees the authenticated partner's resources. Another partner's id answers
   404 \`not_found\`, exactly like an id that does not exist (and so does a malformed id).
 - **Errors**: \`{"error": {"code", "message"}}\`; a 400 \`validation_error\` adds \`details\`, a list of
@@ -121,11 +125,14 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<App
         status,
         {
           description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].when}`).join('\n\n'),
-          ...(status === 503
+          ...(status === 503 || status === 429
             ? {
                 headers: {
                   'Retry-After': {
-                    description: 'Seconds to wait before retrying (with the same Idempotency-Key).',
+                    description:
+                      status === 503
+                        ? 'Seconds to wait before retrying (with the same Idempotency-Key).'
+                        : 'Seconds until the window ends and requests are counted anew.',
                     schema: { type: 'integer', minimum: 1 },
                   },
                 },
