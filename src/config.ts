@@ -128,6 +128,11 @@ const environmentSchema = z
         return parsed.flatMap((result) => (result.success ? [result.data] : []));
       })
       .optional(),
+    /**
+     * Documents one customer may upload through the hosted verification page, over its whole life (the partner's API
+     * is not capped). An individual needs 2 or 3, a business at most 9 before a review; 20 leaves a rejection round.
+     */
+    HOSTED_UPLOADS_PER_CUSTOMER: z.coerce.number().int().min(1).max(1000).default(20),
     /** Hours a hosted verification link stays valid (it is also replaced on every status change). */
     VERIFICATION_LINK_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(168),
     /** Requests per partner per window on the API. */
@@ -197,6 +202,8 @@ export interface AppConfig {
   /** Keys of secrets at rest (src/secrets.ts); the sandbox falls back to a public key when none is set. */
   secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
   verificationLinkTtlHours: number;
+  /** Documents one customer may upload through the hosted verification page. */
+  hostedUploadsPerCustomer: number;
   rateLimits: {
     partnerRequests: number;
     publicRequests: number;
@@ -279,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       previousEncryptionKeys: values.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? [],
     },
     verificationLinkTtlHours: values.VERIFICATION_LINK_TTL_HOURS,
+    hostedUploadsPerCustomer: values.HOSTED_UPLOADS_PER_CUSTOMER,
     rateLimits: {
       partnerRequests: values.RATE_LIMIT_PARTNER_REQUESTS,
       publicRequests: values.RATE_LIMIT_PUBLIC_REQUESTS,
