@@ -112,15 +112,30 @@ describe('API keys', () => {
   });
 });
 
+/** Limits for one app (one proxy hop trusted), out of the way unless a test lowers them. */
+const testLimits = {
+  partnerRequests: 100_000,
+  publicRequests: 100_000,
+  windowSeconds: 60,
+  trustProxyHops: 1,
+  authFailures: 100_000,
+  authFailureWindowSeconds: 60,
+};
+/** Headers of a request from `client` through our one trusted proxy (rightmost: the proxy's view). */
+const from = (client: string) => ({ 'X-Forwarded-For': `203.0.113.9, ${client}` });
+
+/** A refusal over a limit of `quota` per 60 s: Retry-After in whole seconds within the window, and the draft headers. */
+function expectRetryAfterAndHeaders(refused: request.Response, policy: string, quota: number): void {
+  const retryAfter = Number(refused.headers['retry-after']);
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect(refused.headers['ratelimit-policy']).toBe(`"${policy}";q=${quota};w=60`);
+  expect(refused.headers.ratelimit).toBe(`"${policy}";r=0;t=${retryAfter}`);
+}
+
 describe('rate limits', () => {
-  const limits = {
-    partnerRequests: 3,
-    publicRequests: 2,
-    windowSeconds: 60,
-    trustProxyHops: 1,
-    authFailures: 100_000,
-    authFailureWindowSeconds: 60,
-  };
+  const limits = { ...testLimits, partnerRequests: 3, publicRequests: 2 };
 
   it('answer 429 rate_limited after the partner limit, with Retry-After and the RateLimit headers', async () => {
     const partner = await harness.createPartner();
@@ -140,12 +155,7 @@ describe('rate limits', () => {
     expect(refused.body).toEqual({
       error: { code: 'rate_limited', message: expect.stringContaining('at most 3 per 60 s') },
     });
-    const retryAfter = Number(refused.headers['retry-after']);
-    expect(Number.isInteger(retryAfter)).toBe(true);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(refused.headers['ratelimit-policy']).toBe('"partner";q=3;w=60');
-    expect(refused.headers.ratelimit).toBe(`"partner";r=0;t=${retryAfter}`);
+    expectRetryAfterAndHeaders(refused, 'partner', 3);
     // Refused before anything was done, and only this partner is limited.
     expect(await harness.prisma.customer.count({ where: { partnerId: partner.partnerId } })).toBe(0);
     expect((await api.get('/v1/customers').set('Authorization', other.apiKey)).status).toBe(200);
@@ -175,7 +185,6 @@ describe('rate limits', () => {
     const page = new URL(customer.verification.verification_link as string).pathname;
     const api = request(appWith({ config: { rateLimits: limits } }));
     const address = `198.51.100.${Math.floor(Math.random() * 250)}-${Date.now()}`; // unique per run
-    const from = (client: string) => ({ 'X-Forwarded-For': `203.0.113.9, ${client}` }); // rightmost: our proxy's view
 
     expect((await api.get(page).set(from(address))).status).toBe(200);
     const unknownLink = await api.post(`/verify/${'z'.repeat(43)}/submit`).set(from(address));
@@ -202,17 +211,9 @@ describe('rate limits', () => {
 });
 
 describe('failed authentication', () => {
-  const limits = {
-    partnerRequests: 100_000,
-    publicRequests: 100_000,
-    windowSeconds: 60,
-    trustProxyHops: 1,
-    authFailures: 3,
-    authFailureWindowSeconds: 60,
-  };
+  const limits = { ...testLimits, authFailures: 3 };
   /** A client address of its own per test and run (the counters are rows shared by every test file). */
   const newAddress = () => `192.0.2.${Math.floor(Math.random() * 250)}-${Date.now()}-${Math.random()}`;
-  const from = (client: string) => ({ 'X-Forwarded-For': `203.0.113.9, ${client}` }); // rightmost: our proxy's view
   const badKey = () => `sk_sandbox_${randomBytes(32).toString('base64url')}`;
 
   /** Counts the API-key lookups made on the harness's pool: the real statement of src/http/auth.ts, by its name. */
@@ -255,12 +256,7 @@ describe('failed authentication', () => {
           ),
         },
       });
-      const retryAfter = Number(blocked.headers['retry-after']);
-      expect(Number.isInteger(retryAfter)).toBe(true);
-      expect(retryAfter).toBeGreaterThanOrEqual(1);
-      expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(blocked.headers['ratelimit-policy']).toBe('"auth";q=3;w=60');
-      expect(blocked.headers.ratelimit).toBe(`"auth";r=0;t=${retryAfter}`);
+      expectRetryAfterAndHeaders(blocked, 'auth', 3);
       // Refused before the key was read: no lookup, whatever the key (a valid one included) or none at all.
       expect((await api.get('/v1/customers').set(from(address)).set('Authorization', partner.apiKey)).status).toBe(429);
       expect((await api.get('/v1/customers').set(from(address))).status).toBe(429);
