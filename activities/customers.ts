@@ -2,15 +2,15 @@
 // together with its event, in one transaction. Each activity is idempotent (safe to retry).
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../src/events';
+import { stepNeedsDocument, stepsFor, VerificationDecision } from '../src/domain/verification';
 import {
-  missingDocuments,
-  stepNeedsDocument,
-  stepsFor,
-  VerificationDecision,
-  DocumentType,
-  DocumentSide,
-} from '../src/domain/verification';
-import { CustomerRow, nextVerificationLink, toCustomerForEvent, withBeneficiaries } from '../src/presenters/customers';
+  CustomerRow,
+  missingBeforeReview,
+  nextVerificationLink,
+  toCustomerForEvent,
+  withBeneficiaries,
+  withReviewInputs,
+} from '../src/presenters/customers';
 import type { CustomerStatus } from '../src/schemas/customers';
 import type { SubmissionReceipt } from '../src/providers/verification';
 import type { ActivityServices } from './services';
@@ -18,12 +18,10 @@ import type { Prisma } from '../src/db';
 
 export type SubmitResult = { accepted: true; receipt: SubmissionReceipt } | { accepted: false; missing: string[] };
 
-const withEverything = { ...withBeneficiaries, documents: true, verificationSteps: true } as const;
-
 async function loadCustomer(tx: Prisma.TransactionClient, customerId: string) {
   // Row lock: one status change of a customer at a time, even across workers.
   await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId}::uuid FOR UPDATE`;
-  const customer = await tx.customer.findUnique({ where: { id: customerId }, include: withEverything });
+  const customer = await tx.customer.findUnique({ where: { id: customerId }, include: withReviewInputs });
   if (!customer) throw ApplicationFailure.nonRetryable(`customer ${customerId} does not exist`, 'CustomerNotFound');
   return customer;
 }
@@ -51,26 +49,7 @@ export function createCustomerActivities({ prisma, config, verificationProvider 
         if (customer.status !== 'pending' && customer.status !== 'partially_rejected') {
           throw ApplicationFailure.nonRetryable(`customer is ${customer.status}`, 'InvalidCustomerStatus');
         }
-        const documents = customer.documents.map((doc) => ({
-          documentType: doc.documentType as DocumentType,
-          documentSide: doc.documentSide as DocumentSide | null,
-          beneficiaryId: doc.beneficiaryId,
-        }));
-        const missing = missingDocuments(
-          {
-            type: customer.type as 'individual' | 'business',
-            beneficiaries: customer.beneficiaries.map((b) => ({
-              id: b.id,
-              shareSize: b.shareSize.toString(),
-              name: `${b.firstName} ${b.lastName}`,
-            })),
-          },
-          documents,
-        );
-        // After a partial rejection, each rejected document step needs a document uploaded since.
-        for (const step of customer.verificationSteps) {
-          if (step.awaitingDocument) missing.push(`a new document for the rejected step ${step.name}`);
-        }
+        const missing = missingBeforeReview(customer);
         if (missing.length > 0) return { accepted: false as const, missing };
 
         await tx.verificationStep.updateMany({

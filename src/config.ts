@@ -14,6 +14,10 @@ import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 50;
 
+/** Failed authentications allowed per client address per window (AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_SECONDS). */
+export const DEFAULT_AUTH_FAILURE_LIMIT = 20;
+export const DEFAULT_AUTH_FAILURE_WINDOW_SECONDS = 60;
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** A 32-byte key written as 64 hex digits or in base64. */
@@ -124,6 +128,11 @@ const environmentSchema = z
         return parsed.flatMap((result) => (result.success ? [result.data] : []));
       })
       .optional(),
+    /**
+     * Documents one customer may upload through the hosted verification page, over its whole life (the partner's API
+     * is not capped). An individual needs 2 or 3, a business at most 9 before a review; 20 leaves a rejection round.
+     */
+    HOSTED_UPLOADS_PER_CUSTOMER: z.coerce.number().int().min(1).max(1000).default(20),
     /** Hours a hosted verification link stays valid (it is also replaced on every status change). */
     VERIFICATION_LINK_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(168),
     /** Requests per partner per window on the API. */
@@ -132,6 +141,13 @@ const environmentSchema = z
     RATE_LIMIT_PUBLIC_REQUESTS: z.coerce.number().int().min(1).max(1_000_000).default(60),
     /** Length of a rate-limit window, in seconds. */
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86400).default(60),
+    /**
+     * Failed authentications (unknown or revoked API keys) per client address per AUTH_FAILURE_WINDOW_SECONDS; over
+     * it the address is answered 429 without its keys being looked up.
+     */
+    AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_AUTH_FAILURE_LIMIT),
+    /** Length of the window of AUTH_FAILURE_LIMIT, in seconds. */
+    AUTH_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86400).default(DEFAULT_AUTH_FAILURE_WINDOW_SECONDS),
     /** Reverse proxies in front of the API that append to X-Forwarded-For; 0 = use the connection's address. */
     TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   })
@@ -186,7 +202,17 @@ export interface AppConfig {
   /** Keys of secrets at rest (src/secrets.ts); the sandbox falls back to a public key when none is set. */
   secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
   verificationLinkTtlHours: number;
-  rateLimits: { partnerRequests: number; publicRequests: number; windowSeconds: number; trustProxyHops: number };
+  /** Documents one customer may upload through the hosted verification page. */
+  hostedUploadsPerCustomer: number;
+  rateLimits: {
+    partnerRequests: number;
+    publicRequests: number;
+    windowSeconds: number;
+    trustProxyHops: number;
+    /** Failed authentications per client address per `authFailureWindowSeconds`. */
+    authFailures: number;
+    authFailureWindowSeconds: number;
+  };
   worker: { maxConcurrentActivities: number; maxCachedWorkflows: number };
 }
 
@@ -260,11 +286,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       previousEncryptionKeys: values.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? [],
     },
     verificationLinkTtlHours: values.VERIFICATION_LINK_TTL_HOURS,
+    hostedUploadsPerCustomer: values.HOSTED_UPLOADS_PER_CUSTOMER,
     rateLimits: {
       partnerRequests: values.RATE_LIMIT_PARTNER_REQUESTS,
       publicRequests: values.RATE_LIMIT_PUBLIC_REQUESTS,
       windowSeconds: values.RATE_LIMIT_WINDOW_SECONDS,
       trustProxyHops: values.TRUST_PROXY_HOPS,
+      authFailures: values.AUTH_FAILURE_LIMIT,
+      authFailureWindowSeconds: values.AUTH_FAILURE_WINDOW_SECONDS,
     },
     worker: {
       maxConcurrentActivities: values.WORKER_MAX_CONCURRENT_ACTIVITIES,

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { partnerKeysCommand } from '../scripts/partner-keys';
-import { createPrismaClient } from '../src/db';
+import type { Pool } from 'pg';
+import { createPrismaClient, sqlPoolOf } from '../src/db';
 import { createApp } from '../src/http/app';
 import { clientAddress } from '../src/http/rate-limit';
 import type { ApiServices } from '../src/app-services';
@@ -111,8 +112,30 @@ describe('API keys', () => {
   });
 });
 
+/** Limits for one app (one proxy hop trusted), out of the way unless a test lowers them. */
+const testLimits = {
+  partnerRequests: 100_000,
+  publicRequests: 100_000,
+  windowSeconds: 60,
+  trustProxyHops: 1,
+  authFailures: 100_000,
+  authFailureWindowSeconds: 60,
+};
+/** Headers of a request from `client` through our one trusted proxy (rightmost: the proxy's view). */
+const from = (client: string) => ({ 'X-Forwarded-For': `203.0.113.9, ${client}` });
+
+/** A refusal over a limit of `quota` per 60 s: Retry-After in whole seconds within the window, and the draft headers. */
+function expectRetryAfterAndHeaders(refused: request.Response, policy: string, quota: number): void {
+  const retryAfter = Number(refused.headers['retry-after']);
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect(refused.headers['ratelimit-policy']).toBe(`"${policy}";q=${quota};w=60`);
+  expect(refused.headers.ratelimit).toBe(`"${policy}";r=0;t=${retryAfter}`);
+}
+
 describe('rate limits', () => {
-  const limits = { partnerRequests: 3, publicRequests: 2, windowSeconds: 60, trustProxyHops: 1 };
+  const limits = { ...testLimits, partnerRequests: 3, publicRequests: 2 };
 
   it('answer 429 rate_limited after the partner limit, with Retry-After and the RateLimit headers', async () => {
     const partner = await harness.createPartner();
@@ -132,12 +155,7 @@ describe('rate limits', () => {
     expect(refused.body).toEqual({
       error: { code: 'rate_limited', message: expect.stringContaining('at most 3 per 60 s') },
     });
-    const retryAfter = Number(refused.headers['retry-after']);
-    expect(Number.isInteger(retryAfter)).toBe(true);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(refused.headers['ratelimit-policy']).toBe('"partner";q=3;w=60');
-    expect(refused.headers.ratelimit).toBe(`"partner";r=0;t=${retryAfter}`);
+    expectRetryAfterAndHeaders(refused, 'partner', 3);
     // Refused before anything was done, and only this partner is limited.
     expect(await harness.prisma.customer.count({ where: { partnerId: partner.partnerId } })).toBe(0);
     expect((await api.get('/v1/customers').set('Authorization', other.apiKey)).status).toBe(200);
@@ -167,7 +185,6 @@ describe('rate limits', () => {
     const page = new URL(customer.verification.verification_link as string).pathname;
     const api = request(appWith({ config: { rateLimits: limits } }));
     const address = `198.51.100.${Math.floor(Math.random() * 250)}-${Date.now()}`; // unique per run
-    const from = (client: string) => ({ 'X-Forwarded-For': `203.0.113.9, ${client}` }); // rightmost: our proxy's view
 
     expect((await api.get(page).set(from(address))).status).toBe(200);
     const unknownLink = await api.post(`/verify/${'z'.repeat(43)}/submit`).set(from(address));
@@ -190,6 +207,132 @@ describe('rate limits', () => {
     expect(clientAddress(ctx('6.6.6.6, 1.2.3.4') as never, 1)).toBe('1.2.3.4');
     expect(clientAddress(ctx('6.6.6.6, 1.2.3.4, 10.1.1.1') as never, 2)).toBe('1.2.3.4');
     expect(clientAddress(ctx('') as never, 1)).toBe('10.0.0.7');
+  });
+});
+
+describe('failed authentication', () => {
+  const limits = { ...testLimits, authFailures: 3 };
+  /** A client address of its own per test and run (the counters are rows shared by every test file). */
+  const newAddress = () => `192.0.2.${Math.floor(Math.random() * 250)}-${Date.now()}-${Math.random()}`;
+  const badKey = () => `sk_sandbox_${randomBytes(32).toString('base64url')}`;
+
+  /** Counts the API-key lookups made on the harness's pool: the real statement of src/http/auth.ts, by its name. */
+  function countKeyLookups(pool: Pool = sqlPoolOf(harness.prisma)) {
+    const spy = jest.spyOn(pool, 'query'); // calls through to the real query
+    return {
+      get count() {
+        return spy.mock.calls.filter(
+          ([query]) => (query as unknown as { name?: string })?.name === 'authenticate-api-key',
+        ).length;
+      },
+      restore: () => spy.mockRestore(),
+    };
+  }
+
+  it('answers 429 rate_limited with Retry-After after AUTH_FAILURE_LIMIT bad keys from an address, without looking keys up', async () => {
+    const partner = await harness.createPartner();
+    const api = request(appWith({ config: { rateLimits: limits } }));
+    const address = newAddress();
+    const lookups = countKeyLookups();
+    try {
+      const remaining: string[] = [];
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const refused = await api.get('/v1/customers').set(from(address)).set('Authorization', badKey());
+        expect(refused.status).toBe(401);
+        expect(refused.body).toEqual({ error: { code: 'unauthorized', message: 'Invalid API key.' } });
+        expect(refused.headers['ratelimit-policy']).toBe('"auth";q=3;w=60');
+        remaining.push(/r=(\d+)/.exec(refused.headers.ratelimit as string)?.[1] as string);
+      }
+      expect(remaining).toEqual(['2', '1', '0']);
+      expect(lookups.count).toBe(3);
+
+      const blocked = await api.post('/v1/customers').set(from(address)).set('Authorization', badKey()).send({});
+      expect(blocked.status).toBe(429);
+      expect(blocked.body).toEqual({
+        error: {
+          code: 'rate_limited',
+          message: expect.stringMatching(
+            /^Too many failed authentications from this client address: at most 3 per 60 s\. Retry in \d+ s with a valid API key\.$/,
+          ),
+        },
+      });
+      expectRetryAfterAndHeaders(blocked, 'auth', 3);
+      // Refused before the key was read: no lookup, whatever the key (a valid one included) or none at all.
+      expect((await api.get('/v1/customers').set(from(address)).set('Authorization', partner.apiKey)).status).toBe(429);
+      expect((await api.get('/v1/customers').set(from(address))).status).toBe(429);
+      expect(lookups.count).toBe(3);
+      expect(await harness.prisma.customer.count({ where: { partnerId: partner.partnerId } })).toBe(0);
+
+      // Another address is not affected, with a bad key (401, counted there) or a valid one.
+      const other = newAddress();
+      expect((await api.get('/v1/customers').set(from(other)).set('Authorization', badKey())).status).toBe(401);
+      expect((await api.get('/v1/customers').set(from(other)).set('Authorization', partner.apiKey)).status).toBe(200);
+      expect(lookups.count).toBe(5);
+    } finally {
+      lookups.restore();
+    }
+  });
+
+  it('counts only failures: any number of valid requests from an address neither count nor are refused', async () => {
+    const partner = await harness.createPartner();
+    const api = request(appWith({ config: { rateLimits: limits } }));
+    const address = newAddress();
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const ok = await api.get('/v1/customers').set(from(address)).set('Authorization', partner.apiKey);
+      expect(ok.status).toBe(200);
+      expect(ok.headers['ratelimit-policy']).toBe('"partner";q=100000;w=60'); // no "auth" policy on a success
+    }
+    expect(await harness.prisma.rateLimit.findUnique({ where: { key: `auth:${address}` } })).toBeNull();
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect((await api.get('/v1/customers').set(from(address)).set('Authorization', badKey())).status).toBe(401);
+    }
+    // Below the limit, a valid key works as ever, and does not reset the count of failures either.
+    expect((await api.get('/v1/customers').set(from(address)).set('Authorization', partner.apiKey)).status).toBe(200);
+    expect((await harness.prisma.rateLimit.findUniqueOrThrow({ where: { key: `auth:${address}` } })).points).toBe(2);
+  });
+
+  it('hold across API processes: another process answers 429 at its first failure from the address, then from memory', async () => {
+    const secondPool = createPrismaClient(harness.config.databaseUrl, { role: 'test', poolSize: 2 });
+    const lookups = countKeyLookups(sqlPoolOf(secondPool));
+    try {
+      const first = request(appWith({ config: { rateLimits: limits } }));
+      const second = request(appWith({ prisma: secondPool, config: { rateLimits: limits } }));
+      const address = newAddress();
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        expect((await first.get('/v1/customers').set(from(address)).set('Authorization', badKey())).status).toBe(401);
+      }
+      const learnt = await second.get('/v1/customers').set(from(address)).set('Authorization', badKey());
+      expect(learnt.status).toBe(429);
+      expect(learnt.body.error.code).toBe('rate_limited');
+      expect(Number(learnt.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect((await second.get('/v1/customers').set(from(address)).set('Authorization', badKey())).status).toBe(429);
+      expect(lookups.count).toBe(1); // the failure that told it
+    } finally {
+      lookups.restore();
+      await secondPool.$disconnect();
+    }
+  });
+
+  it('lets the address try again once its window is over', async () => {
+    const api = request(
+      appWith({ config: { rateLimits: { ...limits, authFailures: 1, authFailureWindowSeconds: 1 } } }),
+    );
+    const address = newAddress();
+    expect((await api.get('/v1/customers').set(from(address)).set('Authorization', badKey())).status).toBe(401);
+    const blocked = await api.get('/v1/customers').set(from(address)).set('Authorization', badKey());
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers['retry-after']).toBe('1');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await api.get('/v1/customers').set(from(address)).set('Authorization', badKey())).status).toBe(401);
+  });
+
+  it('is configured by AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_SECONDS, 20 per 60 s by default', () => {
+    const base = { DATABASE_URL: 'postgresql://localhost/x', APP_ENV: 'sandbox' };
+    expect(loadConfig(base).rateLimits).toMatchObject({ authFailures: 20, authFailureWindowSeconds: 60 });
+    expect(
+      loadConfig({ ...base, AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_SECONDS: '300' }).rateLimits,
+    ).toMatchObject({ authFailures: 5, authFailureWindowSeconds: 300 });
+    expect(() => loadConfig({ ...base, AUTH_FAILURE_LIMIT: '0' })).toThrow('AUTH_FAILURE_LIMIT');
   });
 });
 

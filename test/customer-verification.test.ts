@@ -374,17 +374,20 @@ describe('hosted verification page', () => {
       .field('document_side', 'FRONT')
       .attach('file', Buffer.from('%PDF-1.4 passport'), 'passport.pdf');
     expect(upload.status).toBe(303);
-    expect(upload.headers.location).toBe(`${link.pathname}?notice=Document%20uploaded.`);
+    expect(upload.headers.location).toBe(`${link.pathname}?notice=document_uploaded`);
 
     const early = await harness.http.post(`${link.pathname}/submit`);
     expect(early.status).toBe(303);
-    expect(decodeURIComponent(early.headers.location ?? '')).toContain('PROOF_OF_ADDRESS');
+    expect(early.headers.location).toBe(`${link.pathname}?error=documents_missing`);
+    expect((await harness.http.get(early.headers.location as string)).text).toContain(
+      'Upload the missing documents before submitting: PROOF_OF_ADDRESS.',
+    );
 
     const wrong = await harness.http
       .post(`${link.pathname}/documents`)
       .field('document_type', 'SHAREHOLDER_REGISTRY')
       .attach('file', Buffer.from('%PDF-1.4 x'), 'x.pdf');
-    expect(decodeURIComponent(wrong.headers.location ?? '')).toContain('error=');
+    expect(wrong.headers.location).toBe(`${link.pathname}?error=document_invalid`);
 
     await harness.http
       .post(`${link.pathname}/documents`)

@@ -9,9 +9,13 @@ import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
 import { createApp } from '../src/http/app';
-import { hostedPageContentSecurityPolicy } from '../src/routes/hosted-verification';
+import {
+  hostedErrorCodes,
+  hostedNoticeCodes,
+  hostedPageContentSecurityPolicy,
+} from '../src/routes/hosted-verification';
 import { eventually } from './support/eventually';
-import { createCustomer, CustomerBody, individualCustomer } from './support/fixtures';
+import { createCustomer, CustomerBody, files, individualCustomer } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
 
 let harness: Harness;
@@ -45,7 +49,7 @@ async function uploadPassportAndAddress(linkPath: string): Promise<void> {
       .field('document_type', type)
       .field('document_side', side)
       .attach('file', Buffer.from(`%PDF-1.4 ${type}`), `${type}.pdf`);
-    expect(upload.headers.location).toBe(`${linkPath}?notice=Document%20uploaded.`);
+    expect(upload.headers.location).toBe(`${linkPath}?notice=document_uploaded`);
   }
 }
 
@@ -150,7 +154,7 @@ describe('the link token', () => {
     const linkPath = pathOf(customer.verification.verification_link);
     const token = tokenOf(customer.verification.verification_link);
 
-    expect((await app.get(`${linkPath}?notice=hello`)).status).toBe(200);
+    expect((await app.get(`${linkPath}?notice=document_uploaded`)).status).toBe(200);
     const upload = await app
       .post(`${linkPath}/documents`)
       .field('document_type', 'SELFIE')
@@ -201,10 +205,10 @@ describe('uploads', () => {
   }
 
   /** Starts a POST declaring the whole length; the caller writes the body itself. */
-  function startUpload(uploadPath: string, contentLength: number) {
+  function startUpload(uploadPath: string, contentLength: number, toPort = port) {
     const outgoing = http.request({
       host: '127.0.0.1',
-      port,
+      port: toPort,
       method: 'POST',
       path: uploadPath,
       headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': contentLength },
@@ -250,6 +254,41 @@ describe('uploads', () => {
     expect(stagedFiles()).toEqual([]);
   });
 
+  it('over the per-customer cap are refused before their body is read, back to the page', async () => {
+    const capped = createApp({
+      ...harness.services,
+      config: { ...harness.config, hostedUploadsPerCustomer: 1 },
+    }).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => capped.once('listening', resolve));
+      const customer = await createCustomer(partner.api, individualCustomer());
+      const linkPath = pathOf(customer.verification.verification_link);
+      const first = await request(capped)
+        .post(`${linkPath}/documents`)
+        .field('document_type', 'SELFIE')
+        .attach('file', files.pdf, 'scan.pdf');
+      expect(first.headers.location).toBe(`${linkPath}?notice=document_uploaded`);
+
+      const declared = 10 * 1024 * 1024;
+      const { outgoing, response } = startUpload(
+        `${linkPath}/documents`,
+        declared,
+        (capped.address() as AddressInfo).port,
+      );
+      outgoing.on('error', () => undefined); // the server may close the connection after answering
+      outgoing.write(Buffer.alloc(64 * 1024, 0x41)); // 64 KB of the 10 MB announced, and nothing more
+      const answer = await response;
+      expect(answer.status).toBe(303);
+      expect(answer.headers.location).toBe(`${linkPath}?error=upload_limit_reached`);
+      outgoing.destroy();
+      expect(stagedFiles()).toEqual([]);
+      expect(await harness.prisma.customerDocument.count({ where: { customerId: customer.id } })).toBe(1);
+    } finally {
+      capped.closeAllConnections();
+      await new Promise((resolve) => capped.close(resolve));
+    }
+  });
+
   it('with a valid link are streamed to disk while they arrive, then stored with their hash', async () => {
     const customer = await createCustomer(partner.api, individualCustomer());
     const file = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(4 * 1024 * 1024, 0x20)]);
@@ -269,7 +308,7 @@ describe('uploads', () => {
 
     const answer = await response;
     expect(answer.status).toBe(303);
-    expect(answer.headers.location).toBe(`${linkPath}?notice=Document%20uploaded.`);
+    expect(answer.headers.location).toBe(`${linkPath}?notice=document_uploaded`);
     const [document] = await harness.prisma.customerDocument.findMany({ where: { customerId: customer.id } });
     expect(document).toMatchObject({
       sizeBytes: file.length,
@@ -284,19 +323,226 @@ describe('uploads', () => {
     expect(stagedFiles()).toEqual([]);
   });
 
-  it('over 10 MB answer 413 and leave nothing behind', async () => {
+  it('over 10 MB are sent back to the page with file_too_large and leave nothing behind', async () => {
     const customer = await createCustomer(partner.api, individualCustomer());
+    const linkPath = pathOf(customer.verification.verification_link);
     const response = await harness.http
-      .post(`${pathOf(customer.verification.verification_link)}/documents`)
+      .post(`${linkPath}/documents`)
       .field('document_type', 'SELFIE')
       .attach('file', Buffer.alloc(10 * 1024 * 1024 + 1, 0x25), 'big.pdf');
-    expect(response.status).toBe(413);
+    expect(response.status).toBe(303);
+    expect(response.headers.location).toBe(`${linkPath}?error=file_too_large`);
+    expect((await harness.http.get(response.headers.location as string)).text).toContain(
+      '<p role="alert" class="error">The file is larger than 10 MB.</p>',
+    );
     await eventually(
       async () => stagedFiles(),
       (files) => files.length === 0,
     );
     expect(stagedFiles()).toEqual([]);
     expect(await harness.prisma.customerDocument.count({ where: { customerId: customer.id } })).toBe(0);
+  });
+});
+
+describe('uploads per customer', () => {
+  const cap = 2;
+  /** The app with HOSTED_UPLOADS_PER_CUSTOMER = 2 (the harness's services, its config overridden). */
+  const cappedApp = () =>
+    createApp({ ...harness.services, config: { ...harness.config, hostedUploadsPerCustomer: cap } });
+  const storedFiles = (customerId: string) => {
+    try {
+      return readdirSync(path.join(harness.config.documentStorageDir, 'customers', customerId));
+    } catch {
+      return [];
+    }
+  };
+  const uploadThrough = (api: ReturnType<typeof request>, linkPath: string, type = 'SELFIE') =>
+    api.post(`${linkPath}/documents`).field('document_type', type).attach('file', files.pdf, 'scan.pdf');
+
+  it('are capped by HOSTED_UPLOADS_PER_CUSTOMER: over it the page says so, nothing is stored, the form is gone', async () => {
+    expect(harness.config.hostedUploadsPerCustomer).toBe(20); // the default
+    const api = request(cappedApp().callback());
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const linkPath = pathOf(customer.verification.verification_link);
+    for (let upload = 0; upload < cap; upload += 1) {
+      const stored = await uploadThrough(api, linkPath);
+      expect(stored.status).toBe(303);
+      expect(stored.headers.location).toBe(`${linkPath}?notice=document_uploaded`);
+    }
+    const refused = await uploadThrough(api, linkPath);
+    expect(refused.status).toBe(303);
+    expect(refused.headers.location).toBe(`${linkPath}?error=upload_limit_reached`);
+    expect(await harness.prisma.customerDocument.count({ where: { customerId: customer.id } })).toBe(cap);
+    expect(storedFiles(customer.id)).toHaveLength(cap);
+
+    const page = await api.get(refused.headers.location as string);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(
+      '<p role="alert" class="error">No more documents can be uploaded on this page (at most 2). ' +
+        'Please contact the company that sent you this link.</p>',
+    );
+    expect(page.text).toContain('<p>No more documents can be uploaded on this page.</p>');
+    expect(page.text).not.toContain('/documents"');
+    expect(page.text).toContain(`action="${linkPath}/submit"`); // submitting is still possible
+
+    // The partner's API is not capped, and its uploads do not count against the page's.
+    const viaApi = await partner.api
+      .post(`/v1/customers/${customer.id}/documents`)
+      .field('metadata', JSON.stringify({ document_type: 'PROOF_OF_ADDRESS' }))
+      .attach('file', files.pdf, 'bill.pdf');
+    expect(viaApi.status).toBe(204);
+    expect(
+      await harness.prisma.customerDocument.groupBy({
+        by: ['uploadedVia'],
+        where: { customerId: customer.id },
+        _count: true,
+        orderBy: { uploadedVia: 'asc' },
+      }),
+    ).toEqual([
+      { uploadedVia: 'api', _count: 1 },
+      { uploadedVia: 'hosted_page', _count: cap },
+    ]);
+  });
+
+  it('hold under concurrent uploads: exactly the cap is stored, the others are refused', async () => {
+    const api = request(cappedApp().callback());
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const linkPath = pathOf(customer.verification.verification_link);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => uploadThrough(api, linkPath)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(303));
+    const locations = answers.map((answer) => answer.headers.location as string).sort();
+    expect(locations).toEqual(
+      [
+        ...Array(6 - cap).fill(`${linkPath}?error=upload_limit_reached`),
+        ...Array(cap).fill(`${linkPath}?notice=document_uploaded`),
+      ].sort(),
+    );
+    expect(await harness.prisma.customerDocument.count({ where: { customerId: customer.id } })).toBe(cap);
+    await eventually(
+      async () => storedFiles(customer.id),
+      (names) => names.length === cap,
+    );
+    expect(storedFiles(customer.id)).toHaveLength(cap);
+  });
+});
+
+describe('messages on the page', () => {
+  /** What the end user reads for each code; every code the page knows is here (checked below). */
+  const texts = {
+    notice: {
+      document_uploaded: 'Document uploaded.',
+      submitted: 'Submitted: your documents are under review.',
+    },
+    error: {
+      file_missing: 'Choose a file to upload.',
+      file_invalid: 'The file must be a PDF, JPEG, PNG, WEBP or HEIC document, and not empty.',
+      file_too_large: 'The file is larger than 10 MB.',
+      document_side_invalid:
+        'Choose the side (FRONT or BACK) for NATIONAL_ID, PASSPORT, DRIVER_LICENSE, and no side for other documents.',
+      document_invalid: 'This document type, or the person chosen, does not fit this verification.',
+      upload_limit_reached:
+        'No more documents can be uploaded on this page (at most 20). Please contact the company that sent you this link.',
+      documents_missing:
+        'Upload the missing documents before submitting: an identity document: PASSPORT (FRONT), NATIONAL_ID (FRONT and BACK) ' +
+        'or DRIVER_LICENSE (FRONT and BACK); PROOF_OF_ADDRESS.',
+      under_review: 'Your documents are under review: please wait for the result.',
+      already_approved: 'Your verification is complete: there is nothing more to do.',
+      rejected: 'Your verification was declined: no more documents are accepted.',
+      request_invalid: 'The form could not be processed. Please try again.',
+    },
+  };
+  const shown = (page: string, kind: 'notice' | 'error') =>
+    (kind === 'notice' ? /<p role="status">([^<]*)<\/p>/ : /<p role="alert" class="error">([^<]*)<\/p>/).exec(
+      page,
+    )?.[1] ?? null;
+
+  it('are the fixed text of each known code, and the page knows no other code', async () => {
+    expect(Object.keys(texts.notice).sort()).toEqual([...hostedNoticeCodes].sort());
+    expect(Object.keys(texts.error).sort()).toEqual([...hostedErrorCodes].sort());
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const linkPath = pathOf(customer.verification.verification_link);
+    for (const kind of ['notice', 'error'] as const) {
+      for (const [code, text] of Object.entries(texts[kind])) {
+        const page = await harness.http.get(`${linkPath}?${kind}=${code}`);
+        expect(page.status).toBe(200);
+        expect({ code, text: shown(page.text, kind) }).toEqual({ code, text });
+      }
+    }
+  });
+
+  it('never take text from the query string: unknown codes, markup and made-up wording show nothing', async () => {
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const linkPath = pathOf(customer.verification.verification_link);
+    const plain = await harness.http.get(linkPath);
+    expect(plain.status).toBe(200);
+    for (const [kind, value] of [
+      ['error', '<script>alert(1)</script>'],
+      ['error', '</p><a href="https://evil.example">Verify again here</a>'],
+      ['notice', 'Your account is suspended, call +1 555 0100 to restore it'],
+      ['notice', 'Document uploaded.'], // the old wording: a code is expected now
+      ['notice', 'file_too_large'], // an error's code as a notice
+      ['error', 'document_uploaded'],
+      ['error', 'constructor'],
+      ['notice', '__proto__'],
+      ['error', 'toString'],
+      ['notice', 'hasOwnProperty'],
+      ['error', 'FILE_TOO_LARGE'],
+    ]) {
+      const page = await harness.http.get(`${linkPath}?${kind}=${encodeURIComponent(value as string)}`);
+      expect({ value, status: page.status }).toEqual({ value, status: 200 });
+      expect(page.text).toBe(plain.text); // exactly the page without a message
+    }
+    for (const fragment of ['script', 'alert(1)', 'evil.example', 'suspended', '555 0100', 'function']) {
+      expect(plain.text).not.toContain(fragment);
+    }
+  });
+
+  it('are what the form actions send the browser back with', async () => {
+    const customer = await createCustomer(partner.api, individualCustomer());
+    const linkPath = pathOf(customer.verification.verification_link);
+    const upload = (fields: Record<string, string>, file: Buffer | null = files.pdf) => {
+      let post = harness.http.post(`${linkPath}/documents`);
+      for (const [name, value] of Object.entries(fields)) post = post.field(name, value);
+      return file ? post.attach('file', file, 'scan.pdf') : post;
+    };
+    const cases: Array<[string, Promise<request.Response>, string]> = [
+      [
+        'a business document for an individual',
+        upload({ document_type: 'SHAREHOLDER_REGISTRY' }),
+        'error=document_invalid',
+      ],
+      ['a passport without its side', upload({ document_type: 'PASSPORT' }), 'error=document_side_invalid'],
+      [
+        'a side for a proof of address',
+        upload({ document_type: 'PROOF_OF_ADDRESS', document_side: 'FRONT' }),
+        'error=document_side_invalid',
+      ],
+      ['no file', upload({ document_type: 'SELFIE' }, null), 'error=file_missing'],
+      ['not a document', upload({ document_type: 'SELFIE' }, files.text), 'error=file_invalid'],
+      ['an empty file', upload({ document_type: 'SELFIE' }, Buffer.alloc(0)), 'error=file_invalid'],
+    ];
+    for (const [what, answer, query] of cases) {
+      const response = await answer;
+      expect({ what, status: response.status, location: response.headers.location }).toEqual({
+        what,
+        status: 303,
+        location: `${linkPath}?${query}`,
+      });
+    }
+    expect(await harness.prisma.customerDocument.count({ where: { customerId: customer.id } })).toBe(0);
+
+    const early = await harness.http.post(`${linkPath}/submit`);
+    expect(early.headers.location).toBe(`${linkPath}?error=documents_missing`);
+    await uploadPassportAndAddress(linkPath);
+    const submitted = await harness.http.post(`${linkPath}/submit`);
+    expect(submitted.status).toBe(303);
+    const next = new URL(submitted.headers.location as string, 'http://localhost');
+    expect(next.search).toBe('?notice=submitted');
+    const late = await harness.http
+      .post(`${next.pathname}/documents`)
+      .field('document_type', 'SELFIE')
+      .attach('file', files.pdf, 'selfie.pdf');
+    expect(late.headers.location).toBe(`${next.pathname}?error=under_review`);
   });
 });
 

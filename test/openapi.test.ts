@@ -85,3 +85,24 @@ it('has the README error table agree with the error catalogue', () => {
   expect(rows.map((row) => row.code).sort()).toEqual(Object.keys(errorCatalogue).sort());
   for (const row of rows) expect(row.status).toBe(errorCatalogue[row.code].status);
 });
+
+it('documents the limits of a JSON body and the limit of failed authentications', () => {
+  const document = documentFor('sandbox');
+  const description = (document.info.description ?? '').replace(/\s+/g, ' ');
+  for (const phrase of [
+    'at most 1 MB',
+    '413 `payload_too_large`',
+    'nested at most 32 levels deep',
+    '400 `invalid_json`',
+    'Unknown and revoked keys count against the client address: past 20 in 60 s',
+    'RateLimit-Policy: "auth"',
+  ]) {
+    expect(description).toContain(phrase);
+  }
+  const responses = (document.paths?.['/v1/customers'] as Record<string, { responses: Record<string, never> }>).post!
+    .responses as Record<string, { description: string; headers?: Record<string, unknown> }>;
+  expect(responses['429']!.description).toContain('too many failed authentications');
+  expect(responses['429']!.headers).toHaveProperty('Retry-After');
+  expect(responses['413']!.description).toContain('1 MB for a JSON body');
+  expect(responses['400']!.description).toContain('deeper than 32 levels');
+});

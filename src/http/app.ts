@@ -1,7 +1,6 @@
 // The Koa application: request ids, structured logs, the one error mapper, authentication,
 // request validation and the route table. Built by src/server.ts and by the tests.
 import Router from '@koa/router';
-import parseBody from 'co-body';
 import Koa, { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { Server, STATUS_CODES } from 'node:http';
@@ -15,6 +14,7 @@ import { mountDocs } from './docs';
 import { isCustomBody, RouteDefinition, toKoaPath } from './route';
 import { allRoutes } from '../routes';
 import { parseOrThrow } from './validation';
+import { readJsonBody, rejectUnexpectedBody } from './json-body';
 import { IDEMPOTENCY_HEADER, StoredResponse, withIdempotency } from './idempotency';
 import { enforceRateLimit } from './rate-limit';
 import { securityHeaders } from './security-headers';
@@ -47,9 +47,6 @@ export function answerUnparsableRequests(server: Server): void {
     );
   });
 }
-
-/** Largest JSON body accepted; larger ones answer 413 payload_too_large. */
-export const JSON_BODY_LIMIT = '1mb';
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -213,44 +210,6 @@ export function routesOf(routes: RouteDefinition[], appEnv: AppEnvironment): Rou
 /** Repeated query parameters are not supported: keep them as arrays so validation rejects them. */
 function normaliseQuery(query: Context['query']): Record<string, unknown> {
   return Object.fromEntries(Object.entries(query));
-}
-
-function hasBody(ctx: Context): boolean {
-  const length = ctx.get('content-length');
-  return ctx.get('transfer-encoding') !== '' || (length !== '' && length !== '0');
-}
-
-async function readJsonBody(ctx: Context): Promise<unknown> {
-  // An absent body validates like `{}`, so each required field is reported as missing.
-  if (!hasBody(ctx)) return {};
-  if (!ctx.is('application/json')) {
-    throw new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
-  }
-  try {
-    return await parseBody.json(ctx.req, { limit: JSON_BODY_LIMIT, strict: true });
-  } catch (error) {
-    throw bodyReadError(error);
-  }
-}
-
-async function rejectUnexpectedBody(ctx: Context): Promise<void> {
-  if (!['POST', 'PUT', 'PATCH'].includes(ctx.method) || !hasBody(ctx)) return;
-  // The operation takes no body; an empty JSON object is tolerated, anything else is a mistake.
-  const raw = await parseBody.text(ctx.req, { limit: JSON_BODY_LIMIT }).catch((error: unknown) => {
-    throw bodyReadError(error);
-  });
-  if (raw.trim() !== '' && raw.trim() !== '{}')
-    throw ApiError.invalidParam('body', 'this operation takes no request body');
-}
-
-function bodyReadError(error: unknown): ApiError {
-  const type = (error as { type?: string }).type;
-  const status = (error as { status?: number }).status;
-  if (type === 'entity.too.large' || status === 413) {
-    return new ApiError('payload_too_large', `The request body exceeds ${JSON_BODY_LIMIT}.`);
-  }
-  if (status === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Encoding.');
-  return new ApiError('invalid_json', 'The request body is not valid JSON.');
 }
 
 /** The one error mapper: every failure leaves as `{error: {code, message, details?}}`. */

@@ -4,12 +4,14 @@
 // production, `sk_sandbox_` keys in the sandbox. Keys are looked up on every request (no cache), so a revocation
 // takes effect on the next request; `last_used_at` is refreshed at most once a minute. The lookup is one prepared
 // SQL statement on the Prisma client's pool (sqlPoolOf): every request makes it, and through Prisma it cost four
-// times the CPU (`npm run bench`).
+// times the CPU (`npm run bench`). Failed lookups are limited per client address (AUTH_FAILURE_LIMIT): over the limit the
+// address is answered 429 rate_limited before its key is looked up.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import type { AppEnvironment } from '../config';
+import type { AppConfig, AppEnvironment } from '../config';
 import { PrismaClient, sqlPoolOf } from '../db';
 import { ApiError } from './errors';
+import { countAuthFailure, refuseAddressOverAuthFailureLimit } from './rate-limit';
 import type { AuthenticatedPartner } from './route';
 
 export function hashApiKey(apiKey: string): string {
@@ -45,10 +47,24 @@ export function apiKeyFromHeaders(ctx: Context): string | null {
 const keyLookup = `SELECT k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, k.last_used_at, p.id, p.name
   FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_hash = $1`;
 
+/**
+ * The partner of the request's API key. A client address over its limit of failed authentications is refused (429)
+ * before anything else, without a query; an unknown or revoked key counts as a failure of its address (src/http/rate-limit.ts).
+ */
 export async function authenticate(
-  services: { prisma: PrismaClient; config: { appEnv: AppEnvironment } },
+  services: { prisma: PrismaClient; config: { appEnv: AppEnvironment } & Pick<AppConfig, 'rateLimits'> },
   ctx: Context,
 ): Promise<AuthenticatedPartner> {
+  refuseAddressOverAuthFailureLimit(services, ctx);
+  const apiKey = presentedApiKey(ctx, services.config.appEnv);
+  const partner = await partnerOfApiKey(services.prisma, apiKey);
+  if (partner) return partner;
+  await countAuthFailure(services, ctx); // throws 429 instead when the address is over the limit
+  throw new ApiError('unauthorized', 'Invalid API key.');
+}
+
+/** The key the request presents, for this environment; 401 (no query made) when there is none or it is of the other. */
+function presentedApiKey(ctx: Context, appEnv: AppEnvironment): string {
   const apiKey = apiKeyFromHeaders(ctx);
   if (!apiKey) {
     throw new ApiError(
@@ -56,7 +72,6 @@ export async function authenticate(
       'Missing API key: send it as `Authorization: <API_KEY>` or `api-key: <API_KEY>`.',
     );
   }
-  const appEnv = services.config.appEnv;
   if (!apiKey.startsWith(apiKeyPrefixOf(appEnv))) {
     throw new ApiError(
       'unauthorized',
@@ -65,7 +80,12 @@ export async function authenticate(
         : 'This is the sandbox API: use a sandbox key (sk_sandbox_...).',
     );
   }
-  const pool = sqlPoolOf(services.prisma);
+  return apiKey;
+}
+
+/** The key's partner, or null for an unknown or revoked key: the one lookup by its hash (and the last-used stamp). */
+async function partnerOfApiKey(prisma: PrismaClient, apiKey: string): Promise<AuthenticatedPartner | null> {
+  const pool = sqlPoolOf(prisma);
   // A named (prepared) statement: parsed and planned once per connection.
   const { rows } = await pool.query<{
     key_id: string;
@@ -79,7 +99,7 @@ export async function authenticate(
     values: [hashApiKey(apiKey)],
   });
   const key = rows[0];
-  if (!key || key.revoked) throw new ApiError('unauthorized', 'Invalid API key.');
+  if (!key || key.revoked) return null;
   if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
     await pool.query({
       name: 'touch-api-key',

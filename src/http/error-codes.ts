@@ -2,9 +2,14 @@
 // ApiError takes its status from here, the OpenAPI description documents each operation's codes
 // from here, and a test checks that the README's error table says the same.
 
+import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
+
 export const errorCatalogue = {
   validation_error: { status: 400, when: 'Some fields are missing or invalid; `details` lists each one.' },
-  invalid_json: { status: 400, when: 'The request body is not valid JSON.' },
+  invalid_json: {
+    status: 400,
+    when: `The request body is not valid JSON, or nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+  },
   malformed_request: {
     status: 400,
     when: 'The request is not valid HTTP/1.1 (request line, header syntax, Content-Length or chunked framing); nothing was done.',
@@ -19,7 +24,10 @@ export const errorCatalogue = {
   },
   method_not_allowed: { status: 405, when: 'The path exists but not with this HTTP method.' },
   request_timeout: { status: 408, when: 'The request headers did not arrive in time; nothing was done.' },
-  payload_too_large: { status: 413, when: 'The request body is larger than the documented limit.' },
+  payload_too_large: {
+    status: 413,
+    when: `The request body is larger than the documented limit (${JSON_BODY_LIMIT_MB} MB for a JSON body, 10 MB for a document).`,
+  },
   request_headers_too_large: { status: 431, when: 'The request headers exceed 16 KB; nothing was done.' },
   unsupported_media_type: {
     status: 415,
@@ -130,7 +138,7 @@ export const errorCatalogue = {
   },
   rate_limited: {
     status: 429,
-    when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages); wait the seconds of `Retry-After`.',
+    when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`.',
   },
   service_unavailable: {
     status: 503,

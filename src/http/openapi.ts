@@ -2,8 +2,9 @@
 // requests describe them here, and each operation's error responses come from the error catalogue.
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import type { AppConfig } from '../config';
+import { DEFAULT_AUTH_FAILURE_LIMIT, DEFAULT_AUTH_FAILURE_WINDOW_SECONDS, type AppConfig } from '../config';
 import { ErrorCode, errorCatalogue, validationDetailCodes } from './error-codes';
+import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './pagination';
 import { isRateLimited } from './rate-limit';
 import { isCustomBody, RouteDefinition } from './route';
@@ -17,7 +18,11 @@ Cross-border payments API for platforms (partners) acting for their customers.
 
 ## Conventions
 - **Authentication**: send your API key as \`Authorization: <API_KEY>\`, \`Authorization: Bearer <API_KEY>\` or \`api-key: <API_KEY>\`.
-  A missing, unknown or revoked key answers 401 \`unauthorized\`.
+  A missing, unknown or revoked key answers 401 \`unauthorized\`. Unknown and revoked keys count against the client
+  address: past ${DEFAULT_AUTH_FAILURE_LIMIT} in ${DEFAULT_AUTH_FAILURE_WINDOW_SECONDS} s (the default; the answers to failed authentications carry
+  \`RateLimit-Policy: "auth";q=<limit>;w=<window seconds>\` and \`RateLimit: "auth";r=<remaining>;t=<seconds to reset>\`)
+  every authenticated request from that address answers 429 \`rate_limited\` with \`Retry-After\` until the window
+  ends, whatever its key: no key is looked up meanwhile. Successful requests are never counted.
 - **Scoping**: every lookup and list only sees the authenticated partner's resources. Another partner's id answers
   404 \`not_found\`, exactly like an id that does not exist (and so does a malformed id).
 - **Errors**: \`{"error": {"code", "message"}}\`; a 400 \`validation_error\` adds \`details\`, a list of
@@ -30,7 +35,11 @@ Cross-border payments API for platforms (partners) acting for their customers.
   \`{items, cursor: {after, before, limit, page_count}}\` where \`page_count\` is the number of items in the page and a
   null cursor means there is nothing further in that direction.
 - **Formats**: timestamps are ISO 8601 in UTC, identifiers are UUIDs, money amounts are decimal strings.
-  Creating a resource answers 201. Request bodies are JSON (at most 1 MB) unless an operation says otherwise.
+  Creating a resource answers 201. Request bodies are JSON unless an operation says otherwise.
+- **Limits of a JSON body**: at most ${JSON_BODY_LIMIT_MB} MB (after any \`Content-Encoding\` is undone; larger answers 413
+  \`payload_too_large\`) and arrays and objects nested at most ${MAX_JSON_DEPTH} levels deep, the body itself being level 1
+  (deeper answers 400 \`invalid_json\`, naming the limit). Both are checked while the body is read, before anything is
+  validated or done. Strings must not contain the NUL character (400 \`validation_error\` naming the field).
 - **Idempotency**: every POST and PUT accepts an \`Idempotency-Key\` header (1-255 visible ASCII characters). A repeat
   of the same request (method, path, query and body) with the same key within 24 hours returns the stored status and
   body with \`Idempotent-Replayed: true\` and does nothing again. The same key with a different request answers 422
@@ -116,11 +125,14 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<App
         status,
         {
           description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].when}`).join('\n\n'),
-          ...(status === 503
+          ...(status === 503 || status === 429
             ? {
                 headers: {
                   'Retry-After': {
-                    description: 'Seconds to wait before retrying (with the same Idempotency-Key).',
+                    description:
+                      status === 503
+                        ? 'Seconds to wait before retrying (with the same Idempotency-Key).'
+                        : 'Seconds until the window ends and requests are counted anew.',
                     schema: { type: 'integer', minimum: 1 },
                   },
                 },

@@ -3,10 +3,16 @@
 // RATE_LIMIT_WINDOW_SECONDS (fixed windows). The counters live in PostgreSQL (table rate_limits, rate-limiter-flexible's PostgreSQL store, one
 // atomic upsert per request, a prepared statement on the pool under Prisma), so the limits hold across every API process. Should the database not answer, a
 // per-process counter with the same limits stands in (the library's insurance limiter).
+// Failed authentications: AUTH_FAILURE_LIMIT failed key lookups (unknown or revoked keys) per client address per
+// AUTH_FAILURE_WINDOW_SECONDS, counted in the same table (only failures are counted: a valid key costs nothing more).
+// The process that counts the last allowed failure remembers the address as blocked until its window ends, and
+// refuses it from memory, before the key is read or looked up; another process learns it at its first failure
+// there (the shared count is over the limit: 429 instead of 401).
 // Every limited response carries the IETF draft headers (draft-ietf-httpapi-ratelimit-headers):
 //   RateLimit-Policy: "partner";q=<limit>;w=<window seconds>
 //   RateLimit: "partner";r=<remaining>;t=<seconds until the window resets>
-// and a refusal is 429 rate_limited with Retry-After (seconds).
+// (policy "address" on the hosted pages, "auth" on the answers to failed authentications), and a refusal is 429
+// rate_limited with Retry-After (seconds).
 import type { Context } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppConfig } from '../config';
@@ -14,15 +20,44 @@ import { sqlPoolOf, type PrismaClient } from '../db';
 import { ApiError } from './errors';
 import type { AuthenticatedPartner, RouteDefinition } from './route';
 
-type Policy = 'partner' | 'address';
+type Policy = 'partner' | 'address' | 'auth';
+
+/** Addresses this process knows to be over their limit of failed authentications, until when (epoch ms). */
+class BlockedAddresses {
+  /** Bound on what an attacker with many addresses can make a process remember (expired entries go first). */
+  private static readonly MAX_ENTRIES = 100_000;
+  private readonly until = new Map<string, number>();
+
+  remainingMs(address: string): number {
+    const until = this.until.get(address);
+    if (until === undefined) return 0;
+    const remaining = until - Date.now();
+    if (remaining <= 0) this.until.delete(address);
+    return Math.max(0, remaining);
+  }
+
+  block(address: string, ms: number): void {
+    this.until.delete(address); // re-inserted last: the map stays in order of blocking
+    this.until.set(address, Date.now() + ms);
+    if (this.until.size <= BlockedAddresses.MAX_ENTRIES) return;
+    const now = Date.now();
+    for (const [key, until] of this.until) if (until <= now) this.until.delete(key);
+    for (const key of this.until.keys()) {
+      if (this.until.size <= BlockedAddresses.MAX_ENTRIES) break;
+      this.until.delete(key);
+    }
+  }
+}
 
 interface Limiters {
   partner: RateLimiterPostgres;
   address: RateLimiterPostgres;
+  authFailures: RateLimiterPostgres;
+  blockedAddresses: BlockedAddresses;
 }
 
 function createLimiters(prisma: PrismaClient, limits: AppConfig['rateLimits']): Limiters {
-  const make = (policy: Policy, points: number) =>
+  const make = (policy: Policy, points: number, windowSeconds = limits.windowSeconds) =>
     new RateLimiterPostgres({
       // The pg pool under Prisma (sqlPoolOf): the library's prepared upsert, without Prisma compiling it on every
       // request (a third of the API's CPU per GET went to that; `npm run bench`).
@@ -34,10 +69,15 @@ function createLimiters(prisma: PrismaClient, limits: AppConfig['rateLimits']): 
       clearExpiredByTimeout: false,
       keyPrefix: policy,
       points,
-      duration: limits.windowSeconds,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: policy, points, duration: limits.windowSeconds }),
+      duration: windowSeconds,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix: policy, points, duration: windowSeconds }),
     });
-  return { partner: make('partner', limits.partnerRequests), address: make('address', limits.publicRequests) };
+  return {
+    partner: make('partner', limits.partnerRequests),
+    address: make('address', limits.publicRequests),
+    authFailures: make('auth', limits.authFailures, limits.authFailureWindowSeconds),
+    blockedAddresses: new BlockedAddresses(),
+  };
 }
 
 const limitersOf = new WeakMap<PrismaClient, Map<string, Limiters>>();
@@ -76,7 +116,7 @@ export function isRateLimited(route: Pick<RouteDefinition, 'auth' | 'rateLimit'>
 
 /** Counts the request against its limit; sets the RateLimit headers and throws 429 rate_limited when over. */
 export async function enforceRateLimit(
-  services: { prisma: PrismaClient; config: Pick<AppConfig, 'rateLimits'> },
+  services: LimitsOf,
   ctx: Context,
   route: Pick<RouteDefinition, 'auth' | 'rateLimit'>,
   partner: AuthenticatedPartner | undefined,
@@ -95,9 +135,14 @@ export async function enforceRateLimit(
     result = rejection;
     refused = true;
   }
-  const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-  ctx.set('RateLimit-Policy', `"${policy}";q=${quota};w=${limits.windowSeconds}`);
-  ctx.set('RateLimit', `"${policy}";r=${result.remainingPoints};t=${resetSeconds}`);
+  const resetSeconds = setHeaders(
+    ctx,
+    policy,
+    quota,
+    limits.windowSeconds,
+    result.remainingPoints,
+    result.msBeforeNext,
+  );
   if (refused) {
     const error = new ApiError(
       'rate_limited',
@@ -107,4 +152,70 @@ export async function enforceRateLimit(
     error.retryAfterSeconds = resetSeconds; // sent as Retry-After by the error mapper
     throw error;
   }
+}
+
+type LimitsOf = { prisma: PrismaClient; config: Pick<AppConfig, 'rateLimits'> };
+
+function setHeaders(
+  ctx: Context,
+  policy: Policy,
+  quota: number,
+  windowSeconds: number,
+  remaining: number,
+  resetMs: number,
+) {
+  const resetSeconds = Math.max(1, Math.ceil(resetMs / 1000));
+  ctx.set('RateLimit-Policy', `"${policy}";q=${quota};w=${windowSeconds}`);
+  ctx.set('RateLimit', `"${policy}";r=${remaining};t=${resetSeconds}`);
+  return resetSeconds;
+}
+
+function tooManyAuthFailures(ctx: Context, limits: AppConfig['rateLimits'], msLeft: number): ApiError {
+  const retryAfter = setHeaders(ctx, 'auth', limits.authFailures, limits.authFailureWindowSeconds, 0, msLeft);
+  const error = new ApiError(
+    'rate_limited',
+    `Too many failed authentications from this client address: at most ${limits.authFailures} per ` +
+      `${limits.authFailureWindowSeconds} s. Retry in ${retryAfter} s with a valid API key.`,
+  );
+  error.retryAfterSeconds = retryAfter;
+  return error;
+}
+
+/**
+ * Throws 429 rate_limited while this process knows the request's client address to be over its limit of failed
+ * authentications: no query at all, the key is neither read nor looked up.
+ */
+export function refuseAddressOverAuthFailureLimit(services: LimitsOf, ctx: Context): void {
+  const limits = services.config.rateLimits;
+  const address = clientAddress(ctx, limits.trustProxyHops);
+  const blockedMs = limiters(services.prisma, limits).blockedAddresses.remainingMs(address);
+  if (blockedMs > 0) throw tooManyAuthFailures(ctx, limits, blockedMs);
+}
+
+/**
+ * Counts one failed authentication (an unknown or revoked key) of the request's client address. Sets the "auth"
+ * RateLimit headers; throws 429 rate_limited when the shared count is already over the limit (failures counted by
+ * other processes), and from the last allowed failure on remembers the address as blocked until the window ends.
+ */
+export async function countAuthFailure(services: LimitsOf, ctx: Context): Promise<void> {
+  const limits = services.config.rateLimits;
+  const address = clientAddress(ctx, limits.trustProxyHops);
+  const { authFailures, blockedAddresses } = limiters(services.prisma, limits);
+  let result: RateLimiterRes;
+  try {
+    result = await authFailures.consume(address);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    blockedAddresses.block(address, rejection.msBeforeNext);
+    throw tooManyAuthFailures(ctx, limits, rejection.msBeforeNext);
+  }
+  if (result.remainingPoints === 0) blockedAddresses.block(address, result.msBeforeNext);
+  setHeaders(
+    ctx,
+    'auth',
+    limits.authFailures,
+    limits.authFailureWindowSeconds,
+    result.remainingPoints,
+    result.msBeforeNext,
+  );
 }

@@ -1,7 +1,14 @@
 // Customers as the API shows them: the full resource (create, get and event payloads), the list
 // item and the verification details. Pure: rows in, API shapes out.
 import type { Prisma } from '../db';
-import { RejectionCode, stepsFor, VerificationStep } from '../domain/verification';
+import {
+  DocumentSide,
+  DocumentType,
+  missingDocuments,
+  RejectionCode,
+  stepsFor,
+  VerificationStep,
+} from '../domain/verification';
 import {
   issueVerificationLink,
   LinkConfig,
@@ -23,6 +30,39 @@ import type {
 export type CustomerRow = Prisma.CustomerGetPayload<{ include: { beneficiaries: true } }>;
 export const withBeneficiaries = { beneficiaries: { orderBy: { position: 'asc' } } } as const;
 export type VerificationStepRow = Prisma.VerificationStepGetPayload<object>;
+/** A customer with what decides whether a review can start: documents and steps. */
+export const withReviewInputs = { ...withBeneficiaries, documents: true, verificationSteps: true } as const;
+export type CustomerWithReviewInputs = CustomerRow & {
+  documents: Prisma.CustomerDocumentGetPayload<object>[];
+  verificationSteps: VerificationStepRow[];
+};
+
+/**
+ * What must still be uploaded before a review can start, in words the end user can act on: the minimum documents
+ * (src/domain/verification.ts), and after a partial rejection a new document for every rejected step awaiting one.
+ * The review's start refuses on it; the hosted page shows it.
+ */
+export function missingBeforeReview(customer: CustomerWithReviewInputs): string[] {
+  const missing = missingDocuments(
+    {
+      type: customer.type as CustomerType,
+      beneficiaries: customer.beneficiaries.map((b) => ({
+        id: b.id,
+        shareSize: b.shareSize.toString(),
+        name: `${b.firstName} ${b.lastName}`,
+      })),
+    },
+    customer.documents.map((doc) => ({
+      documentType: doc.documentType as DocumentType,
+      documentSide: doc.documentSide as DocumentSide | null,
+      beneficiaryId: doc.beneficiaryId,
+    })),
+  );
+  for (const step of customer.verificationSteps) {
+    if (step.awaitingDocument) missing.push(`a new document for the rejected step ${step.name}`);
+  }
+  return missing;
+}
 
 const dateOnly = (date: Date): string => date.toISOString().slice(0, 10);
 

@@ -7,6 +7,8 @@ import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';
 import { recordEvent } from '../events';
 import { ApiError, ValidationDetail } from '../http/errors';
+import { jsonNestsDeeperThan } from '../http/json-body';
+import { MAX_JSON_DEPTH } from '../http/limits';
 import type { SingleFileUpload } from '../http/multipart';
 import { issuesToDetails } from '../http/validation';
 import {
@@ -189,12 +191,28 @@ function refuseUnlessAcceptingDocuments(customer: CustomerRow): void {
   }
 }
 
-/** Validates and stores one document (file + metadata) for a customer. */
+/**
+ * Where a document comes from: the partner's API, or the hosted verification page, which takes at most
+ * `maxPerCustomer` documents per customer (HOSTED_UPLOADS_PER_CUSTOMER).
+ */
+export type DocumentSource = { via: 'api' } | { via: 'hosted_page'; maxPerCustomer: number };
+
+/** The documents a customer uploaded through the hosted page. */
+export function hostedUploadCount(db: Db, customerId: string): Promise<number> {
+  return db.customerDocument.count({ where: { customerId, uploadedVia: 'hosted_page' } });
+}
+
+/**
+ * Validates and stores one document (file + metadata) for a customer. From the hosted page, a customer who reached
+ * its cap is refused (`hosted_upload_limit_reached`, decided under the customer's row lock, so concurrent uploads
+ * cannot pass it) and nothing is stored.
+ */
 export async function uploadDocument(
   services: ApiServices,
   customer: CustomerRow,
   upload: SingleFileUpload,
-): Promise<void> {
+  source: DocumentSource = { via: 'api' },
+): Promise<'stored' | 'hosted_upload_limit_reached'> {
   const details: ValidationDetail[] = [];
   let metadata: DocumentMetadata | undefined;
   const rawMetadata = upload.fields.metadata;
@@ -202,10 +220,18 @@ export async function uploadDocument(
     details.push({ code: 'missing_param', param: 'metadata', message: 'is required (a JSON string)' });
   } else {
     let parsedJson: unknown;
-    try {
-      parsedJson = JSON.parse(rawMetadata);
-    } catch {
-      details.push({ code: 'invalid_param', param: 'metadata', message: 'must be a JSON string' });
+    if (jsonNestsDeeperThan(rawMetadata, MAX_JSON_DEPTH)) {
+      details.push({
+        code: 'invalid_param',
+        param: 'metadata',
+        message: `must not nest JSON arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+      });
+    } else {
+      try {
+        parsedJson = JSON.parse(rawMetadata);
+      } catch {
+        details.push({ code: 'invalid_param', param: 'metadata', message: 'must be a JSON string' });
+      }
     }
     if (parsedJson !== undefined) {
       const result = documentMetadataSchema.safeParse(parsedJson);
@@ -232,12 +258,17 @@ export async function uploadDocument(
   const documentId = newId();
   const storageKey = `customers/${customer.id}/${documentId}`;
   await services.documentStore.putFile(storageKey, file.path);
+  let outcome: 'stored' | 'hosted_upload_limit_reached' = 'stored';
   try {
     await writeTransaction(services.prisma, async (tx) => {
-      // Lock the customer so an upload cannot race a status change (e.g. check or a decision).
+      // Lock the customer so an upload cannot race a status change (e.g. check or a decision), nor another upload.
       await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customer.id}::uuid FOR UPDATE`;
       const current = await tx.customer.findUniqueOrThrow({ where: { id: customer.id }, include: withBeneficiaries });
       refuseUnlessAcceptingDocuments(current);
+      if (source.via === 'hosted_page' && (await hostedUploadCount(tx, customer.id)) >= source.maxPerCustomer) {
+        outcome = 'hosted_upload_limit_reached';
+        return;
+      }
       await tx.customerDocument.create({
         data: {
           id: documentId,
@@ -251,6 +282,7 @@ export async function uploadDocument(
           sizeBytes: file.sizeBytes,
           sha256: file.sha256,
           storageKey,
+          uploadedVia: source.via,
         },
       });
       const step = stepOfDocument(valid.document_type, valid.beneficiary_id !== undefined);
@@ -265,6 +297,8 @@ export async function uploadDocument(
     await services.documentStore.delete(storageKey);
     throw error;
   }
+  if (outcome !== 'stored') await services.documentStore.delete(storageKey);
+  return outcome;
 }
 
 /** Rules of SPEC 2.4 that depend on the customer. */

@@ -118,6 +118,8 @@ export async function startHarness(
     // Test files share the database, and so the counters; the rate-limit tests set their own limits.
     RATE_LIMIT_PARTNER_REQUESTS: '100000',
     RATE_LIMIT_PUBLIC_REQUESTS: '100000',
+    // Every test file calls from 127.0.0.1, and many send bad keys on purpose.
+    AUTH_FAILURE_LIMIT: '100000',
     // A loaded CI machine can take seconds per workflow task; the production bounds (5 s per Temporal call,
     // 15 s per request) would turn that slowness into 503s. The outage tests set their own short bounds.
     TEMPORAL_CALL_TIMEOUT_SECONDS: '30',

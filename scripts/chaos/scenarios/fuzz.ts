@@ -1,8 +1,9 @@
 // Scenario 5, bad input: a property-based fuzzer (fast-check) sends malformed requests to every operation of the
 // running API's GET /openapi.json: broken path ids (unknown, malformed, undecodable percent-escapes), garbage query
 // strings and cursors, wrong or missing credentials and headers, broken JSON bodies (unknown fields, wrong types,
-// non-objects, invalid or truncated JSON, wrong content types, oversize) and broken multipart uploads, plus a few
-// requests with broken HTTP framing. Every answer must be below 500, every error in the documented error shape,
+// non-objects, invalid or truncated JSON, wrong content types, oversize), abusive JSON bodies (nesting around and far
+// beyond the depth limit, strings of up to a megabyte, thousands of keys, numbers a double cannot hold, exotic Unicode
+// escaped and invalid UTF-8 sent raw) and broken multipart uploads, plus a few requests with broken HTTP framing. Every answer must be below 500, every error in the documented error shape,
 // every response documented for its operation (status and body schema), every write refused, and nothing may change:
 // the partner's rows (counted per table, and the content of the tables writes would touch) are the same afterwards.
 import fc from 'fast-check';
@@ -13,6 +14,7 @@ import { ApiDescription, describeApi, fillPath, Operation } from '../openapi';
 import { RunSize, ScenarioReport } from '../report';
 import { partnerState } from '../invariants';
 import { ChaosSystem, waitUntil } from '../system';
+import { MAX_JSON_DEPTH } from '../../../src/http/limits';
 
 const CONCURRENCY = 4;
 
@@ -164,6 +166,8 @@ function otherType(value: Json, pick: number): Json {
 
 interface BodyBreak {
   text: string;
+  /** Sent instead of `text` when set: bytes that are not UTF-8 text. */
+  bytes?: Buffer;
   contentType: string;
   description: string;
 }
@@ -289,6 +293,156 @@ const oversizeBody: BodyBreak = {
   description: 'body over 1 MB',
 };
 
+// ---- abusive payloads: deep, long, wide, huge numbers, exotic Unicode ----
+
+/** Stands for a value written into the JSON text as raw bytes (see withRaw). */
+const RAW_MARKER = 'FUZZ-RAW-VALUE-3f9c1d';
+/** A top-level field no operation has: each abusive body carries it, so that a write is always refused. */
+const UNKNOWN_FIELD = 'fuzz_unknown_field';
+
+/**
+ * `valid` with raw JSON text (bytes, possibly not UTF-8) in place of one of its leaves, plus the unknown top-level
+ * field (holding the same raw value when `inField`, else `true`), so that the write must be refused whatever the
+ * raw value is.
+ */
+function withRaw(valid: Json, leafIndex: number, raw: Buffer, inField: boolean): { bytes: Buffer; where: string } {
+  const body = structuredClone(valid);
+  const { leaves } = pathsOf(body);
+  const path = leaves.length > 0 ? (leaves[leafIndex % leaves.length] as PathTo) : null;
+  if (path) setAt(body, path, RAW_MARKER);
+  if (body !== null && typeof body === 'object' && !Array.isArray(body))
+    (body as Record<string, Json>)[UNKNOWN_FIELD] = inField ? RAW_MARKER : true;
+  const pieces = JSON.stringify(body).split(JSON.stringify(RAW_MARKER));
+  return {
+    bytes: Buffer.concat(pieces.flatMap((piece, index) => (index === 0 ? [] : [raw]).concat(Buffer.from(piece)))),
+    where: `${path ? path.join('.') : '(no leaf)'}${inField ? ` and ${UNKNOWN_FIELD}` : ''}`,
+  };
+}
+
+const nestedText = (kind: 'arrays' | 'objects', levels: number) =>
+  kind === 'arrays' ? `${'['.repeat(levels)}1${']'.repeat(levels)}` : `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
+/** Around the documented limit (32 levels, the body being level 1) and far beyond it. */
+const nestingLevels = fc.oneof(
+  fc.integer({ min: MAX_JSON_DEPTH - 3, max: MAX_JSON_DEPTH + 2 }),
+  fc.constantFrom(100, 1000, 5000, 200_000),
+);
+
+/** Numbers JSON can write and a double cannot hold (or holds surprisingly). */
+const hugeNumbers = fc.constantFrom(
+  '1e400',
+  '-1e400',
+  '1E+308',
+  '1234567890123456789012345678901234567890',
+  '-1234567890123456789012345678901234567890.5',
+  '9007199254740993',
+  '-0',
+  '-0.0e-0',
+  '1e-400',
+  '0.' + '0'.repeat(400) + '1',
+  '1' + '0'.repeat(1000),
+);
+
+/** Strings that look like text but are not what they seem (written escaped by JSON.stringify where needed). */
+const exoticStrings = fc.constantFrom(
+  '\ud800', // lone high surrogate
+  '\udfff', // lone low surrogate
+  'Ana\ud83d', // an emoji cut in half
+  '\udc00\ud800', // surrogates in the wrong order
+  'Ana\u202eazuoS', // right-to-left override
+  '\u202d\u2066Ana\u2069', // left-to-right override and isolates
+  '👨\u200d👩\u200d👧\u200d👦', // zero-width joiners
+  'A\u200bn\u200ca\u2060', // zero-width space, non-joiner, word joiner
+  '\ufeffAna', // byte order mark
+  'Ana\u0000', // NUL
+  '\u0000',
+  '🙂'.repeat(200),
+  '𝔄𝔫𝔞', // outside the BMP
+  'e\u0301'.repeat(500), // combining marks
+  'Ａｎａ', // full-width letters
+  '\uffff\ufffe',
+  '\udbff\udfff', // U+10FFFF, the last code point
+);
+
+/** Bytes that are not UTF-8: overlong forms, encoded surrogates, beyond U+10FFFF, truncated, stray continuations. */
+const invalidUtf8 = fc.constantFrom(
+  Buffer.from([0xc0, 0xaf]), // overlong '/'
+  Buffer.from([0xc0, 0x80]), // overlong NUL
+  Buffer.from([0xe0, 0x80, 0xaf]), // overlong '/', 3 bytes
+  Buffer.from([0xf0, 0x80, 0x80, 0xaf]), // overlong '/', 4 bytes
+  Buffer.from([0xed, 0xa0, 0x80]), // U+D800 encoded (CESU-8)
+  Buffer.from([0xf4, 0x90, 0x80, 0x80]), // above U+10FFFF
+  Buffer.from([0xe2, 0x82]), // truncated sequence
+  Buffer.from([0x80, 0xbf]), // continuation bytes alone
+  Buffer.from([0xff, 0xfe, 0xfd]),
+);
+
+/**
+ * Bodies that abuse the parser and every walk after it rather than the schema: deep nesting (at a leaf or as the
+ * whole body), very long strings (over and under the 1 MB limit, also in multi-byte characters), very many keys,
+ * numbers a double cannot hold, exotic Unicode escaped and invalid UTF-8 sent raw. Each keeps an unknown field (or
+ * is no JSON object at all), so a write must be refused.
+ */
+function abusiveJsonBody(valid: Json): fc.Arbitrary<BodyBreak> {
+  const json = 'application/json';
+  const raw = (leaf: number, value: Buffer, inField: boolean, what: string): BodyBreak => {
+    const { bytes, where } = withRaw(valid, leaf, value, inField);
+    return { text: '', bytes, contentType: json, description: `${what} at ${where}` };
+  };
+  const text = (value: string) => Buffer.from(value, 'utf8');
+  return fc.oneof(
+    fc
+      .tuple(fc.nat(), fc.constantFrom<'arrays' | 'objects'>('arrays', 'objects'), nestingLevels)
+      .map(([leaf, kind, levels]) => raw(leaf, text(nestedText(kind, levels)), false, `${levels} nested ${kind}`)),
+    fc.tuple(fc.constantFrom<'arrays' | 'objects'>('arrays', 'objects'), nestingLevels).map(([kind, levels]) => ({
+      text: nestedText(kind, levels),
+      contentType: json,
+      description: `the whole body ${levels} nested ${kind}`,
+    })),
+    fc
+      .tuple(fc.nat(), fc.constantFrom(1024 * 1024, 1_000_000, 100_000), fc.constantFrom('x', '€', '🙂'))
+      .map(([leaf, length, char]) =>
+        raw(
+          leaf,
+          text(JSON.stringify(char.repeat(length / char.length))),
+          false,
+          `a string of ${length} units of ${char}`,
+        ),
+      ),
+    fc.tuple(fc.nat(), fc.constantFrom(10_000, 1000)).map(([leaf, count]) => {
+      const keys = Array.from({ length: count }, (_, index) => `"k${index}":${index}`).join(',');
+      return raw(leaf, text(`{${keys}}`), false, `an object of ${count} keys`);
+    }),
+    fc.constantFrom(10_000, 1000).map((count) => {
+      const keys = Array.from({ length: count }, (_, index) => `,"unknown_${index}":${index}`).join('');
+      return {
+        text: JSON.stringify(valid).replace(/\}$/, `${keys}}`),
+        contentType: json,
+        description: `${count} unknown top-level keys`,
+      };
+    }),
+    fc
+      .tuple(fc.nat(), hugeNumbers)
+      .map(([leaf, number]) => raw(leaf, text(number), true, `the number ${number.slice(0, 40)}`)),
+    fc.tuple(fc.nat(), exoticStrings).map(([leaf, value]) =>
+      // JSON.stringify escapes lone surrogates (\ud800) and NUL (\u0000); the rest goes as UTF-8.
+      raw(leaf, text(JSON.stringify(value)), true, `the string ${JSON.stringify(value).slice(0, 40)}`),
+    ),
+    fc
+      .tuple(fc.nat(), invalidUtf8, fc.boolean())
+      .map(([leaf, bytes, inString]) =>
+        inString
+          ? raw(
+              leaf,
+              Buffer.concat([text('"Ana'), bytes, text('"')]),
+              true,
+              `raw bytes ${bytes.toString('hex')} in a string`,
+            )
+          : raw(leaf, bytes, false, `raw bytes ${bytes.toString('hex')} as a value`),
+      ),
+  );
+}
+
 // ---- multipart uploads ----
 
 interface Upload {
@@ -338,6 +492,11 @@ function brokenUpload(hosted: boolean): fc.Arbitrary<Upload> {
             { name: 'metadata', value: JSON.stringify({ document_type: 'PROOF_OF_ADDRESS', [`x${key}`]: value }) },
           ]),
         jsonGarbage.map((value) => [{ name: 'metadata', value: JSON.stringify({ document_type: value }) }]),
+        fc
+          .tuple(fc.constantFrom<'arrays' | 'objects'>('arrays', 'objects'), nestingLevels)
+          .map(([kind, levels]) => [
+            { name: 'metadata', value: `{"document_type":"PROOF_OF_ADDRESS","country":${nestedText(kind, levels)}}` },
+          ]),
         fc.constant([] as MultipartPart[]),
       );
   const fileName = fc.oneof(
@@ -556,10 +715,11 @@ function caseFor(operation: Operation, world: PartnerWorld, realCursors: string[
     body = fc
       .oneof(
         { weight: 40, arbitrary: brokenJsonBody(valid as Json) },
+        { weight: 10, arbitrary: abusiveJsonBody(valid as Json) },
         { weight: 1, arbitrary: fc.constant(oversizeBody) },
       )
       .map((broken) => ({
-        payload: Buffer.from(broken.text, 'utf8'),
+        payload: broken.bytes ?? Buffer.from(broken.text, 'utf8'),
         contentType: broken.contentType,
         description: broken.description,
         broken: true,
