@@ -8,7 +8,7 @@
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TransactionDeposit } from '@prisma/client';
-import { sqlPoolOf, sqlTransaction, type SqlTransaction } from '../src/db';
+import { sqlPoolOf, sqlTransaction, transactionOptions, type SqlTransaction } from '../src/db';
 import { newId } from '../src/domain/ids';
 import { Currency, Money } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
@@ -101,6 +101,8 @@ async function moveTo(
 
 export function createTransactionActivities(services: ActivityServices) {
   const { prisma } = services;
+  // Money steps written with Prisma's interactive transaction: the project's bounds, not Prisma's defaults.
+  const bounded = transactionOptions(services.config.database);
   const rails: FiatRails = services.fiatRails ?? createFiatRails(services.config, prisma);
 
   /**
@@ -387,7 +389,7 @@ export function createTransactionActivities(services: ActivityServices) {
         }
         await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
         await moveTo(tx, row, 'refunded', { failureReason: reason });
-      });
+      }, bounded);
     },
 
     /** A step kept failing: processing -> error (event payin.error) until an operator decides. */
@@ -444,7 +446,7 @@ export function createTransactionActivities(services: ActivityServices) {
           entries: settlementEntries.paidOut(amount),
         });
         await tx.transactionDeposit.update({ where: { id: depositId }, data: { status: 'returned' } });
-      });
+      }, bounded);
     },
   };
 }

@@ -3,7 +3,7 @@
 // and its ledger posting (reference wallet-transfer:<id>:<step>) in ONE database transaction; the
 // chain is asked with the idempotency key <id>:send. Running a step again finds it done.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Prisma } from '../src/db';
+import { transactionOptions, type Prisma } from '../src/db';
 import { Money, Stablecoin } from '../src/domain/money';
 import {
   canMoveWalletTransfer,
@@ -36,7 +36,9 @@ function amountsOf(row: WalletTransferRow): WalletTransferAmounts {
   };
 }
 
-export function createWalletTransferActivities({ prisma, chainTransfers }: ActivityServices) {
+export function createWalletTransferActivities({ prisma, config, chainTransfers }: ActivityServices) {
+  // The project's bounds on a database transaction, not Prisma's defaults.
+  const bounded = transactionOptions(config.database);
   /**
    * Moves the transfer to `to` with `data`, posting `posting` and recording `event` (when given), all in one
    * transaction; a transfer already past that move is left as it is (a re-run) and its status answered.
@@ -73,7 +75,7 @@ export function createWalletTransferActivities({ prisma, chainTransfers }: Activ
         });
       }
       return to;
-    });
+    }, bounded);
   }
 
   return {

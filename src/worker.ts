@@ -7,7 +7,7 @@ import { createActivities } from '../activities';
 import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createLogger, Logger } from './logger';
-import { assertProductionReady, createProviders } from './providers';
+import { assertProductionReady, createFiatRails, createProviders } from './providers';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
@@ -44,13 +44,14 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, { process: 'worker', app_env: config.appEnv });
   installSdkLogger(logger, config.logLevel);
   const providers = createProviders(config);
-  assertProductionReady(config, providers);
   const prisma = createPrismaClient(config.databaseUrl, {
     role: 'worker',
     timeouts: config.database,
     // The activity that used the connection fails and is retried; this says why in the log.
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
+  const fiatRails = createFiatRails(config, prisma);
+  assertProductionReady(config, providers, fiatRails);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   await ensureSearchAttributes(connection.operatorService, config.temporal.namespace).catch((error: unknown) =>
     logger.warn(
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities({ config, prisma, logger, ...providers }),
+    activities: createActivities({ config, prisma, logger, ...providers, fiatRails }),
     workflowBundlePath:
       config.workflowBundlePath ?? (existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined),
     maxConcurrentActivities: config.worker.maxConcurrentActivities,

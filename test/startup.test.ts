@@ -49,12 +49,13 @@ it.each(['src/server.ts', 'src/worker.ts'] as const)('%s refuses to start withou
 });
 
 it.each(['src/server.ts', 'src/worker.ts'] as const)(
-  '%s refuses to start in production without a screening vendor and a market-data feed',
+  '%s refuses to start in production without a screening vendor, a market-data feed and fiat rails',
   (entry) => {
     const { status, stderr } = start(entry, productionSecrets);
     expect(status).toBe(1);
     expect(stderr).toContain('Production cannot start: no screening vendor is connected');
     expect(stderr).toContain('no market-data feed is connected');
+    expect(stderr).toContain('no exchange or payout rail is connected');
   },
 );
 

@@ -4,6 +4,7 @@
 // concurrency of transfers from one wallet, idempotent steps, and the ledger after each path.
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
+import { Client } from 'pg';
 import { createActivities } from '../activities';
 import { Decimal } from '../src/domain/money';
 import { createProviders } from '../src/providers';
@@ -492,6 +493,35 @@ describe('exactly once', () => {
     expect(await eventTypesOf(pending.id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
     expect(await balanceOf(from)).toBe('7.990000');
     await expectLedgerInvariants();
+  });
+
+  it('a step that waits on a lock for longer than Prisma’s default transaction timeout (5 s) still commits', async () => {
+    // Money steps run within the project's bounds (transactionOptions), not Prisma's defaults: a step that
+    // waited its turn on a busy row would otherwise fail after 5 s and go round its retries.
+    const from = await createWallet(partner.api, customer.id, 'solana', 'Busy row');
+    await fund(from, '10');
+    const pending = await created({ from_wallet_id: from.id, to_address: solanaAddress(), amount: '2' });
+    expect(await handleOf(pending.id).result()).toBe('completed');
+    const activities = createActivities({
+      config: harness.config,
+      prisma: harness.prisma,
+      logger: harness.services.logger,
+      ...createProviders(harness.config),
+    });
+    const holder = new Client({ connectionString: harness.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM wallet_transfers WHERE id = $1::uuid FOR UPDATE', [pending.id]);
+      const released = new Promise((resolve) => setTimeout(resolve, 6_000)).then(() => holder.query('ROLLBACK'));
+      const startedAt = Date.now();
+      // A finished transfer: the step takes the row's lock, sees there is nothing to do, and commits.
+      expect(await activities.failWalletTransfer(pending.id, 'network_rejected')).toBe('completed');
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(5_500);
+      await released;
+    } finally {
+      await holder.end();
+    }
   });
 });
 

@@ -70,13 +70,15 @@ export function createWebhookSender(config: AppConfig): WebhookSender {
  * (no real integration), instead of approving everyone or answering 500 later. Wallet seed and deposit banks are
  * checked by loadConfig. The sandbox always starts.
  */
-export function assertProductionReady(config: AppConfig, providers: Providers): void {
+export function assertProductionReady(config: AppConfig, providers: Providers, fiatRails: FiatRails): void {
   if (config.appEnv !== 'production') return;
   const needed: unknown[] = [
     providers.accountScreening,
     providers.rateProvider,
     providers.depositProvider,
     providers.chainTransfers,
+    // The API too: it must not take deposits that no rail can convert, pay out or send back.
+    fiatRails,
   ];
   const missing = needed.filter(isUnconnected).map((provider) => provider.unconnected);
   if (missing.length > 0) throw new ConfigError(`Production cannot start: ${missing.join('; ')}.`);
