@@ -5,6 +5,7 @@
 // 500, never a hang), and finish every settlement, exactly once, when the dependency is back.
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { connectionName } from '../src/db';
 import { Harness, startHarness } from './support/harness';
 import { ServiceProcess, startApiProcess, startWorkerProcess } from './support/service-processes';
 import { databaseUrlThrough, TcpProxy } from './support/tcp-proxy';
@@ -127,9 +128,10 @@ function unexpected(answers: Answer[]): Answer[] {
 }
 
 async function terminateBackendsOf(role: string, pid: number): Promise<number> {
+  const name = connectionName(role, undefined, pid);
   const rows = await harness.prisma.$queryRaw<Array<{ terminated: boolean }>>`
     SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
-    WHERE application_name = ${`${role}-${pid}`} OR application_name LIKE ${`${role}-${pid}/%`}`;
+    WHERE application_name = ${name} OR application_name LIKE ${`${name}/%`}`;
   return rows.filter((row) => row.terminated).length;
 }
 

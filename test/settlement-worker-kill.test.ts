@@ -33,14 +33,8 @@ let proxy: TcpProxy;
 let worker: ServiceProcess | null = null;
 let parties: Parties;
 
-/** A worker process reaching Temporal through the proxy; resolves once it polls. */
-const startWorker = () =>
-  startWorkerProcess(harness, {
-    temporalAddress: proxy.address,
-    // With the production 10 s, a step waiting on the test's row lock while the suite loads the machine could be
-    // cancelled before the test releases the lock, and then never commit while Temporal is cut off.
-    env: { DATABASE_CONNECT_TIMEOUT_SECONDS: '30', DATABASE_STATEMENT_TIMEOUT_SECONDS: '60' },
-  });
+/** A worker process reaching Temporal through the proxy (the harness's bounds: see testLimitsAndBounds). */
+const startWorker = () => startWorkerProcess(harness, { temporalAddress: proxy.address });
 
 async function killWorker(): Promise<void> {
   const killed = worker as ServiceProcess;

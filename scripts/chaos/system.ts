@@ -299,12 +299,13 @@ export class ChaosSystem {
     const name = connectionName(target.name, undefined, pid);
     const leftovers = async () =>
       this.prisma.$queryRaw<Array<{ pid: number; application_name: string; state: string; locks: bigint }>>`
-        SELECT a.pid, a.application_name, a.state,
-               (SELECT count(*) FROM pg_locks l WHERE l.pid = a.pid AND l.granted AND l.locktype <> 'virtualxid') AS locks
-        FROM pg_stat_activity a
-        WHERE (a.application_name = ${name} OR a.application_name LIKE ${`${name}/%`})
-          AND (a.xact_start IS NOT NULL
-               OR EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.granted AND l.locktype <> 'virtualxid'))`;
+        SELECT * FROM (
+          SELECT a.pid, a.application_name, a.state, a.xact_start,
+                 (SELECT count(*) FROM pg_locks l
+                  WHERE l.pid = a.pid AND l.granted AND l.locktype <> 'virtualxid') AS locks
+          FROM pg_stat_activity a
+          WHERE a.application_name = ${name} OR a.application_name LIKE ${`${name}/%`}) backend
+        WHERE backend.xact_start IS NOT NULL OR backend.locks > 0`;
     let held: Awaited<ReturnType<typeof leftovers>> = [];
     const released = await waitUntil(
       async () => {

@@ -27,7 +27,7 @@ import {
 const BATCH_SIZE = 100;
 /** Any constant: the key of the advisory lock that lets one relay run at a time. */
 export const RELAY_LOCK_KEY = 7_000_001;
-const relayLockTimeouts = { connectMs: 10_000, statementMs: 60_000 };
+const relayConnectionTimeouts = { connectMs: 10_000, statementMs: 60_000 };
 
 export interface OutboxRelayOptions {
   prisma: PrismaClient;
@@ -65,7 +65,7 @@ export class OutboxRelay {
     this.lockPool = resilientPool(
       {
         // A relay that stopped answering must not hold the lock forever (statement bound).
-        ...connectionSettings(options.databaseUrl, this.connectionName('relay-lock'), relayLockTimeouts),
+        ...connectionSettings(options.databaseUrl, this.connectionName('relay-lock'), relayConnectionTimeouts),
         max: 1,
       },
       // A dropped connection: the batch in progress fails (retried at the next sweep), the next one opens another.
@@ -117,7 +117,7 @@ export class OutboxRelay {
 
   private async listen(): Promise<void> {
     const client = new PgClient(
-      connectionSettings(this.options.databaseUrl, this.connectionName('relay-listen'), relayLockTimeouts),
+      connectionSettings(this.options.databaseUrl, this.connectionName('relay-listen'), relayConnectionTimeouts),
     );
     client.on('notification', () => this.wake());
     client.on('error', (error) => {

@@ -92,6 +92,23 @@ async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
   }
 }
 
+/** Limits and bounds of every test environment: the harness's and the service processes' (service-processes.ts). */
+export const testLimitsAndBounds = {
+  // Test files share the database, and so the counters; the rate-limit tests set their own limits.
+  RATE_LIMIT_PARTNER_REQUESTS: '100000',
+  RATE_LIMIT_PUBLIC_REQUESTS: '100000',
+  // Every test file calls from 127.0.0.1, and many send bad keys on purpose.
+  AUTH_FAILURE_LIMIT: '100000',
+  // A loaded CI machine can take seconds per workflow task; the production bounds (5 s per Temporal call,
+  // 15 s per request) would turn that slowness into 503s. The outage tests set their own short bounds. With the
+  // production 10 s per statement, a step waiting on a test's row lock (the worker-kill test) could be cancelled
+  // before the test releases it, and then never commit while Temporal is cut off.
+  TEMPORAL_CALL_TIMEOUT_SECONDS: '30',
+  REQUEST_TIMEOUT_SECONDS: '60',
+  DATABASE_CONNECT_TIMEOUT_SECONDS: '30',
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
+};
+
 export interface HarnessOptions {
   /**
    * false: no worker in this process; the test runs its own (test/support/worker-process.ts, a real OS process
@@ -115,17 +132,7 @@ export async function startHarness(
     WEBHOOK_ALLOW_PRIVATE_URLS: overrides.APP_ENV === 'production' ? 'false' : 'true',
     // A key of its own per test file (the sandbox would otherwise use its public key).
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    // Test files share the database, and so the counters; the rate-limit tests set their own limits.
-    RATE_LIMIT_PARTNER_REQUESTS: '100000',
-    RATE_LIMIT_PUBLIC_REQUESTS: '100000',
-    // Every test file calls from 127.0.0.1, and many send bad keys on purpose.
-    AUTH_FAILURE_LIMIT: '100000',
-    // A loaded CI machine can take seconds per workflow task; the production bounds (5 s per Temporal call,
-    // 15 s per request) would turn that slowness into 503s. The outage tests set their own short bounds.
-    TEMPORAL_CALL_TIMEOUT_SECONDS: '30',
-    REQUEST_TIMEOUT_SECONDS: '60',
-    DATABASE_CONNECT_TIMEOUT_SECONDS: '30',
-    DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
+    ...testLimitsAndBounds,
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,
   });

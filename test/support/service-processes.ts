@@ -3,7 +3,7 @@
 // process (a SIGKILL reaches the process itself), named in PostgreSQL `<role>-<pid>` (src/db.ts connectionName).
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import type { Harness } from './harness';
+import { type Harness, testLimitsAndBounds } from './harness';
 import { projectRoot, workflowBundlePath } from './paths';
 import { freePort } from '../../scripts/lib/ports';
 
@@ -39,13 +39,8 @@ export function serviceEnvironment(harness: Harness, options: ServiceOptions = {
     TEMPORAL_TASK_QUEUE: harness.config.temporal.taskQueue,
     WORKFLOW_BUNDLE_PATH: workflowBundlePath,
     DOCUMENT_STORAGE_DIR: harness.config.documentStorageDir,
-    // The harness's bounds for a loaded machine (see startHarness); tests that need short ones pass them.
-    DATABASE_CONNECT_TIMEOUT_SECONDS: '30',
-    DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
-    TEMPORAL_CALL_TIMEOUT_SECONDS: '30',
-    REQUEST_TIMEOUT_SECONDS: '60',
-    RATE_LIMIT_PARTNER_REQUESTS: '100000',
-    RATE_LIMIT_PUBLIC_REQUESTS: '100000',
+    // The harness's limits and bounds for a loaded machine; tests that need short ones pass them.
+    ...testLimitsAndBounds,
     ...options.env,
   };
 }
