@@ -14,6 +14,8 @@ export interface ServiceProcess {
   running(): boolean;
   /** What it printed on stderr (the end of it), for failure messages. */
   errorOutput(): string;
+  /** What it logged (stdout, the end of it; errors only unless TEST_LOG_LEVEL says more), for failure messages. */
+  output(): string;
   /** Ends it with `signal` and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -32,7 +34,8 @@ export function serviceEnvironment(harness: Harness, options: ServiceOptions = {
   return {
     ...process.env,
     APP_ENV: 'sandbox',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Errors only: a test can show what went wrong inside the process (ServiceProcess.output).
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     DATABASE_URL: options.databaseUrl ?? harness.config.databaseUrl,
     TEMPORAL_ADDRESS: options.temporalAddress ?? harness.env.address,
     TEMPORAL_NAMESPACE: harness.env.namespace ?? 'default',
@@ -77,6 +80,7 @@ async function spawnService(
     pid: child.pid as number,
     running: () => !exited,
     errorOutput: () => stderr,
+    output: () => stdout,
     async stop(signal: NodeJS.Signals = 'SIGKILL') {
       if (exited) return;
       child.kill(signal);
