@@ -165,6 +165,17 @@ const unavailableMessages = [
   /Client has encountered a connection error/i,
 ];
 const unavailablePrismaCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2034']);
+// What the pg driver adapter reports under Prisma's P2010 (meta.driverAdapterError.cause.kind) when the connection,
+// not the statement, failed: e.g. `ConnectionClosed` ("Server has closed the connection.") when PostgreSQL ended the
+// session a query was about to use.
+const unavailableAdapterKinds = new Set([
+  'ConnectionClosed',
+  'DatabaseNotReachable',
+  'SocketTimeout',
+  'TlsConnectionError',
+  'TooManyConnections',
+  'TransactionAlreadyClosed',
+]);
 
 /**
  * True when an error means the database is unreachable, overloaded or timed out (as opposed to a fault of the
@@ -184,6 +195,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       if (candidate.code.startsWith('08')) return true; // connection exceptions
     }
     if (typeof candidate.originalCode === 'string' && unavailableSqlStates.has(candidate.originalCode)) return true;
+    const adapterKind = (candidate.meta as { driverAdapterError?: { cause?: { kind?: unknown } } } | undefined)
+      ?.driverAdapterError?.cause?.kind;
+    if (typeof adapterKind === 'string' && unavailableAdapterKinds.has(adapterKind)) return true;
     const text = `${typeof candidate.message === 'string' ? candidate.message : ''} ${JSON.stringify(candidate.meta ?? '')}`;
     if (unavailableMessages.some((pattern) => pattern.test(text))) return true;
     current = candidate.cause;

@@ -1,6 +1,7 @@
 // API conventions shared by every endpoint: authentication, scoping, error shapes, pagination,
 // the OpenAPI description, and time skipping of workflow timers.
 import { z } from 'zod';
+import { Prisma } from '../src/db';
 import { allRoutes } from '../src/routes';
 import http from 'node:http';
 import net from 'node:net';
@@ -175,6 +176,47 @@ describe('error shapes', () => {
     expect(response.body.error.code).toBe('internal_error');
     expect(JSON.stringify(response.body)).not.toContain('hunter2');
     expect(response.body.error.message).toContain(response.headers['x-request-id']);
+  });
+
+  it('answers a connection PostgreSQL closed under a query (the driver adapter’s ConnectionClosed) with 503, not 500', async () => {
+    // The error the API logged as a 500 in the outage test: Prisma's P2010 carrying the adapter's ConnectionClosed.
+    const closed = new Prisma.PrismaClientKnownRequestError(
+      'Raw query failed. Code: `N/A`. Message: `Server has closed the connection.`',
+      {
+        code: 'P2010',
+        clientVersion: Prisma.prismaVersion.client,
+        meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'ConnectionClosed' } } },
+      },
+    );
+    const duplicate = new Prisma.PrismaClientKnownRequestError('Raw query failed.', {
+      code: 'P2010',
+      clientVersion: Prisma.prismaVersion.client,
+      meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'UniqueConstraintViolation' } } },
+    });
+    const failingWith = (error: Error, path: string) =>
+      defineRoute({
+        method: 'get',
+        path,
+        operationId: path,
+        tag: 'Test',
+        summary: 'Fails with a database error',
+        auth: 'none',
+        response: { status: 200, description: 'never', schema: z.object({}) },
+        async handler() {
+          throw error;
+        },
+      });
+    const app = createApp(harness.services, [
+      ...allRoutes,
+      failingWith(closed, '/v1/closed'),
+      failingWith(duplicate, '/v1/duplicate'),
+    ]);
+    const unavailable = await request(app.callback()).get('/v1/closed');
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.body.error.code).toBe('service_unavailable');
+    expect(Number(unavailable.headers['retry-after'])).toBeGreaterThan(0);
+    // A statement's own failure is still ours, not an outage.
+    expect((await request(app.callback()).get('/v1/duplicate')).status).toBe(500);
   });
 
   it('returns the caller’s X-Request-Id, or a new one', async () => {
