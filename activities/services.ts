@@ -15,8 +15,8 @@ export interface ActivityServices {
   verificationProvider: VerificationProvider;
   webhookSender: WebhookSender;
   depositAccountIssuer: DepositAccountIssuer;
-  /** Exchange, payout rails and returns; built from config and prisma when not given (tests may inject). */
-  fiatRails?: FiatRails;
+  /** Exchange, payout rails, returns and sell-backs. */
+  fiatRails: FiatRails;
   /** Sends wallet transfers on chain. */
   chainTransfers: ChainTransfers;
 }

@@ -4,7 +4,8 @@
 // - status changes are made under the transaction's row lock and only along domain/transactions.ts,
 //   together with their event and their ledger postings, in ONE database transaction;
 // - ledger postings carry the reference `transaction:<id>:<step>` (a second posting is a replay);
-// - calls to outside systems carry the idempotency key `<id>:<step>` (a second call finds the first).
+// - calls to outside systems carry the idempotency key `<id>:<step>` (a second call finds the first), and
+//   the same key asks the provider what became of a call whose answer never came (lookUpRailOperation).
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TransactionDeposit } from '@prisma/client';
@@ -23,13 +24,20 @@ import {
 } from '../src/domain/transactions';
 import { recordEvent } from '../src/events';
 import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
-import { carrierOf, ledgerReference, leg1Entries, payoutFundingEntries } from '../src/persistence/transaction-postings';
+import {
+  carrierOf,
+  ledgerReference,
+  leg1Entries,
+  leg1FeesReturnedEntries,
+  payoutFundingEntries,
+  sellBackEntries,
+} from '../src/persistence/transaction-postings';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
 import { amountsOf, toDeposit, toTransaction, TransactionRow } from '../src/presenters/transactions';
-import { createFiatRails } from '../src/providers';
-import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
-import type { FiatRails, RailOutcome } from '../src/providers/fiat-rails';
+import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
+import type { FiatRails, RailOperationKind, RailOutcome } from '../src/providers/fiat-rails';
+import { type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
 import type { DepositResource, TransactionResource } from '../src/schemas/transactions';
 import type { ActivityServices } from './services';
 
@@ -49,9 +57,24 @@ export interface DepositReceipt {
   deposit: DepositResource;
 }
 
-type LegKind = 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund';
+/** The steps that move money outside, each one provider operation (and one leg row) per transaction. */
+export type RailStep = 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'sell_back' | 'refund';
 
-const idempotencyKey = (transactionId: string, step: LegKind) => `${transactionId}:${step}`;
+const operationKinds: Record<RailStep, RailOperationKind> = {
+  fiat_to_stablecoin: 'conversion',
+  stablecoin_to_fiat: 'payout',
+  sell_back: 'sell_back',
+  refund: 'return',
+};
+
+const idempotencyKey = (transactionId: string, step: RailStep) => `${transactionId}:${step}`;
+
+/** A rail operation's outcome as activities return it (Money as its decimal string). */
+export type RailStepOutcome = RailOutcome & { proceeds?: string };
+
+/** What the provider knows of a step's operation (OperationLookup, serialisable). */
+export type RailStepLookup = OperationLookup<RailStepOutcome>;
+
 
 const depositById = rowByIdQuery<TransactionDeposit>('TransactionDeposit');
 
@@ -103,34 +126,54 @@ export function createTransactionActivities(services: ActivityServices) {
   const { prisma } = services;
   // Money steps written with Prisma's interactive transaction: the project's bounds, not Prisma's defaults.
   const bounded = transactionOptions(services.config.database);
-  const rails: FiatRails = services.fiatRails ?? createFiatRails(services.config, prisma);
+  const rails: FiatRails = services.fiatRails;
 
-  /**
-   * Before a call to an outside system: the transaction, its leg opened (once), its amounts, and what
-   * every such call carries (the idempotency key of the step, the sandbox simulation, the round).
-   */
-  async function railStep(transactionId: string, kind: LegKind, round: number) {
+  /** What every call to an outside system carries: the step's idempotency key, the sandbox simulation, the round. */
+  const requestOf = (row: TransactionRow, kind: RailStep, round: number) => ({
+    idempotencyKey: idempotencyKey(row.id, kind),
+    simulate: row.sandboxSimulation as SandboxSimulation | null,
+    round,
+  });
+
+  async function transactionRow(transactionId: string): Promise<TransactionRow> {
     const row = await readTransactionRow(prisma, transactionId);
     if (!row) throw notFound('transaction', transactionId);
+    return row;
+  }
+
+  /** What the provider knows of a step's operation; the provider being unreachable is `unknown` too. */
+  async function lookUp(row: TransactionRow, kind: RailStep, round: number): Promise<RailStepLookup> {
+    try {
+      const found = await rails.lookUp(operationKinds[kind], requestOf(row, kind, round));
+      if (found.state !== 'executed') return found;
+      const { outcome } = found;
+      return {
+        state: 'executed',
+        outcome: 'proceeds' in outcome ? { ...outcome, proceeds: outcome.proceeds.toString() } : outcome,
+      };
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) return { state: 'unknown' };
+      throw error;
+    }
+  }
+
+  /** Before a call to an outside system: the transaction, its leg opened (once), its amounts, and the request. */
+  async function railStep(transactionId: string, kind: RailStep, round: number) {
+    const row = await transactionRow(transactionId);
     await sqlPoolOf(prisma).query({
       name: 'open-transaction-leg',
       text: `INSERT INTO transaction_legs (id, transaction_id, kind, status, created_at, updated_at)
         VALUES ($1, $2, $3, 'processing', now(), now()) ON CONFLICT (transaction_id, kind) DO NOTHING`,
       values: [newId(), transactionId, kind],
     });
-    const request = {
-      idempotencyKey: idempotencyKey(transactionId, kind),
-      simulate: row.sandboxSimulation as SandboxSimulation | null,
-      round,
-    };
-    return { row, amounts: amountsOf(row), request };
+    return { row, amounts: amountsOf(row), request: requestOf(row, kind, round) };
   }
 
   /** Marks a leg done with the provider's reference; false when it already was (a retry). */
   async function closeLeg(
     tx: SqlTransaction,
     transactionId: string,
-    kind: LegKind,
+    kind: RailStep,
     status: 'completed' | 'rejected',
     providerReference: string,
     failureReason: string | null = null,
@@ -156,7 +199,7 @@ export function createTransactionActivities(services: ActivityServices) {
    */
   async function completeLeg(
     transactionId: string,
-    kind: LegKind,
+    kind: RailStep,
     providerReference: string,
     completesTransaction: boolean,
     postings: (row: TransactionRow) => Array<{ step: string; description: string; entries: LedgerEntryInput[] }>,
@@ -324,6 +367,44 @@ export function createTransactionActivities(services: ActivityServices) {
       });
     },
 
+    /**
+     * A rail step whose attempts ran out: what the provider knows of its operation under the same idempotency key
+     * (executed with its outcome, not executed, or unknown). Reads only: the workflow decides.
+     */
+    async lookUpRailOperation(transactionId: string, step: RailStep, round: number): Promise<RailStepLookup> {
+      return lookUp(await transactionRow(transactionId), step, round);
+    },
+
+    /**
+     * Refund after leg 1, outside: the stablecoin leg 1 bought is sold back to the exchange at its rate of the
+     * moment (its own operation and idempotency key), so the fiat returned to the sender is fiat the service got.
+     */
+    async sellBackStablecoin(
+      transactionId: string,
+      round: number,
+    ): Promise<{ providerReference: string; proceeds: string }> {
+      const { row, amounts, request } = await railStep(transactionId, 'sell_back', round);
+      const sold = await rails.sellBack({
+        ...request,
+        from: amounts.stablecoin,
+        atLockedRate: amounts.converted,
+        chain: row.stablecoinPaymentRail as Blockchain,
+        walletAddress: row.wallet?.address ?? '',
+      });
+      return { providerReference: sold.providerReference, proceeds: sold.proceeds.toString() };
+    },
+
+    /** The sell-back in the ledger: the leg closed and its posting (FX gain or loss included), once. */
+    async recordSellBack(transactionId: string, providerReference: string, proceeds: string): Promise<void> {
+      await completeLeg(transactionId, 'sell_back', providerReference, false, (row) => [
+        {
+          step: 'sell_back',
+          description: `Sell-back of the ${row.stablecoinCurrency} of transaction ${transactionId} (${providerReference})`,
+          entries: sellBackEntries(row, Money.parse(row.senderCurrency as Currency, proceeds)),
+        },
+      ]);
+    },
+
     /** Leg 2 was refused for good by the receiving bank: recorded; the workflow refunds. */
     async recordPayoutRejection(transactionId: string, providerReference: string, reason: string): Promise<void> {
       await sqlTransaction(prisma, async (tx) => {
@@ -335,13 +416,30 @@ export function createTransactionActivities(services: ActivityServices) {
     /**
      * Refund, outside: the deposit goes back in full to the sender's account on the sender's rail (a
      * payout's stablecoin sent in on chain: to the address it came from). A payout debited from a
-     * wallet has nothing outside to return: the ledger gives the wallet its balance back.
+     * wallet has nothing outside to return: the ledger gives the wallet its balance back. Refused (not retried)
+     * while a payout that was asked for may have been made: the provider is asked under the payout's key first.
      */
     async returnTransactionFunds(transactionId: string, round: number): Promise<{ providerReference: string }> {
       const deposit = await prisma.transactionDeposit.findFirst({
         where: { transactionId, status: { in: ['accepted', 'returning'] } },
       });
       const { row, request } = await railStep(transactionId, 'refund', round);
+      const [payoutLeg] = await sqlPoolOf(prisma).query<{ status: string }>({
+        name: 'payout-leg-status',
+        text: `SELECT status FROM transaction_legs WHERE transaction_id = $1 AND kind = 'stablecoin_to_fiat'`,
+        values: [transactionId],
+      }).then((result) => result.rows);
+      if (payoutLeg?.status === 'processing') {
+        const payout = await lookUp(row, 'stablecoin_to_fiat', round);
+        if (payout.state === 'unknown' || (payout.state === 'executed' && payout.outcome.status === 'completed')) {
+          throw ApplicationFailure.nonRetryable(
+            payout.state === 'unknown'
+              ? `the payout of transaction ${transactionId} may have been made (the rail cannot tell): no refund`
+              : `the payout of transaction ${transactionId} was made (${payout.outcome.providerReference}): no refund`,
+            payout.state === 'unknown' ? refundRefusals.payoutOutcomeUnknown : refundRefusals.payoutExecuted,
+          );
+        }
+      }
       if (!deposit) {
         if (row.type === 'payout' && row.walletId) return { providerReference: `wallet:${row.walletId}` };
         throw notFound('deposit of transaction', transactionId);
@@ -355,10 +453,10 @@ export function createTransactionActivities(services: ActivityServices) {
     },
 
     /**
-     * Refund, ledger and status: undoes leg 1 if it was posted (fees back, stablecoin sold back
-     * through FX) or a payout's funding (back to the wallet, or to clearing), returns the deposit (if
-     * any) from clearing to the outside, and moves to refunded (event payin.refunded or
-     * payout.refunded) with the reason, all in one database transaction.
+     * Refund, ledger and status: gives back leg 1's fees if it was posted (its stablecoin was sold back before,
+     * recordSellBack) or a payout's funding (back to the wallet, or to clearing), returns the deposit (if any) from
+     * clearing to the outside, and moves to refunded (event payin.refunded or payout.refunded) with the reason, all
+     * in one database transaction.
      */
     async finishRefund(transactionId: string, providerReference: string, reason: FailureReason): Promise<void> {
       await prisma.$transaction(async (tx) => {
@@ -372,13 +470,22 @@ export function createTransactionActivities(services: ActivityServices) {
         const posted = async (step: string) =>
           (await tx.ledgerTransaction.findUnique({ where: { reference: ledgerReference(transactionId, step) } })) !==
           null;
-        const undo = row.type === 'payout' ? payoutFundingEntries : leg1Entries;
+        const undo =
+          row.type === 'payout' ? reversed(payoutFundingEntries(row)) : leg1FeesReturnedEntries(row);
         const undoStep = row.type === 'payout' ? 'funding' : 'fiat_to_stablecoin';
+        const undone = await posted(undoStep);
+        if (undone && row.type !== 'payout' && !(await posted('sell_back'))) {
+          // The ledger would show a conversion back that no exchange made.
+          throw ApplicationFailure.nonRetryable(
+            `transaction ${transactionId}: leg 1's stablecoin was not sold back`,
+            'SellBackMissing',
+          );
+        }
         await postLedgerEntries(tx, {
           reference: ledgerReference(transactionId, 'refund'),
           description: `Refund of transaction ${transactionId} (${providerReference})`,
           entries: [
-            ...((await posted(undoStep)) ? reversed(undo(row)) : []),
+            ...(undone ? undo : []),
             ...(deposit
               ? settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString()))
               : []),

@@ -15,7 +15,8 @@ import {
 import { recordEvent } from '../src/events';
 import { LedgerEntryInput, postLedgerEntries, walletTransferEntries, WalletTransferAmounts } from '../src/ledger';
 import { toWalletTransfer, WalletTransferRow, withWallets } from '../src/presenters/wallet-transfers';
-import type { ChainTransferOutcome } from '../src/providers/chain-transfers';
+import type { ChainTransferOutcome, ChainTransferRequest } from '../src/providers/chain-transfers';
+import { type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import type { ActivityServices } from './services';
 
@@ -39,6 +40,21 @@ function amountsOf(row: WalletTransferRow): WalletTransferAmounts {
 export function createWalletTransferActivities({ prisma, config, chainTransfers }: ActivityServices) {
   // The project's bounds on a database transaction, not Prisma's defaults.
   const bounded = transactionOptions(config.database);
+
+  /** The send as the chain is asked for it, every time under the same idempotency key. */
+  async function sendRequest(id: string): Promise<ChainTransferRequest> {
+    const row = await prisma.walletTransfer.findUnique({ where: { id }, include: withWallets });
+    if (!row) throw ApplicationFailure.nonRetryable(`wallet transfer ${id} does not exist`, RESOURCE_NOT_FOUND);
+    return {
+      idempotencyKey: `${id}:send`,
+      chain: row.chain as 'ethereum' | 'solana',
+      fromAddress: row.fromWallet.address,
+      fromKeyReference: row.fromWallet.keyReference,
+      toAddress: row.toAddress,
+      amount: amountsOf(row).amount,
+      simulate: row.sandboxSimulation as WalletTransferSimulation | null,
+    };
+  }
   /**
    * Moves the transfer to `to` with `data`, posting `posting` and recording `event` (when given), all in one
    * transaction; a transfer already past that move is left as it is (a re-run) and its status answered.
@@ -90,18 +106,20 @@ export function createWalletTransferActivities({ prisma, config, chainTransfers 
 
     /** Sends on chain; asking again (a retry, a re-run after a crash) finds the first send. */
     async sendWalletTransfer(id: string): Promise<ChainTransferOutcome> {
-      const row = await prisma.walletTransfer.findUnique({ where: { id }, include: withWallets });
-      if (!row) throw ApplicationFailure.nonRetryable(`wallet transfer ${id} does not exist`, RESOURCE_NOT_FOUND);
-      const { amount } = amountsOf(row);
-      return chainTransfers.send({
-        idempotencyKey: `${id}:send`,
-        chain: row.chain as 'ethereum' | 'solana',
-        fromAddress: row.fromWallet.address,
-        fromKeyReference: row.fromWallet.keyReference,
-        toAddress: row.toAddress,
-        amount,
-        simulate: row.sandboxSimulation as WalletTransferSimulation | null,
-      });
+      return chainTransfers.send(await sendRequest(id));
+    },
+
+    /**
+     * The send's attempts ran out: what the chain knows of it under the same idempotency key (`round`: the
+     * operator's rechecks so far). The chain being unreachable is `unknown` too. Reads only: the workflow decides.
+     */
+    async lookUpWalletTransferSend(id: string, round: number): Promise<OperationLookup<ChainTransferOutcome>> {
+      try {
+        return await chainTransfers.lookUp(await sendRequest(id), round);
+      } catch (error) {
+        if (error instanceof ProviderUnavailableError) return { state: 'unknown' };
+        throw error;
+      }
     },
 
     /** processing -> completed: the amount reaches its destination, the fee the network-fee account. */

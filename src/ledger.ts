@@ -48,6 +48,11 @@ export const ledgerAccounts = {
   fiatClearing: (currency: Currency): LedgerAccountRef => ({ system: 'fiat_clearing', currency }),
   /** The conversion desk: it takes one currency and gives the other at the locked rate. */
   fx: (currency: Currency): LedgerAccountRef => ({ system: 'fx', currency }),
+  /**
+   * What the service gained (positive) or lost (negative) when the exchange's rate of the moment differed from
+   * the locked one: a sell-back of a refunded transaction's stablecoin.
+   */
+  fxGainLoss: (currency: Currency): LedgerAccountRef => ({ system: 'fx_gain_loss', currency }),
   /** The service fee earned. */
   feeRevenue: (currency: Currency): LedgerAccountRef => ({ system: 'fee_revenue', currency }),
   /** Network fees collected to pay for on-chain transfers. */
@@ -413,6 +418,44 @@ export const settlementEntries = {
       [ledgerAccounts.fx(stablecoin.currency), stablecoin],
       [ledgerAccounts.fx(receiver.currency), receiver.negated()],
       [ledgerAccounts.fiatClearing(receiver.currency), receiver],
+    );
+  },
+
+  /** A refund after leg 1: the fees charged in leg 1 go back to clearing, to be returned with the deposit. */
+  feesReturned({ partnerId, fees }: Pick<Leg1Amounts, 'partnerId' | 'fees'>): LedgerEntryInput[] {
+    const fiat = fees.service.currency;
+    const total = fees.service.plus(fees.partner).plus(fees.network);
+    return entriesOf(
+      [ledgerAccounts.feeRevenue(fiat), fees.service.negated()],
+      [ledgerAccounts.partnerFeesOwed(partnerId, fiat), fees.partner.negated()],
+      [ledgerAccounts.networkFees(fiat), fees.network.negated()],
+      [ledgerAccounts.fiatClearing(fiat), total],
+    );
+  },
+
+  /**
+   * A refund after leg 1: the stablecoin in transit is sold back to the exchange, which pays `proceeds` at its rate
+   * of the moment; clearing gets what leg 1 took at the locked rate (`atLockedRate`), so the deposit can go back in
+   * full, and the difference is the service's FX gain or loss. The FX account of the fiat keeps what the exchange
+   * kept (or gave) beyond the locked rate.
+   */
+  soldBack({
+    walletId,
+    stablecoin,
+    atLockedRate,
+    proceeds,
+  }: {
+    walletId: string;
+    stablecoin: Money;
+    atLockedRate: Money;
+    proceeds: Money;
+  }): LedgerEntryInput[] {
+    return entriesOf(
+      [ledgerAccounts.inTransit(walletId, stablecoin.currency), stablecoin.negated()],
+      [ledgerAccounts.fx(stablecoin.currency), stablecoin],
+      [ledgerAccounts.fx(proceeds.currency), proceeds.negated()],
+      [ledgerAccounts.fiatClearing(proceeds.currency), atLockedRate],
+      [ledgerAccounts.fxGainLoss(proceeds.currency), proceeds.minus(atLockedRate)],
     );
   },
 

@@ -4,21 +4,21 @@ import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { answerUnparsableRequests, createApp } from './http/app';
 import { createLogger } from './logger';
-import { assertProductionReady, createFiatRails, createProviders } from './providers';
+import { assertProductionReady, createProviders } from './providers';
 import { LocalDiskDocumentStore } from './storage/document-store';
 import { lazyTemporalClient } from './temporal/client';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { process: 'api', app_env: config.appEnv });
-  const providers = createProviders(config);
   const prisma = createPrismaClient(config.databaseUrl, {
     role: 'api',
     timeouts: config.database,
     // The request that used the connection answers 503; this says why in the log.
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
-  assertProductionReady(config, providers, createFiatRails(config, prisma));
+  const providers = createProviders(config, prisma);
+  assertProductionReady(config, providers);
   // Connects on first use: the API starts (and answers /health/ready 503) while Temporal is down.
   const { client, connection } = lazyTemporalClient(config.temporal);
   const app = createApp({

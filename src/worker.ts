@@ -7,7 +7,7 @@ import { createActivities } from '../activities';
 import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './db';
 import { createLogger, Logger } from './logger';
-import { assertProductionReady, createFiatRails, createProviders } from './providers';
+import { assertProductionReady, createProviders } from './providers';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
@@ -43,15 +43,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { process: 'worker', app_env: config.appEnv });
   installSdkLogger(logger, config.logLevel);
-  const providers = createProviders(config);
   const prisma = createPrismaClient(config.databaseUrl, {
     role: 'worker',
     timeouts: config.database,
     // The activity that used the connection fails and is retried; this says why in the log.
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
-  const fiatRails = createFiatRails(config, prisma);
-  assertProductionReady(config, providers, fiatRails);
+  const providers = createProviders(config, prisma);
+  assertProductionReady(config, providers);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   await ensureSearchAttributes(connection.operatorService, config.temporal.namespace).catch((error: unknown) =>
     logger.warn(
@@ -63,7 +62,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities({ config, prisma, logger, ...providers, fiatRails }),
+    activities: createActivities({ config, prisma, logger, ...providers }),
     workflowBundlePath:
       config.workflowBundlePath ?? (existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined),
     maxConcurrentActivities: config.worker.maxConcurrentActivities,

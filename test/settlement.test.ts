@@ -5,6 +5,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Decimal, Money } from '../src/domain/money';
+import { SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS } from '../src/providers/fiat-rails';
 import { receiveDepositByReference } from '../src/services/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
@@ -42,6 +43,48 @@ async function expectInvariants(id: string, depositIds: string[] = []) {
   const ledger = await ledgerOf(harness, id, depositIds);
   expectLedgerInvariants(ledger, transaction, parties.partner.partnerId, parties.wallet.id);
   return { transaction, ledger };
+}
+
+/**
+ * A refund after leg 1 sold the stablecoin back once, at the sandbox exchange's rate (its spread below the locked
+ * rate): the sell-back posting moves exactly the provider's proceeds, clearing gets leg 1's converted amount back,
+ * and the difference is the FX loss. Returns the proceeds.
+ */
+async function expectSoldBack(created: TransactionBody): Promise<Decimal> {
+  const [operation] = await harness.prisma.sandboxRailOperation.findMany({
+    where: { idempotencyKey: `${created.id}:sell_back` },
+  });
+  expect(operation).toMatchObject({ kind: 'sell_back', currency: 'BRL', outcome: 'completed' });
+  const converted = new Decimal(created.sender.amount).minus(created.fees.total.amount);
+  const proceeds = new Decimal(operation!.amount.toString());
+  const atLockedRate = Money.of('BRL', converted.toFixed(2));
+  expect(proceeds.toFixed(2)).toBe(
+    atLockedRate.minus(atLockedRate.basisPoints(SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS, 'up')).toString(),
+  );
+  const posting = await harness.prisma.ledgerTransaction.findUniqueOrThrow({
+    where: { reference: `transaction:${created.id}:sell_back` },
+    include: { entries: { include: { account: true } } },
+  });
+  const amountOf = (code: string) =>
+    posting.entries
+      .filter((entry) => entry.account.systemCode === code && entry.currency === 'BRL')
+      .map((entry) => new Decimal(entry.amount.toString()).toFixed(2));
+  expect(amountOf('fx')).toEqual([proceeds.neg().toFixed(2)]);
+  expect(amountOf('fiat_clearing')).toEqual([converted.toFixed(2)]);
+  expect(amountOf('fx_gain_loss')).toEqual([proceeds.minus(converted).toFixed(2)]);
+  expect(proceeds.lt(converted)).toBe(true);
+  const ledger = await ledgerOf(harness, created.id);
+  expect(ledger.net['fx_gain_loss:BRL']).toBe(proceeds.minus(converted).toFixed());
+  return proceeds;
+}
+
+/** Waits (skipping time by 10 minutes a step, so the provider lookups' polls pass) until `probe` holds. */
+async function untilSkipping(probe: () => Promise<boolean>, what: string): Promise<void> {
+  for (let step = 0; step < 40; step += 1) {
+    if (await probe()) return;
+    await harness.env.sleep('10 minutes');
+  }
+  throw new Error(`never: ${what}`);
 }
 
 async function walletBalances() {
@@ -219,17 +262,19 @@ describe('refunds', () => {
     expect(await settlementHandle(harness, created.id).result()).toBe('refunded');
     const { transaction, ledger } = await expectInvariants(created.id);
     expect(transaction).toMatchObject({ status: 'refunded', failure_reason: 'payout_rejected' });
-    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'refund']);
     expect(await eventTypesOf(harness, created.id)).toEqual(['payin.created', 'payin.processing', 'payin.refunded']);
     const operations = await harness.prisma.sandboxRailOperation.findMany({
       where: { idempotencyKey: { startsWith: created.id } },
       orderBy: { createdAt: 'asc' },
     });
+    const soldBack = await expectSoldBack(created);
     expect(operations.map((operation) => [operation.kind, operation.outcome, operation.amount.toFixed(2)])).toEqual([
       ['conversion', 'completed', new Decimal(created.stablecoin.amount).toFixed(2)],
       ['payout', 'rejected', created.receiver.amount],
+      ['sell_back', 'completed', soldBack.toFixed(2)],
       ['return', 'completed', '1000.00'],
     ]);
+    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'sell_back', 'refund']);
   });
 
   it('returns a deposit of another amount in full and ends refunded', async () => {
@@ -299,7 +344,8 @@ describe('error and the operator', () => {
     expect(await settlementHandle(harness, created.id).result()).toBe('refunded');
     const { transaction, ledger } = await expectInvariants(created.id);
     expect(transaction).toMatchObject({ status: 'refunded', failure_reason: 'refunded_by_operator' });
-    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'refund']);
+    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'sell_back', 'refund']);
+    await expectSoldBack(created);
     expect(await eventTypesOf(harness, created.id)).toEqual([
       'payin.created',
       'payin.processing',
@@ -312,6 +358,106 @@ describe('error and the operator', () => {
       where: { idempotencyKey: `${created.id}:stablecoin_to_fiat` },
     });
     expect(payout).toBeNull();
+  });
+});
+
+describe('a provider that loses its answer (unknown outcomes)', () => {
+  const resolve = (id: string, action: unknown) =>
+    settlementHandle(harness, id).executeUpdate(resolveErrorUpdate, { args: [{ action } as never] });
+  const operationsOf = (id: string) =>
+    harness.prisma.sandboxRailOperation.findMany({ where: { idempotencyKey: { startsWith: id } }, orderBy: { createdAt: 'asc' } });
+
+  it('completes a payout made whose every answer was lost, paying once (the rail is asked by the key)', async () => {
+    const created = await createTransaction(parties);
+    await deposit(parties, created, { simulate: 'payout_timeout_after_execution' });
+    expect(await settlementHandle(harness, created.id).result()).toBe('completed');
+    const { ledger } = await expectInvariants(created.id);
+    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout']);
+    const operations = await operationsOf(created.id);
+    expect(operations.map((operation) => [operation.kind, operation.outcome])).toEqual([
+      ['conversion', 'completed'],
+      ['payout', 'completed'],
+    ]);
+    // Every attempt of the payout asked the rail again under the same key: one payout.
+    expect(operations[1]!.requests).toBe(6);
+    expect(await eventTypesOf(harness, created.id)).toEqual(['payin.created', 'payin.processing', 'payin.completed']);
+  });
+
+  it('waits while the rail cannot say, refuses a refund in error, and completes on the retry, paying once', async () => {
+    const created = await createTransaction(parties);
+    await deposit(parties, created, { simulate: 'payout_outcome_unknown' });
+    const leg = harness.env.client.workflow.getHandle(workflowIds.transactionLeg(created.id, 'stablecoin-to-fiat'));
+    // While the rail is asked again, the leg shows it and the transaction stays processing.
+    await untilSkipping(
+      async () => ((await leg.describe().catch(() => null))?.searchAttributes.ResourceStatus ?? [])[0] === 'outcome_unknown',
+      'the leg shows outcome_unknown',
+    );
+    expect(await get(created.id)).toMatchObject({ status: 'processing' });
+    await untilSkipping(
+      async () => (await settlementHandle(harness, created.id).query(settlementStateQuery)).awaitingOperator,
+      'the transaction waits for an operator',
+    );
+    expect(await get(created.id)).toMatchObject({ status: 'error', failure_reason: 'payout_failed' });
+    const state = await settlementHandle(harness, created.id).query(settlementStateQuery);
+    expect(state.refundBlocked).toMatch(/may have been/);
+
+    const refused = await resolve(created.id, 'refund').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(((refused as WorkflowUpdateFailedError).cause as Error).message).toMatch(
+      /^No refund: .*may have been.*A retry asks the provider again\.$/,
+    );
+    // Nothing was returned or sold back.
+    expect((await operationsOf(created.id)).map((operation) => operation.kind)).toEqual(['conversion', 'payout']);
+
+    expect(await resolve(created.id, 'retry')).toBe('retry');
+    expect(await settlementHandle(harness, created.id).result()).toBe('completed');
+    const { ledger } = await expectInvariants(created.id);
+    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout']);
+    expect((await operationsOf(created.id)).map((operation) => [operation.kind, operation.outcome])).toEqual([
+      ['conversion', 'completed'],
+      ['payout', 'completed'],
+    ]);
+    expect(await eventTypesOf(harness, created.id)).toEqual([
+      'payin.created',
+      'payin.processing',
+      'payin.error',
+      'payin.processing',
+      'payin.completed',
+    ]);
+  });
+
+  it('refuses to return the money when the rail reports the payout made after all', async () => {
+    const created = await createTransaction(parties);
+    await deposit(parties, created, { simulate: 'payout_error' });
+    await waitForStatus(harness, created.id, 'error');
+    expect((await settlementHandle(harness, created.id).query(settlementStateQuery)).refundBlocked).toBeNull();
+    // The rail made the payout late, after answering "unavailable" every time.
+    await harness.prisma.sandboxRailOperation.create({
+      data: {
+        idempotencyKey: `${created.id}:stablecoin_to_fiat`,
+        kind: 'payout',
+        currency: 'MXN',
+        amount: created.receiver.amount,
+        outcome: 'completed',
+      },
+    });
+    expect(await resolve(created.id, 'refund')).toBe('refund');
+    await untilSkipping(
+      async () => (await settlementHandle(harness, created.id).query(settlementStateQuery)).awaitingOperator,
+      'the refund fails and waits for an operator',
+    );
+    const state = await settlementHandle(harness, created.id).query(settlementStateQuery);
+    expect(state).toMatchObject({ status: 'error', step: 'refund' });
+    expect(state.refundBlocked).toMatch(/was made/);
+    expect(await get(created.id)).toMatchObject({ status: 'error', failure_reason: 'refund_failed' });
+    // The stablecoin was sold back (the refund's first step); the deposit was not returned.
+    expect((await operationsOf(created.id)).map((operation) => operation.kind)).toEqual([
+      'conversion',
+      'payout',
+      'sell_back',
+    ]);
+    expect((await ledgerOf(harness, created.id)).references).toEqual(['deposit', 'fiat_to_stablecoin', 'sell_back']);
+    await settlementHandle(harness, created.id).terminate('test: a payout made late needs a person');
   });
 });
 

@@ -479,7 +479,7 @@ describe('exactly once', () => {
       config: harness.config,
       prisma: harness.prisma,
       logger: harness.services.logger,
-      ...createProviders(harness.config),
+      ...createProviders(harness.config, harness.prisma),
     });
     expect(await activities.startWalletTransfer(pending.id)).toBe('completed');
     const sent = await activities.sendWalletTransfer(pending.id);
@@ -506,7 +506,7 @@ describe('exactly once', () => {
       config: harness.config,
       prisma: harness.prisma,
       logger: harness.services.logger,
-      ...createProviders(harness.config),
+      ...createProviders(harness.config, harness.prisma),
     });
     const holder = new Client({ connectionString: harness.config.databaseUrl });
     await holder.connect();

@@ -4,10 +4,16 @@
 //   leg 2 turns that stablecoin into the receiver's fiat and pays the external account.
 // A pay-in is leg 1 alone and a payout leg 2 alone (`completesTransaction`). Each leg calls the
 // outside system (idempotency key transaction + leg), then records the result and its ledger
-// postings in one database transaction. A leg whose retries run out fails; the parent decides.
+// postings in one database transaction. A call whose retries run out is looked up under the same key
+// (provider-outcome.ts): made -> the leg goes on as if the answer had come; never made -> the leg
+// fails and the parent decides; unknown -> the leg waits (search attribute ResourceStatus
+// `outcome_unknown`), then fails with ProviderOutcomeUnknown, which the parent will not refund.
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { boundedActivityOptions } from './retry-policies';
+import { recordExecuted, withOutcomeLookup } from './provider-outcome';
+import type { RailStep } from '../activities/transactions';
+import type { OperationLookup } from '../src/providers/unavailable';
 import {
   CustomerIdAttribute,
   PartnerIdAttribute,
@@ -62,11 +68,38 @@ function publishStarted(input: LegInput): void {
   if (!input.searchAttributesAtStart) publish(input, 'processing');
 }
 
+/**
+ * A rail step's call, looked up under its key when its attempts run out; `onUnknown` shows that the provider cannot
+ * tell (a leg: its ResourceStatus `outcome_unknown`). The parent workflow's refund step uses it too.
+ */
+export function railCall<T extends { providerReference: string }>(
+  transactionId: string,
+  step: RailStep,
+  round: number,
+  call: () => Promise<T>,
+  onUnknown: () => void,
+): Promise<T> {
+  return withOutcomeLookup(
+    call,
+    // The lookup answers the step's outcome as the call would have (RailStepOutcome).
+    async () => (await databaseActivities.lookUpRailOperation(transactionId, step, round)) as OperationLookup<T>,
+    onUnknown,
+  );
+}
+
 /** Leg 1: fiat -> stablecoin, into the service-managed wallet (in transit). */
 export async function fiatToStablecoinLegWorkflow(input: LegInput): Promise<'completed'> {
   publishStarted(input);
-  const { providerReference } = await railActivities.convertFiatToStablecoin(input.transactionId, input.round);
-  await databaseActivities.completeFiatToStablecoin(input.transactionId, providerReference, input.completesTransaction);
+  const { providerReference } = await railCall(
+    input.transactionId,
+    'fiat_to_stablecoin',
+    input.round,
+    () => railActivities.convertFiatToStablecoin(input.transactionId, input.round),
+    () => publish(input, 'outcome_unknown'),
+  );
+  await recordExecuted('the conversion', () =>
+    databaseActivities.completeFiatToStablecoin(input.transactionId, providerReference, input.completesTransaction),
+  );
   publish(input, 'completed');
   return 'completed';
 }
@@ -74,16 +107,20 @@ export async function fiatToStablecoinLegWorkflow(input: LegInput): Promise<'com
 /** Leg 2: stablecoin -> fiat, paid to the external account; `rejected` when the receiving bank refuses. */
 export async function stablecoinToFiatLegWorkflow(input: LegInput): Promise<PayoutLegResult> {
   publishStarted(input);
-  const payout = await railActivities.payOutTransaction(input.transactionId, input.round);
+  const payout = await railCall(
+    input.transactionId,
+    'stablecoin_to_fiat',
+    input.round,
+    () => railActivities.payOutTransaction(input.transactionId, input.round),
+    () => publish(input, 'outcome_unknown'),
+  );
   if (payout.status === 'rejected') {
     await databaseActivities.recordPayoutRejection(input.transactionId, payout.providerReference, payout.reason);
     publish(input, 'rejected');
     return { outcome: 'rejected', reason: payout.reason, providerReference: payout.providerReference };
   }
-  await databaseActivities.completeStablecoinToFiat(
-    input.transactionId,
-    payout.providerReference,
-    input.completesTransaction,
+  await recordExecuted('the payout', () =>
+    databaseActivities.completeStablecoinToFiat(input.transactionId, payout.providerReference, input.completesTransaction),
   );
   publish(input, 'completed');
   return { outcome: 'completed' };

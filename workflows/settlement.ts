@@ -12,6 +12,9 @@
 //     <this id>-stablecoin-to-fiat: stablecoin -> fiat and payout) -> completed; a payout the receiving bank rejects -> refund -> refunded (payout_rejected).
 //   A leg (or the refund) whose bounded retries run out -> error (event payin.error): the workflow
 //   waits for an operator's `resolveError` update, `retry` (the failed step runs again) or `refund`.
+//   A refund is refused while the step that failed may have moved money (the provider made it, or
+//   cannot say: provider-outcome.ts); `retry` then asks the provider again under the same key.
+//   A refund after leg 1 first sells the stablecoin back to the exchange (its own operation).
 // Late deposits (after a cancellation, the deadline or the funding deposit) are not taken here: the
 // API sends them back with depositReturnWorkflow (below).
 import {
@@ -23,6 +26,7 @@ import {
   executeChild,
   isCancellation,
   log,
+  patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -43,6 +47,8 @@ import {
   ResourceIdAttribute,
   ResourceStatusAttribute,
 } from '../src/temporal/search-attributes';
+import { providerOutcomeFailures, refundRefusals } from '../src/temporal/failure-types';
+import { failureOfType } from './provider-outcome';
 import {
   databaseActivities,
   fiatToStablecoinLegWorkflow,
@@ -50,6 +56,7 @@ import {
   legSearchAttributes,
   PayoutLegResult,
   railActivities,
+  railCall,
   stablecoinToFiatLegWorkflow,
 } from './settlement-legs';
 
@@ -83,6 +90,11 @@ export interface SettlementState {
   failureReason: FailureReason | null;
   /** True in `error`, until an operator's resolveError is accepted. */
   awaitingOperator: boolean;
+  /**
+   * In `error`: why a refund is refused (the failed step may have moved money: the provider made it, or cannot
+   * say), or null when a refund is allowed.
+   */
+  refundBlocked: string | null;
   /** Operator retries so far, per step. */
   rounds: Record<'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund', number>;
   /** When the deposit window ends on the workflow's clock. */
@@ -94,7 +106,16 @@ export const settlementRefusals = {
   notAwaitingDeposit: 'NotAwaitingDeposit',
   notInError: 'NotInError',
   invalidAction: 'InvalidOperatorAction',
+  refundRefused: 'RefundRefused',
 } as const;
+
+/** Failures after which undoing the step could pay twice. */
+const mayHaveMovedMoney = [
+  providerOutcomeFailures.unknown,
+  providerOutcomeFailures.executedNotRecorded,
+  refundRefusals.payoutExecuted,
+  refundRefusals.payoutOutcomeUnknown,
+];
 
 export const receiveDepositUpdate = defineUpdate<DepositReceipt, [DepositInput]>('receiveDeposit');
 export const cancelTransactionUpdate = defineUpdate<TransactionResource, []>('cancelTransaction');
@@ -115,6 +136,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
     step: 'awaiting_deposit',
     failureReason: null,
     awaitingOperator: false,
+    refundBlocked: null,
     rounds: { fiat_to_stablecoin: 0, stablecoin_to_fiat: 0, refund: 0 },
     depositDeadline: new Date(deadline).toISOString(),
   };
@@ -204,6 +226,12 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
             settlementRefusals.notInError,
           );
         }
+        if (action === 'refund' && state.refundBlocked !== null) {
+          throw ApplicationFailure.nonRetryable(
+            `No refund: ${state.refundBlocked}. A retry asks the provider again.`,
+            settlementRefusals.refundRefused,
+          );
+        }
       },
     },
   );
@@ -226,11 +254,13 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
         log.warn('settlement step failed; waiting for an operator', { transactionId: id, step: name, failure });
         await databaseActivities.markTransactionError(id, failure);
         setStatus('error', failure);
+        state.refundBlocked = failureOfType(error, mayHaveMovedMoney);
         state.awaitingOperator = true;
         await condition(() => operatorAction !== null);
         const action = operatorAction as OperatorAction;
         operatorAction = null;
         state.awaitingOperator = false;
+        state.refundBlocked = null;
         state.rounds[name] += 1;
         log.info('operator decided', { transactionId: id, step: name, action });
         await databaseActivities.resumeTransaction(id);
@@ -255,9 +285,30 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
     ...(args.searchAttributesAtStart ? { typedSearchAttributes: legSearchAttributes(args, 'processing') } : {}),
   });
 
+  /** Leg 1 converted the deposit: a refund sells its stablecoin back first. */
+  let converted = false;
+  const showUnknown = (step: string) => () => log.warn('the provider cannot tell yet; asking again', { transactionId: id, step });
+
   async function refund(reason: FailureReason): Promise<void> {
+    const sellsBack = converted && patched('refund-sells-back');
     await step('refund', 'refund_failed', async (round) => {
-      const { providerReference } = await railActivities.returnTransactionFunds(id, round);
+      if (sellsBack) {
+        const sold = await railCall(
+          id,
+          'sell_back',
+          round,
+          () => railActivities.sellBackStablecoin(id, round),
+          showUnknown('sell_back'),
+        );
+        await databaseActivities.recordSellBack(id, sold.providerReference, sold.proceeds as string);
+      }
+      const { providerReference } = await railCall(
+        id,
+        'refund',
+        round,
+        () => railActivities.returnTransactionFunds(id, round),
+        showUnknown('refund'),
+      );
       await databaseActivities.finishRefund(id, providerReference, reason);
     });
     setStatus('refunded', reason);
@@ -289,14 +340,15 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
       for (const [index, name] of legs.entries()) {
         const last = index === legs.length - 1;
         if (name === 'fiat_to_stablecoin') {
-          const converted = await step('fiat_to_stablecoin', 'conversion_failed', (round) =>
+          const result = await step('fiat_to_stablecoin', 'conversion_failed', (round) =>
             executeChild(fiatToStablecoinLegWorkflow, legStart('fiat-to-stablecoin', leg(round, last))),
           );
-          if (converted === REFUND) {
+          if (result === REFUND) {
             await refund('refunded_by_operator');
             refunded = true;
             break;
           }
+          converted = true;
         } else {
           const paid: PayoutLegResult | typeof REFUND = await step('stablecoin_to_fiat', 'payout_failed', (round) =>
             executeChild(stablecoinToFiatLegWorkflow, legStart('stablecoin-to-fiat', leg(round, last))),

@@ -2,9 +2,24 @@
 // (its amount and fee already held from the source wallet):
 //   pending -> processing -> send on chain (idempotency key <id>:send) -> completed (delivered)
 //                                                                      -> failed (held amount returned)
-// The network refusing (`rejected`) or staying unavailable until the bounded retries run out fails the
-// transfer. Each database step is keyed by the transfer and the step, so re-running it changes nothing.
-import { ActivityFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+// The network refusing (`rejected`) fails the transfer. A send whose retries run out is looked up on
+// chain under its key (provider-outcome.ts): sent -> completed; never sent -> failed; unknown -> the
+// transfer stays `processing` with its hold (search attribute ResourceStatus `outcome_unknown`) until an
+// operator's `recheckSend` update asks again: the hold is released only when the send did not happen.
+// Each database step is keyed by the transfer and the step, so re-running it changes nothing.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineUpdate,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { askUntilKnown } from './provider-outcome';
 import type { Activities } from '../activities';
 import type { WalletTransferStatus } from '../src/domain/wallet-transfers';
 import { boundedActivityOptions } from './retry-policies';
@@ -29,6 +44,13 @@ const chain = proxyActivities<Activities>({
 });
 const database = proxyActivities<Activities>(boundedActivityOptions);
 
+/** An operator asks the chain again about a send whose outcome is unknown (the Temporal UI, or `temporal workflow update`). */
+export const recheckSendUpdate = defineUpdate<'rechecking', []>('recheckSend');
+/** True while the send's outcome is unknown and the workflow waits for an operator's recheck. */
+export const sendOutcomeUnknownQuery = defineQuery<boolean>('sendOutcomeUnknown');
+
+type SendOutcome = Awaited<ReturnType<Activities['sendWalletTransfer']>> | { status: 'unavailable' };
+
 export async function walletTransferWorkflow(input: WalletTransferWorkflowInput): Promise<WalletTransferStatus> {
   const publish = (status: WalletTransferStatus) =>
     upsertSearchAttributes([
@@ -42,12 +64,50 @@ export async function walletTransferWorkflow(input: WalletTransferWorkflowInput)
   publish(status);
   if (status !== 'processing') return status; // ended before (a re-run)
 
-  let outcome: Awaited<ReturnType<Activities['sendWalletTransfer']>> | { status: 'unavailable' };
+  let waitingForOperator = false;
+  let rechecks = 0;
+  setHandler(sendOutcomeUnknownQuery, () => waitingForOperator);
+  setHandler(
+    recheckSendUpdate,
+    () => {
+      waitingForOperator = false;
+      rechecks += 1;
+      return 'rechecking' as const;
+    },
+    {
+      validator: () => {
+        if (!waitingForOperator) {
+          throw ApplicationFailure.nonRetryable('The send is not waiting for a recheck.', 'NotAwaitingRecheck');
+        }
+      },
+    },
+  );
+
+  /** What the chain knows of a send whose answer never came; waits for an operator while it cannot tell. */
+  async function lookedUpSend(): Promise<SendOutcome> {
+    for (;;) {
+      const found = await askUntilKnown(
+        () => database.lookUpWalletTransferSend(input.transferId, rechecks),
+        () => publishUnknown(),
+      );
+      if (found.state === 'executed') return found.outcome;
+      if (found.state === 'not_executed') return { status: 'unavailable' };
+      publishUnknown();
+      log.warn('the chain cannot say whether the transfer was sent; waiting for an operator recheck', {
+        transferId: input.transferId,
+      });
+      waitingForOperator = true;
+      await condition(() => !waitingForOperator);
+    }
+  }
+  const publishUnknown = () => upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'outcome_unknown' }]);
+
+  let outcome: SendOutcome;
   try {
     outcome = await chain.sendWalletTransfer(input.transferId);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
-    outcome = { status: 'unavailable' };
+    outcome = patched('provider-outcome-lookup') ? await lookedUpSend() : { status: 'unavailable' };
   }
   status =
     outcome.status === 'sent'

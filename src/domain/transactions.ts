@@ -198,9 +198,20 @@ export function normaliseDepositReference(text: string): string | null {
  * - payout_rejected: the receiver's bank refuses the payout; the money goes back to the sender (`refunded`).
  * - conversion_error: converting the deposit into the stablecoin keeps failing until retries run out (`error`).
  * - payout_error: paying the receiver keeps failing until retries run out (`error`).
+ * - payout_timeout_after_execution: the payout is made but every answer to it is lost; asked by its
+ *   idempotency key, the rail reports it made, so the transaction completes (paid once).
+ * - payout_outcome_unknown: the payout is made, its answer is lost and the rail cannot say what became of it:
+ *   the transaction waits, then `error` with a refund refused (the receiver may be paid); an operator's
+ *   `retry` asks again, and the rail then reports the payout made: `completed`.
  * A simulated failure affects the first run of its step only: an operator's `retry` then succeeds.
  */
-export const sandboxSimulations = ['payout_rejected', 'conversion_error', 'payout_error'] as const;
+export const sandboxSimulations = [
+  'payout_rejected',
+  'conversion_error',
+  'payout_error',
+  'payout_timeout_after_execution',
+  'payout_outcome_unknown',
+] as const;
 export type SandboxSimulation = (typeof sandboxSimulations)[number];
 
 // ---- virtual-account deposits ----

@@ -25,8 +25,18 @@ export function isFinalWalletTransferStatus(status: WalletTransferStatus): boole
   return moves[status].length === 0;
 }
 
-/** Sandbox controls (POST /v1/wallet-transfer `simulate`): the failure a transfer should meet. */
-export const walletTransferSimulations = ['network_rejected', 'network_unavailable'] as const;
+/**
+ * Sandbox controls (POST /v1/wallet-transfer `simulate`): the failure a transfer should meet.
+ * send_timeout_after_broadcast: broadcast, every answer lost; the chain, asked by the idempotency key, reports it
+ * sent, so the transfer completes. send_outcome_unknown: broadcast, and the chain cannot say until an operator's
+ * recheck: the transfer stays `processing` with its hold (never released while the send may exist).
+ */
+export const walletTransferSimulations = [
+  'network_rejected',
+  'network_unavailable',
+  'send_timeout_after_broadcast',
+  'send_outcome_unknown',
+] as const;
 export type WalletTransferSimulation = (typeof walletTransferSimulations)[number];
 
 /**

@@ -2,6 +2,7 @@
 // wallet, a deposit, a leg, a refund that undoes them), from its stored amounts, and the reference
 // each posting carries (`transaction:<id>:<step>`: posting a step twice is a replay).
 import { type LedgerEntryInput, ledgerAccounts, settlementEntries } from '../ledger';
+import type { Money } from '../domain/money';
 import { amountsOf, type TransactionRow } from '../presenters/transactions';
 
 export const ledgerReference = (transactionId: string, step: string) => `transaction:${transactionId}:${step}`;
@@ -21,6 +22,22 @@ export function leg1Entries(row: TransactionRow): LedgerEntryInput[] {
     fees: amounts.fees,
     converted: amounts.converted,
     stablecoin: amounts.stablecoin,
+  });
+}
+
+/** The fees leg 1 charged, given back by a refund (with the deposit, in full). */
+export function leg1FeesReturnedEntries(row: TransactionRow): LedgerEntryInput[] {
+  return settlementEntries.feesReturned({ partnerId: row.partnerId, fees: amountsOf(row).fees });
+}
+
+/** A refund's sell-back of leg 1's stablecoin, for `proceeds` from the exchange (settlementEntries.soldBack). */
+export function sellBackEntries(row: TransactionRow, proceeds: Money): LedgerEntryInput[] {
+  const amounts = amountsOf(row);
+  return settlementEntries.soldBack({
+    walletId: carrierOf(row),
+    stablecoin: amounts.stablecoin,
+    atLockedRate: amounts.converted,
+    proceeds,
   });
 }
 

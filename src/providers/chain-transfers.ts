@@ -4,13 +4,15 @@
 // the first outcome, which is what lets a retried or re-run activity call it again safely.
 //
 // Outcomes: `sent` with the transaction hash; `rejected` (the network refused for good: the transfer
-// fails and the money returns to the wallet); or a thrown ChainUnavailableError (transient: the
-// activity retries within its bounded policy, then the transfer fails).
+// fails and the money returns to the wallet); or a thrown ChainUnavailableError, which says nothing
+// about whether the transfer was broadcast: when the retries run out the workflow asks `lookUp` with
+// the same key, and the hold returns only when the chain reports the send never happened.
 import { createHash } from 'node:crypto';
 import type { Blockchain } from '../domain/rails';
 import type { Money } from '../domain/money';
 import type { WalletTransferSimulation } from '../domain/wallet-transfers';
-import { ProviderUnavailableError, Unconnected } from './unavailable';
+import type { PrismaClient } from '../db';
+import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface ChainTransferRequest {
   /** `<transferId>:send`: the same key always names the same transfer. */
@@ -33,15 +35,24 @@ export class ChainUnavailableError extends ProviderUnavailableError {
 
 export interface ChainTransfers {
   send(request: ChainTransferRequest): Promise<ChainTransferOutcome>;
+  /**
+   * What became of the send under `request.idempotencyKey`; `round` counts the operator's rechecks (the sandbox's
+   * simulations use it). A thrown ChainUnavailableError means unknown as well.
+   */
+  lookUp(request: ChainTransferRequest, round: number): Promise<OperationLookup<ChainTransferOutcome>>;
 }
 
 /**
- * Sandbox: "sends" at once. The outcome and the transaction hash are a pure function of the request
- * (the hash derives from the idempotency key), so a repeated request finds exactly the first outcome,
- * as a real network keeps one transaction per key. `simulate`: network_rejected -> rejected;
- * network_unavailable -> unavailable on every attempt, so the retries run out and the transfer fails.
+ * Sandbox: "sends" at once. The transaction hash derives from the idempotency key, and each broadcast is recorded in
+ * sandbox_rail_operations (kind chain_send) under that key, so a repeated request finds exactly the first outcome,
+ * as a real network keeps one transaction per key. `simulate`: network_rejected -> rejected; network_unavailable ->
+ * unavailable on every attempt, before any broadcast (the lookup finds nothing, the transfer fails);
+ * send_timeout_after_broadcast -> broadcast, then every answer lost (the lookup finds it sent);
+ * send_outcome_unknown -> the same, and the lookup cannot tell until the operator's first recheck.
  */
 export class SandboxChainTransfers implements ChainTransfers {
+  constructor(private readonly prisma: PrismaClient) {}
+
   async send(request: ChainTransferRequest): Promise<ChainTransferOutcome> {
     if (request.simulate === 'network_unavailable') {
       throw new ChainUnavailableError('sandbox: the network is unavailable (simulate: network_unavailable)');
@@ -49,7 +60,25 @@ export class SandboxChainTransfers implements ChainTransfers {
     if (request.simulate === 'network_rejected') {
       return { status: 'rejected', reason: 'sandbox: the network rejected the transfer (simulate: network_rejected)' };
     }
+    await this.prisma.$executeRaw`
+      INSERT INTO sandbox_rail_operations (idempotency_key, kind, currency, amount, outcome)
+      VALUES (${request.idempotencyKey}, 'chain_send', ${request.amount.currency}, ${request.amount.toString()}::numeric, 'completed')
+      ON CONFLICT (idempotency_key) DO UPDATE SET requests = sandbox_rail_operations.requests + 1`;
+    if (request.simulate === 'send_timeout_after_broadcast' || request.simulate === 'send_outcome_unknown') {
+      throw new ChainUnavailableError(`sandbox: broadcast, the answer lost (simulate: ${request.simulate})`);
+    }
     return { status: 'sent', txHash: sandboxTxHash(request.chain, request.idempotencyKey) };
+  }
+
+  async lookUp(request: ChainTransferRequest, round: number): Promise<OperationLookup<ChainTransferOutcome>> {
+    if (request.simulate === 'send_outcome_unknown' && round === 0) return { state: 'unknown' };
+    if (request.simulate === 'network_rejected') {
+      return { state: 'executed', outcome: await this.send(request) };
+    }
+    const [row] = await this.prisma.$queryRaw<Array<{ kind: string }>>`
+      SELECT kind FROM sandbox_rail_operations WHERE idempotency_key = ${request.idempotencyKey}`;
+    if (!row) return { state: 'not_executed' };
+    return { state: 'executed', outcome: { status: 'sent', txHash: sandboxTxHash(request.chain, request.idempotencyKey) } };
   }
 }
 
@@ -64,6 +93,9 @@ export class UnconnectedChainTransfers implements ChainTransfers, Unconnected {
   readonly unconnected = 'no on-chain signer is connected (src/providers/chain-transfers.ts ChainTransfers)';
 
   async send(): Promise<never> {
+    throw new ChainUnavailableError(this.unconnected);
+  }
+  async lookUp(): Promise<never> {
     throw new ChainUnavailableError(this.unconnected);
   }
 }

@@ -5,13 +5,14 @@
 // which is what lets a retried or re-run activity call the provider again safely.
 //
 // Outcomes: `completed`; `rejected` (payouts only: the receiving bank refused for good, e.g. a closed
-// account: the money goes back to the sender); or a thrown RailUnavailableError (transient: the
-// activity retries within its bounded policy, then the transaction goes to `error`).
+// account: the money goes back to the sender); or a thrown RailUnavailableError. A thrown error says
+// nothing about whether the operation happened (a timeout may follow its execution), so when the
+// activity's retries run out the workflow asks `lookUp` with the same key before deciding anything.
 import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
-import type { Money } from '../domain/money';
+import { Currency, Money } from '../domain/money';
 import type { SandboxSimulation } from '../domain/transactions';
 import type { PrismaClient } from '../db';
-import { ProviderUnavailableError, Unconnected } from './unavailable';
+import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface RailRequest {
   /** `<transactionId>:<step>`: the same key always names the same operation. */
@@ -48,6 +49,23 @@ export interface ReturnRequest extends RailRequest {
   rail: PaymentRail;
 }
 
+/**
+ * After leg 1, when the transaction is refunded: the stablecoin bought is sold back for the sender's fiat at
+ * the exchange's rate of the moment (not the locked one).
+ */
+export interface SellBackRequest extends RailRequest {
+  /** The stablecoin sold (leg 1 bought it). */
+  from: Money;
+  /** What the locked rate gave for it in leg 1: the exchange's answer is compared with it in the ledger. */
+  atLockedRate: Money;
+  chain: Blockchain;
+  /** The service-managed wallet holding the stablecoin. */
+  walletAddress: string;
+}
+
+/** The kinds of rail operation, one per step that moves money outside (the key's step names it too). */
+export type RailOperationKind = 'conversion' | 'payout' | 'return' | 'sell_back';
+
 export type RailOutcome =
   | { status: 'completed'; providerReference: string }
   | { status: 'rejected'; providerReference: string; reason: string };
@@ -57,19 +75,34 @@ export class RailUnavailableError extends ProviderUnavailableError {
   override name = 'RailUnavailableError';
 }
 
+export type SellBackOutcome = { status: 'completed'; providerReference: string; proceeds: Money };
+
 export interface FiatRails {
   convertToStablecoin(request: ConversionRequest): Promise<RailOutcome & { status: 'completed' }>;
   payOut(request: PayoutRequest): Promise<RailOutcome>;
   returnToSender(request: ReturnRequest): Promise<RailOutcome & { status: 'completed' }>;
+  sellBack(request: SellBackRequest): Promise<SellBackOutcome>;
+  /**
+   * What became of the operation under `request.idempotencyKey`: executed (with its outcome, as the first answer
+   * was or would have been), never executed, or unknown (the provider cannot tell yet). A thrown
+   * RailUnavailableError means unknown as well.
+   */
+  lookUp(kind: RailOperationKind, request: RailRequest): Promise<OperationLookup<RailOutcome | SellBackOutcome>>;
 }
+
+/** The sandbox exchange's spread on a sell-back: what the stablecoin fetches below the locked rate. */
+export const SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS = 50;
 
 /**
  * Sandbox: completes every operation at once, except what the deposit's `simulate` asked for:
- * payout_rejected -> the payout is rejected (every round); conversion_error / payout_error -> the
- * step's first round fails as unavailable every time it is tried (so the retries run out and the
- * transaction goes to `error`), and an operator's retry (round 1) succeeds. Operations are recorded
- * in sandbox_rail_operations under their idempotency key, as a real bank keeps them: a repeated
- * request counts `requests` up and finds the first outcome, never a second operation.
+ * payout_rejected -> the payout is rejected (every round); conversion_error / payout_error -> the step's first round
+ * fails as unavailable, before anything is done, every time it is tried (so the retries run out, the lookup finds
+ * nothing and the transaction goes to `error`), and an operator's retry (round 1) succeeds;
+ * payout_timeout_after_execution -> in the first round the payout is made and then every answer is lost (a timeout),
+ * while the lookup reports it made; payout_outcome_unknown -> the same, and in the first round the lookup cannot tell
+ * either (unknown); from round 1 both answer. A sell-back fetches SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS less than the
+ * locked rate. Operations are recorded in sandbox_rail_operations under their idempotency key, as a real bank keeps
+ * them: a repeated request counts `requests` up and finds the first outcome, never a second operation.
  */
 export class SandboxFiatRails implements FiatRails {
   constructor(private readonly prisma: PrismaClient) {}
@@ -78,7 +111,7 @@ export class SandboxFiatRails implements FiatRails {
     if (request.simulate === 'conversion_error' && request.round === 0) {
       throw new RailUnavailableError('sandbox: the exchange is unavailable (simulate: conversion_error)');
     }
-    return (await this.record('conversion', request, request.to, 'completed')) as RailOutcome & {
+    return (await this.record('conversion', request, request.to, 'completed')).outcome as RailOutcome & {
       status: 'completed';
     };
   }
@@ -87,31 +120,85 @@ export class SandboxFiatRails implements FiatRails {
     if (request.simulate === 'payout_error' && request.round === 0) {
       throw new RailUnavailableError('sandbox: the payout rail is unavailable (simulate: payout_error)');
     }
-    return this.record('payout', request, request.amount, request.simulate === 'payout_rejected' ? 'rejected' : 'completed');
+    const { outcome } = await this.record(
+      'payout',
+      request,
+      request.amount,
+      request.simulate === 'payout_rejected' ? 'rejected' : 'completed',
+    );
+    if (losesAnswer(request)) {
+      throw new RailUnavailableError(`sandbox: the payout was made, its answer lost (simulate: ${request.simulate})`);
+    }
+    return outcome;
   }
 
   async returnToSender(request: ReturnRequest): Promise<RailOutcome & { status: 'completed' }> {
-    return (await this.record('return', request, request.amount, 'completed')) as RailOutcome & {
+    return (await this.record('return', request, request.amount, 'completed')).outcome as RailOutcome & {
       status: 'completed';
     };
   }
 
+  async sellBack(request: SellBackRequest): Promise<SellBackOutcome> {
+    const proceeds = request.atLockedRate.minus(
+      request.atLockedRate.basisPoints(SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS, 'up'),
+    );
+    // A repeated request finds the first sale, at the first price.
+    const sold = await this.record('sell_back', request, proceeds, 'completed');
+    return { status: 'completed', providerReference: sold.outcome.providerReference, proceeds: sold.amount };
+  }
+
+  async lookUp(
+    kind: RailOperationKind,
+    request: RailRequest,
+  ): Promise<OperationLookup<RailOutcome | SellBackOutcome>> {
+    if (request.simulate === 'payout_outcome_unknown' && request.round === 0 && kind === 'payout') {
+      return { state: 'unknown' };
+    }
+    const [row] = await this.prisma.$queryRaw<Array<{ kind: string; currency: string; amount: unknown; outcome: string }>>`
+      SELECT kind, currency, amount, outcome FROM sandbox_rail_operations WHERE idempotency_key = ${request.idempotencyKey}`;
+    if (!row) return { state: 'not_executed' };
+    if (row.kind !== kind) throw new Error(`sandbox: ${request.idempotencyKey} is a ${row.kind}, not a ${kind}`);
+    const outcome = outcomeOf(kind, request.idempotencyKey, row.outcome);
+    return {
+      state: 'executed',
+      outcome:
+        kind === 'sell_back'
+          ? { status: 'completed', providerReference: outcome.providerReference, proceeds: Money.of(row.currency as Currency, String(row.amount)) }
+          : outcome,
+    };
+  }
+
   private async record(
-    kind: 'conversion' | 'payout' | 'return',
+    kind: RailOperationKind,
     request: RailRequest,
     amount: Money,
     outcome: 'completed' | 'rejected',
-  ): Promise<RailOutcome> {
-    const [row] = await this.prisma.$queryRaw<Array<{ outcome: string }>>`
+  ): Promise<{ outcome: RailOutcome; amount: Money }> {
+    const [row] = await this.prisma.$queryRaw<Array<{ outcome: string; amount: unknown }>>`
       INSERT INTO sandbox_rail_operations (idempotency_key, kind, currency, amount, outcome)
       VALUES (${request.idempotencyKey}, ${kind}, ${amount.currency}, ${amount.toString()}::numeric, ${outcome})
       ON CONFLICT (idempotency_key) DO UPDATE SET requests = sandbox_rail_operations.requests + 1
-      RETURNING outcome`;
-    const providerReference = `sandbox-${kind}-${request.idempotencyKey}`;
-    return row?.outcome === 'rejected'
-      ? { status: 'rejected', providerReference, reason: 'sandbox: the receiving bank rejected the payout (simulate: payout_rejected)' }
-      : { status: 'completed', providerReference };
+      RETURNING outcome, amount`;
+    return {
+      outcome: outcomeOf(kind, request.idempotencyKey, row?.outcome ?? outcome),
+      amount: row ? Money.of(amount.currency, String(row.amount)) : amount,
+    };
   }
+}
+
+/** The simulations whose first round executes the operation and then loses every answer. */
+function losesAnswer(request: RailRequest): boolean {
+  return (
+    request.round === 0 &&
+    (request.simulate === 'payout_timeout_after_execution' || request.simulate === 'payout_outcome_unknown')
+  );
+}
+
+function outcomeOf(kind: RailOperationKind, idempotencyKey: string, outcome: string): RailOutcome {
+  const providerReference = `sandbox-${kind}-${idempotencyKey}`;
+  return outcome === 'rejected'
+    ? { status: 'rejected', providerReference, reason: 'sandbox: the receiving bank rejected the payout (simulate: payout_rejected)' }
+    : { status: 'completed', providerReference };
 }
 
 /** Production until an exchange and payout rails are connected: every operation is unavailable. */
@@ -125,6 +212,12 @@ export class UnconnectedFiatRails implements FiatRails, Unconnected {
     throw new RailUnavailableError(this.unconnected);
   }
   async returnToSender(): Promise<never> {
+    throw new RailUnavailableError(this.unconnected);
+  }
+  async sellBack(): Promise<never> {
+    throw new RailUnavailableError(this.unconnected);
+  }
+  async lookUp(): Promise<never> {
     throw new RailUnavailableError(this.unconnected);
   }
 }

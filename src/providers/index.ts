@@ -26,9 +26,12 @@ export interface Providers {
   depositProvider: DepositProvider;
   /** Sends wallet transfers on chain (the worker's wallet-transfer activities). */
   chainTransfers: ChainTransfers;
+  /** Exchange, payout rails and returns (the worker's settlement activities). */
+  fiatRails: FiatRails;
 }
 
-export function createProviders(config: AppConfig): Providers {
+/** The sandbox's simulated rails and chain keep what they did in the database (`prisma`), as real ones would. */
+export function createProviders(config: AppConfig, prisma: PrismaClient): Providers {
   return {
     verificationProvider:
       config.appEnv === 'sandbox'
@@ -47,13 +50,11 @@ export function createProviders(config: AppConfig): Providers {
     // No collection accounts are connected yet: production refuses to start (assertProductionReady).
     depositProvider: config.appEnv === 'sandbox' ? new SandboxDepositProvider() : new UnconnectedDepositProvider(),
     // No on-chain signer is connected yet: production refuses to start (assertProductionReady).
-    chainTransfers: config.appEnv === 'sandbox' ? new SandboxChainTransfers() : new UnconnectedChainTransfers(),
+    chainTransfers:
+      config.appEnv === 'sandbox' ? new SandboxChainTransfers(prisma) : new UnconnectedChainTransfers(),
+    // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
+    fiatRails: config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
   };
-}
-
-/** Exchange and payout rails of the worker. The sandbox simulates them (and keeps what it did in the database). */
-export function createFiatRails(config: AppConfig, prisma: PrismaClient): FiatRails {
-  return config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails();
 }
 
 /** Real HTTP in both environments (sandbox partners test their receivers), to public addresses only unless a
@@ -70,7 +71,7 @@ export function createWebhookSender(config: AppConfig): WebhookSender {
  * (no real integration), instead of approving everyone or answering 500 later. Wallet seed and deposit banks are
  * checked by loadConfig. The sandbox always starts.
  */
-export function assertProductionReady(config: AppConfig, providers: Providers, fiatRails: FiatRails): void {
+export function assertProductionReady(config: AppConfig, providers: Providers): void {
   if (config.appEnv !== 'production') return;
   const needed: unknown[] = [
     providers.accountScreening,
@@ -78,7 +79,7 @@ export function assertProductionReady(config: AppConfig, providers: Providers, f
     providers.depositProvider,
     providers.chainTransfers,
     // The API too: it must not take deposits that no rail can convert, pay out or send back.
-    fiatRails,
+    providers.fiatRails,
   ];
   const missing = needed.filter(isUnconnected).map((provider) => provider.unconnected);
   if (missing.length > 0) throw new ConfigError(`Production cannot start: ${missing.join('; ')}.`);

@@ -13,3 +13,12 @@ export interface Unconnected {
 export function isUnconnected(provider: unknown): provider is Unconnected {
   return typeof (provider as Partial<Unconnected>)?.unconnected === 'string';
 }
+
+/**
+ * What a provider knows of an operation asked for by its idempotency key: made (with the outcome its first answer
+ * carried), never made, or unknown (it cannot tell yet). Money moves on `executed` and `not_executed` only.
+ */
+export type OperationLookup<Outcome> =
+  | { state: 'executed'; outcome: Outcome }
+  | { state: 'not_executed' }
+  | { state: 'unknown' };

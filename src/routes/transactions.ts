@@ -264,9 +264,11 @@ const simulateDeposit = defineRoute({
     'stablecoin, like POST /v1/payout/confirm) with the transaction’s reference. Answers 201 ' +
     'with the deposit: `accepted` (it funds the transaction, now `processing`; settlement then runs by itself), or ' +
     '`returning` (not the expected amount: the transaction is refunded; or the transaction no longer awaits a deposit: ' +
-    'it is sent back and the transaction does not change). `simulate` makes this transaction fail later on purpose: ' +
+    'it is sent back and the transaction does not change). `simulate` makes this transaction meet a failure later: ' +
     '`payout_rejected` (ends `refunded`), `conversion_error` or `payout_error` (ends in `error`, waiting for an ' +
-    'operator; a retry then succeeds). Production receives deposits from the banks, with the same effect.',
+    'operator; a retry then succeeds), `payout_timeout_after_execution` and `payout_outcome_unknown` (the payout is ' +
+    'made and its answer lost: the rail is asked again by the payout’s idempotency key and the transaction never ' +
+    'pays twice; see SandboxDepositRequest). Production receives deposits from the banks, with the same effect.',
   params: idParam('id', 'Transaction id.'),
   body: sandboxDepositRequestSchema,
   response: { status: 201, description: 'The deposit and what became of it.', schema: depositSchema },

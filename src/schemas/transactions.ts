@@ -283,7 +283,13 @@ export const sandboxDepositRequestSchema = z
       description:
         'A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the ' +
         'money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries ' +
-        'run out: `error`; an operator’s retry then succeeds).',
+        'run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but ' +
+        'its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), ' +
+        '`payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays ' +
+        '`processing` while it is asked again, then `error`, where a refund is refused because the receiver may be ' +
+        'paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin ' +
+        'back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the ' +
+        'deposit back in full.',
     }),
   })
   .strict()

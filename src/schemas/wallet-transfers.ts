@@ -45,9 +45,12 @@ export const createWalletTransferRequestSchema = z
       .optional()
       .meta({
         description:
-          'Sandbox only (400 in production): make this transfer fail on purpose. `network_rejected`: the network refuses ' +
-          'it; `network_unavailable`: the network never answers, the retries run out. Both end `failed` with the held ' +
-          'amount returned to the source wallet.',
+          'Sandbox only (400 in production): make this transfer meet a failure. `network_rejected`: the network refuses ' +
+          'it; `network_unavailable`: the network never answers, the retries run out and nothing was sent. Both end ' +
+          '`failed` with the held amount returned to the source wallet. `send_timeout_after_broadcast`: the transfer is ' +
+          'broadcast but every answer is lost; asked by its idempotency key the chain reports it sent: `completed`, sent ' +
+          'once. `send_outcome_unknown`: broadcast, and the chain cannot say until an operator rechecks: the transfer stays ' +
+          '`processing` with its amount held (never returned while it may have been sent), then `completed`.',
       }),
   })
   .strict()

@@ -3,3 +3,20 @@
 
 /** The row an activity works on does not exist: retrying cannot make it appear. */
 export const RESOURCE_NOT_FOUND = 'ResourceNotFound';
+
+/**
+ * A refund that could pay twice: the payout it would undo was made, or the rail cannot say (the refund activity asks
+ * it first). The settlement waits in `error` and refuses the operator's refund while either holds.
+ */
+export const refundRefusals = {
+  payoutExecuted: 'PayoutExecuted',
+  payoutOutcomeUnknown: 'PayoutOutcomeUnknown',
+} as const;
+
+/** Failure types a step ends with when undoing it could pay twice (workflows/provider-outcome.ts). */
+export const providerOutcomeFailures = {
+  /** The provider cannot say whether the operation was made, after every poll. */
+  unknown: 'ProviderOutcomeUnknown',
+  /** The provider made the operation but recording it kept failing: a retry records it. */
+  executedNotRecorded: 'ProviderExecutedNotRecorded',
+} as const;

@@ -140,7 +140,7 @@ export async function startHarness(
   const unwatch = watchForHangs(env);
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { role: 'test', poolSize: 5 });
-  const providers = createProviders(config);
+  const providers = createProviders(config, prisma);
   const partnerIds: string[] = [];
   const relay = new OutboxRelay({
     prisma,

@@ -181,7 +181,8 @@ export async function transactionLedger(
 /**
  * The invariants of every final status: postings balance per currency; the clearing accounts and the
  * stablecoin in transit are back to zero; fees land where the quote said (completed) or nowhere
- * (refunded, cancelled, failed); what left for outside is what should have. Returns what is wrong (none: []).
+ * (refunded, cancelled, failed), and a refund's FX difference only in the FX gain/loss account; what left for
+ * outside is what should have. Returns what is wrong (none: []).
  */
 export function ledgerProblems(
   ledger: TransactionLedger,
@@ -208,7 +209,14 @@ export function ledgerProblems(
     expectAmount(`settlement:${receiver.currency}`, receiver.amount);
     expectAmount(`fx:${stablecoin.currency}`, 0);
   } else {
-    for (const name of Object.keys(ledger.net)) expectAmount(name, 0);
+    // A refund after leg 1 sold the stablecoin back at the exchange's rate: what the exchange kept (or gave) beyond
+    // the locked rate stays in the FX account of the fiat and is the service's loss (or gain).
+    const fxFiat = `fx:${sender.currency}`;
+    const gainLoss = `fx_gain_loss:${sender.currency}`;
+    if (!value(fxFiat).plus(value(gainLoss)).isZero())
+      problems.push(`${gainLoss} (${value(gainLoss).toFixed()}) does not offset ${fxFiat} (${value(fxFiat).toFixed()})`);
+    for (const name of Object.keys(ledger.net).filter((name) => name !== fxFiat && name !== gainLoss))
+      expectAmount(name, 0);
   }
   return problems;
 }

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities({ config, prisma, logger, ...createProviders(config) }),
+    activities: createActivities({ config, prisma, logger, ...createProviders(config, prisma) }),
     workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
     maxCachedWorkflows: 0,
   });
