@@ -10,6 +10,8 @@ import { Decimal } from '../src/domain/money';
 import { createProviders } from '../src/providers';
 import { walletTransferSchema } from '../src/schemas/wallet-transfers';
 import { workflowIds } from '../src/temporal/workflow-ids';
+import { recheckSendUpdate, sendOutcomeUnknownQuery } from '../workflows/wallet-transfer';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { approvedCustomer, createWallet, WalletBody } from './support/accounts';
 import type { CustomerBody } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -313,6 +315,63 @@ describe('failure', () => {
       event_resource_status: 'failed',
       event_resource: failed,
     });
+    await expectLedgerInvariants();
+  });
+});
+
+describe('a chain that loses its answer (unknown outcomes)', () => {
+  const sendsOf = (id: string) =>
+    harness.prisma.sandboxRailOperation.findMany({ where: { idempotencyKey: `${id}:send` } });
+
+  it('simulate send_timeout_after_broadcast: the chain, asked by the key, reports it sent: completed, sent once', async () => {
+    const from = await createWallet(partner.api, customer.id, 'solana', 'Broadcast, answer lost');
+    await fund(from, '50');
+    const pending = await created({
+      from_wallet_id: from.id,
+      to_address: solanaAddress(),
+      amount: '20',
+      simulate: 'send_timeout_after_broadcast',
+    });
+    expect(await handleOf(pending.id).result()).toBe('completed');
+    const completed = await get(pending.id);
+    expect(completed).toMatchObject({ status: 'completed', failure_reason: null, tx_hash: expect.any(String) });
+    expect(await balanceOf(from)).toBe('29.990000');
+    expect((await ledgerOf(pending.id)).steps).toEqual(['hold', 'delivered']);
+    const sends = await sendsOf(pending.id);
+    // Every attempt asked the chain under the same key: one transfer on chain.
+    expect(sends.map((send) => [send.kind, send.requests])).toEqual([['chain_send', 6]]);
+    expect(await eventTypesOf(pending.id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
+    await expectLedgerInvariants();
+  });
+
+  it('simulate send_outcome_unknown: keeps the hold while the chain cannot say, until an operator’s recheck', async () => {
+    const from = await createWallet(partner.api, customer.id, 'solana', 'Broadcast, outcome unknown');
+    await fund(from, '50');
+    const pending = await created({
+      from_wallet_id: from.id,
+      to_address: solanaAddress(),
+      amount: '20',
+      simulate: 'send_outcome_unknown',
+    });
+    const handle = handleOf(pending.id);
+    await expect(handle.executeUpdate(recheckSendUpdate)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    for (let step = 0; step < 40 && !(await handle.query(sendOutcomeUnknownQuery)); step += 1) {
+      await harness.env.sleep('10 minutes');
+    }
+    expect(await handle.query(sendOutcomeUnknownQuery)).toBe(true);
+    expect((await handle.describe()).searchAttributes.ResourceStatus).toEqual(['outcome_unknown']);
+    // Hours later, still processing and still held: never returned while it may have been sent.
+    await harness.env.sleep('6 hours');
+    expect(await get(pending.id)).toMatchObject({ status: 'processing', tx_hash: null });
+    expect(await balanceOf(from)).toBe('29.990000');
+    expect((await ledgerOf(pending.id)).steps).toEqual(['hold']);
+
+    expect(await handle.executeUpdate(recheckSendUpdate)).toBe('rechecking');
+    expect(await handle.result()).toBe('completed');
+    expect(await balanceOf(from)).toBe('29.990000');
+    expect((await ledgerOf(pending.id)).steps).toEqual(['hold', 'delivered']);
+    expect((await sendsOf(pending.id)).length).toBe(1);
+    expect(await eventTypesOf(pending.id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
     await expectLedgerInvariants();
   });
 });
