@@ -11,6 +11,9 @@
 // and fails the lost attempt through Temporal's API (what the server does when its timeout passes, which the
 // time-skipping test server would make the test wait for in real time) so Temporal retries it there.
 import { Client } from 'pg';
+import { ActivityNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
+import { recheckSendUpdate, sendOutcomeUnknownQuery } from '../workflows/wallet-transfer';
 import { connectionName } from '../src/db';
 import { Harness, startHarness } from './support/harness';
 import { ServiceProcess, startWorkerProcess } from './support/service-processes';
@@ -137,16 +140,15 @@ const isStarted = (pending: { state?: unknown }) =>
  * What the server does once a lost attempt's timeout passes (the test server would wait for it in real time):
  * fail the dead worker's started activities, through Temporal's API, so that their retries go to the new worker.
  */
-async function failLostAttempts(
-  transactionId: string,
-  workflowIds = settlementWorkflowIds(transactionId),
-): Promise<void> {
+async function failLostAttempts(workflowIds: string[]): Promise<void> {
   for (const { workflowId, pending } of await pendingActivitiesOf(workflowIds)) {
     if (!isStarted(pending)) continue;
-    await harness.env.client.activity.fail(
-      { workflowId, activityId: pending.activityId as string },
-      new Error('the worker running this attempt was killed'),
-    );
+    await harness.env.client.activity
+      .fail({ workflowId, activityId: pending.activityId as string }, new Error('the worker running this attempt was killed'))
+      .catch((error: unknown) => {
+        // The attempt ended meanwhile (it failed on its own before the kill): nothing is lost.
+        if (!(error instanceof ActivityNotFoundError)) throw error;
+      });
   }
 }
 
@@ -203,7 +205,7 @@ async function killAfterCommit(
   proxy.restore();
   const next = await nextLock?.();
   worker = await startWorker();
-  await failLostAttempts(transactionId, workflowIds);
+  await failLostAttempts(workflowIds);
   return next;
 }
 
@@ -399,3 +401,112 @@ it('completes a payout (leg 2 alone) killed after its payout and after its compl
   expect(await eventTypesOf(harness, id)).toEqual(['payout.created', 'payout.processing', 'payout.completed']);
   expect(await harness.prisma.transactionDeposit.count({ where: { transactionId: id } })).toBe(1);
 }, 180_000);
+
+/** SIGKILL the worker wherever it is, start another, and fail the dead worker's started attempts. */
+async function killAnywhere(workflowIds: string[]): Promise<void> {
+  await killWorker();
+  worker = await startWorker();
+  await failLostAttempts(workflowIds);
+}
+
+it.each(['payout_timeout_after_execution', 'payout_outcome_unknown'])(
+  'pays once when the payout was made and its answers lost (simulate %s), with the worker killed meanwhile',
+  async (simulate) => {
+    const transaction: TransactionBody = await createTransaction(parties);
+    const id = transaction.id;
+    const handle = settlementHandle(harness, id);
+    const deposited = await parties.partner.api
+      .post(`/v1/sandbox/transactions/${id}/deposit`)
+      .send({ amount: transaction.sender.amount, simulate });
+    expect(deposited.status).toBe(201);
+    const paid = async () =>
+      (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:stablecoin_to_fiat` } })) === 1;
+    await until(paid, 'the payout was made', true);
+    await killAnywhere(settlementWorkflowIds(id));
+    const state = async () => handle.query(settlementStateQuery);
+    for (let step = 0; step < 40; step += 1) {
+      const { awaitingOperator, step: current } = await state();
+      if (awaitingOperator || current === 'done') break;
+      await harness.env.sleep('10 minutes');
+    }
+    const unknown = simulate === 'payout_outcome_unknown';
+    if (unknown) {
+      // The rail could not say: in error, the refund refused (the receiver may be paid); a retry asks again.
+      expect(await state()).toMatchObject({ status: 'error', step: 'stablecoin_to_fiat', refundBlocked: expect.any(String) });
+      await expect(handle.executeUpdate(resolveErrorUpdate, { args: [{ action: 'refund' }] })).rejects.toBeInstanceOf(
+        WorkflowUpdateFailedError,
+      );
+      expect(await handle.executeUpdate(resolveErrorUpdate, { args: [{ action: 'retry' }] })).toBe('retry');
+    }
+    expect(await handle.result()).toBe('completed');
+
+    const final = (await parties.partner.api.get(`/v1/transactions/${id}`)).body as TransactionBody;
+    const operations = await harness.prisma.sandboxRailOperation.findMany({
+      where: { idempotencyKey: { startsWith: id } },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(operations.map((operation) => [operation.kind, operation.outcome])).toEqual([
+      ['conversion', 'completed'],
+      ['payout', 'completed'],
+    ]);
+    const ledger = await ledgerOf(harness, id);
+    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout']);
+    expectLedgerInvariants(ledger, final, parties.partner.partnerId, parties.wallet.id);
+    expect(await eventTypesOf(harness, id)).toEqual([
+      'payin.created',
+      'payin.processing',
+      ...(unknown ? ['payin.error', 'payin.processing'] : []),
+      'payin.completed',
+    ]);
+  },
+  180_000,
+);
+
+it.each(['send_timeout_after_broadcast', 'send_outcome_unknown'])(
+  'sends a wallet transfer once when its broadcast’s answers were lost (simulate %s), with the worker killed meanwhile',
+  async (simulate) => {
+    const { api } = parties.partner;
+    expect(
+      (await api.post(`/v1/sandbox/wallets/${parties.wallet.id}/fund`).send({ currency: 'USDC', amount: '10' })).status,
+    ).toBe(200);
+    const usdc = async () =>
+      new Decimal(
+        ((await api.get(`/v1/wallets/${parties.wallet.id}`)).body.balances as Array<{ currency: string; amount: string }>)
+          .find((balance) => balance.currency === 'USDC')!.amount,
+      );
+    const before = await usdc();
+    const created = await api.post('/v1/wallet-transfer').send({
+      from_wallet_id: parties.wallet.id,
+      to_address: 'So11111111111111111111111111111111111111112',
+      currency: 'USDC',
+      amount: '4',
+      simulate,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const handle = harness.env.client.workflow.getHandle(`wallet-transfer-${id}`);
+    const broadcast = async () =>
+      (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:send` } })) === 1;
+    await until(broadcast, 'the transfer was broadcast', true);
+    await killAnywhere([`wallet-transfer-${id}`]);
+    if (simulate === 'send_outcome_unknown') {
+      // The chain is asked again for about two hours of (skipped) time.
+      for (let step = 0; step < 40 && !(await handle.query(sendOutcomeUnknownQuery)); step += 1) {
+        await harness.env.sleep('10 minutes');
+      }
+      expect(await handle.query(sendOutcomeUnknownQuery)).toBe(true);
+      // Held, not returned, while it may have been sent.
+      expect(before.minus(await usdc()).toFixed(6)).toBe(new Decimal(4).plus(created.body.network_fee).toFixed(6));
+      expect(await handle.executeUpdate(recheckSendUpdate)).toBe('rechecking');
+    }
+
+    expect(await handle.result()).toBe('completed');
+    const transfer = (await api.get(`/v1/wallet-transfers/${id}`)).body;
+    expect(transfer).toMatchObject({ status: 'completed', tx_hash: expect.any(String) });
+    expect(await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:send` } })).toBe(1);
+    // Debited once: the amount and the network fee.
+    expect(before.minus(await usdc()).toFixed(6)).toBe(new Decimal(4).plus(transfer.network_fee).toFixed(6));
+    expect(await eventTypesOf(harness, id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
+  },
+  180_000,
+);
