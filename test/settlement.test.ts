@@ -426,6 +426,47 @@ describe('a provider that loses its answer (unknown outcomes)', () => {
     ]);
   });
 
+  it('refuses a refund when the payout was made but recording it kept failing, and records it on the retry', async () => {
+    const created = await createTransaction(parties);
+    // The database refuses to close this transaction's payout leg, as an outage lasting past every retry would.
+    const suffix = created.id.replace(/-/g, '');
+    await harness.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION test_refuse_leg_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.transaction_id = '${created.id}' AND NEW.kind = 'stablecoin_to_fiat' AND NEW.status = 'completed' THEN
+          RAISE EXCEPTION 'test: the payout leg cannot be closed';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await harness.prisma.$executeRawUnsafe(
+      `CREATE TRIGGER test_refuse_leg_${suffix} BEFORE UPDATE ON transaction_legs FOR EACH ROW EXECUTE FUNCTION test_refuse_leg_${suffix}()`,
+    );
+    try {
+      await deposit(parties, created);
+      await untilSkipping(
+        async () => (await settlementHandle(harness, created.id).query(settlementStateQuery)).awaitingOperator,
+        'the transaction waits for an operator',
+      );
+      const state = await settlementHandle(harness, created.id).query(settlementStateQuery);
+      expect(state).toMatchObject({ status: 'error', step: 'stablecoin_to_fiat' });
+      expect(state.refundBlocked).toMatch(/^the payout was made but could not be recorded/);
+      const refused = await resolve(created.id, 'refund').catch((error: unknown) => error);
+      expect(((refused as WorkflowUpdateFailedError).cause as Error).message).toMatch(/^No refund: the payout was made/);
+    } finally {
+      await harness.prisma.$executeRawUnsafe(`DROP TRIGGER test_refuse_leg_${suffix} ON transaction_legs`);
+      await harness.prisma.$executeRawUnsafe(`DROP FUNCTION test_refuse_leg_${suffix}()`);
+    }
+    expect(await resolve(created.id, 'retry')).toBe('retry');
+    expect(await settlementHandle(harness, created.id).result()).toBe('completed');
+    const { ledger } = await expectInvariants(created.id);
+    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout']);
+    const operations = await operationsOf(created.id);
+    expect(operations.map((operation) => [operation.kind, operation.requests])).toEqual([
+      ['conversion', 1],
+      ['payout', 2],
+    ]);
+  });
+
   it('refuses to return the money when the rail reports the payout made after all', async () => {
     const created = await createTransaction(parties);
     await deposit(parties, created, { simulate: 'payout_error' });
