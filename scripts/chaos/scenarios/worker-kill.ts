@@ -21,7 +21,8 @@ import { randomSource, RunSize, ScenarioReport } from '../report';
 import { ChaosSystem, waitUntil } from '../system';
 
 /** How a transaction is driven; its final status follows (a race ends either way). */
-type Plan = 'deposit' | 'payout_rejected' | 'race';
+/** payout_answer_lost: the sandbox makes the payout and loses every answer (simulate payout_timeout_after_execution). */
+type Plan = 'deposit' | 'payout_rejected' | 'payout_answer_lost' | 'race';
 
 interface Settlement {
   plan: Plan;
@@ -73,7 +74,7 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
 
   const plans: Plan[] = Array.from({ length: count }, () => {
     const pick = random();
-    return pick < 0.6 ? 'deposit' : pick < 0.8 ? 'payout_rejected' : 'race';
+    return pick < 0.55 ? 'deposit' : pick < 0.75 ? 'payout_rejected' : pick < 0.85 ? 'payout_answer_lost' : 'race';
   });
   // Within the quote range (1 to 1000 BRL), cents included.
   const amounts = plans.map(
@@ -120,7 +121,11 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
     const depositRequest: HttpRequest = {
       method: 'POST',
       path: `/v1/sandbox/transactions/${created.id}/deposit`,
-      json: { amount: created.sender.amount, ...(plan === 'payout_rejected' ? { simulate: 'payout_rejected' } : {}) },
+      json: {
+        amount: created.sender.amount,
+        ...(plan === 'payout_rejected' ? { simulate: 'payout_rejected' } : {}),
+        ...(plan === 'payout_answer_lost' ? { simulate: 'payout_timeout_after_execution' } : {}),
+      },
     };
     const cancelRequest: HttpRequest = {
       method: 'PUT',
@@ -241,7 +246,7 @@ async function checkSettlements(
     // A race: the deposit's answer says which came first (accepted: the deposit; returned: the cancellation).
     const depositTaken = (settlement.deposit?.body as { status?: string } | undefined)?.status === 'accepted';
     const expected =
-      plan === 'deposit'
+      plan === 'deposit' || plan === 'payout_answer_lost'
         ? 'completed'
         : plan === 'payout_rejected'
           ? 'refunded'
@@ -344,7 +349,7 @@ async function checkSettlements(
       status === 'completed'
         ? 'conversion:completed, payout:completed'
         : status === 'refunded'
-          ? 'conversion:completed, payout:rejected, return:completed'
+          ? 'conversion:completed, payout:rejected, return:completed, sell_back:completed'
           : '';
     if (kinds(`${id}:`) !== expectedOperations)
       fail(`provider operations ${kinds(`${id}:`) || 'none'}, expected ${expectedOperations || 'none'}`);
