@@ -309,7 +309,7 @@ async function checkSettlements(
       status === 'completed'
         ? ['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout']
         : status === 'refunded'
-          ? ['deposit', 'fiat_to_stablecoin', 'refund']
+          ? ['deposit', 'fiat_to_stablecoin', 'sell_back', 'refund']
           : [];
     if (ownReferences.join() !== expectedReferences.join())
       fail(`postings ${ownReferences.join(', ') || 'none'}, expected ${expectedReferences.join(', ') || 'none'}`);
