@@ -17,7 +17,3 @@ export const railsByCurrency: Record<Currency, readonly PaymentRail[]> = {
   USDC: blockchains,
   USDT: blockchains,
 };
-
-export function railCarries(rail: PaymentRail, currency: Currency): boolean {
-  return railsByCurrency[currency].includes(rail);
-}

@@ -21,10 +21,6 @@ export function canMoveWalletTransfer(from: WalletTransferStatus, to: WalletTran
   return moves[from].includes(to);
 }
 
-export function isFinalWalletTransferStatus(status: WalletTransferStatus): boolean {
-  return moves[status].length === 0;
-}
-
 /**
  * Sandbox controls (POST /v1/wallet-transfer `simulate`): the failure a transfer should meet.
  * send_timeout_after_broadcast: broadcast, every answer lost; the chain, asked by the idempotency key, reports it

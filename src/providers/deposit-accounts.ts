@@ -12,9 +12,6 @@ export type SenderCurrency = (typeof senderCurrencies)[number];
 export const depositRails = ['sepa', 'ach', 'wire', 'swift'] as const;
 export type DepositRail = (typeof depositRails)[number];
 
-/** Rails on which each sender currency is received (SPEC 2.7). */
-export const railsOf: Record<SenderCurrency, DepositRail[]> = { USD: ['ach', 'wire', 'swift'], EUR: ['sepa'] };
-
 interface BankFields {
   bank_name: string;
   bank_address: Address;
