@@ -46,7 +46,8 @@ module.exports = {
       from: { path: '^src/presenters/' },
       to: {
         path: [
-          '^src/(services|routes|http|temporal|webhooks|persistence|storage)/',
+          '^src/(services|routes|http|temporal|webhooks|storage)/',
+          '^src/persistence/(?!database\\.ts$)',
           '^src/(app-services|ledger|config|logger|server|worker)\\.ts$',
           '^activities/',
           '^workflows/',
@@ -60,7 +61,10 @@ module.exports = {
       severity: 'error',
       comment: 'A presenter may name the types of rows and providers, never call them.',
       from: { path: '^src/presenters/' },
-      to: { path: ['^src/(db|events)\\.ts$', '^src/providers/'], dependencyTypesNot: ['type-only'] },
+      to: {
+        path: ['^src/persistence/database\\.ts$', '^src/events\\.ts$', '^src/providers/'],
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'activities-below-http',

@@ -14,7 +14,7 @@ import {
 import type { CustomerStatus } from '../src/schemas/customers';
 import type { SubmissionReceipt } from '../src/providers/verification';
 import type { ActivityServices } from './services';
-import type { Prisma } from '../src/db';
+import type { Prisma } from '../src/persistence/database';
 
 export type SubmitResult = { accepted: true; receipt: SubmissionReceipt } | { accepted: false; missing: string[] };
 

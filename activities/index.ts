@@ -4,7 +4,7 @@ import { createMaintenanceActivities } from './maintenance';
 import { createQuoteActivities } from './quotes';
 import type { ActivityServices } from './services';
 import { ApplicationFailure } from '@temporalio/common';
-import { Prisma } from '../src/db';
+import { Prisma } from '../src/persistence/database';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { createTransactionActivities } from './transactions';
 import { createWebhookActivities } from './webhooks';

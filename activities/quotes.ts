@@ -2,7 +2,7 @@
 // Quotes have no webhook event types (SPEC 6), so these record no events: the quotes table is
 // where partners (GET /v1/quotes/{id}) and transactions see the status.
 import { ApplicationFailure } from '@temporalio/activity';
-import { sqlPoolOf } from '../src/db';
+import { sqlPoolOf } from '../src/persistence/database';
 import type { ActivityServices } from './services';
 
 export function createQuoteActivities({ prisma }: Pick<ActivityServices, 'prisma'>) {

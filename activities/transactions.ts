@@ -9,7 +9,7 @@
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TransactionDeposit } from '@prisma/client';
-import { sqlPoolOf, sqlTransaction, transactionOptions, type SqlTransaction } from '../src/db';
+import { sqlPoolOf, sqlTransaction, transactionOptions, type SqlTransaction } from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
 import { Currency, Money } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';

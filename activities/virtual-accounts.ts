@@ -1,7 +1,7 @@
 // Activities of the virtual account workflow: each decision changes the account and records its
 // event in one transaction, under a row lock; a retry after success changes nothing.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Prisma } from '../src/db';
+import type { Prisma } from '../src/persistence/database';
 import { recordEvent } from '../src/events';
 import type { SenderCurrency } from '../src/providers/deposit-accounts';
 import { allocateDepositDetails, storeDepositReferences } from '../src/persistence/virtual-account-deposits';

@@ -3,7 +3,7 @@
 // and its ledger posting (reference wallet-transfer:<id>:<step>) in ONE database transaction; the
 // chain is asked with the idempotency key <id>:send. Running a step again finds it done.
 import { ApplicationFailure } from '@temporalio/activity';
-import { transactionOptions, type Prisma } from '../src/db';
+import { transactionOptions, type Prisma } from '../src/persistence/database';
 import { Money, Stablecoin } from '../src/domain/money';
 import {
   canMoveWalletTransfer,

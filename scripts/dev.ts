@@ -29,7 +29,7 @@ async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
   const file = path.join(dataDir, 'dev-partner.json');
   // Imported only now: @prisma/client binds to the generated client when first loaded, and on a fresh clone
   // that client exists only after generatePrismaClient() in main (a static import would load the stub).
-  const { createPrismaClient } = await import('../src/db');
+  const { createPrismaClient } = await import('../src/persistence/database');
   const { createPartner } = await import('../src/services/partners');
   const { hashApiKey } = await import('../src/http/auth');
   const prisma = createPrismaClient(databaseUrl, { role: 'dev', poolSize: 1 });

@@ -1,7 +1,7 @@
 // Creates a partner and its API key: `npm run partner:create -- --name "Acme"`.
 // Prints one line of JSON {"partner_id", "api_key"}; the key is shown only here (only its hash is stored).
 import { parseArgs } from 'node:util';
-import { createPrismaClient } from '../src/db';
+import { createPrismaClient } from '../src/persistence/database';
 import { createPartner } from '../src/services/partners';
 import { prepareDatabase } from './lib/database';
 

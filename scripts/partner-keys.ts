@@ -5,7 +5,7 @@
 //   npm run partner:keys -- revoke --key <key id>                            effective on the next request
 import { parseArgs } from 'node:util';
 import type { AppEnvironment } from '../src/config';
-import { createPrismaClient, type Db } from '../src/db';
+import { createPrismaClient, type Db } from '../src/persistence/database';
 import { ApiKeyCommandError, createApiKey, listApiKeys, revokeApiKey } from '../src/services/api-keys';
 import { prepareDatabase } from './lib/database';
 

@@ -2,7 +2,7 @@
 // test file, and handed to every route handler.
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from './config';
-import type { PrismaClient } from './db';
+import type { PrismaClient } from './persistence/database';
 import type { Logger } from './logger';
 import type { AccountScreening } from './providers/screening';
 import type { PixDirectory } from './providers/pix-directory';

@@ -1,6 +1,6 @@
 // The one event emitter. Every state change writes its event row in the same database
 // transaction as the change (transactional outbox), together with its webhook delivery when one is due.
-import type { Db, SqlTransaction } from './db';
+import type { Db, SqlTransaction } from './persistence/database';
 import { newId } from './domain/ids';
 
 export const eventTypes = [

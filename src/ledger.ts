@@ -6,7 +6,7 @@
 // CHECK constraint for wallets). Amounts are decimal strings or the money type's decimals, never
 // JavaScript numbers (the money type's rule); balances are shown through the money type
 // (src/presenters/wallets.ts).
-import type { Db, SqlTransaction } from './db';
+import type { Db, SqlTransaction } from './persistence/database';
 import { newId } from './domain/ids';
 import {
   AmountValue,

@@ -3,7 +3,7 @@
 // that stores the response in the same database transaction as the resource it describes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { SqlTransaction } from './db';
+import type { SqlTransaction } from './persistence/database';
 import { newId } from './domain/ids';
 
 export interface RequestContext {

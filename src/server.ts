@@ -1,7 +1,7 @@
 // Production entry point of the HTTP API: `node dist/src/server.js`. Configured by environment only.
 import type { Server } from 'node:http';
 import { loadConfig, runEntryPoint } from './config';
-import { createPrismaClient } from './db';
+import { createPrismaClient } from './persistence/database';
 import { answerUnparsableRequests, createApp } from './http/app';
 import { createLogger } from './logger';
 import { assertProductionReady, createProviders } from './providers';

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../activities';
 import { loadConfig, runEntryPoint } from './config';
-import { createPrismaClient } from './db';
+import { createPrismaClient } from './persistence/database';
 import { createLogger, Logger } from './logger';
 import { assertProductionReady, createProviders } from './providers';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';

@@ -5,7 +5,7 @@
 // 500, never a hang), and finish every settlement, exactly once, when the dependency is back.
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { connectionName } from '../src/db';
+import { connectionName } from '../src/persistence/database';
 import { Harness, startHarness } from './support/harness';
 import { ServiceProcess, startApiProcess, startWorkerProcess } from './support/service-processes';
 import { databaseUrlThrough, TcpProxy } from './support/tcp-proxy';

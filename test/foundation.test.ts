@@ -1,7 +1,7 @@
 // API conventions shared by every endpoint: authentication, scoping, error shapes, pagination,
 // the OpenAPI description, and time skipping of workflow timers.
 import { z } from 'zod';
-import { Prisma } from '../src/db';
+import { Prisma } from '../src/persistence/database';
 import { allRoutes } from '../src/routes';
 import http from 'node:http';
 import net from 'node:net';

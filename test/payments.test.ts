@@ -6,7 +6,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { decideVirtualAccountDeposit } from '../src/domain/transactions';
-import { isUniqueViolation, Prisma, sqlTransaction } from '../src/db';
+import { isUniqueViolation, Prisma, sqlTransaction } from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';

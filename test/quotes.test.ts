@@ -1,7 +1,7 @@
 // Quotes over HTTP (create, get, validation, limits, scoping) and their lifetime: the quote-<id>
 // workflow's 5-minute timer (time skipping) and consumption, once, through consumeQuote.
 import request from 'supertest';
-import { sqlPoolOf, SQL_POOL } from '../src/db';
+import { sqlPoolOf, SQL_POOL } from '../src/persistence/database';
 import { rowByIdQuery } from '../src/persistence/sql-rows';
 import { ApiError } from '../src/http/errors';
 import { createApp } from '../src/http/app';

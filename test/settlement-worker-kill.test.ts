@@ -14,7 +14,7 @@ import { Client } from 'pg';
 import { ActivityNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
 import { recheckSendUpdate, sendOutcomeUnknownQuery } from '../workflows/wallet-transfer';
-import { connectionName } from '../src/db';
+import { connectionName } from '../src/persistence/database';
 import { Harness, startHarness } from './support/harness';
 import { ServiceProcess, startWorkerProcess } from './support/service-processes';
 import { TcpProxy } from './support/tcp-proxy';
@@ -100,7 +100,7 @@ async function until(probe: () => Promise<boolean>, what: string, skipTime = fal
 }
 
 interface Waiter {
-  /** Whose connection waits (src/db.ts connectionName: `worker-<pid>` for a worker process's). */
+  /** Whose connection waits (src/persistence/database.ts connectionName: `worker-<pid>` for a worker process's). */
   applicationName: string;
   /** The first 100 characters of its statement. */
   query: string;

@@ -3,7 +3,7 @@
 // needs no restart. Outages are real: the API reaches PostgreSQL and Temporal through TCP proxies we cut.
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
-import { createPrismaClient, PrismaClient } from '../src/db';
+import { createPrismaClient, PrismaClient } from '../src/persistence/database';
 import { createApp } from '../src/http/app';
 import { writePathFaults } from '../src/temporal/write-then-start';
 import { temporalIsReachable } from '../src/temporal/health';

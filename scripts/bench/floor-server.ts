@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { createPrismaClient } from '../../src/db';
+import { createPrismaClient } from '../../src/persistence/database';
 
 const table = process.env.FLOOR_TABLE === 'transactions' ? 'transactions' : 'customers';
 

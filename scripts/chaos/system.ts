@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { connectionName, createPrismaClient, DEAD_PROCESS_LOCKS_RELEASED_MS, PrismaClient } from '../../src/db';
+import { connectionName, createPrismaClient, DEAD_PROCESS_LOCKS_RELEASED_MS, PrismaClient } from '../../src/persistence/database';
 import { createPartner } from '../../src/services/partners';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 import { writeWorkflowBundle } from '../bundle-workflows';
@@ -289,7 +289,7 @@ export class ChaosSystem {
 
   /**
    * SIGKILLs the API or the worker, then checks the documented bound (DEAD_PROCESS_LOCKS_RELEASED_MS): once it has
-   * passed, no backend of the dead process (named `<role>-<pid>`, src/db.ts connectionName) holds a lock or a
+   * passed, no backend of the dead process (named `<role>-<pid>`, src/persistence/database.ts connectionName) holds a lock or a
    * transaction. Returns what was still held, or undefined.
    */
   async killAndCheckLocks(target: ManagedProcess): Promise<string | undefined> {

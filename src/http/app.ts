@@ -19,7 +19,7 @@ import { IDEMPOTENCY_HEADER, StoredResponse, withIdempotency } from './idempoten
 import { enforceRateLimit } from './rate-limit';
 import { securityHeaders } from './security-headers';
 import { secretBoxOf } from '../domain/secret-box';
-import { isDatabaseUnavailable } from '../db';
+import { isDatabaseUnavailable } from '../persistence/database';
 import { isTemporalUnavailable } from '../temporal/errors';
 import { ProviderUnavailableError } from '../providers/unavailable';
 import { runInRequestContext } from '../request-context';

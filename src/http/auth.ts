@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { AppConfig, AppEnvironment } from '../config';
-import { PrismaClient, sqlPoolOf } from '../db';
+import { PrismaClient, sqlPoolOf } from '../persistence/database';
 import { ApiError } from './errors';
 import { countAuthFailure, refuseAddressOverAuthFailureLimit } from './rate-limit';
 import type { AuthenticatedPartner } from './route';

@@ -12,7 +12,7 @@
 // Stored responses may carry secrets (a webhook signing secret, a verification link): they are kept encrypted
 // (src/domain/secret-box.ts), bound to their partner and key.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Db, SqlTransaction } from '../db';
+import type { Db, SqlTransaction } from '../persistence/database';
 import type { SecretBox } from '../domain/secret-box';
 import { currentRequestContext } from '../request-context';
 import { ApiError } from './errors';

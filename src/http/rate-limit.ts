@@ -16,7 +16,7 @@
 import type { Context } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppConfig } from '../config';
-import { sqlPoolOf, type PrismaClient } from '../db';
+import { sqlPoolOf, type PrismaClient } from '../persistence/database';
 import { ApiError } from './errors';
 import type { AuthenticatedPartner, RouteDefinition } from './route';
 

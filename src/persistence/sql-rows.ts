@@ -1,9 +1,9 @@
 // Rows read by id with one SQL statement, in exactly the shape Prisma's findUnique returns them (with the
-// to-one relations asked for). For the few hottest reads only: Prisma 6 compiles every call (src/db.ts), 1.6 ms of
+// to-one relations asked for). For the few hottest reads only: Prisma 6 compiles every call (src/persistence/database.ts), 1.6 ms of
 // CPU for a transaction with its two accounts against 0.15 ms for the same statement on the pool (`npm run bench`).
 // The columns and their conversions come from the Prisma schema (Prisma.dmmf), so a column added there is read
 // here too; test/payments.test.ts ("read with SQL") compares them with Prisma's own results.
-import { Prisma, type Db, type PrismaClient, type SqlTransaction, sqlPoolOf } from '../db';
+import { Prisma, type Db, type PrismaClient, type SqlTransaction, sqlPoolOf } from './database';
 
 type ModelName = Prisma.ModelName;
 type RuntimeField = { name: string; kind: string; type: string; dbName?: string | null };

@@ -1,6 +1,6 @@
 // A transaction with the accounts its presenter shows (TransactionRow), read with one SQL statement: the read
 // behind GET /v1/transactions/{id} that partners poll, and the row every settlement step locks (sql-rows.ts).
-import type { Db, SqlTransaction } from '../db';
+import type { Db, SqlTransaction } from './database';
 import type { TransactionRow, withReceiverAccount } from '../presenters/transactions';
 import { JoinedRelation, readRowById, rowByIdQuery } from './sql-rows';
 

@@ -2,7 +2,7 @@
 // virtual_account.cancelled, in the caller's transaction. Shared by the virtual account's workflow
 // (an account under review: the workflow decides, so a cancellation and a review decision have one
 // outcome) and the API (an approved account, whose workflow has completed).
-import type { Prisma } from '../db';
+import type { Prisma } from './database';
 import { recordEvent } from '../events';
 import { toVirtualAccount, VirtualAccountRow, withWallet } from '../presenters/virtual-accounts';
 import type { VirtualAccountStatus } from '../schemas/virtual-accounts';

@@ -1,6 +1,6 @@
 // The virtual_account_deposits table: the bank references (IBANs, account numbers) issued to
 // virtual accounts. Shared by the create command (sandbox: issued at once) and the approval activity.
-import type { Db, Prisma } from '../db';
+import type { Db, Prisma } from './database';
 import { newId } from '../domain/ids';
 import type {
   DepositAccountIssuer,

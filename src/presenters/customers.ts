@@ -1,6 +1,6 @@
 // Customers as the API shows them: the full resource (create, get and event payloads), the list
 // item and the verification details. Pure: rows in, API shapes out.
-import type { Prisma } from '../db';
+import type { Prisma } from '../persistence/database';
 import {
   DocumentSide,
   DocumentType,

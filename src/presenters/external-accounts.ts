@@ -1,5 +1,5 @@
 // External accounts as the API shows them: create, get, list items and event payloads are one shape.
-import type { Prisma } from '../db';
+import type { Prisma } from '../persistence/database';
 import type { ExternalAccountStatus } from '../domain/external-accounts';
 import type { ExternalAccountResource } from '../schemas/external-accounts';
 

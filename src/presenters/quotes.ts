@@ -1,7 +1,7 @@
 // Quotes as the API shows them, and the terms and amounts a quote locked, read back from its row
 // (as stored, never recomputed). Pure.
 import type { Quote as QuoteRow } from '@prisma/client';
-import type { Prisma } from '../db';
+import type { Prisma } from '../persistence/database';
 import { Currency, Decimal, Money } from '../domain/money';
 import type { QuoteAmounts, QuoteSide, QuoteStatus, QuoteTerms, QuoteType } from '../domain/quotes';
 import type { PaymentRail } from '../domain/rails';

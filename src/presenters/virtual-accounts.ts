@@ -1,6 +1,6 @@
 // Virtual accounts as the API shows them (get, list items and event payloads are one shape), and the
 // name deposits are addressed to. Pure.
-import type { Prisma } from '../db';
+import type { Prisma } from '../persistence/database';
 import type { Chain } from '../domain/chains';
 import type { DepositAddresses, SenderCurrency } from '../providers/deposit-accounts';
 import type { VirtualAccountResource, VirtualAccountStatus } from '../schemas/virtual-accounts';

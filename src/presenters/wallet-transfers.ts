@@ -1,6 +1,6 @@
 // Wallet transfers as the API shows them: the response of every wallet-transfer operation and the
 // `event_resource` of every walletTransfer.* event. Pure: rows in, resources out.
-import type { Prisma } from '../db';
+import type { Prisma } from '../persistence/database';
 import type { Chain } from '../domain/chains';
 import { Currency, Money } from '../domain/money';
 import type { WalletTransferFailureReason, WalletTransferStatus } from '../domain/wallet-transfers';

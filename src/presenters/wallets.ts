@@ -1,5 +1,5 @@
 // Wallets as the API shows them; a wallet's balances are its ledger accounts, in the money type's format.
-import type { Prisma } from '../db';
+import type { Prisma } from '../persistence/database';
 import type { Chain } from '../domain/chains';
 import { Money, stablecoins } from '../domain/money';
 import type { WalletResource } from '../schemas/wallets';

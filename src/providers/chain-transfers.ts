@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Blockchain } from '../domain/rails';
 import type { Money } from '../domain/money';
 import type { WalletTransferSimulation } from '../domain/wallet-transfers';
-import type { PrismaClient } from '../db';
+import type { PrismaClient } from '../persistence/database';
 import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface ChainTransferRequest {

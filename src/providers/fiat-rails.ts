@@ -11,7 +11,7 @@
 import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
 import { Currency, Money } from '../domain/money';
 import type { SandboxSimulation } from '../domain/transactions';
-import type { PrismaClient } from '../db';
+import type { PrismaClient } from '../persistence/database';
 import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface RailRequest {

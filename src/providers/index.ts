@@ -10,7 +10,7 @@ import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvide
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../webhooks/destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
-import type { PrismaClient } from '../db';
+import type { PrismaClient } from '../persistence/database';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';

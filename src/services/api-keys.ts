@@ -2,7 +2,7 @@
 // keeps its SHA-256, a display prefix, an optional label, when it was created, last used and revoked.
 // Keys are bound to the environment that creates them (sk_live_ in production, sk_sandbox_ in the sandbox).
 import type { AppEnvironment } from '../config';
-import type { Db } from '../db';
+import type { Db } from '../persistence/database';
 import { newId } from '../domain/ids';
 import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
 

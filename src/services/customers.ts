@@ -1,7 +1,7 @@
 // Customer commands: lookups (404 for another partner's customer), creation with its workflow,
 // document uploads and the verification updates the partner API and the hosted page share.
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import { ownedBy, type Db, type Prisma } from '../db';
+import { ownedBy, type Db, type Prisma } from '../persistence/database';
 import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';

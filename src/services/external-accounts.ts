@@ -1,6 +1,6 @@
 // External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
 // the row and its two events in one transaction.
-import { isUniqueViolation, ownedBy, type Db, type Prisma } from '../db';
+import { isUniqueViolation, ownedBy, type Db, type Prisma } from '../persistence/database';
 import { parsePixKey, PixKey } from '../domain/brazil';
 import {
   AccountIdentifiers,

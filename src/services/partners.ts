@@ -1,6 +1,6 @@
 // Partners and their API keys, for the CLI, the dev server and the tests: the key is shown once, its hash stored.
 import type { AppEnvironment } from '../config';
-import type { Db } from '../db';
+import type { Db } from '../persistence/database';
 import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
 import { newId } from '../domain/ids';
 

@@ -1,7 +1,7 @@
 // Quote commands: creation (rates locked, amounts priced, lifetime workflow started) and
 // consumption (once, before expiry) by the transactions that need one.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ownedBy, type Db } from '../db';
+import { ownedBy, type Db } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
 import type { Currency, Decimal, Money, Stablecoin } from '../domain/money';
 import {

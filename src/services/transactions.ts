@@ -6,7 +6,7 @@
 // one outcome). Reads are plain queries.
 import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { isUniqueViolation, ownedBy, Prisma, type Db, type SqlTransaction } from '../db';
+import { isUniqueViolation, ownedBy, Prisma, type Db, type SqlTransaction } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
 import { idOfThisRequest } from '../request-context';
 import { amountTextProblem, Currency, Money, Stablecoin } from '../domain/money';

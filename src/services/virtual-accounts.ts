@@ -1,6 +1,6 @@
 // Virtual account commands: the 404 lookup and creation with its workflow (sandbox: approved at
 // once with deposit details; production: under review).
-import { isUniqueViolation, ownedBy, type Db, type Prisma } from '../db';
+import { isUniqueViolation, ownedBy, type Db, type Prisma } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
 import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';

@@ -7,7 +7,7 @@ import { isWellFormedAddress, toChecksumAddress, type Chain } from '../domain/ch
 import { isUuid, newId } from '../domain/ids';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
 import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
-import type { Db, Prisma } from '../db';
+import type { Db, Prisma } from '../persistence/database';
 import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';
 import { postLedgerEntries, walletTransferEntries } from '../ledger';

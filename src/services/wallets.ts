@@ -1,5 +1,5 @@
 // Wallet commands: the 404 lookup and creation (address, then the row and its zero ledger balances).
-import { ownedBy, type Db } from '../db';
+import { ownedBy, type Db } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
 import { ApiError } from '../http/errors';
 import { ledgerAccounts, openWalletLedgerAccounts, postLedgerEntries } from '../ledger';

@@ -1,7 +1,7 @@
 // Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
 // outbox, and the sandbox's one-off mock send.
 import type { Event, WebhookConfig } from '@prisma/client';
-import { isUniqueViolation, ownedBy, type Db, type PrismaClient } from '../db';
+import { isUniqueViolation, ownedBy, type Db, type PrismaClient } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
 import { SecretBox, secretBoxOf } from '../domain/secret-box';
 import {

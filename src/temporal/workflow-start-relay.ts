@@ -3,7 +3,7 @@
 // was unreachable then). Temporal is called outside any database transaction; starts are idempotent, so two
 // workers sweeping at once, or the API and a worker starting the same intent, do no harm.
 import type { Client } from '@temporalio/client';
-import type { PrismaClient } from '../db';
+import type { PrismaClient } from '../persistence/database';
 import type { Logger } from '../logger';
 import { intentOfRow, markStarted, startIntent } from './write-then-start';
 

@@ -13,7 +13,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ApiError } from '../http/errors';
 import { newId } from '../domain/ids';
-import { Prisma, PrismaClient, sqlPoolOf, SqlTransaction, sqlTransaction, transactionOptions } from '../db';
+import { Prisma, PrismaClient, sqlPoolOf, SqlTransaction, sqlTransaction, transactionOptions } from '../persistence/database';
 import { currentRequestContext } from '../request-context';
 import { customSearchAttributes } from './search-attributes';
 import { withTemporalDeadline } from './calls';
@@ -63,7 +63,7 @@ export const writePathFaults: {
 /**
  * Which database transaction a write runs in: Prisma's interactive transaction (the model API), or, for writes
  * made wholly of SQL statements (sql-rows.ts, the ledger, events), sqlTransaction on one pooled connection, which
- * costs a fifth of the CPU (src/db.ts). The hottest creates (quotes, transactions) take the second.
+ * costs a fifth of the CPU (src/persistence/database.ts). The hottest creates (quotes, transactions) take the second.
  */
 export interface WriteOptions {
   sql: true;

@@ -12,8 +12,8 @@
 // Every worker process runs one; they take turns on the lock.
 import type { Client } from '@temporalio/client';
 import { Client as PgClient, Pool } from 'pg';
-import type { PrismaClient } from '../db';
-import { connectionName, connectionSettings, Prisma, resilientPool } from '../db';
+import type { PrismaClient } from '../persistence/database';
+import { connectionName, connectionSettings, Prisma, resilientPool } from '../persistence/database';
 import { WEBHOOK_NOTIFY_CHANNEL } from '../events';
 import type { Logger } from '../logger';
 import { PartnerIdAttribute, ResourceIdAttribute } from '../temporal/search-attributes';

@@ -11,7 +11,7 @@ import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { createActivities } from '../../activities';
 import { AppConfig, loadConfig } from '../../src/config';
-import { createPrismaClient, PrismaClient } from '../../src/db';
+import { createPrismaClient, PrismaClient } from '../../src/persistence/database';
 import { createPartner } from '../../src/services/partners';
 import { createApp, routesOf } from '../../src/http/app';
 import { buildOpenApiDocument } from '../../src/http/openapi';

@@ -1,6 +1,6 @@
 // The API and the worker as real OS processes beside a test's harness (same database, same Temporal test server,
 // same task queue), for tests that kill them or take their dependencies away. Each is one `node --import tsx`
-// process (a SIGKILL reaches the process itself), named in PostgreSQL `<role>-<pid>` (src/db.ts connectionName).
+// process (a SIGKILL reaches the process itself), named in PostgreSQL `<role>-<pid>` (src/persistence/database.ts connectionName).
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { type Harness, testLimitsAndBounds } from './harness';

@@ -2,7 +2,7 @@
 // accounts, quotes, transactions, deposits), waiting for settlement with time skipping, and the
 // ledger invariants every path must leave true.
 import type TestAgent from 'supertest/lib/agent';
-import type { PrismaClient } from '../../src/db';
+import type { PrismaClient } from '../../src/persistence/database';
 import { Decimal } from '../../src/domain/money';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import { settlementStateQuery } from '../../workflows/settlement';

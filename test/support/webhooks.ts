@@ -3,7 +3,7 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { newId } from '../../src/domain/ids';
 import { EventType, NewEvent, recordEvent } from '../../src/events';
-import type { PrismaClient } from '../../src/db';
+import type { PrismaClient } from '../../src/persistence/database';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import type { Harness, TestPartner } from './harness';
 import type { ReceivedWebhook } from './webhook-receiver';

@@ -7,7 +7,7 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
-import { createPrismaClient } from '../../src/db';
+import { createPrismaClient } from '../../src/persistence/database';
 import { createLogger } from '../../src/logger';
 import { createProviders } from '../../src/providers';
 import { createWorker } from '../../src/temporal/worker';
