@@ -126,6 +126,21 @@ export function ownedBy<T extends { partnerId: string }>(row: T | null, partnerI
 /** A client or an interactive transaction: persistence helpers accept either. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
+/** A database transaction opened by withDatabaseTransaction: persistence functions that write together take it. */
+export type DatabaseTransaction = Prisma.TransactionClient;
+
+/**
+ * Runs `work` in one database transaction (Prisma's interactive one) within the project's bounds: the way code
+ * outside the persistence layer writes several rows at once (it passes `tx` to persistence functions).
+ */
+export function withDatabaseTransaction<T>(
+  prisma: PrismaClient,
+  work: (tx: DatabaseTransaction) => Promise<T>,
+  timeouts: DatabaseTimeouts = defaultDatabaseTimeouts,
+): Promise<T> {
+  return prisma.$transaction(work, transactionOptions(timeouts));
+}
+
 /** Options of every interactive transaction made while serving a request (bounded waits). */
 export function transactionOptions(timeouts: DatabaseTimeouts = defaultDatabaseTimeouts): {
   maxWait: number;
