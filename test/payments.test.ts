@@ -11,7 +11,7 @@ import { newId } from '../src/domain/ids';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
 import { withReceiverAccount } from '../src/presenters/transactions';
-import { receiveVirtualAccountCredit } from '../src/services/transactions';
+import { receiveVirtualAccountCredit } from '../src/services/transactions/virtual-account-deposits';
 import { transactionSchema } from '../src/schemas/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { resolveErrorUpdate } from '../workflows/settlement';

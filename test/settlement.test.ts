@@ -6,7 +6,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Decimal, Money } from '../src/domain/money';
 import { SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS } from '../src/providers/fiat-rails';
-import { receiveDepositByReference } from '../src/services/transactions';
+import { receiveDepositByReference } from '../src/services/transactions/deposits';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
 import { Harness, startHarness } from './support/harness';

@@ -5,16 +5,12 @@ import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toTransaction, withReceiverAccount } from '../presenters/transactions';
 import { ownedCustomerFilter } from '../services/customers';
-import {
-  cancelTransaction,
-  confirmPayout,
-  createFiatToFiat,
-  createPayin,
-  createPayout,
-  findTransactionOrThrow,
-  receiveSandboxDeposit,
-  receiveSandboxVirtualAccountDeposit,
-} from '../services/transactions';
+import { cancelTransaction } from '../services/transactions/cancel';
+import { createFiatToFiat, createPayin, createPayout } from '../services/transactions/create';
+import { receiveSandboxDeposit } from '../services/transactions/deposits';
+import { findTransactionOrThrow } from '../services/transactions/find';
+import { confirmPayout } from '../services/transactions/payout-confirmation';
+import { receiveSandboxVirtualAccountDeposit } from '../services/transactions/virtual-account-deposits';
 import {
   confirmPayoutRequestSchema,
   createFiatToFiatRequestSchema,

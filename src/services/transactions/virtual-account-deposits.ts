@@ -1,0 +1,144 @@
+// Virtual-account deposits: pay-ins without a quote, created funded at the current rate and credited to the
+// account's wallet (or sent back when the account may not take them).
+import { newId } from '../../domain/ids';
+import { amountTextProblem, Currency, Money } from '../../domain/money';
+import type { Blockchain, FiatRail } from '../../domain/rails';
+import { decideVirtualAccountDeposit } from '../../domain/transactions';
+import { ApiError } from '../../http/errors';
+import { postLedgerEntries, settlementEntries } from '../../ledger';
+import { ledgerReference } from '../../persistence/transaction-postings';
+import { insertRow } from '../../persistence/sql-rows';
+import { findVirtualAccountByDepositReference } from '../../persistence/virtual-account-deposits';
+import { beneficiaryNameOf, VirtualAccountRow } from '../../presenters/virtual-accounts';
+import type { DepositRail } from '../../providers/deposit-accounts';
+import type { IncomingDeposit } from '../../providers/transaction-deposits';
+import { lockTerms, priceWithinRanges } from '../quotes';
+import { findVirtualAccountOrThrow } from '../virtual-accounts';
+import type { TransactionResource } from '../../schemas/transactions';
+import type { ApiServices } from '../../app-services';
+import { writeTransaction, amountColumns } from './write';
+
+// ---- virtual-account deposits: pay-ins without a quote ----
+
+/** A credit on a virtual account's deposit details (the sandbox endpoint, or a bank integration). */
+export interface VirtualAccountCredit {
+  amount: Money;
+  senderName: string;
+  reference: string | null;
+  receivedAt: Date;
+}
+
+/** The rail a virtual account's deposit arrives on: SEPA for EUR, ACH for USD. */
+const virtualAccountRails: Record<string, FiatRail> = { EUR: 'sepa', USD: 'ach' };
+
+/**
+ * Money arrived on a virtual account: a `payin` transaction, created funded (`processing`, event
+ * payin.created) with its deposit, converted at the current rate with the fees quotes charge (the
+ * service fee and one network fee; no partner fee, no quote), and credited to the account's wallet.
+ * A deposit the account may not take (decideVirtualAccountDeposit: not approved, or a third party on a
+ * EUR account without accepts_third_party_payments) is recorded the same way and sent back in full
+ * (payin.refunded). An amount outside the allowed range (or below the fees) is refused
+ * (amount_out_of_range) and nothing is created.
+ */
+export async function receiveVirtualAccountDeposit(
+  services: ApiServices,
+  account: VirtualAccountRow,
+  credit: VirtualAccountCredit,
+): Promise<TransactionResource> {
+  const customer = await services.prisma.customer.findUniqueOrThrow({ where: { id: account.customerId } });
+  const decision = decideVirtualAccountDeposit({
+    status: account.status,
+    senderCurrency: account.senderCurrency,
+    acceptsThirdPartyPayments: account.acceptsThirdPartyPayments,
+    holderName: beneficiaryNameOf(customer),
+    senderName: credit.senderName,
+  });
+  const rail = virtualAccountRails[account.senderCurrency] as FiatRail;
+  const receiver = { currency: account.receiverCurrency as Currency, paymentRail: account.wallet.chain as Blockchain };
+  const terms = await lockTerms(services.rateProvider, services.config.quoteServiceFeeBps, {
+    type: 'payin',
+    sender: { currency: credit.amount.currency, paymentRail: rail },
+    stablecoin: null,
+    receiver,
+    fixed: null,
+    partnerFee: null,
+  });
+  const amounts = priceWithinRanges(terms, { side: 'sender', amount: credit.amount }, services.config.amountRanges);
+  const id = newId();
+  return writeTransaction(
+    services,
+    {
+      id,
+      createdAt: new Date(),
+      partnerId: account.partnerId,
+      customerId: account.customerId,
+      type: 'payin',
+      senderRail: rail,
+      deposit: null,
+      funded: decision.action === 'settle' ? { action: 'settle' } : { action: 'refund', reason: decision.reason },
+      afterInsert: async (tx) => {
+        await insertRow(tx, 'TransactionDeposit', {
+          id: newId(),
+          transactionId: id,
+          currency: credit.amount.currency,
+          amount: credit.amount.toString(),
+          senderName: credit.senderName,
+          reference: credit.reference,
+          status: decision.action === 'settle' ? 'accepted' : 'returning',
+          returnReason: decision.action === 'refund' ? decision.reason : null,
+          receivedAt: credit.receivedAt,
+        });
+        await postLedgerEntries(tx, {
+          reference: ledgerReference(id, 'deposit'),
+          description: `Deposit on virtual account ${account.id} (pay-in ${id})`,
+          entries: settlementEntries.depositReceived(credit.amount),
+        });
+      },
+      columns: {
+        quoteId: null,
+        walletId: account.walletId,
+        virtualAccountId: account.id,
+        senderName: credit.senderName,
+        ...amountColumns(amounts, terms, { ...receiver, amount: amounts.receiver }),
+      },
+    },
+    null,
+  );
+}
+
+/** The sandbox endpoint: the amount's decimals in the account's currency, then receiveVirtualAccountDeposit. */
+export async function receiveSandboxVirtualAccountDeposit(
+  services: ApiServices,
+  partnerId: string,
+  virtualAccountId: string,
+  body: { amount: string; sender_name: string; reference?: string },
+): Promise<TransactionResource> {
+  const account = await findVirtualAccountOrThrow(services.prisma, partnerId, virtualAccountId);
+  const currency = account.senderCurrency as Currency;
+  const problem = amountTextProblem(body.amount, currency);
+  if (problem) throw ApiError.invalidParam('amount', problem);
+  return receiveVirtualAccountDeposit(services, account, {
+    amount: Money.parse(currency, body.amount),
+    senderName: body.sender_name,
+    reference: body.reference ?? null,
+    receivedAt: new Date(),
+  });
+}
+
+/**
+ * Production: a credit on a virtual account's bank details (its IBAN or account number), as a bank
+ * integration reports it; null when the details name no virtual account (kept for manual handling).
+ */
+export async function receiveVirtualAccountCredit(
+  services: ApiServices,
+  incoming: IncomingDeposit & { account: { rail: DepositRail; identifier: string } },
+): Promise<TransactionResource | null> {
+  const account = await findVirtualAccountByDepositReference(services.prisma, incoming.account);
+  if (!account || account.senderCurrency !== incoming.amount.currency) return null;
+  return receiveVirtualAccountDeposit(services, account, {
+    amount: incoming.amount,
+    senderName: incoming.senderName ?? '',
+    reference: incoming.reference,
+    receivedAt: incoming.receivedAt,
+  });
+}
