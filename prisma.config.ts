@@ -1,6 +1,6 @@
 // Prisma CLI configuration. Migrations run through the WebAssembly schema engine and the pg driver
 // adapter, because the native schema engine is a download these machines cannot make
-// (see README "Toolchain without internet").
+// (see docs/development.md "Prisma without native engines").
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { defineConfig } from 'prisma/config';

@@ -1,4 +1,4 @@
-// Prints the README's error table from the error catalogue: `npm run -s docs:errors`.
+// Prints the error table of docs/errors.md from the error catalogue: `npm run -s docs:errors`.
 import { errorCatalogue } from '../src/http/error-codes';
 
 const rows = Object.entries(errorCatalogue)

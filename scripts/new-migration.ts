@@ -1,6 +1,6 @@
 // Creates a migration from the difference between the schema the existing migrations were made
 // from and the working copy of prisma/schema.prisma. (`prisma migrate dev` and diffs against a
-// database cannot run with the JS schema engine; see README.)
+// database cannot run with the JS schema engine; see docs/development.md.)
 // The base is prisma/schema.prisma as of the last commit that changed prisma/migrations, so
 // always commit a migration together with the schema that produced it. `--from <git-ref>` overrides.
 // Usage: npm run db:new-migration -- <name> [--from <git-ref>]

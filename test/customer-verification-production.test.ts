@@ -1,5 +1,5 @@
 // Production verification: no automatic decision; an operator decides with the
-// `verificationDecision` signal (README has the command). The sandbox-only endpoint does not exist.
+// `verificationDecision` signal (docs/operations.md has the command). The sandbox-only endpoint does not exist.
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { verificationDecisionUpdate, verificationStateQuery } from '../workflows/customer-verification';

@@ -1,5 +1,5 @@
 // The OpenAPI description: valid by a standard validator, complete (every operation and error
-// code), and in agreement with the README's error table.
+// code), and in agreement with the error table of docs/errors.md.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -75,8 +75,8 @@ it('states the conventions decided where the SPEC is silent', () => {
   }
 });
 
-it('has the README error table agree with the error catalogue', () => {
-  const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
+it('has the error table of docs/errors.md agree with the error catalogue', () => {
+  const readme = readFileSync(path.join(projectRoot, 'docs', 'errors.md'), 'utf8');
   const table = readme.slice(readme.indexOf('## Error codes'));
   const rows = [...table.matchAll(/^\| `([a-z0-9_]+)` \| (\d{3}) \| (.+) \|$/gm)].map((match) => ({
     code: match[1] as ErrorCode,

@@ -1,5 +1,5 @@
 // Virtual accounts in production (SPEC 3.2): under_review with `{}` until an operator signals
-// `virtualAccountDecision` (README has the command); reminders while nobody decides, and rejection
+// `virtualAccountDecision` (docs/operations.md has the command); reminders while nobody decides, and rejection
 // when the review times out, with time skipping. Every test decides the accounts it opens, so that
 // skipping time in one test does not decide another's.
 import { isValidIBAN } from 'ibantools';

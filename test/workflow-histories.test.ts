@@ -1,7 +1,7 @@
 // Deploy safety: the recorded histories of every workflow type (test/histories/<type>/<path>.json, refreshed with
 // `npm run histories:record`) replay against the current workflow code. A change that would break running
 // workflows (a different sequence of activities, timers, or commands) fails here with a non-determinism error;
-// README "Changing workflow code safely" says how to make such a change with patched() or a new workflow type.
+// docs/workflow-versioning.md says how to make such a change with patched() or a new workflow type.
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The write path (README "The write path"): no Temporal call inside a database transaction, every committed
+// The write path (docs/write-path.md): no Temporal call inside a database transaction, every committed
 // resource gets its workflow, outages answer 503 within the deadline and leave nothing half-made, recovery
 // needs no restart. Outages are real: the API reaches PostgreSQL and Temporal through TCP proxies we cut.
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';

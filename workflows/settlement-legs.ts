@@ -49,7 +49,7 @@ export const railActivities = proxyActivities<Activities>({
 /** Database steps: the project's bounded policy; a missing row or an impossible transition fails at once. */
 export const databaseActivities = proxyActivities<Activities>(boundedActivityOptions);
 
-/** What operators find a leg by (README "Operating workflows"). */
+/** What operators find a leg by (docs/operations.md "Operating workflows"). */
 export function legSearchAttributes(input: LegInput, status: string) {
   return [
     { key: PartnerIdAttribute, value: input.partnerId },

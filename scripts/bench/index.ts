@@ -1,10 +1,10 @@
 // `npm run bench [-- options]`: starts the stack (or attaches to one), drives the public API as partners would,
 // and compares each hot path with what it stands on, side by side in one run: GET against a bare Koa route
 // doing the same query, quotes against a no-op workflow start, settlements against the engine's ceiling. Prints a
-// table and writes bench-results/latest.json and bench-results/latest.svg. README "Benchmark" explains it.
+// table and writes bench-results/latest.json and bench-results/latest.svg. docs/benchmark.md explains it.
 //
 // Options: --quick (under 5 minutes), --tsx (API and worker from sources; by default from `npm run build`, as production),
-// --attach (use a running stack, see README), --settlements N, --concurrency C, --duration SECONDS,
+// --attach (use a running stack, see docs/benchmark.md), --settlements N, --concurrency C, --duration SECONDS,
 // --rounds R, --poll-ms MS, --profile (CPU profiles of the API and workers; summarise them with
 // `npx tsx scripts/bench/profile-summary.ts .data/bench/profiles/api`).
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 // `npm run chaos [-- --quick] [-- --only api-kill,fuzz] [-- --seed N]`: kills, restarts and fuzzes the real
-// processes (README "Chaos runs"). One summary line per scenario; exits non-zero when any scenario failed.
+// processes (docs/chaos.md). One summary line per scenario; exits non-zero when any scenario failed.
 // Everything runs on loopback; every loop is bounded in count and time, and each scenario has a time limit.
 import { generatePrismaClientIfStale } from '../lib/database';
 import { RunSize, ScenarioReport } from './report';

@@ -3,7 +3,7 @@
 // `npm run bench`.
 // - A young generation of 4 MB per semi-space instead of V8's heap-sized default (16 MB here), in the main thread
 //   and in the worker's workflow thread: the resident memory of a loaded worker went from 540 to 390 MB and the
-//   API's from 430 to 250 MB, with no measurable CPU cost (README "Benchmark").
+//   API's from 430 to 250 MB, with no measurable CPU cost (docs/benchmark.md).
 // - glibc keeps at most two malloc arenas: the Temporal core's threads otherwise each grow their own (another
 //   50 MB resident under load).
 // - The worker's old generation is capped at 192 MB (each isolate: its main thread and its workflow thread): V8's

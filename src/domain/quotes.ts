@@ -2,7 +2,7 @@
 // turns terms plus an amount on one side into every amount of the quote. Used when a quote is
 // created with an amount and, for rate-only quotes, when the transaction gives its amount. Pure.
 //
-// Rules (also in the README and the OpenAPI description):
+// Rules (also in the OpenAPI description of the quote operations):
 // - Every fee is in the sender currency and is computed on the gross sender amount S:
 //     partner fee = roundUp(S * percentage_fee / 10000) + flat_fee
 //     service fee = roundUp(S * QUOTE_SERVICE_FEE_BPS / 10000)

@@ -175,7 +175,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
 }
 
 /**
- * Runs the rest of the request under its deadline (README "Bounded waits"): the deadline is visible to every
+ * Runs the rest of the request under its deadline (docs/write-path.md "Bounded waits"): the deadline is visible to every
  * Temporal call (src/temporal/calls.ts), and a request still running when it passes answers 503. Work already
  * past its commit finishes in the background; a retry with the same Idempotency-Key then gets its result.
  */

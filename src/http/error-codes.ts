@@ -1,6 +1,6 @@
 // The catalogue of every error code the API answers with: its HTTP status and when it happens.
 // ApiError takes its status from here, the OpenAPI description documents each operation's codes
-// from here, and a test checks that the README's error table says the same.
+// from here, and a test checks that the error table of docs/errors.md says the same.
 
 import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
 

@@ -4,7 +4,7 @@ import { DatabaseError, Pool, type PoolConfig } from 'pg';
 
 export { Prisma, PrismaClient };
 
-/** Bounds on every wait for the database, so an outage answers 503 instead of hanging (README "Bounded waits"). */
+/** Bounds on every wait for the database, so an outage answers 503 instead of hanging (docs/write-path.md "Bounded waits"). */
 export interface DatabaseTimeouts {
   /** Waiting for a free pool connection, or for a new connection to open. */
   connectMs: number;

@@ -40,7 +40,7 @@ sender_quotation)) and S is the smallest amount with S - fees(S) = C. Always S =
 network fee roundUp(1 / 0.999) = 1.01; total 23.01; C = 976.99; receiver roundDown(976.99 x 0.999) = 976.013010 USDC.
 
 **Limits**: the given amount and the computed one must be within the range of their currency (BRL 1 to 1000; see
-the README for the others and AMOUNT_RANGES), otherwise 422 \`amount_out_of_range\` naming the range; so does a sender
+docs/api-decisions.md for the others and AMOUNT_RANGES), otherwise 422 \`amount_out_of_range\` naming the range; so does a sender
 amount that does not cover the fees.
 
 **Lifetime**: \`expires_at\` is exactly 5 minutes after \`created_at\`. A quote is used once by a transaction before it

@@ -55,7 +55,7 @@ export async function ensureSearchAttributes(
   });
 }
 
-/** The hourly housekeeping schedule (README "Operating workflows"). */
+/** The hourly housekeeping schedule (docs/operations.md "Operating workflows"). */
 export const MAINTENANCE_SCHEDULE_ID = 'maintenance';
 
 /**

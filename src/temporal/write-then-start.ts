@@ -1,4 +1,4 @@
-// The one pattern for "write a resource, then start its workflow" (README "The write path"):
+// The one pattern for "write a resource, then start its workflow" (docs/write-path.md):
 // 1. the resource's rows, its events and the intent to start its workflow (a `workflow_starts` row) commit in
 //    ONE database transaction, together with the Idempotency-Key's stored response when the request has one;
 // 2. after the commit, and never inside a transaction, the API starts the workflow (bounded by the request's
@@ -193,7 +193,7 @@ function startMarksOf(prisma: PrismaClient): StartMarks {
 
 // The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create: as
 // SQL they cost a quarter (INSERT, through the transaction) and a fiftieth (UPDATE, on the pool) of the CPU that
-// Prisma's per-call query compilation charged them (`npm run bench`, README "Benchmark").
+// Prisma's per-call query compilation charged them (`npm run bench`, docs/benchmark.md).
 export async function enqueueWorkflowStart(tx: SqlTransaction, intent: WorkflowStartIntent): Promise<void> {
   await tx.$executeRaw`INSERT INTO workflow_starts (id, partner_id, workflow_type, workflow_id, args, search_attributes)
     VALUES (${newId()}::uuid, ${intent.searchAttributes.PartnerId ?? null}::uuid, ${intent.workflowType},

@@ -1,7 +1,7 @@
 // Records the event histories that test/workflow-histories.test.ts replays: every workflow type, along each path it
 // can take (and some still running, as a deploy finds them), from real runs of the workflow code with its real
 // activities against the Temporal test server (time skipped), driven through the API like a partner would.
-// Run with `npm run histories:record` (README "Changing workflow code safely"); not part of `npm test`.
+// Run with `npm run histories:record` (docs/workflow-versioning.md); not part of `npm test`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // Helpers of the webhook tests: configuring a partner's webhooks, recording events the way every resource does
-// (recordEvent), and checking signatures the way the README tells partners to.
+// (recordEvent), and checking signatures the way docs/webhooks.md tells partners to.
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { newId } from '../../src/domain/ids';
 import { EventType, NewEvent, recordEvent } from '../../src/events';
@@ -25,7 +25,7 @@ export async function configureWebhooks(
 }
 
 /**
- * The README's recipe: the official Standard Webhooks verifier (the `standardwebhooks` package) with the secret.
+ * The recipe of docs/webhooks.md: the official Standard Webhooks verifier (the `standardwebhooks` package) with the secret.
  * True when it accepts the request (signature and a timestamp within its 5 minutes).
  */
 export function verifiesWithStandardWebhooks(request: ReceivedWebhook, secret: string): boolean {

@@ -517,7 +517,7 @@ function brokenUpload(hosted: boolean): fc.Arbitrary<Upload> {
     garbageString
       .filter(
         // A name the Content-Disposition can carry as it is: busboy reads `\` in a quoted name as an escape, so
-        // `name="a\"` is an unterminated header and the part is skipped as unreadable (README, "Multipart uploads").
+        // `name="a\"` is an unterminated header and the part is skipped as unreadable (docs/api-decisions.md, "Multipart uploads").
         (name) =>
           name !== '' &&
           !/["\\\r\n]/.test(name) &&
