@@ -883,7 +883,7 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
       await insertRow(tx, 'Transaction', { ...copy, id: rolledBack });
       await insertRow(tx, 'Transaction', { ...copy, id: newId(), depositReference: taken!.depositReference });
     }).catch((error: unknown) => error);
-    // The retry of a drawn deposit reference (src/services/transactions.ts) depends on recognising it.
+    // The retry of a drawn deposit reference (src/services/transactions/write.ts) depends on recognising it.
     expect(isUniqueViolation(refused, 'deposit_reference')).toBe(true);
     expect(isUniqueViolation(refused, 'quote_id')).toBe(false);
     expect(await harness.prisma.transaction.findUnique({ where: { id: rolledBack } })).toBeNull();

@@ -5,7 +5,7 @@
 //
 // Production: a bank or rail integration implements DepositProvider with the service's real
 // collection accounts, and reports each incoming credit by calling `receiveDeposit` of
-// src/services/transactions.ts with an IncomingDeposit (the same path the sandbox deposit endpoint
+// src/services/transactions/deposits.ts with an IncomingDeposit (the same path the sandbox deposit endpoint
 // takes). None is connected yet: production refuses to start (assertProductionReady).
 import { base58 } from '@scure/base';
 import { createHash } from 'node:crypto';
