@@ -12,6 +12,7 @@ import type { Blockchain } from '../domain/rails';
 import type { Money } from '../domain/money';
 import type { WalletTransferSimulation } from '../domain/wallet-transfers';
 import type { PrismaClient } from '../persistence/database';
+import { findSandboxOperation, recordSandboxOperation } from '../persistence/sandbox-operations';
 import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface ChainTransferRequest {
@@ -60,10 +61,12 @@ export class SandboxChainTransfers implements ChainTransfers {
     if (request.simulate === 'network_rejected') {
       return { status: 'rejected', reason: 'sandbox: the network rejected the transfer (simulate: network_rejected)' };
     }
-    await this.prisma.$executeRaw`
-      INSERT INTO sandbox_rail_operations (idempotency_key, kind, currency, amount, outcome)
-      VALUES (${request.idempotencyKey}, 'chain_send', ${request.amount.currency}, ${request.amount.toString()}::numeric, 'completed')
-      ON CONFLICT (idempotency_key) DO UPDATE SET requests = sandbox_rail_operations.requests + 1`;
+    await recordSandboxOperation(this.prisma, request.idempotencyKey, {
+      kind: 'chain_send',
+      currency: request.amount.currency,
+      amount: request.amount.toString(),
+      outcome: 'completed',
+    });
     if (request.simulate === 'send_timeout_after_broadcast' || request.simulate === 'send_outcome_unknown') {
       throw new ChainUnavailableError(`sandbox: broadcast, the answer lost (simulate: ${request.simulate})`);
     }
@@ -75,8 +78,7 @@ export class SandboxChainTransfers implements ChainTransfers {
     if (request.simulate === 'network_rejected') {
       return { state: 'executed', outcome: await this.send(request) };
     }
-    const [row] = await this.prisma.$queryRaw<Array<{ kind: string }>>`
-      SELECT kind FROM sandbox_rail_operations WHERE idempotency_key = ${request.idempotencyKey}`;
+    const row = await findSandboxOperation(this.prisma, request.idempotencyKey);
     if (!row) return { state: 'not_executed' };
     return { state: 'executed', outcome: { status: 'sent', txHash: sandboxTxHash(request.chain, request.idempotencyKey) } };
   }

@@ -12,6 +12,7 @@ import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
 import { Currency, Money } from '../domain/money';
 import type { SandboxSimulation } from '../domain/transactions';
 import type { PrismaClient } from '../persistence/database';
+import { findSandboxOperation, recordSandboxOperation } from '../persistence/sandbox-operations';
 import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface RailRequest {
@@ -154,8 +155,7 @@ export class SandboxFiatRails implements FiatRails {
     if (request.simulate === 'payout_outcome_unknown' && request.round === 0 && kind === 'payout') {
       return { state: 'unknown' };
     }
-    const [row] = await this.prisma.$queryRaw<Array<{ kind: string; currency: string; amount: unknown; outcome: string }>>`
-      SELECT kind, currency, amount, outcome FROM sandbox_rail_operations WHERE idempotency_key = ${request.idempotencyKey}`;
+    const row = await findSandboxOperation(this.prisma, request.idempotencyKey);
     if (!row) return { state: 'not_executed' };
     if (row.kind !== kind) throw new Error(`sandbox: ${request.idempotencyKey} is a ${row.kind}, not a ${kind}`);
     const outcome = outcomeOf(kind, request.idempotencyKey, row.outcome);
@@ -163,7 +163,7 @@ export class SandboxFiatRails implements FiatRails {
       state: 'executed',
       outcome:
         kind === 'sell_back'
-          ? { status: 'completed', providerReference: outcome.providerReference, proceeds: Money.of(row.currency as Currency, String(row.amount)) }
+          ? { status: 'completed', providerReference: outcome.providerReference, proceeds: Money.of(row.currency as Currency, row.amount) }
           : outcome,
     };
   }
@@ -174,14 +174,15 @@ export class SandboxFiatRails implements FiatRails {
     amount: Money,
     outcome: 'completed' | 'rejected',
   ): Promise<{ outcome: RailOutcome; amount: Money }> {
-    const [row] = await this.prisma.$queryRaw<Array<{ outcome: string; amount: unknown }>>`
-      INSERT INTO sandbox_rail_operations (idempotency_key, kind, currency, amount, outcome)
-      VALUES (${request.idempotencyKey}, ${kind}, ${amount.currency}, ${amount.toString()}::numeric, ${outcome})
-      ON CONFLICT (idempotency_key) DO UPDATE SET requests = sandbox_rail_operations.requests + 1
-      RETURNING outcome, amount`;
+    const kept = await recordSandboxOperation(this.prisma, request.idempotencyKey, {
+      kind,
+      currency: amount.currency,
+      amount: amount.toString(),
+      outcome,
+    });
     return {
-      outcome: outcomeOf(kind, request.idempotencyKey, row?.outcome ?? outcome),
-      amount: row ? Money.of(amount.currency, String(row.amount)) : amount,
+      outcome: outcomeOf(kind, request.idempotencyKey, kept.outcome),
+      amount: Money.of(amount.currency, kept.amount),
     };
   }
 }
