@@ -33,7 +33,7 @@ import {
   sellBackEntries,
 } from '../src/persistence/transaction-postings';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
-import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
+import { lockTransactionRow, readTransactionRow } from '../src/persistence/transactions';
 import { amountsOf, toDeposit, toTransaction, TransactionRow } from '../src/presenters/transactions';
 import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
 import type { FiatRails, RailOperationKind, RailOutcome } from '../src/providers/fiat-rails';

@@ -9,7 +9,7 @@ import { decideVirtualAccountDeposit } from '../src/domain/transactions';
 import { isUniqueViolation, Prisma, sqlTransaction } from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
-import { lockTransactionRow, readTransactionRow } from '../src/persistence/transaction-rows';
+import { lockTransactionRow, readTransactionRow } from '../src/persistence/transactions';
 import { withReceiverAccount } from '../src/presenters/transactions';
 import { receiveVirtualAccountCredit } from '../src/services/transactions/virtual-account-deposits';
 import { transactionSchema } from '../src/schemas/transactions';

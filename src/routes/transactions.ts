@@ -3,7 +3,8 @@
 // virtual account, which makes a pay-in).
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { toTransaction, withReceiverAccount } from '../presenters/transactions';
+import { listTransactionRows } from '../persistence/transactions';
+import { toTransaction } from '../presenters/transactions';
 import { ownedCustomerFilter } from '../services/customers';
 import { cancelTransaction } from '../services/transactions/cancel';
 import { createFiatToFiat, createPayin, createPayout } from '../services/transactions/create';
@@ -231,18 +232,11 @@ const listTransactions = defineRoute({
   async handler({ query, partner, services }) {
     const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, query.customer_id);
     const { rows, cursor } = await paginate(query, (keyset) =>
-      services.prisma.transaction.findMany({
-        where: {
-          partnerId: partner.id,
-          ...byCustomer,
-          ...(query.type ? { type: query.type } : {}),
-          ...(query.status ? { status: query.status } : {}),
-          ...keyset.where,
-        },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        include: withReceiverAccount,
-      }),
+      listTransactionRows(
+        services.prisma,
+        { partnerId: partner.id, ...byCustomer, type: query.type, status: query.status },
+        keyset,
+      ),
     );
     return { items: rows.map(toTransaction), cursor };
   },

@@ -5,7 +5,12 @@ import { idOfThisRequest } from '../../request-context';
 import { amountTextProblem, Currency, Money } from '../../domain/money';
 import { normaliseDepositReference, SandboxSimulation } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
-import { toDeposit, TransactionRow, withReceiverAccount } from '../../presenters/transactions';
+import {
+  findTransactionByDepositReference,
+  findTransactionDeposit,
+  insertTransactionDeposit,
+} from '../../persistence/transactions';
+import { toDeposit, TransactionRow } from '../../presenters/transactions';
 import type { IncomingDeposit } from '../../providers/transaction-deposits';
 import type { DepositResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
@@ -59,21 +64,19 @@ export async function receiveDeposit(
     }
   }
   // A retry whose first attempt's update was taken after all (the transaction has moved on since): that deposit.
-  const taken = await services.prisma.transactionDeposit.findUnique({ where: { id: depositId } });
+  const taken = await findTransactionDeposit(services.prisma, depositId);
   if (taken?.transactionId === row.id) return toDeposit(taken);
   return writeThenStart(services, async (tx, start) => {
-    const deposit = await tx.transactionDeposit.create({
-      data: {
-        id: depositId,
-        transactionId: row.id,
-        currency: report.amount.currency,
-        amount: report.amount.toString(),
-        senderName: report.senderName,
-        reference: report.reference,
-        status: 'returning',
-        returnReason: 'not_awaiting_deposit',
-        receivedAt: report.receivedAt,
-      },
+    const deposit = await insertTransactionDeposit(tx, {
+      id: depositId,
+      transactionId: row.id,
+      currency: report.amount.currency,
+      amount: report.amount.toString(),
+      senderName: report.senderName,
+      reference: report.reference,
+      status: 'returning',
+      returnReason: 'not_awaiting_deposit',
+      receivedAt: report.receivedAt,
     });
     await start(
       workflowStart(depositReturnWorkflow, {
@@ -123,10 +126,7 @@ export async function receiveDepositByReference(
 ): Promise<DepositResource | null> {
   const reference = normaliseDepositReference(incoming.reference);
   const row = reference
-    ? await services.prisma.transaction.findUnique({
-        where: { depositReference: reference },
-        include: withReceiverAccount,
-      })
+    ? await findTransactionByDepositReference(services.prisma, reference)
     : null;
   if (!row || row.senderCurrency !== incoming.amount.currency) return null;
   return receiveDeposit(services, row, {

@@ -2,7 +2,7 @@
 import { ownedBy, type Db } from '../../persistence/database';
 import { isUuid } from '../../domain/ids';
 import { ApiError } from '../../http/errors';
-import { readTransactionRow } from '../../persistence/transaction-rows';
+import { readTransactionRow } from '../../persistence/transactions';
 import { TransactionRow } from '../../presenters/transactions';
 
 /** A transaction of this partner, or 404 (also for malformed ids and other partners' transactions). */

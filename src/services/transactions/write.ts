@@ -11,7 +11,7 @@ import { recordEvent } from '../../events';
 import { ApiError } from '../../http/errors';
 import { LedgerError } from '../../ledger';
 import { insertRow } from '../../persistence/sql-rows';
-import { readTransactionRow } from '../../persistence/transaction-rows';
+import { readTransactionRow } from '../../persistence/transactions';
 import { toTransaction, TransactionRow } from '../../presenters/transactions';
 import type { SenderDepositInstructions } from '../../providers/transaction-deposits';
 import { consumeQuote, releaseQuote } from '../quotes';
