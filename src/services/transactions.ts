@@ -27,7 +27,7 @@ import { LedgerError, postLedgerEntries, settlementEntries } from '../ledger';
 import { ledgerReference, payoutFundingEntries } from '../persistence/transaction-postings';
 import { insertRow } from '../persistence/sql-rows';
 import { readTransactionRow } from '../persistence/transaction-rows';
-import { findVirtualAccountByDepositReference } from '../persistence/virtual-account-deposits';
+import { findVirtualAccountByDepositReference, VirtualAccountRow } from '../persistence/virtual-accounts';
 import {
   amountsOf as amountsOfRow,
   toDeposit,
@@ -35,7 +35,7 @@ import {
   TransactionRow,
   withReceiverAccount,
 } from '../presenters/transactions';
-import { beneficiaryNameOf, VirtualAccountRow } from '../presenters/virtual-accounts';
+import { beneficiaryNameOf } from '../presenters/virtual-accounts';
 import type { DepositRail } from '../providers/deposit-accounts';
 import type { IncomingDeposit, SenderDepositInstructions } from '../providers/transaction-deposits';
 import { amountsOf as quoteAmountsOf, termsOf } from '../presenters/quotes';
