@@ -47,7 +47,6 @@ module.exports = {
       to: {
         path: [
           '^src/(services|routes|http|temporal|webhooks|storage)/',
-          '^src/persistence/(?!database\\.ts$)',
           '^src/(app-services|ledger|config|logger|server|worker)\\.ts$',
           '^activities/',
           '^workflows/',
@@ -59,10 +58,10 @@ module.exports = {
     {
       name: 'presenters-types-only-from-io',
       severity: 'error',
-      comment: 'A presenter may name the types of rows and providers, never call them.',
+      comment: 'A presenter may name the types of rows (persistence modules) and providers, never call them.',
       from: { path: '^src/presenters/' },
       to: {
-        path: ['^src/persistence/database\\.ts$', '^src/events\\.ts$', '^src/providers/'],
+        path: ['^src/persistence/', '^src/events\\.ts$', '^src/providers/'],
         dependencyTypesNot: ['type-only'],
       },
     },

@@ -5,7 +5,7 @@
 import { isValidIBAN } from 'ibantools';
 import { loadConfig } from '../src/config';
 import { bankProfilesSchema, sandboxBankProfiles } from '../src/providers/deposit-accounts';
-import { findVirtualAccountByDepositReference } from '../src/persistence/virtual-account-deposits';
+import { findVirtualAccountByDepositReference } from '../src/persistence/virtual-accounts';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { virtualAccountDecisionUpdate, virtualAccountStateQuery } from '../workflows/virtual-account';
 import { approvedCustomer, createWallet, virtualAccountBody, WalletBody } from './support/accounts';

@@ -3,10 +3,7 @@
 // concurrency), shapes field by field, events, the workflow, lookup by bank reference, scoping, lists.
 import { isValidBIC, isValidIBAN } from 'ibantools';
 import { isValidAbaRoutingNumber } from '../src/providers/deposit-accounts';
-import {
-  allocateDepositDetails,
-  findVirtualAccountByDepositReference,
-} from '../src/persistence/virtual-account-deposits';
+import { allocateDepositDetails, findVirtualAccountByDepositReference } from '../src/persistence/virtual-accounts';
 import { beneficiaryNameOf } from '../src/presenters/virtual-accounts';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { virtualAccountStateQuery } from '../workflows/virtual-account';

@@ -1,13 +1,11 @@
 // Quotes as the API shows them, and the terms and amounts a quote locked, read back from its row
 // (as stored, never recomputed). Pure.
-import type { Quote as QuoteRow } from '@prisma/client';
 import type { Prisma } from '../persistence/database';
 import { Currency, Decimal, Money } from '../domain/money';
 import type { QuoteAmounts, QuoteSide, QuoteStatus, QuoteTerms, QuoteType } from '../domain/quotes';
 import type { PaymentRail } from '../domain/rails';
+import type { QuoteRow } from '../persistence/quotes';
 import type { AnyQuoteResource } from '../schemas/quotes';
-
-export type { QuoteRow };
 
 /** A stored amount (a Prisma decimal column, or a literal for a column left empty) as the money type. */
 const money = (currency: string, value: Prisma.Decimal | string) => Money.of(currency as Currency, value.toString());

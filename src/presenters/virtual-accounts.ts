@@ -1,13 +1,10 @@
 // Virtual accounts as the API shows them (get, list items and event payloads are one shape), and the
 // name deposits are addressed to. Pure.
-import type { Prisma } from '../persistence/database';
 import type { Chain } from '../domain/chains';
+import type { VirtualAccountRow } from '../persistence/virtual-accounts';
 import type { DepositAddresses, SenderCurrency } from '../providers/deposit-accounts';
 import type { VirtualAccountResource, VirtualAccountStatus } from '../schemas/virtual-accounts';
 import type { CustomerRow } from './customers';
-
-export const withWallet = { wallet: true } as const;
-export type VirtualAccountRow = Prisma.VirtualAccountGetPayload<{ include: typeof withWallet }>;
 
 export function toVirtualAccount(row: VirtualAccountRow): VirtualAccountResource {
   return {

@@ -1,11 +1,8 @@
 // Wallets as the API shows them; a wallet's balances are its ledger accounts, in the money type's format.
-import type { Prisma } from '../persistence/database';
 import type { Chain } from '../domain/chains';
 import { Money, stablecoins } from '../domain/money';
+import type { WalletRow } from '../persistence/wallets';
 import type { WalletResource } from '../schemas/wallets';
-
-export const withBalances = { ledgerAccounts: true } as const;
-export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;
 
 export function toWallet(row: WalletRow): WalletResource {
   return {

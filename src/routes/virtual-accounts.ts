@@ -1,7 +1,8 @@
 // HTTP operations on virtual accounts (SPEC 4.5, 2.7, 3.2).
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { toVirtualAccount, withWallet } from '../presenters/virtual-accounts';
+import { listVirtualAccounts } from '../persistence/virtual-accounts';
+import { toVirtualAccount } from '../presenters/virtual-accounts';
 import { ownedCustomerFilter } from '../services/customers';
 import { cancelVirtualAccount, createVirtualAccount, findVirtualAccountOrThrow } from '../services/virtual-accounts';
 import {
@@ -37,7 +38,7 @@ const createVirtualAccountRoute = defineRoute({
   },
 });
 
-const listVirtualAccounts = defineRoute({
+const listVirtualAccountsRoute = defineRoute({
   method: 'get',
   path: '/v1/virtual-accounts',
   operationId: 'listVirtualAccounts',
@@ -54,12 +55,7 @@ const listVirtualAccounts = defineRoute({
   async handler({ query, partner, services }) {
     const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, query.customer_id);
     const { rows, cursor } = await paginate(query, (keyset) =>
-      services.prisma.virtualAccount.findMany({
-        where: { partnerId: partner.id, ...byCustomer, ...keyset.where },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        include: withWallet,
-      }),
+      listVirtualAccounts(services.prisma, { partnerId: partner.id, ...byCustomer }, keyset),
     );
     return { items: rows.map(toVirtualAccount), cursor };
   },
@@ -104,7 +100,7 @@ const updateVirtualAccount = defineRoute({
 
 export const virtualAccountRoutes = [
   createVirtualAccountRoute,
-  listVirtualAccounts,
+  listVirtualAccountsRoute,
   getVirtualAccount,
   updateVirtualAccount,
 ];

@@ -1,7 +1,8 @@
 // HTTP operations on wallets. The SPEC lists wallet operations as not shown; these are ours.
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { toWallet, withBalances } from '../presenters/wallets';
+import { listWallets } from '../persistence/wallets';
+import { toWallet } from '../presenters/wallets';
 import { ownedCustomerFilter } from '../services/customers';
 import { createWallet, findWalletOrThrow, fundSandboxWallet } from '../services/wallets';
 import { createWalletRequestSchema, listWalletsQuerySchema, walletSchema } from '../schemas/wallets';
@@ -28,7 +29,7 @@ const createWalletRoute = defineRoute({
   },
 });
 
-const listWallets = defineRoute({
+const listWalletsRoute = defineRoute({
   method: 'get',
   path: '/v1/wallets',
   operationId: 'listWallets',
@@ -41,12 +42,7 @@ const listWallets = defineRoute({
   async handler({ query, partner, services }) {
     const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, query.customer_id);
     const { rows, cursor } = await paginate(query, (keyset) =>
-      services.prisma.wallet.findMany({
-        where: { partnerId: partner.id, ...byCustomer, ...keyset.where },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        include: withBalances,
-      }),
+      listWallets(services.prisma, { partnerId: partner.id, ...byCustomer }, keyset),
     );
     return { items: rows.map(toWallet), cursor };
   },
@@ -90,4 +86,4 @@ const fundWallet = defineRoute({
   },
 });
 
-export const walletRoutes = [createWalletRoute, listWallets, getWallet, fundWallet];
+export const walletRoutes = [createWalletRoute, listWalletsRoute, getWallet, fundWallet];

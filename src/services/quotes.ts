@@ -24,8 +24,8 @@ import { ApiError } from '../http/errors';
 import type { RateProvider } from '../providers/rates';
 import type { AnyQuoteResource, QuoteRequest } from '../schemas/quotes';
 import type { ApiServices } from '../app-services';
-import { insertRow, readRowById, rowByIdQuery } from '../persistence/sql-rows';
-import { amountsOf, QuoteRow, termsOf, toQuote } from '../presenters/quotes';
+import { expireUsedQuote, findQuote, insertQuote, QuoteRow } from '../persistence/quotes';
+import { amountsOf, termsOf, toQuote } from '../presenters/quotes';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
 import { callWorkflow, workflowStart, writeThenStart } from '../temporal/write-then-start';
@@ -38,11 +38,8 @@ import {
 } from '../../workflows/quote-lifetime';
 
 /** A quote of this partner, or 404 (also for malformed ids and other partners' quotes). */
-/** Read in SQL (sql-rows.ts): every quote-based transaction reads its quote first. */
-const quoteById = rowByIdQuery<QuoteRow>('Quote');
-
 export async function findQuoteOrThrow(db: Db, partnerId: string, quoteId: string): Promise<QuoteRow> {
-  const row = isUuid(quoteId) ? ownedBy(await readRowById(db, quoteById, quoteId), partnerId) : null;
+  const row = isUuid(quoteId) ? ownedBy(await findQuote(db, quoteId), partnerId) : null;
   if (!row) throw ApiError.notFound('quote', quoteId);
   return row;
 }
@@ -128,8 +125,7 @@ export async function createQuote(
   return writeThenStart(
     services,
     async (tx, start) => {
-      // In SQL (sql-rows.ts): every quote makes this insert, which Prisma would compile on each call.
-      const row = await insertRow<QuoteRow>(tx, 'Quote', {
+      const row = await insertQuote(tx, {
         id,
         partnerId,
         type: terms.type,
@@ -259,9 +255,6 @@ export async function releaseQuote(
   } catch (error) {
     if (updateRefusal(error)?.type === quoteRefusals.notUsedBy) return;
     if (!(error instanceof WorkflowNotFoundError)) throw error;
-    await services.prisma.quote.updateMany({
-      where: { id: quoteId, status: 'used', usedBy: consumerId },
-      data: { status: 'expired', usedBy: null, usedAt: null },
-    });
+    await expireUsedQuote(services.prisma, quoteId, consumerId);
   }
 }

@@ -1,11 +1,17 @@
 // Virtual account commands: the 404 lookup and creation with its workflow (sandbox: approved at
 // once with deposit details; production: under review).
-import { isUniqueViolation, ownedBy, type Db, type Prisma } from '../persistence/database';
+import { isUniqueViolation, ownedBy, withDatabaseTransaction, type Db } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
 import { recordEvent } from '../events';
 import { ApiError } from '../http/errors';
-import { allocateDepositDetails, storeDepositReferences } from '../persistence/virtual-account-deposits';
-import { beneficiaryNameOf, toVirtualAccount, VirtualAccountRow, withWallet } from '../presenters/virtual-accounts';
+import {
+  allocateDepositDetails,
+  findVirtualAccount,
+  insertVirtualAccount,
+  storeDepositReferences,
+  VirtualAccountRow,
+} from '../persistence/virtual-accounts';
+import { beneficiaryNameOf, toVirtualAccount } from '../presenters/virtual-accounts';
 import type {
   CreateVirtualAccountRequest,
   VirtualAccountResource,
@@ -31,9 +37,7 @@ import { findWalletOrThrow } from './wallets';
 
 /** A virtual account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findVirtualAccountOrThrow(db: Db, partnerId: string, id: string): Promise<VirtualAccountRow> {
-  const row = isUuid(id)
-    ? ownedBy(await db.virtualAccount.findUnique({ where: { id }, include: withWallet }), partnerId)
-    : null;
+  const row = isUuid(id) ? ownedBy(await findVirtualAccount(db, id), partnerId) : null;
   if (!row) throw ApiError.notFound('virtual account', id);
   return row;
 }
@@ -78,21 +82,18 @@ export async function createVirtualAccount(
             beneficiaryName: beneficiaryNameOf(customer),
           })
         : null;
-      const row = await tx.virtualAccount.create({
-        data: {
-          id,
-          partnerId,
-          customerId: customer.id,
-          walletId: wallet.id,
-          name: request.name,
-          status: issued ? 'approved' : 'under_review',
-          senderCurrency,
-          receiverCurrency: request.receiver.currency,
-          acceptsThirdPartyPayments: senderCurrency === 'EUR' ? (request.accepts_third_party_payments ?? false) : null,
-          depositAddresses: (issued?.depositAddresses ?? {}) as Prisma.InputJsonObject,
-          decidedAt: issued ? new Date() : null,
-        },
-        include: withWallet,
+      const row = await insertVirtualAccount(tx, {
+        id,
+        partnerId,
+        customerId: customer.id,
+        walletId: wallet.id,
+        name: request.name,
+        status: issued ? 'approved' : 'under_review',
+        senderCurrency,
+        receiverCurrency: request.receiver.currency,
+        acceptsThirdPartyPayments: senderCurrency === 'EUR' ? (request.accepts_third_party_payments ?? false) : null,
+        depositAddresses: issued?.depositAddresses ?? {},
+        decidedAt: issued ? new Date() : null,
       });
       if (issued) await storeDepositReferences(tx, id, issued);
       const resource = toVirtualAccount(row);
@@ -166,7 +167,7 @@ export async function cancelVirtualAccount(
       await withTemporalDeadline(services, () => handle.result()).catch(() => undefined);
     }
   }
-  const updated = await services.prisma.$transaction((tx) =>
+  const updated = await withDatabaseTransaction(services.prisma, (tx) =>
     cancelVirtualAccountRow(
       tx,
       row.id,

@@ -1,10 +1,11 @@
 // Wallet commands: the 404 lookup and creation (address, then the row and its zero ledger balances).
-import { ownedBy, type Db } from '../persistence/database';
+import { ownedBy, withDatabaseTransaction, type Db } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
 import { ApiError } from '../http/errors';
 import { ledgerAccounts, openWalletLedgerAccounts, postLedgerEntries } from '../ledger';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
-import { toWallet, WalletRow, withBalances } from '../presenters/wallets';
+import { findWallet, insertWallet, readWallet, WalletRow } from '../persistence/wallets';
+import { toWallet } from '../presenters/wallets';
 import type { CreateWalletRequest, WalletResource } from '../schemas/wallets';
 import type { ApiServices } from '../app-services';
 import { requireApprovedCustomer } from './customers';
@@ -12,9 +13,7 @@ import { writeTransaction } from '../temporal/write-then-start';
 
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
 export async function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
-  const row = isUuid(walletId)
-    ? ownedBy(await db.wallet.findUnique({ where: { id: walletId }, include: withBalances }), partnerId)
-    : null;
+  const row = isUuid(walletId) ? ownedBy(await findWallet(db, walletId), partnerId) : null;
   if (!row) throw ApiError.notFound('wallet', walletId);
   return row;
 }
@@ -35,11 +34,17 @@ export async function createWallet(
     chain: request.chain,
   });
   return writeTransaction(services.prisma, async (tx) => {
-    await tx.wallet.create({
-      data: { id, partnerId, customerId: customer.id, name: request.name, chain: request.chain, address, keyReference },
+    await insertWallet(tx, {
+      id,
+      partnerId,
+      customerId: customer.id,
+      name: request.name,
+      chain: request.chain,
+      address,
+      keyReference,
     });
     await openWalletLedgerAccounts(tx, id);
-    return toWallet(await tx.wallet.findUniqueOrThrow({ where: { id }, include: withBalances }));
+    return toWallet(await readWallet(tx, id));
   });
 }
 
@@ -58,7 +63,7 @@ export async function fundSandboxWallet(
   if (problem) throw ApiError.invalidParam('amount', problem);
   const amount = Money.parse(currency, request.amount);
   const wallet = await findWalletOrThrow(services.prisma, partnerId, walletId);
-  return services.prisma.$transaction(async (tx) => {
+  return withDatabaseTransaction(services.prisma, async (tx) => {
     await postLedgerEntries(tx, {
       reference: `sandbox-funding:${newId()}`,
       description: `sandbox funding of wallet ${wallet.id}`,
@@ -67,6 +72,6 @@ export async function fundSandboxWallet(
         { account: ledgerAccounts.wallet(wallet.id, currency), amount: amount.toString() },
       ],
     });
-    return toWallet(await tx.wallet.findUniqueOrThrow({ where: { id: wallet.id }, include: withBalances }));
+    return toWallet(await readWallet(tx, wallet.id));
   });
 }

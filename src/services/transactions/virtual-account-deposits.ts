@@ -7,9 +7,9 @@ import { decideVirtualAccountDeposit } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import { postLedgerEntries, settlementEntries } from '../../ledger';
 import { ledgerReference } from '../../persistence/transaction-postings';
-import { insertRow } from '../../persistence/sql-rows';
-import { findVirtualAccountByDepositReference } from '../../persistence/virtual-account-deposits';
-import { beneficiaryNameOf, VirtualAccountRow } from '../../presenters/virtual-accounts';
+import { insertTransactionDeposit } from '../../persistence/transactions';
+import { findVirtualAccountByDepositReference, type VirtualAccountRow } from '../../persistence/virtual-accounts';
+import { beneficiaryNameOf } from '../../presenters/virtual-accounts';
 import type { DepositRail } from '../../providers/deposit-accounts';
 import type { IncomingDeposit } from '../../providers/transaction-deposits';
 import { lockTerms, priceWithinRanges } from '../quotes';
@@ -77,7 +77,7 @@ export async function receiveVirtualAccountDeposit(
       deposit: null,
       funded: decision.action === 'settle' ? { action: 'settle' } : { action: 'refund', reason: decision.reason },
       afterInsert: async (tx) => {
-        await insertRow(tx, 'TransactionDeposit', {
+        await insertTransactionDeposit(tx, {
           id: newId(),
           transactionId: id,
           currency: credit.amount.currency,

@@ -1,0 +1,173 @@
+// The virtual_accounts table (read with the receiving wallet) and virtual_account_deposits: the bank references
+// (IBANs, account numbers) issued to virtual accounts, by which incoming bank credits find their account.
+import type { KeysetQuery } from '../http/pagination';
+import { newId } from '../domain/ids';
+import type {
+  DepositAccountIssuer,
+  DepositAddresses,
+  DepositRail,
+  IssuedDepositDetails,
+  SenderCurrency,
+} from '../providers/deposit-accounts';
+import type { DatabaseTransaction, Db, Prisma } from './database';
+
+export const withWallet = { wallet: true } as const;
+export type VirtualAccountRow = Prisma.VirtualAccountGetPayload<{ include: typeof withWallet }>;
+
+/** With the customer too, whose name the deposit details are issued to. */
+export const withWalletAndCustomer = { ...withWallet, customer: true } as const;
+export type VirtualAccountWithCustomerRow = Prisma.VirtualAccountGetPayload<{
+  include: typeof withWalletAndCustomer;
+}>;
+
+/** Any partner's virtual account by id, or null. */
+export async function findVirtualAccount(db: Db, id: string): Promise<VirtualAccountRow | null> {
+  return db.virtualAccount.findUnique({ where: { id }, include: withWallet });
+}
+
+/** A page of a partner's virtual accounts, optionally one customer's. */
+export async function listVirtualAccounts(
+  db: Db,
+  filter: { partnerId: string; customerId?: string },
+  keyset: KeysetQuery,
+): Promise<VirtualAccountRow[]> {
+  return db.virtualAccount.findMany({
+    where: { ...filter, ...keyset.where },
+    orderBy: keyset.orderBy,
+    take: keyset.take,
+    include: withWallet,
+  });
+}
+
+export async function insertVirtualAccount(
+  tx: DatabaseTransaction,
+  account: {
+    id: string;
+    partnerId: string;
+    customerId: string;
+    walletId: string;
+    name: string;
+    status: string;
+    senderCurrency: string;
+    receiverCurrency: string;
+    acceptsThirdPartyPayments: boolean | null;
+    depositAddresses: DepositAddresses;
+    decidedAt: Date | null;
+  },
+): Promise<VirtualAccountRow> {
+  return tx.virtualAccount.create({
+    data: { ...account, depositAddresses: account.depositAddresses as Prisma.InputJsonObject },
+    include: withWallet,
+  });
+}
+
+/** Takes the account's row lock in `tx`: one decision or cancellation of it at a time. */
+async function lockRow(tx: DatabaseTransaction, id: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM virtual_accounts WHERE id = ${id}::uuid FOR UPDATE`;
+}
+
+/** The account under its row lock, or null. */
+export async function lockVirtualAccount(tx: DatabaseTransaction, id: string): Promise<VirtualAccountRow | null> {
+  await lockRow(tx, id);
+  return tx.virtualAccount.findUnique({ where: { id }, include: withWallet });
+}
+
+/** The account and its customer under the account's row lock, or null: what a review decision reads. */
+export async function lockVirtualAccountWithCustomer(
+  tx: DatabaseTransaction,
+  id: string,
+): Promise<VirtualAccountWithCustomerRow | null> {
+  await lockRow(tx, id);
+  return tx.virtualAccount.findUnique({ where: { id }, include: withWalletAndCustomer });
+}
+
+export async function markVirtualAccountApproved(
+  tx: DatabaseTransaction,
+  id: string,
+  depositAddresses: DepositAddresses,
+  decidedAt: Date,
+): Promise<VirtualAccountRow> {
+  return tx.virtualAccount.update({
+    where: { id },
+    data: { status: 'approved', depositAddresses: depositAddresses as Prisma.InputJsonObject, decidedAt },
+    include: withWallet,
+  });
+}
+
+/** The reason is kept for operators. */
+export async function markVirtualAccountRejected(
+  tx: DatabaseTransaction,
+  id: string,
+  reason: string | null,
+  decidedAt: Date,
+): Promise<VirtualAccountRow> {
+  return tx.virtualAccount.update({
+    where: { id },
+    data: { status: 'rejected', rejectionReason: reason, decidedAt },
+    include: withWallet,
+  });
+}
+
+export async function markVirtualAccountCancelled(tx: DatabaseTransaction, id: string): Promise<VirtualAccountRow> {
+  return tx.virtualAccount.update({ where: { id }, data: { status: 'cancelled' }, include: withWallet });
+}
+
+/** Counts the reminders sent about a review nobody has decided; answers whose account it is. */
+export async function recordReviewReminder(db: Db, id: string, reminder: number): Promise<{ partnerId: string }> {
+  return db.virtualAccount.update({ where: { id }, data: { reviewReminders: reminder }, select: { partnerId: true } });
+}
+
+/** Normalises a bank reference as issued: IBANs without spaces and upper case, account numbers as digits. */
+function normaliseReference(rail: DepositRail, reference: string): string {
+  const compact = reference.replace(/[\s-]/g, '');
+  return rail === 'sepa' ? compact.toUpperCase() : compact;
+}
+
+/**
+ * The virtual account an incoming bank credit is for: the IBAN (sepa) or account number (ach, wire,
+ * swift) it was sent to. Any partner's; null when the reference names no virtual account.
+ */
+export async function findVirtualAccountByDepositReference(
+  db: Db,
+  reference: { rail: DepositRail; identifier: string },
+): Promise<VirtualAccountRow | null> {
+  const found = await db.virtualAccountDeposit.findUnique({
+    where: {
+      rail_identifier: { rail: reference.rail, identifier: normaliseReference(reference.rail, reference.identifier) },
+    },
+    include: { virtualAccount: { include: withWallet } },
+  });
+  return found?.virtualAccount ?? null;
+}
+
+const MAX_ISSUE_ATTEMPTS = 10;
+
+/**
+ * Issues deposit details whose identifiers no other virtual account holds (a taken number moves on
+ * to the next attempt; the unique index on virtual_account_deposits is the final guard). Shared by the
+ * create command (sandbox: issued at once) and the approval activity.
+ */
+export async function allocateDepositDetails(
+  tx: DatabaseTransaction,
+  issuer: DepositAccountIssuer,
+  request: { virtualAccountId: string; senderCurrency: SenderCurrency; beneficiaryName: string },
+): Promise<IssuedDepositDetails> {
+  for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt += 1) {
+    const issued = issuer.issue({ ...request, attempt });
+    const taken = await tx.virtualAccountDeposit.count({
+      where: { OR: issued.references.map(({ rail, identifier }) => ({ rail, identifier })) },
+    });
+    if (taken === 0) return issued;
+  }
+  throw new Error(`no free deposit account number after ${MAX_ISSUE_ATTEMPTS} attempts`);
+}
+
+export async function storeDepositReferences(
+  tx: DatabaseTransaction,
+  virtualAccountId: string,
+  issued: IssuedDepositDetails,
+): Promise<void> {
+  await tx.virtualAccountDeposit.createMany({
+    data: issued.references.map((reference) => ({ id: newId(), virtualAccountId, ...reference })),
+  });
+}

@@ -1,0 +1,46 @@
+// The wallets table: service-managed wallets, read with their balances (their ledger accounts, which the
+// ledger writes).
+import type { KeysetQuery } from '../http/pagination';
+import type { DatabaseTransaction, Db, Prisma } from './database';
+
+export const withBalances = { ledgerAccounts: true } as const;
+export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;
+
+/** Any partner's wallet by id, or null. */
+export async function findWallet(db: Db, id: string): Promise<WalletRow | null> {
+  return db.wallet.findUnique({ where: { id }, include: withBalances });
+}
+
+/** A wallet known to exist (e.g. just written in `db`). */
+export async function readWallet(db: Db, id: string): Promise<WalletRow> {
+  return db.wallet.findUniqueOrThrow({ where: { id }, include: withBalances });
+}
+
+/** A page of a partner's wallets, optionally one customer's. */
+export async function listWallets(
+  db: Db,
+  filter: { partnerId: string; customerId?: string },
+  keyset: KeysetQuery,
+): Promise<WalletRow[]> {
+  return db.wallet.findMany({
+    where: { ...filter, ...keyset.where },
+    orderBy: keyset.orderBy,
+    take: keyset.take,
+    include: withBalances,
+  });
+}
+
+export async function insertWallet(
+  tx: DatabaseTransaction,
+  wallet: {
+    id: string;
+    partnerId: string;
+    customerId: string;
+    name: string;
+    chain: string;
+    address: string;
+    keyReference: string;
+  },
+): Promise<void> {
+  await tx.wallet.create({ data: wallet });
+}
