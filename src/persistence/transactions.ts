@@ -21,10 +21,15 @@ export const readTransactionRow = (db: Db | SqlTransaction, id: string) => readR
 /** The transaction under its row lock (one change of it at a time, across workers), in `tx`. */
 export const lockTransactionRow = (tx: SqlTransaction, id: string) => readRowById(tx, lockedTransactionRowById, id);
 
-/** Columns of a new transaction row (ids, status, amounts, deposit details, times). */
-export type NewTransactionRow = Prisma.TransactionUncheckedCreateInput;
+/** Columns of a new transaction row (ids, status, amounts, deposit details, times); JSON null stored as NULL. */
+export type NewTransactionRow = Omit<Prisma.TransactionUncheckedCreateInput, 'depositInstructions'> & {
+  depositInstructions?: object | null;
+};
 
-/** Inserts a transaction in the caller's SQL transaction (the one insert of every transaction, in SQL: Prisma would compile it on each call). */
+/**
+ * Inserts a transaction in the caller's SQL transaction (the one insert of every transaction, in SQL: Prisma would
+ * compile it on each call).
+ */
 export async function insertTransaction(tx: SqlTransaction, row: NewTransactionRow): Promise<void> {
   await insertRow(tx, 'Transaction', row);
 }

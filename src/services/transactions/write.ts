@@ -2,7 +2,7 @@
 // start of its settlement workflow in one database transaction (writeThenStart), the quote used once and given back
 // when the write fails.
 import { randomBytes } from 'node:crypto';
-import { isUniqueViolation, Prisma, type SqlTransaction } from '../../persistence/database';
+import { isUniqueViolation, type SqlTransaction } from '../../persistence/database';
 import { Currency, Money } from '../../domain/money';
 import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
 import type { PaymentRail } from '../../domain/rails';
@@ -10,8 +10,7 @@ import { depositReferenceFrom, eventGroupOf, TransactionType } from '../../domai
 import { recordEvent } from '../../events';
 import { ApiError } from '../../http/errors';
 import { LedgerError } from '../../ledger';
-import { insertRow } from '../../persistence/sql-rows';
-import { readTransactionRow } from '../../persistence/transactions';
+import { insertTransaction, type NewTransactionRow, readTransactionRow } from '../../persistence/transactions';
 import { toTransaction, TransactionRow } from '../../presenters/transactions';
 import type { SenderDepositInstructions } from '../../providers/transaction-deposits';
 import { consumeQuote, releaseQuote } from '../quotes';
@@ -23,7 +22,7 @@ import { SettlementInput, settlementWorkflow } from '../../../workflows/settleme
 
 /** Columns of a new transaction that its type decides; the writer adds ids, status, deposit details and times. */
 type TransactionColumns = Omit<
-  Prisma.TransactionUncheckedCreateInput,
+  NewTransactionRow,
   | 'id'
   | 'partnerId'
   | 'customerId'
@@ -71,8 +70,7 @@ export async function writeTransaction(
     return await writeThenStart(
       services,
       async (tx, start) => {
-        // In SQL (sql-rows.ts): the one insert of every transaction, which Prisma would compile on each call.
-        await insertRow(tx, 'Transaction', {
+        await insertTransaction(tx, {
           ...t.columns,
           id: t.id,
           partnerId: t.partnerId,
