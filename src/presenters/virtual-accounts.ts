@@ -4,7 +4,7 @@ import type { Prisma } from '../persistence/database';
 import type { Chain } from '../domain/chains';
 import type { DepositAddresses, SenderCurrency } from '../providers/deposit-accounts';
 import type { VirtualAccountResource, VirtualAccountStatus } from '../schemas/virtual-accounts';
-import type { CustomerRow } from './customers';
+import type { CustomerRow } from '../persistence/customers';
 
 export const withWallet = { wallet: true } as const;
 export type VirtualAccountRow = Prisma.VirtualAccountGetPayload<{ include: typeof withWallet }>;
