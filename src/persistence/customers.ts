@@ -99,10 +99,7 @@ export function insertCustomer(
   });
 }
 
-/**
- * Replaces the link with `link` unless another request renewed it first: conditional on the version, so of two
- * concurrent renewals one wins. `updatedAt` stays: the customer itself did not change.
- */
+/** Replaces the link with `link` unless its version changed meanwhile; `updatedAt` stays (the customer did not change). */
 export async function renewVerificationLink(
   db: Db,
   row: Pick<CustomerRow, 'id' | 'verificationLinkVersion' | 'updatedAt'>,
