@@ -3,30 +3,32 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { recordEvent } from '../src/events';
 import { stepNeedsDocument, stepsFor, VerificationDecision } from '../src/domain/verification';
-import {
-  CustomerRow,
-  missingBeforeReview,
-  nextVerificationLink,
-  toCustomerForEvent,
-  withBeneficiaries,
-  withReviewInputs,
-} from '../src/presenters/customers';
+import { missingBeforeReview, nextVerificationLink, toCustomerForEvent } from '../src/presenters/customers';
 import type { CustomerStatus } from '../src/schemas/customers';
 import type { SubmissionReceipt } from '../src/providers/verification';
 import type { ActivityServices } from './services';
-import type { Prisma } from '../src/persistence/database';
+import { type DatabaseTransaction, withDatabaseTransaction } from '../src/persistence/database';
+import {
+  approveStepsUnderReview,
+  CustomerRow,
+  findCustomerWithReviewInputs,
+  lockCustomer,
+  putOpenStepsUnderReview,
+  rejectVerificationStep,
+  updateCustomerStatus,
+} from '../src/persistence/customers';
 
 export type SubmitResult = { accepted: true; receipt: SubmissionReceipt } | { accepted: false; missing: string[] };
 
-async function loadCustomer(tx: Prisma.TransactionClient, customerId: string) {
+async function loadCustomer(tx: DatabaseTransaction, customerId: string) {
   // Row lock: one status change of a customer at a time, even across workers.
-  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId}::uuid FOR UPDATE`;
-  const customer = await tx.customer.findUnique({ where: { id: customerId }, include: withReviewInputs });
+  await lockCustomer(tx, customerId);
+  const customer = await findCustomerWithReviewInputs(tx, customerId);
   if (!customer) throw ApplicationFailure.nonRetryable(`customer ${customerId} does not exist`, 'CustomerNotFound');
   return customer;
 }
 
-async function announce(tx: Prisma.TransactionClient, row: CustomerRow): Promise<void> {
+async function announce(tx: DatabaseTransaction, row: CustomerRow): Promise<void> {
   await recordEvent(tx, {
     partnerId: row.partnerId,
     type: `customer.${row.status as Exclude<CustomerStatus, 'pending'>}`,
@@ -43,7 +45,7 @@ export function createCustomerActivities({ prisma, config, verificationProvider 
      * under_review (event customer.under_review), then hands the customer to the provider.
      */
     async submitCustomerForReview(customerId: string): Promise<SubmitResult> {
-      const outcome = await prisma.$transaction(async (tx) => {
+      const outcome = await withDatabaseTransaction(prisma, async (tx) => {
         const customer = await loadCustomer(tx, customerId);
         if (customer.status === 'under_review') return { accepted: true as const, customer }; // a retry
         if (customer.status !== 'pending' && customer.status !== 'partially_rejected') {
@@ -52,16 +54,14 @@ export function createCustomerActivities({ prisma, config, verificationProvider 
         const missing = missingBeforeReview(customer);
         if (missing.length > 0) return { accepted: false as const, missing };
 
-        await tx.verificationStep.updateMany({
-          where: { customerId, state: { in: ['pending', 'partially_rejected'] } },
-          data: { state: 'under_review', rejectionCodes: [], rejectionDescription: null },
-        });
-        const updated = await tx.customer.update({
-          where: { id: customerId },
-          // Every status change replaces the hosted page's link: the old token stops working.
-          data: { status: 'under_review', ...nextVerificationLink(config, customer) },
-          include: withBeneficiaries,
-        });
+        await putOpenStepsUnderReview(tx, customerId);
+        // Every status change replaces the hosted page's link: the old token stops working.
+        const updated = await updateCustomerStatus(
+          tx,
+          customerId,
+          'under_review',
+          nextVerificationLink(config, customer),
+        );
         await announce(tx, updated);
         return { accepted: true as const, customer };
       });
@@ -76,31 +76,26 @@ export function createCustomerActivities({ prisma, config, verificationProvider 
 
     /** Applies a verification result to the steps under review and to the customer, with its event. */
     async applyVerificationDecision(customerId: string, decision: VerificationDecision): Promise<CustomerStatus> {
-      return prisma.$transaction(async (tx) => {
+      return withDatabaseTransaction(prisma, async (tx) => {
         const customer = await loadCustomer(tx, customerId);
         if (customer.status !== 'under_review') return customer.status as CustomerStatus; // a retry
         const known = new Set<string>(stepsFor(customer.type as 'individual' | 'business'));
         for (const step of decision.rejected_steps) {
           if (!known.has(step.name)) continue;
-          await tx.verificationStep.update({
-            where: { customerId_name: { customerId, name: step.name } },
-            data: {
-              state: decision.outcome,
-              rejectionCodes: step.rejection_code,
-              rejectionDescription: step.rejection_description,
-              awaitingDocument: decision.outcome === 'partially_rejected' && stepNeedsDocument(step.name),
-            },
+          await rejectVerificationStep(tx, customerId, step.name, {
+            state: decision.outcome,
+            rejectionCodes: step.rejection_code,
+            rejectionDescription: step.rejection_description,
+            awaitingDocument: decision.outcome === 'partially_rejected' && stepNeedsDocument(step.name),
           });
         }
-        await tx.verificationStep.updateMany({
-          where: { customerId, state: 'under_review' },
-          data: { state: 'approved' },
-        });
-        const updated = await tx.customer.update({
-          where: { id: customerId },
-          data: { status: decision.outcome, ...nextVerificationLink(config, customer) },
-          include: withBeneficiaries,
-        });
+        await approveStepsUnderReview(tx, customerId);
+        const updated = await updateCustomerStatus(
+          tx,
+          customerId,
+          decision.outcome,
+          nextVerificationLink(config, customer),
+        );
         await announce(tx, updated);
         return decision.outcome;
       });

@@ -3,13 +3,14 @@
 // `Authorization: Bearer <key>` and `api-key: <key>`. A key works only in its environment: `sk_live_` keys in
 // production, `sk_sandbox_` keys in the sandbox. Keys are looked up on every request (no cache), so a revocation
 // takes effect on the next request; `last_used_at` is refreshed at most once a minute. The lookup is one prepared
-// SQL statement on the Prisma client's pool (sqlPoolOf): every request makes it, and through Prisma it cost four
-// times the CPU (`npm run bench`). Failed lookups are limited per client address (AUTH_FAILURE_LIMIT): over the limit the
+// SQL statement on the Prisma client's pool (src/persistence/api-keys.ts): every request makes it, and through Prisma
+// it cost four times the CPU (`npm run bench`). Failed lookups are limited per client address (AUTH_FAILURE_LIMIT): over the limit the
 // address is answered 429 rate_limited before its key is looked up.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { AppConfig, AppEnvironment } from '../config';
-import { PrismaClient, sqlPoolOf } from '../persistence/database';
+import type { PrismaClient } from '../persistence/database';
+import { findApiKeyByHash, touchApiKey } from '../persistence/api-keys';
 import { ApiError } from './errors';
 import { countAuthFailure, refuseAddressOverAuthFailureLimit } from './rate-limit';
 import type { AuthenticatedPartner } from './route';
@@ -43,9 +44,6 @@ export function apiKeyFromHeaders(ctx: Context): string | null {
   }
   return fromAuthorization || fromApiKeyHeader || null;
 }
-
-const keyLookup = `SELECT k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, k.last_used_at, p.id, p.name
-  FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_hash = $1`;
 
 /**
  * The partner of the request's API key. A client address over its limit of failed authentications is refused (429)
@@ -85,27 +83,10 @@ function presentedApiKey(ctx: Context, appEnv: AppEnvironment): string {
 
 /** The key's partner, or null for an unknown or revoked key: the one lookup by its hash (and the last-used stamp). */
 async function partnerOfApiKey(prisma: PrismaClient, apiKey: string): Promise<AuthenticatedPartner | null> {
-  const pool = sqlPoolOf(prisma);
-  // A named (prepared) statement: parsed and planned once per connection.
-  const { rows } = await pool.query<{
-    key_id: string;
-    revoked: boolean;
-    last_used_at: Date | null;
-    id: string;
-    name: string;
-  }>({
-    name: 'authenticate-api-key',
-    text: keyLookup,
-    values: [hashApiKey(apiKey)],
-  });
-  const key = rows[0];
+  const key = await findApiKeyByHash(prisma, hashApiKey(apiKey));
   if (!key || key.revoked) return null;
   if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await pool.query({
-      name: 'touch-api-key',
-      text: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1',
-      values: [key.key_id],
-    });
+    await touchApiKey(prisma, key.key_id);
   }
   return { id: key.id, name: key.name };
 }

@@ -13,6 +13,13 @@
 // (src/domain/secret-box.ts), bound to their partner and key.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db, SqlTransaction } from '../persistence/database';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  findIdempotencyKey,
+  refreshIdempotencyClaim,
+  releaseIdempotencyClaim,
+} from '../persistence/idempotency-keys';
 import type { SecretBox } from '../domain/secret-box';
 import { currentRequestContext } from '../request-context';
 import { ApiError } from './errors';
@@ -68,37 +75,6 @@ export function validateIdempotencyKey(key: string): void {
   }
 }
 
-/** Claims the key; true when this request is the one to process it. */
-async function claim(
-  db: Db,
-  request: IdempotentRequest,
-  fingerprint: string,
-  owner: string,
-  abandonedClaimMs: number,
-): Promise<boolean> {
-  const claimed = await db.$executeRaw`
-    INSERT INTO idempotency_keys (partner_id, key, fingerprint, method, path, state, owner_token, expires_at)
-    VALUES (${request.partnerId}::uuid, ${request.key}, ${fingerprint}, ${request.method}, ${request.path}, 'in_progress',
-            ${owner}::uuid, now() + make_interval(hours => ${IDEMPOTENCY_RETENTION_HOURS}))
-    ON CONFLICT (partner_id, key) DO UPDATE
-      SET fingerprint = EXCLUDED.fingerprint, method = EXCLUDED.method, path = EXCLUDED.path, state = 'in_progress',
-          owner_token = EXCLUDED.owner_token,
-          response_status = NULL, response_body = NULL, locked_at = now(), created_at = now(),
-          expires_at = EXCLUDED.expires_at, completed_at = NULL
-      WHERE idempotency_keys.expires_at < now()
-         OR (idempotency_keys.state = 'in_progress'
-             AND idempotency_keys.fingerprint = EXCLUDED.fingerprint
-             AND idempotency_keys.locked_at < now() - make_interval(secs => ${abandonedClaimMs / 1000}))`;
-  return claimed === 1;
-}
-
-/** Frees the key for a retry; only the owner's claim, and only while in progress. */
-async function release(db: Db, request: IdempotentRequest, owner: string): Promise<void> {
-  await db.idempotencyKey.deleteMany({
-    where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
-  });
-}
-
 /** Attempts of releaseSoon, and the pause before the first retry (doubled each time). */
 const RELEASE_ATTEMPTS = 6;
 const RELEASE_FIRST_RETRY_MS = 500;
@@ -109,7 +85,7 @@ const RELEASE_FIRST_RETRY_MS = 500;
  * background a few times (over about 15 s), and the key frees within moments of the database coming back.
  */
 function releaseSoon(db: Db, request: IdempotentRequest, owner: string, attempt = 1): Promise<void> {
-  return release(db, request, owner).catch(() => {
+  return releaseIdempotencyClaim(db, request, owner).catch(() => {
     if (attempt >= RELEASE_ATTEMPTS) return; // the claim is taken over once abandoned
     const retry = setTimeout(
       () => void releaseSoon(db, request, owner, attempt + 1),
@@ -132,13 +108,7 @@ async function complete(
 ): Promise<void> {
   const sealed =
     response.body === undefined ? null : { sealed: box.seal(JSON.stringify(response.body), sealedContext(request)) };
-  // In SQL so that it runs in either kind of write transaction (writeTransaction): Prisma's and sqlTransaction's.
-  const count = await db.$executeRaw`UPDATE idempotency_keys
-    SET state = 'completed', response_status = ${response.status},
-      response_body = ${sealed === null ? null : JSON.stringify(sealed)}::jsonb, completed_at = now()
-    WHERE partner_id = ${request.partnerId}::uuid AND key = ${request.key} AND state = 'in_progress'
-      AND owner_token = ${owner}::uuid`;
-  if (count !== 1) {
+  if (!(await completeIdempotencyKey(db, request, owner, { status: response.status, body: sealed }))) {
     throw new ApiError(
       'idempotency_key_in_use',
       'This request lost its claim on the Idempotency-Key to a retry; retry to get the stored result.',
@@ -161,12 +131,7 @@ function storedBody(stored: unknown, request: IdempotentRequest, box: SecretBox)
 function keepClaimAlive(db: Db, request: IdempotentRequest, owner: string, abandonedClaimMs: number): () => void {
   const timer = setInterval(
     () => {
-      void db.idempotencyKey
-        .updateMany({
-          where: { partnerId: request.partnerId, key: request.key, state: 'in_progress', ownerToken: owner },
-          data: { lockedAt: new Date() },
-        })
-        .catch(() => undefined);
+      void refreshIdempotencyClaim(db, request, owner).catch(() => undefined);
     },
     Math.min(HEARTBEAT_MS, abandonedClaimMs / 4),
   );
@@ -190,12 +155,18 @@ export async function withIdempotency(
   const fingerprint = fingerprintOf(request);
   const owner = randomUUID();
   const deadline = Date.now() + MAX_WAIT_MS;
+  const claim = {
+    fingerprint,
+    method: request.method,
+    path: request.path,
+    owner,
+    retentionHours: IDEMPOTENCY_RETENTION_HOURS,
+    abandonedClaimMs,
+  };
   let pause = 10;
   for (;;) {
-    if (await claim(db, request, fingerprint, owner, abandonedClaimMs)) break;
-    const existing = await db.idempotencyKey.findUnique({
-      where: { partnerId_key: { partnerId: request.partnerId, key: request.key } },
-    });
+    if (await claimIdempotencyKey(db, request, claim)) break;
+    const existing = await findIdempotencyKey(db, request);
     if (!existing) continue; // released by a failed first attempt: claim again
     if (existing.fingerprint !== fingerprint) {
       throw new ApiError(

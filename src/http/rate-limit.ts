@@ -1,7 +1,7 @@
 // Rate limits: RATE_LIMIT_PARTNER_REQUESTS per partner on the API, RATE_LIMIT_PUBLIC_REQUESTS per client address
 // on the unauthenticated routes that opt in (the hosted verification pages and uploads; not health checks), per
 // RATE_LIMIT_WINDOW_SECONDS (fixed windows). The counters live in PostgreSQL (table rate_limits, rate-limiter-flexible's PostgreSQL store, one
-// atomic upsert per request, a prepared statement on the pool under Prisma), so the limits hold across every API process. Should the database not answer, a
+// atomic upsert per request, src/persistence/rate-limits.ts), so the limits hold across every API process. Should the database not answer, a
 // per-process counter with the same limits stands in (the library's insurance limiter).
 // Failed authentications: AUTH_FAILURE_LIMIT failed key lookups (unknown or revoked keys) per client address per
 // AUTH_FAILURE_WINDOW_SECONDS, counted in the same table (only failures are counted: a valid key costs nothing more).
@@ -14,9 +14,10 @@
 // (policy "address" on the hosted pages, "auth" on the answers to failed authentications), and a refusal is 429
 // rate_limited with Retry-After (seconds).
 import type { Context } from 'koa';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, type RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppConfig } from '../config';
-import { sqlPoolOf, type PrismaClient } from '../persistence/database';
+import type { PrismaClient } from '../persistence/database';
+import { rateLimitCounters } from '../persistence/rate-limits';
 import { ApiError } from './errors';
 import type { AuthenticatedPartner, RouteDefinition } from './route';
 
@@ -58,15 +59,7 @@ interface Limiters {
 
 function createLimiters(prisma: PrismaClient, limits: AppConfig['rateLimits']): Limiters {
   const make = (policy: Policy, points: number, windowSeconds = limits.windowSeconds) =>
-    new RateLimiterPostgres({
-      // The pg pool under Prisma (sqlPoolOf): the library's prepared upsert, without Prisma compiling it on every
-      // request (a third of the API's CPU per GET went to that; `npm run bench`).
-      storeClient: sqlPoolOf(prisma),
-      storeType: 'pool',
-      tableName: 'rate_limits',
-      tableCreated: true, // by the migrations
-      // Expired counters are purged by the maintenance schedule, not by a timer in every API process.
-      clearExpiredByTimeout: false,
+    rateLimitCounters(prisma, {
       keyPrefix: policy,
       points,
       duration: windowSeconds,

@@ -1,6 +1,6 @@
 // Customers as the API shows them: the full resource (create, get and event payloads), the list
 // item and the verification details. Pure: rows in, API shapes out.
-import type { Prisma } from '../persistence/database';
+import type { CustomerRow, CustomerWithReviewInputs, VerificationStepRow } from '../persistence/customers';
 import {
   DocumentSide,
   DocumentType,
@@ -26,16 +26,6 @@ import type {
   CustomerType,
   VerificationDetails,
 } from '../schemas/customers';
-
-export type CustomerRow = Prisma.CustomerGetPayload<{ include: { beneficiaries: true } }>;
-export const withBeneficiaries = { beneficiaries: { orderBy: { position: 'asc' } } } as const;
-export type VerificationStepRow = Prisma.VerificationStepGetPayload<object>;
-/** A customer with what decides whether a review can start: documents and steps. */
-export const withReviewInputs = { ...withBeneficiaries, documents: true, verificationSteps: true } as const;
-export type CustomerWithReviewInputs = CustomerRow & {
-  documents: Prisma.CustomerDocumentGetPayload<object>[];
-  verificationSteps: VerificationStepRow[];
-};
 
 /**
  * What must still be uploaded before a review can start, in words the end user can act on: the minimum documents

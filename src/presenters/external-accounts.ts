@@ -1,9 +1,7 @@
 // External accounts as the API shows them: create, get, list items and event payloads are one shape.
-import type { Prisma } from '../persistence/database';
+import type { ExternalAccountRow } from '../persistence/external-accounts';
 import type { ExternalAccountStatus } from '../domain/external-accounts';
 import type { ExternalAccountResource } from '../schemas/external-accounts';
-
-export type ExternalAccountRow = Prisma.ExternalAccountGetPayload<object>;
 
 export function toExternalAccount(row: ExternalAccountRow): ExternalAccountResource {
   return {

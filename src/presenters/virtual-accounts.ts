@@ -4,7 +4,7 @@ import type { Chain } from '../domain/chains';
 import type { VirtualAccountRow } from '../persistence/virtual-accounts';
 import type { DepositAddresses, SenderCurrency } from '../providers/deposit-accounts';
 import type { VirtualAccountResource, VirtualAccountStatus } from '../schemas/virtual-accounts';
-import type { CustomerRow } from './customers';
+import type { CustomerRow } from '../persistence/customers';
 
 export function toVirtualAccount(row: VirtualAccountRow): VirtualAccountResource {
   return {

@@ -3,7 +3,8 @@ import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { customerLinkOf, toCustomer, toCustomerListItem, withBeneficiaries } from '../presenters/customers';
+import { listCustomers as listCustomerRows } from '../persistence/customers';
+import { customerLinkOf, toCustomer, toCustomerListItem } from '../presenters/customers';
 import {
   createCustomer,
   findCustomerOrThrow,
@@ -63,14 +64,7 @@ const listCustomers = defineRoute({
     schema: listSchema(customerListItemSchema, 'CustomerList'),
   },
   async handler({ query, partner, services }) {
-    const { rows, cursor } = await paginate(query, (keyset) =>
-      services.prisma.customer.findMany({
-        where: { partnerId: partner.id, ...keyset.where },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        include: withBeneficiaries,
-      }),
-    );
+    const { rows, cursor } = await paginate(query, (keyset) => listCustomerRows(services.prisma, partner.id, keyset));
     const current = await Promise.all(rows.map((row) => withCurrentLink(services, row)));
     return { items: current.map((row) => toCustomerListItem(row, customerLinkOf(services.config, row))), cursor };
   },

@@ -1,6 +1,7 @@
 // HTTP operations on external accounts (SPEC 4.2, 2.5).
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
+import { listExternalAccounts as listExternalAccountRows } from '../persistence/external-accounts';
 import { toExternalAccount } from '../presenters/external-accounts';
 import { ownedCustomerFilter } from '../services/customers';
 import { createExternalAccount, findExternalAccountOrThrow } from '../services/external-accounts';
@@ -73,11 +74,7 @@ const listExternalAccounts = defineRoute({
     const { customer_id: customerId, ...page } = query;
     const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, customerId);
     const { rows, cursor } = await paginate(page, (keyset) =>
-      services.prisma.externalAccount.findMany({
-        where: { partnerId: partner.id, ...byCustomer, ...keyset.where },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-      }),
+      listExternalAccountRows(services.prisma, partner.id, byCustomer, keyset),
     );
     return { items: rows.map(toExternalAccount), cursor };
   },

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ApiError } from '../http/errors';
 import { defineRoute } from '../http/route';
 import type { ApiServices } from '../app-services';
+import { appliedMigrationNames } from '../persistence/health';
 import { temporalIsReachable } from '../temporal/health';
 
 const tag = 'Health';
@@ -42,9 +43,7 @@ function bounded<T>(work: Promise<T>, fallback: T): Promise<T> {
 }
 
 async function databaseChecks(services: ApiServices): Promise<{ database: string; migrations: string }> {
-  const applied = await services.prisma.$queryRaw<Array<{ migration_name: string }>>`
-    SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-  const done = new Set(applied.map((row) => row.migration_name));
+  const done = new Set(await appliedMigrationNames(services.prisma));
   const shipped = shippedMigrations();
   const pending = shipped === null || shipped.some((name) => !done.has(name));
   return { database: 'ok', migrations: pending ? 'pending' : 'ok' };

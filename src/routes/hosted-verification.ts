@@ -20,8 +20,15 @@ import { hashVerificationToken, isWellFormedToken, verificationToken } from '../
 import { ApiError } from '../http/errors';
 import { readSingleFileUpload, SingleFileUpload } from '../http/multipart';
 import { defineRoute } from '../http/route';
-import { CustomerRow, missingBeforeReview, withBeneficiaries, withReviewInputs } from '../presenters/customers';
-import { hostedUploadCount, startVerification, uploadDocument } from '../services/customers';
+import {
+  countHostedUploads,
+  CustomerRow,
+  findCustomerByTokenHash,
+  readCustomerLinkState,
+  readCustomerWithReviewInputs,
+} from '../persistence/customers';
+import { missingBeforeReview } from '../presenters/customers';
+import { startVerification, uploadDocument } from '../services/customers';
 import { MAX_DOCUMENT_BYTES } from '../schemas/customers';
 import type { ApiServices } from '../app-services';
 
@@ -110,10 +117,7 @@ const messageQuery = z
 /** The customer of a valid link; 404 for unknown, replaced and expired links alike. */
 async function customerByToken(services: ApiServices, token: string): Promise<CustomerRow> {
   const customer = isWellFormedToken(token)
-    ? await services.prisma.customer.findUnique({
-        where: { verificationTokenHash: hashVerificationToken(token) },
-        include: withBeneficiaries,
-      })
+    ? await findCustomerByTokenHash(services.prisma, hashVerificationToken(token))
     : null;
   if (!customer || customer.verificationLinkExpiresAt.getTime() <= Date.now()) {
     throw new ApiError(
@@ -199,17 +203,13 @@ const pageRoute = defineRoute({
     return renderPage(customer, params.token, {
       notice: textOf(noticeTexts, query.notice, context),
       error: textOf(errorTexts, query.error, context),
-      uploadsLeft: (await hostedUploadCount(services.prisma, customer.id)) < uploadLimit,
+      uploadsLeft: (await countHostedUploads(services.prisma, customer.id)) < uploadLimit,
     });
   },
 });
 
 async function missingBeforeReviewOf(services: ApiServices, customer: CustomerRow): Promise<string[]> {
-  const row = await services.prisma.customer.findUniqueOrThrow({
-    where: { id: customer.id },
-    include: withReviewInputs,
-  });
-  return missingBeforeReview(row);
+  return missingBeforeReview(await readCustomerWithReviewInputs(services.prisma, customer.id));
 }
 
 /** The page's code for a refusal of a form action (a partner would see it as this API error). */
@@ -292,7 +292,7 @@ const uploadRoute = defineRoute({
     async read(ctx, services): Promise<HostedUpload> {
       // The link first: without a valid token not one byte of the body is read; nor once the cap is reached.
       const customer = await customerByToken(services, String(ctx.params.token));
-      if ((await hostedUploadCount(services.prisma, customer.id)) >= services.config.hostedUploadsPerCustomer)
+      if ((await countHostedUploads(services.prisma, customer.id)) >= services.config.hostedUploadsPerCustomer)
         return { refused: 'upload_limit_reached' };
       try {
         return await readSingleFileUpload(ctx, {
@@ -358,7 +358,7 @@ const submitRoute = defineRoute({
       async () => {
         await startVerification(services, customer);
         // The status changed, so the link did too: send the browser to the new one.
-        const current = await services.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } });
+        const current = await readCustomerLinkState(services.prisma, customer.id);
         token = verificationToken(services.config.secrets.encryptionKey, current.id, current.verificationLinkVersion);
         return { notice: 'submitted' };
       },

@@ -3,6 +3,14 @@
 // Keys are bound to the environment that creates them (sk_live_ in production, sk_sandbox_ in the sandbox).
 import type { AppEnvironment } from '../config';
 import type { Db } from '../persistence/database';
+import {
+  ApiKeyRow,
+  findApiKey,
+  insertApiKey,
+  listApiKeys as listApiKeyRows,
+  setApiKeyRevokedAt,
+} from '../persistence/api-keys';
+import { findPartner } from '../persistence/partners';
 import { newId } from '../domain/ids';
 import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
 
@@ -22,18 +30,7 @@ export interface CreatedApiKey extends ApiKeyListing {
   api_key: string;
 }
 
-type KeyRow = {
-  id: string;
-  partnerId: string;
-  keyPrefix: string;
-  label: string | null;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  partner: { name: string };
-};
-
-function toListing(row: KeyRow): ApiKeyListing {
+function toListing(row: ApiKeyRow): ApiKeyListing {
   return {
     key_id: row.id,
     partner_id: row.partnerId,
@@ -54,40 +51,26 @@ export async function createApiKey(
   partnerId: string,
   label?: string,
 ): Promise<CreatedApiKey> {
-  const partner = await db.partner.findUnique({ where: { id: partnerId } });
+  const partner = await findPartner(db, partnerId);
   if (!partner) throw new ApiKeyCommandError(`no partner ${partnerId}`);
   const apiKey = generateApiKey(appEnv);
-  const row = await db.apiKey.create({
-    data: {
-      id: newId(),
-      partnerId,
-      keyHash: hashApiKey(apiKey),
-      keyPrefix: displayPrefixOf(apiKey),
-      label: label ?? null,
-    },
-    include: { partner: { select: { name: true } } },
+  const row = await insertApiKey(db, partnerId, {
+    id: newId(),
+    keyHash: hashApiKey(apiKey),
+    keyPrefix: displayPrefixOf(apiKey),
+    label: label ?? null,
   });
   return { ...toListing(row), api_key: apiKey };
 }
 
 /** Every key (of one partner when given), oldest first; never the key itself. */
 export async function listApiKeys(db: Db, partnerId?: string): Promise<ApiKeyListing[]> {
-  const rows = await db.apiKey.findMany({
-    where: partnerId ? { partnerId } : {},
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    include: { partner: { select: { name: true } } },
-  });
-  return rows.map(toListing);
+  return (await listApiKeyRows(db, partnerId)).map(toListing);
 }
 
 /** Revokes a key by id; the next request with it answers 401 (keys are not cached). Revoking twice is a no-op. */
 export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyListing> {
-  const found = await db.apiKey.findUnique({ where: { id: keyId } }).catch(() => null);
+  const found = await findApiKey(db, keyId).catch(() => null);
   if (!found) throw new ApiKeyCommandError(`no API key ${keyId}`);
-  const row = await db.apiKey.update({
-    where: { id: keyId },
-    data: { revokedAt: found.revokedAt ?? new Date() },
-    include: { partner: { select: { name: true } } },
-  });
-  return toListing(row);
+  return toListing(await setApiKeyRevokedAt(db, keyId, found.revokedAt ?? new Date()));
 }

@@ -1,7 +1,22 @@
 // Customer commands: lookups (404 for another partner's customer), creation with its workflow,
 // document uploads and the verification updates the partner API and the hosted page share.
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import { ownedBy, type Db, type Prisma } from '../persistence/database';
+import { ownedBy, type Db } from '../persistence/database';
+import {
+  countHostedUploads,
+  CustomerRow,
+  findCustomer,
+  insertCustomer,
+  insertCustomerDocument,
+  listVerificationSteps,
+  lockCustomer,
+  markStepDocumentReceived,
+  NewBeneficiary,
+  NewCustomer,
+  readCustomer,
+  readCustomerLinkState,
+  renewVerificationLink,
+} from '../persistence/customers';
 import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';
@@ -13,12 +28,10 @@ import type { SingleFileUpload } from '../http/multipart';
 import { issuesToDetails } from '../http/validation';
 import {
   customerLinkOf,
-  CustomerRow,
   linkSettingsOf,
   toCustomer,
   toCustomerForEvent,
   toVerificationDetails,
-  withBeneficiaries,
 } from '../presenters/customers';
 import { isLinkCurrent, issueVerificationLink, offersVerificationLink } from '../domain/verification-links';
 import {
@@ -48,18 +61,13 @@ export async function withCurrentLink(services: ApiServices, row: CustomerRow): 
   if (!offersVerificationLink(row.status) || isLinkCurrent(settings, row)) return row;
   const renewed = issueVerificationLink(settings, row.id, row.verificationLinkVersion + 1);
   // Conditional on the version: of two concurrent renewals one wins and both show its (deterministic) link.
-  await services.prisma.customer.updateMany({
-    where: { id: row.id, verificationLinkVersion: row.verificationLinkVersion },
-    data: { ...renewed, updatedAt: row.updatedAt },
-  });
-  return services.prisma.customer.findUniqueOrThrow({ where: { id: row.id }, include: withBeneficiaries });
+  await renewVerificationLink(services.prisma, row, renewed);
+  return readCustomer(services.prisma, row.id);
 }
 
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
 export async function findCustomerOrThrow(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
-  const row = isUuid(customerId)
-    ? ownedBy(await db.customer.findUnique({ where: { id: customerId }, include: withBeneficiaries }), partnerId)
-    : null;
+  const row = isUuid(customerId) ? ownedBy(await findCustomer(db, customerId), partnerId) : null;
   if (!row) throw ApiError.notFound('customer', customerId);
   return row;
 }
@@ -106,7 +114,7 @@ export async function createCustomer(
     address: request.address,
     ...issueVerificationLink(linkSettingsOf(services.config), id, 1),
   };
-  const data: Prisma.CustomerUncheckedCreateInput =
+  const customer: NewCustomer =
     request.type === 'individual'
       ? {
           ...base,
@@ -122,31 +130,26 @@ export async function createCustomer(
           taxId: request.tax_id,
           website: request.website ?? null,
           noUbos: request.no_ubos,
-          beneficiaries: {
-            create: request.beneficiaries.map((beneficiary, position) => ({
-              id: newId(),
-              position,
-              firstName: beneficiary.first_name,
-              lastName: beneficiary.last_name,
-              email: beneficiary.email ?? null,
-              phoneNumber: beneficiary.phone_number ?? null,
-              dateOfBirth: new Date(`${beneficiary.date_of_birth}T00:00:00Z`),
-              tin: beneficiary.tin,
-              country: beneficiary.country,
-              shareSize: beneficiary.share_size,
-              address: beneficiary.address,
-            })),
-          },
         };
+  const beneficiaries: NewBeneficiary[] | undefined =
+    request.type === 'individual'
+      ? undefined
+      : request.beneficiaries.map((beneficiary, position) => ({
+          id: newId(),
+          position,
+          firstName: beneficiary.first_name,
+          lastName: beneficiary.last_name,
+          email: beneficiary.email ?? null,
+          phoneNumber: beneficiary.phone_number ?? null,
+          dateOfBirth: new Date(`${beneficiary.date_of_birth}T00:00:00Z`),
+          tin: beneficiary.tin,
+          country: beneficiary.country,
+          shareSize: beneficiary.share_size,
+          address: beneficiary.address,
+        }));
   const { config } = services;
   return writeThenStart(services, async (tx, start) => {
-    const row = await tx.customer.create({
-      data: {
-        ...data,
-        verificationSteps: { create: stepsFor(request.type).map((name) => ({ name, state: 'pending' })) },
-      },
-      include: withBeneficiaries,
-    });
+    const row = await insertCustomer(tx, customer, beneficiaries, stepsFor(request.type));
     const resource = toCustomer(row, customerLinkOf(config, row));
     await recordEvent(tx, {
       partnerId,
@@ -196,11 +199,6 @@ function refuseUnlessAcceptingDocuments(customer: CustomerRow): void {
  * `maxPerCustomer` documents per customer (HOSTED_UPLOADS_PER_CUSTOMER).
  */
 export type DocumentSource = { via: 'api' } | { via: 'hosted_page'; maxPerCustomer: number };
-
-/** The documents a customer uploaded through the hosted page. */
-export function hostedUploadCount(db: Db, customerId: string): Promise<number> {
-  return db.customerDocument.count({ where: { customerId, uploadedVia: 'hosted_page' } });
-}
 
 /**
  * Validates and stores one document (file + metadata) for a customer. From the hosted page, a customer who reached
@@ -262,36 +260,29 @@ export async function uploadDocument(
   try {
     await writeTransaction(services.prisma, async (tx) => {
       // Lock the customer so an upload cannot race a status change (e.g. check or a decision), nor another upload.
-      await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customer.id}::uuid FOR UPDATE`;
-      const current = await tx.customer.findUniqueOrThrow({ where: { id: customer.id }, include: withBeneficiaries });
+      await lockCustomer(tx, customer.id);
+      const current = await readCustomer(tx, customer.id);
       refuseUnlessAcceptingDocuments(current);
-      if (source.via === 'hosted_page' && (await hostedUploadCount(tx, customer.id)) >= source.maxPerCustomer) {
+      if (source.via === 'hosted_page' && (await countHostedUploads(tx, customer.id)) >= source.maxPerCustomer) {
         outcome = 'hosted_upload_limit_reached';
         return;
       }
-      await tx.customerDocument.create({
-        data: {
-          id: documentId,
-          customerId: customer.id,
-          beneficiaryId: valid.beneficiary_id ?? null,
-          documentType: valid.document_type,
-          documentSide: valid.document_side ?? null,
-          country: valid.country ?? null,
-          fileName: file.fileName,
-          contentType: detected.mime,
-          sizeBytes: file.sizeBytes,
-          sha256: file.sha256,
-          storageKey,
-          uploadedVia: source.via,
-        },
+      await insertCustomerDocument(tx, {
+        id: documentId,
+        customerId: customer.id,
+        beneficiaryId: valid.beneficiary_id ?? null,
+        documentType: valid.document_type,
+        documentSide: valid.document_side ?? null,
+        country: valid.country ?? null,
+        fileName: file.fileName,
+        contentType: detected.mime,
+        sizeBytes: file.sizeBytes,
+        sha256: file.sha256,
+        storageKey,
+        uploadedVia: source.via,
       });
       const step = stepOfDocument(valid.document_type, valid.beneficiary_id !== undefined);
-      if (step) {
-        await tx.verificationStep.updateMany({
-          where: { customerId: customer.id, name: step, awaitingDocument: true },
-          data: { awaitingDocument: false },
-        });
-      }
+      if (step) await markStepDocumentReceived(tx, customer.id, step);
     });
   } catch (error) {
     await services.documentStore.delete(storageKey);
@@ -396,12 +387,12 @@ async function updateVerificationWorkflow<T>(
     const refusal = refusalToApiError(error);
     if (refusal) throw refusal;
     if (error instanceof WorkflowNotFoundError) {
-      refuseIfDecided(await services.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } }));
+      refuseIfDecided(await readCustomerLinkState(services.prisma, customer.id));
     }
     throw error;
   }
 }
 
 export async function verificationDetailsOf(db: Db, customer: CustomerRow): Promise<VerificationDetails> {
-  return toVerificationDetails(customer, await db.verificationStep.findMany({ where: { customerId: customer.id } }));
+  return toVerificationDetails(customer, await listVerificationSteps(db, customer.id));
 }

@@ -1,6 +1,12 @@
 // External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
 // the row and its two events in one transaction.
-import { isUniqueViolation, ownedBy, type Db, type Prisma } from '../persistence/database';
+import { isUniqueViolation, ownedBy, type Db } from '../persistence/database';
+import {
+  ExternalAccountRow,
+  findExternalAccount,
+  findExternalAccountByIdentity,
+  insertExternalAccount,
+} from '../persistence/external-accounts';
 import { parsePixKey, PixKey } from '../domain/brazil';
 import {
   AccountIdentifiers,
@@ -16,17 +22,13 @@ import { PixDirectoryUnavailableError } from '../providers/pix-directory';
 import type { ScreeningResult } from '../providers/screening';
 import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails } from '../schemas/external-accounts';
 import type { ApiServices } from '../app-services';
-import { readRowById, rowByIdQuery } from '../persistence/sql-rows';
-import { ExternalAccountRow, toExternalAccount } from '../presenters/external-accounts';
+import { toExternalAccount } from '../presenters/external-accounts';
 import { findCustomerOrThrow } from './customers';
 import { writeTransaction } from '../temporal/write-then-start';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
-/** Read in SQL (sql-rows.ts): every payout and fiat-to-fiat transaction reads its receiving account. */
-const externalAccountById = rowByIdQuery<ExternalAccountRow>('ExternalAccount');
-
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
-  const row = isUuid(id) ? ownedBy(await readRowById(db, externalAccountById, id), partnerId) : null;
+  const row = isUuid(id) ? ownedBy(await findExternalAccount(db, id), partnerId) : null;
   if (!row) throw ApiError.notFound('external account', id);
   return row;
 }
@@ -175,12 +177,9 @@ export async function createExternalAccount(
   }
   const rail = await railDetailsOf(services, request);
   const accountIdentity = accountIdentityOf(rail.identifiers);
-  const findExisting = (db: Db) =>
-    db.externalAccount.findUnique({
-      where: { customerId_accountIdentity: { customerId: customer.id, accountIdentity } },
-    });
+  const findExisting = () => findExternalAccountByIdentity(services.prisma, customer.id, accountIdentity);
   // Checked first so that a repeat does not ask screening again; the unique index settles races.
-  const known = await findExisting(services.prisma);
+  const known = await findExisting();
   if (known) throw alreadyExists(known);
 
   const screening: ScreeningResult = await services.accountScreening.screen({
@@ -192,21 +191,19 @@ export async function createExternalAccount(
   const now = new Date();
   try {
     return await writeTransaction(services.prisma, async (tx) => {
-      const row = await tx.externalAccount.create({
-        data: {
-          id: newId(),
-          partnerId,
-          customerId: customer.id,
-          accountName: request.account_name,
-          paymentRail: request.payment_rail,
-          status,
-          isThirdParty: request.is_third_party,
-          details: rail.details as Prisma.InputJsonObject,
-          accountIdentity,
-          screeningReason: screening.outcome === 'rejected' ? screening.reason : null,
-          createdAt: now,
-          updatedAt: now,
-        },
+      const row = await insertExternalAccount(tx, {
+        id: newId(),
+        partnerId,
+        customerId: customer.id,
+        accountName: request.account_name,
+        paymentRail: request.payment_rail,
+        status,
+        isThirdParty: request.is_third_party,
+        details: rail.details,
+        accountIdentity,
+        screeningReason: screening.outcome === 'rejected' ? screening.reason : null,
+        createdAt: now,
+        updatedAt: now,
       });
       const resource = toExternalAccount(row);
       for (const type of ['external_account.created', `external_account.${status}`] as const) {
@@ -223,7 +220,7 @@ export async function createExternalAccount(
     });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    const existing = await findExisting(services.prisma);
+    const existing = await findExisting();
     throw existing ? alreadyExists(existing) : error;
   }
 }

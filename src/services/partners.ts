@@ -1,6 +1,7 @@
 // Partners and their API keys, for the CLI, the dev server and the tests: the key is shown once, its hash stored.
 import type { AppEnvironment } from '../config';
 import type { Db } from '../persistence/database';
+import { insertPartner } from '../persistence/partners';
 import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
 import { newId } from '../domain/ids';
 
@@ -13,12 +14,10 @@ export interface CreatedPartner {
 export async function createPartner(db: Db, name: string, appEnv: AppEnvironment): Promise<CreatedPartner> {
   const partnerId = newId();
   const apiKey = generateApiKey(appEnv);
-  await db.partner.create({
-    data: {
-      id: partnerId,
-      name,
-      apiKeys: { create: { id: newId(), keyHash: hashApiKey(apiKey), keyPrefix: displayPrefixOf(apiKey) } },
-    },
-  });
+  await insertPartner(
+    db,
+    { id: partnerId, name },
+    { id: newId(), keyHash: hashApiKey(apiKey), keyPrefix: displayPrefixOf(apiKey) },
+  );
   return { partner_id: partnerId, api_key: apiKey };
 }
