@@ -7,6 +7,7 @@ import { decideVirtualAccountDeposit } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import { postLedgerEntries, settlementEntries } from '../../ledger';
 import { ledgerReference } from '../../persistence/transaction-postings';
+import { readCustomer } from '../../persistence/customers';
 import { insertTransactionDeposit } from '../../persistence/transactions';
 import { findVirtualAccountByDepositReference, type VirtualAccountRow } from '../../persistence/virtual-accounts';
 import { beneficiaryNameOf } from '../../presenters/virtual-accounts';
@@ -45,7 +46,7 @@ export async function receiveVirtualAccountDeposit(
   account: VirtualAccountRow,
   credit: VirtualAccountCredit,
 ): Promise<TransactionResource> {
-  const customer = await services.prisma.customer.findUniqueOrThrow({ where: { id: account.customerId } });
+  const customer = await readCustomer(services.prisma, account.customerId);
   const decision = decideVirtualAccountDeposit({
     status: account.status,
     senderCurrency: account.senderCurrency,
