@@ -8,7 +8,7 @@ import { EventType, resourceTypeOf } from '../events';
 import type { connectionSettings, Db, Prisma, SqlTransaction } from './database';
 
 /** An event, every column. */
-export type EventRow = Prisma.EventGetPayload<true>;
+export type EventRow = Prisma.EventGetPayload<object>;
 
 export interface NewEvent {
   partnerId: string;

@@ -8,7 +8,7 @@ import { Prisma, resilientPool, type DatabaseTransaction, type Db, type PrismaCl
 import { wakeOutboxRelay } from './events';
 
 /** A webhook configuration, every column (its secrets sealed). */
-export type WebhookConfigRow = Prisma.WebhookConfigGetPayload<true>;
+export type WebhookConfigRow = Prisma.WebhookConfigGetPayload<object>;
 
 export const withAttempts = { attempts: { orderBy: { attempt: 'asc' } } } as const;
 /** A delivery with its attempts, first one first: what the API shows. */

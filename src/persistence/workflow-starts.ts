@@ -7,7 +7,7 @@ import { newId } from '../domain/ids';
 import { sqlPoolOf, type Db, type Prisma, type PrismaClient, type SqlTransaction } from './database';
 
 /** A start intent, every column. */
-export type WorkflowStartRow = Prisma.WorkflowStartGetPayload<true>;
+export type WorkflowStartRow = Prisma.WorkflowStartGetPayload<object>;
 
 /** What a new intent stores: the workflow, its arguments and its keyword search attributes by name. */
 export interface NewWorkflowStart {
