@@ -1,5 +1,6 @@
 // Housekeeping of the database, run by the maintenance workflow.
-import { deleteExpiredIdempotencyKeys, deleteRateLimitsExpiredBefore } from '../src/persistence/maintenance';
+import { deleteExpiredIdempotencyKeys } from '../src/persistence/idempotency-keys';
+import { deleteRateLimitsExpiredBefore } from '../src/persistence/rate-limits';
 import { deleteWorkflowStartsStartedBefore } from '../src/persistence/workflow-starts';
 import type { ActivityServices } from './services';
 
