@@ -1,7 +1,7 @@
 // Activities of the customer verification workflow: every status change is persisted here,
 // together with its event, in one transaction. Each activity is idempotent (safe to retry).
 import { ApplicationFailure } from '@temporalio/activity';
-import { recordEvent } from '../src/events';
+import { recordEvent } from '../src/persistence/events';
 import { stepNeedsDocument, stepsFor, VerificationDecision } from '../src/domain/verification';
 import { missingBeforeReview, nextVerificationLink, toCustomerForEvent } from '../src/presenters/customers';
 import type { CustomerStatus } from '../src/schemas/customers';

@@ -22,7 +22,7 @@ import {
   TransactionStatus,
   TransactionType,
 } from '../src/domain/transactions';
-import { recordEvent } from '../src/events';
+import { recordEvent } from '../src/persistence/events';
 import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
 import {
   carrierOf,

@@ -2,7 +2,7 @@
 // event in one transaction, under a row lock; a retry after success changes nothing.
 import { ApplicationFailure } from '@temporalio/activity';
 import { withDatabaseTransaction, type DatabaseTransaction } from '../src/persistence/database';
-import { recordEvent } from '../src/events';
+import { recordEvent } from '../src/persistence/events';
 import type { SenderCurrency } from '../src/providers/deposit-accounts';
 import { cancelVirtualAccountRow } from '../src/persistence/virtual-account-cancellation';
 import {

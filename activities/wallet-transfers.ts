@@ -12,7 +12,7 @@ import {
   WalletTransferSimulation,
   WalletTransferStatus,
 } from '../src/domain/wallet-transfers';
-import { recordEvent } from '../src/events';
+import { recordEvent } from '../src/persistence/events';
 import { LedgerEntryInput, postLedgerEntries, walletTransferEntries, WalletTransferAmounts } from '../src/ledger';
 import { toWalletTransfer, WalletTransferRow, withWallets } from '../src/presenters/wallet-transfers';
 import type { ChainTransferOutcome, ChainTransferRequest } from '../src/providers/chain-transfers';

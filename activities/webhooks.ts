@@ -5,11 +5,16 @@
 // so a partner whose endpoint hangs holds at most that many of the worker's slots (each for at most
 // WEBHOOK_TIMEOUT_SECONDS) and every other partner's deliveries keep the rest.
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import { newId } from '../src/domain/ids';
 import { secretBoxOf } from '../src/domain/secret-box';
 import { webhookRetryDelayMs } from '../src/domain/webhook-retry';
 import { signingSecretsOf, webhookHeaders } from '../src/domain/webhook-signature';
 import type { EventType } from '../src/events';
+import {
+  cancelPendingDelivery,
+  failPendingDelivery,
+  findDeliveryToAttempt,
+  recordDeliveryAttempt,
+} from '../src/persistence/webhooks';
 import { isSuccessfulDelivery } from '../src/providers/webhook-sender';
 import { toWebhookEvent } from '../src/presenters/webhooks';
 import type { DeliveryStatus } from '../src/schemas/webhooks';
@@ -30,10 +35,7 @@ export function createWebhookActivities(services: ActivityServices) {
      * final status; throws (to be retried) when the receiver did not answer 2xx.
      */
     async attemptWebhookDelivery(deliveryId: string): Promise<DeliveryStatus> {
-      const delivery = await prisma.webhookDelivery.findUnique({
-        where: { id: deliveryId },
-        include: { event: true, config: true },
-      });
+      const delivery = await findDeliveryToAttempt(prisma, deliveryId);
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'DeliveryNotFound');
       if (delivery.status !== 'pending') return delivery.status as DeliveryStatus; // sent already: a duplicate signal
       const { config, event } = delivery;
@@ -43,10 +45,7 @@ export function createWebhookActivities(services: ActivityServices) {
           ? `cancelled: the configuration is no longer subscribed to ${event.eventType}`
           : null;
       if (cancelReason) {
-        await prisma.webhookDelivery.updateMany({
-          where: { id: deliveryId, status: 'pending' },
-          data: { status: 'cancelled', lastError: cancelReason, completedAt: new Date() },
-        });
+        await cancelPendingDelivery(prisma, deliveryId, cancelReason);
         return 'cancelled';
       }
 
@@ -82,22 +81,7 @@ export function createWebhookActivities(services: ActivityServices) {
         latencyMs: result.latencyMs,
         error: result.error,
       };
-      await prisma.$transaction([
-        prisma.webhookDeliveryAttempt.upsert({
-          where: { deliveryId_attempt: { deliveryId, attempt } },
-          create: { id: newId(), deliveryId, attempt, ...recorded },
-          update: recorded,
-        }),
-        prisma.webhookDelivery.updateMany({
-          where: { id: deliveryId, status: 'pending' },
-          data: {
-            attemptCount: attempt,
-            lastStatusCode: result.statusCode,
-            lastError: result.error,
-            ...(succeeded ? { status: 'succeeded', completedAt: new Date() } : {}),
-          },
-        }),
-      ]);
+      await recordDeliveryAttempt(prisma, deliveryId, attempt, recorded, succeeded);
       if (!succeeded) {
         logger.info({ deliveryId, eventId: event.id, attempt, error: result.error }, 'webhook attempt failed');
         // Benign: a receiver that fails is expected, not a fault of the worker (logged at DEBUG, no failure metrics).
@@ -113,10 +97,7 @@ export function createWebhookActivities(services: ActivityServices) {
 
     /** After the retry window: the delivery failed (unless it finished some other way meanwhile). */
     async markWebhookDeliveryFailed(deliveryId: string): Promise<void> {
-      await prisma.webhookDelivery.updateMany({
-        where: { id: deliveryId, status: 'pending' },
-        data: { status: 'failed', completedAt: new Date() },
-      });
+      await failPendingDelivery(prisma, deliveryId);
     },
   };
 }

@@ -78,3 +78,9 @@ export async function completeIdempotencyKey(
       AND owner_token = ${owner}::uuid`;
   return count === 1;
 }
+
+/** Deletes the keys whose retention ended before `now` (the maintenance schedule); returns how many. */
+export async function deleteExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
+  const { count } = await db.idempotencyKey.deleteMany({ where: { expiresAt: { lt: now } } });
+  return count;
+}

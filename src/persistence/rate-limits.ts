@@ -2,7 +2,7 @@
 // one atomic upsert per request). The table is made by the migrations; expired counters are purged by the
 // maintenance schedule, not by a timer in every API process.
 import { RateLimiterPostgres, type RateLimiterMemory } from 'rate-limiter-flexible';
-import { type PrismaClient, sqlPoolOf } from './database';
+import { type Db, type PrismaClient, sqlPoolOf } from './database';
 
 /** One limit's counters: `keyPrefix` names the limit, `points` requests per `duration` seconds. */
 export function rateLimitCounters(
@@ -19,4 +19,9 @@ export function rateLimitCounters(
     clearExpiredByTimeout: false,
     ...limit,
   });
+}
+
+/** Deletes the counters whose window ended before `before` (milliseconds since the epoch); returns how many. */
+export function deleteRateLimitsExpiredBefore(db: Db, before: number): Promise<number> {
+  return db.$executeRaw`DELETE FROM rate_limits WHERE expire < ${before}`;
 }

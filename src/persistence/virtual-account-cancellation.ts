@@ -3,7 +3,7 @@
 // (an account under review: the workflow decides, so a cancellation and a review decision have one
 // outcome) and the API (an approved account, whose workflow has completed).
 import type { DatabaseTransaction } from './database';
-import { recordEvent } from '../events';
+import { recordEvent } from './events';
 import { toVirtualAccount } from '../presenters/virtual-accounts';
 import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
 import { lockVirtualAccount, markVirtualAccountCancelled, type VirtualAccountRow } from './virtual-accounts';

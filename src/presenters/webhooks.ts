@@ -1,12 +1,13 @@
 // Webhook configurations, events and deliveries as the API shows them. The event shape is also the
 // body of every webhook POST (the delivery activity sends it).
-import type { Event, WebhookConfig, WebhookDelivery, WebhookDeliveryAttempt } from '@prisma/client';
+import type { EventRow } from '../persistence/events';
+import type { DeliveryRow, WebhookConfigRow } from '../persistence/webhooks';
 import type { LinkConfig } from '../domain/verification-links';
 import type { EventType } from '../events';
 import { customerFromEvent } from './customers';
 import type { DeliveryStatus, WebhookConfigResource, WebhookDeliveryResource, WebhookEvent } from '../schemas/webhooks';
 
-export function toWebhookConfig(row: WebhookConfig): WebhookConfigResource {
+export function toWebhookConfig(row: WebhookConfigRow): WebhookConfigResource {
   return {
     id: row.id,
     partner_id: row.partnerId,
@@ -19,7 +20,7 @@ export function toWebhookConfig(row: WebhookConfig): WebhookConfigResource {
 }
 
 /** The SPEC 6 payload: the body of a webhook POST and an item of GET /v1/events. */
-export function toWebhookEvent(row: Event, config: LinkConfig): WebhookEvent {
+export function toWebhookEvent(row: EventRow, config: LinkConfig): WebhookEvent {
   const resource = row.resource as Record<string, unknown>;
   return {
     event: row.event,
@@ -32,9 +33,6 @@ export function toWebhookEvent(row: Event, config: LinkConfig): WebhookEvent {
     event_created_at: row.createdAt.toISOString(),
   };
 }
-
-export type DeliveryRow = WebhookDelivery & { attempts: WebhookDeliveryAttempt[] };
-export const withAttempts = { attempts: { orderBy: { attempt: 'asc' } } } as const;
 
 export function toWebhookDelivery(row: DeliveryRow): WebhookDeliveryResource {
   return {

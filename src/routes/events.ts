@@ -1,7 +1,9 @@
 // The event log (SPEC 6): what partners read to catch up after an outage, and redelivery on request.
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { toWebhookDelivery, toWebhookEvent, withAttempts } from '../presenters/webhooks';
+import { listPartnerEvents } from '../persistence/events';
+import { listEventDeliveries } from '../persistence/webhooks';
+import { toWebhookDelivery, toWebhookEvent } from '../presenters/webhooks';
 import { findEventOrThrow, redeliverEvent } from '../services/webhooks';
 import { eventListQuerySchema, webhookDeliverySchema, webhookEventSchema } from '../schemas/webhooks';
 
@@ -26,16 +28,12 @@ const listEvents = defineRoute({
   },
   async handler({ query, partner, services }) {
     const { rows, cursor } = await paginate(query, (keyset) =>
-      services.prisma.event.findMany({
-        where: {
-          partnerId: partner.id,
-          ...(query.event_type ? { eventType: query.event_type } : {}),
-          ...(query.event_resource_id ? { resourceId: query.event_resource_id } : {}),
-          ...keyset.where,
-        },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-      }),
+      listPartnerEvents(
+        services.prisma,
+        partner.id,
+        { eventType: query.event_type, resourceId: query.event_resource_id },
+        keyset,
+      ),
     );
     return { items: rows.map((row) => toWebhookEvent(row, services.config)), cursor };
   },
@@ -91,14 +89,7 @@ const listDeliveries = defineRoute({
   errors: ['not_found'],
   async handler({ params, query, partner, services }) {
     const event = await findEventOrThrow(services.prisma, partner.id, params.id as string);
-    const { rows, cursor } = await paginate(query, (keyset) =>
-      services.prisma.webhookDelivery.findMany({
-        where: { eventId: event.id, ...keyset.where },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        include: withAttempts,
-      }),
-    );
+    const { rows, cursor } = await paginate(query, (keyset) => listEventDeliveries(services.prisma, event.id, keyset));
     return { items: rows.map(toWebhookDelivery), cursor };
   },
 });

@@ -20,7 +20,7 @@ import {
 import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { isUuid, newId } from '../domain/ids';
-import { recordEvent } from '../events';
+import { recordEvent } from '../persistence/events';
 import { ApiError, ValidationDetail } from '../http/errors';
 import { jsonNestsDeeperThan } from '../http/json-body';
 import { MAX_JSON_DEPTH } from '../http/limits';

@@ -16,7 +16,7 @@ import {
   PaymentRail,
 } from '../domain/external-accounts';
 import { isUuid, newId } from '../domain/ids';
-import { recordEvent } from '../events';
+import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import { PixDirectoryUnavailableError } from '../providers/pix-directory';
 import type { ScreeningResult } from '../providers/screening';

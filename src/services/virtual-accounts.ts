@@ -2,7 +2,7 @@
 // once with deposit details; production: under review).
 import { isUniqueViolation, ownedBy, withDatabaseTransaction, type Db } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
-import { recordEvent } from '../events';
+import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import {
   allocateDepositDetails,

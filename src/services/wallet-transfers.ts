@@ -8,7 +8,7 @@ import { isUuid, newId } from '../domain/ids';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
 import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
 import type { Db, Prisma } from '../persistence/database';
-import { recordEvent } from '../events';
+import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import { postLedgerEntries, walletTransferEntries } from '../ledger';
 import { toWalletTransfer, WalletTransferRow, withWallets } from '../presenters/wallet-transfers';

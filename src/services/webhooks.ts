@@ -1,7 +1,19 @@
 // Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
 // outbox, and the sandbox's one-off mock send.
-import type { Event, WebhookConfig } from '@prisma/client';
 import { isUniqueViolation, ownedBy, type Db, type PrismaClient } from '../persistence/database';
+import { EventRow, findEvent } from '../persistence/events';
+import {
+  findWebhookConfig,
+  findWebhookConfigOfPartner,
+  insertWebhookConfig,
+  listWebhookConfigsWithLegacySecret,
+  lockWebhookConfig,
+  queueWebhookRedelivery,
+  replaceWebhookSecret,
+  sealLegacyWebhookSecret,
+  updateWebhookConfigSettings,
+  WebhookConfigRow,
+} from '../persistence/webhooks';
 import { isUuid, newId } from '../domain/ids';
 import { SecretBox, secretBoxOf } from '../domain/secret-box';
 import {
@@ -14,10 +26,10 @@ import {
 import { webhookUrlProblem } from '../webhooks/destinations';
 import { mockResourceFor } from '../domain/mock-events';
 import { mockTransactionFor } from '../presenters/transactions';
-import { EventType, resourceTypeOf, wakeOutboxRelay } from '../events';
+import { EventType, resourceTypeOf } from '../events';
 import { ApiError } from '../http/errors';
 import { isSuccessfulDelivery } from '../providers/webhook-sender';
-import { toWebhookConfig, toWebhookDelivery, withAttempts } from '../presenters/webhooks';
+import { toWebhookConfig, toWebhookDelivery } from '../presenters/webhooks';
 import type {
   CreateWebhookConfigRequest,
   MockWebhookResult,
@@ -47,15 +59,13 @@ export async function createWebhookConfig(
   try {
     // The secret is shown once: the stored response (replayed on a retry) commits with the configuration.
     return await writeTransaction(services.prisma, async (tx) => {
-      const row = await tx.webhookConfig.create({
-        data: {
-          id,
-          partnerId,
-          url: request.url,
-          subscriptions: request.subscriptions,
-          enabled: request.enabled,
-          secretCiphertext: secretBoxOf(services.config).seal(secret, webhookSecretContext(id)),
-        },
+      const row = await insertWebhookConfig(tx, {
+        id,
+        partnerId,
+        url: request.url,
+        subscriptions: request.subscriptions,
+        enabled: request.enabled,
+        secretCiphertext: secretBoxOf(services.config).seal(secret, webhookSecretContext(id)),
       });
       return { ...toWebhookConfig(row), secret };
     });
@@ -71,12 +81,12 @@ export async function createWebhookConfig(
   }
 }
 
-export async function findWebhookConfigOrThrow(db: Db, partnerId: string, id?: string): Promise<WebhookConfig> {
+export async function findWebhookConfigOrThrow(db: Db, partnerId: string, id?: string): Promise<WebhookConfigRow> {
   const row =
     id === undefined
-      ? await db.webhookConfig.findUnique({ where: { partnerId } })
+      ? await findWebhookConfigOfPartner(db, partnerId)
       : isUuid(id)
-        ? ownedBy(await db.webhookConfig.findUnique({ where: { id } }), partnerId)
+        ? ownedBy(await findWebhookConfig(db, id), partnerId)
         : null;
   if (!row) {
     throw id === undefined
@@ -95,14 +105,7 @@ export async function updateWebhookConfig(
   const current = await findWebhookConfigOrThrow(services.prisma, partnerId, id);
   refuseUnusableUrl(request.url, services);
   return writeTransaction(services.prisma, async (tx) => {
-    const row = await tx.webhookConfig.update({
-      where: { id: current.id },
-      data: {
-        ...(request.url !== undefined ? { url: request.url } : {}),
-        ...(request.subscriptions !== undefined ? { subscriptions: request.subscriptions } : {}),
-        ...(request.enabled !== undefined ? { enabled: request.enabled } : {}),
-      },
-    });
+    const row = await updateWebhookConfigSettings(tx, current.id, request);
     return toWebhookConfig(row);
   });
 }
@@ -124,19 +127,14 @@ export async function rotateWebhookSecret(
   // The new secret is shown once: the stored response (replayed on a retry) commits with it.
   return writeTransaction(services.prisma, async (tx) => {
     const found = await findWebhookConfigOrThrow(tx, partnerId, id);
-    await tx.$queryRaw`SELECT id FROM webhook_configs WHERE id = ${found.id}::uuid FOR UPDATE`;
-    const locked = await tx.webhookConfig.findUniqueOrThrow({ where: { id: found.id } });
+    const locked = await lockWebhookConfig(tx, found.id);
     const [currentSecret] = signingSecretsOf(box, locked);
     const secret = generateWebhookSecret();
     const expiresAt = overlapHours > 0 ? new Date(Date.now() + overlapHours * 3_600_000) : null;
-    const row = await tx.webhookConfig.update({
-      where: { id: locked.id },
-      data: {
-        secretCiphertext: box.seal(secret, webhookSecretContext(locked.id)),
-        legacySecret: null,
-        previousSecretCiphertext: expiresAt ? box.seal(currentSecret as string, webhookSecretContext(locked.id)) : null,
-        previousSecretExpiresAt: expiresAt,
-      },
+    const row = await replaceWebhookSecret(tx, locked.id, {
+      secretCiphertext: box.seal(secret, webhookSecretContext(locked.id)),
+      previousSecretCiphertext: expiresAt ? box.seal(currentSecret as string, webhookSecretContext(locked.id)) : null,
+      previousSecretExpiresAt: expiresAt,
     });
     return { ...toWebhookConfig(row), secret, previous_secret_expires_at: expiresAt?.toISOString() ?? null };
   });
@@ -147,24 +145,17 @@ export async function rotateWebhookSecret(
  * start-up; a no-op once done). Returns how many it encrypted.
  */
 export async function encryptLegacyWebhookSecrets(prisma: PrismaClient, box: SecretBox): Promise<number> {
-  const legacy = await prisma.webhookConfig.findMany({ where: { legacySecret: { not: null } } });
+  const legacy = await listWebhookConfigsWithLegacySecret(prisma);
   for (const row of legacy) {
     const secret = standardWebhookSecret(row.legacySecret as string);
-    await prisma.webhookConfig.updateMany({
-      where: { id: row.id, legacySecret: row.legacySecret },
-      data: {
-        secretCiphertext: box.seal(secret, webhookSecretContext(row.id)),
-        legacySecret: null,
-        updatedAt: row.updatedAt,
-      },
-    });
+    await sealLegacyWebhookSecret(prisma, row, box.seal(secret, webhookSecretContext(row.id)));
   }
   return legacy.length;
 }
 
 /** The configuration explicit sends (redeliveries, mocks) go to: it must exist and be enabled. */
-async function requireEnabledConfig(db: Db, partnerId: string): Promise<WebhookConfig> {
-  const config = await db.webhookConfig.findUnique({ where: { partnerId } });
+async function requireEnabledConfig(db: Db, partnerId: string): Promise<WebhookConfigRow> {
+  const config = await findWebhookConfigOfPartner(db, partnerId);
   if (!config) {
     throw new ApiError('webhook_config_missing', 'No webhook configuration; create one with POST /v1/webhook-configs.');
   }
@@ -177,29 +168,17 @@ async function requireEnabledConfig(db: Db, partnerId: string): Promise<WebhookC
   return config;
 }
 
-export async function findEventOrThrow(db: Db, partnerId: string, id: string): Promise<Event> {
-  const row = isUuid(id) ? ownedBy(await db.event.findUnique({ where: { id } }), partnerId) : null;
+export async function findEventOrThrow(db: Db, partnerId: string, id: string): Promise<EventRow> {
+  const row = isUuid(id) ? ownedBy(await findEvent(db, id), partnerId) : null;
   if (!row) throw ApiError.notFound('event', id);
   return row;
 }
 
 /** Queues one more delivery of an event; the outbox relay sends it at once, outside the per-resource order. */
-export async function redeliverEvent(services: ApiServices, event: Event): Promise<WebhookDeliveryResource> {
+export async function redeliverEvent(services: ApiServices, event: EventRow): Promise<WebhookDeliveryResource> {
   return writeTransaction(services.prisma, async (tx) => {
     const config = await requireEnabledConfig(tx, event.partnerId);
-    const row = await tx.webhookDelivery.create({
-      data: {
-        id: newId(),
-        partnerId: event.partnerId,
-        eventId: event.id,
-        configId: config.id,
-        trigger: 'redelivery',
-        status: 'pending',
-      },
-      include: withAttempts,
-    });
-    await wakeOutboxRelay(tx);
-    return toWebhookDelivery(row);
+    return toWebhookDelivery(await queueWebhookRedelivery(tx, event, config.id));
   });
 }
 

@@ -5,7 +5,12 @@
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '../persistence/database';
 import type { Logger } from '../logger';
-import { intentOfRow, markStarted, startIntent } from './write-then-start';
+import {
+  listUnstartedWorkflowStarts,
+  markWorkflowsStarted,
+  recordWorkflowStartFailure,
+} from '../persistence/workflow-starts';
+import { intentOfRow, startIntent } from './write-then-start';
 
 const BATCH_SIZE = 100;
 
@@ -55,14 +60,10 @@ export class WorkflowStartRelay {
     if (partnerIds && partnerIds.length === 0) return 0;
     let started = 0;
     for (;;) {
-      const pending = await this.options.prisma.workflowStart.findMany({
-        where: {
-          startedAt: null,
-          createdAt: { lte: new Date(Date.now() - minAgeMs) },
-          ...(partnerIds ? { partnerId: { in: [...partnerIds] } } : {}),
-        },
-        orderBy: { createdAt: 'asc' },
-        take: BATCH_SIZE,
+      const pending = await listUnstartedWorkflowStarts(this.options.prisma, {
+        createdBefore: new Date(Date.now() - minAgeMs),
+        limit: BATCH_SIZE,
+        partnerIds,
       });
       if (pending.length === 0) return started;
       const done: string[] = [];
@@ -73,16 +74,17 @@ export class WorkflowStartRelay {
           done.push(row.workflowId);
         } catch (error) {
           this.options.logger.warn({ err: error, workflow_id: row.workflowId }, 'workflow start relay: start failed');
-          await this.options.prisma.workflowStart.update({
-            where: { id: row.id },
-            data: { attempts: { increment: 1 }, lastError: String((error as Error).message ?? error).slice(0, 500) },
-          });
+          await recordWorkflowStartFailure(
+            this.options.prisma,
+            row.id,
+            String((error as Error).message ?? error).slice(0, 500),
+          );
           // The engine is likely down: stop this sweep, the next one tries again.
-          await markStarted(this.options.prisma, done);
+          await markWorkflowsStarted(this.options.prisma, done);
           return started + done.length;
         }
       }
-      await markStarted(this.options.prisma, done);
+      await markWorkflowsStarted(this.options.prisma, done);
       started += done.length;
       if (pending.length < BATCH_SIZE) return started;
     }

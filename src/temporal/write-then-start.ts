@@ -12,8 +12,14 @@ import { Client, Workflow, WorkflowHandle, WorkflowNotFoundError } from '@tempor
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ApiError } from '../http/errors';
-import { newId } from '../domain/ids';
-import { Prisma, PrismaClient, sqlPoolOf, SqlTransaction, sqlTransaction, transactionOptions } from '../persistence/database';
+import {
+  DatabaseTransaction,
+  PrismaClient,
+  SqlTransaction,
+  sqlTransaction,
+  withDatabaseTransaction,
+} from '../persistence/database';
+import { findWorkflowStart, insertWorkflowStart, markWorkflowsStarted } from '../persistence/workflow-starts';
 import { currentRequestContext } from '../request-context';
 import { customSearchAttributes } from './search-attributes';
 import { withTemporalDeadline } from './calls';
@@ -69,7 +75,7 @@ export interface WriteOptions {
   sql: true;
 }
 
-type PrismaWrite<T, A extends unknown[]> = (tx: Prisma.TransactionClient, ...rest: A) => Promise<T>;
+type PrismaWrite<T, A extends unknown[]> = (tx: DatabaseTransaction, ...rest: A) => Promise<T>;
 type SqlWrite<T, A extends unknown[]> = (tx: SqlTransaction, ...rest: A) => Promise<T>;
 
 /**
@@ -89,7 +95,7 @@ export async function writeTransaction<T>(
   options?: WriteOptions,
 ): Promise<T> {
   const context = currentRequestContext();
-  const inTransaction = async (tx: Prisma.TransactionClient | SqlTransaction) => {
+  const inTransaction = async (tx: DatabaseTransaction | SqlTransaction) => {
     const body = await (write as (tx: unknown) => Promise<T>)(tx);
     await writePathFaults.beforeCommit?.();
     if (context?.storeIdempotentResponse && !context.idempotentResponseStored) {
@@ -99,7 +105,7 @@ export async function writeTransaction<T>(
   };
   const result = options?.sql
     ? await sqlTransaction(prisma, inTransaction)
-    : await prisma.$transaction(inTransaction, transactionOptions());
+    : await withDatabaseTransaction(prisma, inTransaction);
   // Only a committed response counts as stored (a failed commit must free the key for a retry).
   if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
   await writePathFaults.afterCommit?.();
@@ -128,7 +134,7 @@ export async function writeThenStart<T>(
   const intents: WorkflowStartIntent[] = [];
   const withIntents = (tx: SqlTransaction) =>
     (write as (tx: SqlTransaction, start: EnqueueStart) => Promise<T>)(tx, async (intent) => {
-      await enqueueWorkflowStart(tx, intent);
+      await insertWorkflowStart(tx, intent);
       intents.push(intent);
     });
   const result = options
@@ -175,7 +181,7 @@ class StartMarks {
         const workflowIds = this.queued;
         this.queued = [];
         this.next = null;
-        return markStarted(this.prisma, workflowIds);
+        return markWorkflowsStarted(this.prisma, workflowIds);
       });
       this.previous = this.next.catch(() => undefined);
     }
@@ -189,15 +195,6 @@ function startMarksOf(prisma: PrismaClient): StartMarks {
   let marks = startMarks.get(prisma);
   if (!marks) startMarks.set(prisma, (marks = new StartMarks(prisma)));
   return marks;
-}
-
-// The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create: as
-// SQL they cost a quarter (INSERT, through the transaction) and a fiftieth (UPDATE, on the pool) of the CPU that
-// Prisma's per-call query compilation charged them (`npm run bench`, docs/benchmark.md).
-export async function enqueueWorkflowStart(tx: SqlTransaction, intent: WorkflowStartIntent): Promise<void> {
-  await tx.$executeRaw`INSERT INTO workflow_starts (id, partner_id, workflow_type, workflow_id, args, search_attributes)
-    VALUES (${newId()}::uuid, ${intent.searchAttributes.PartnerId ?? null}::uuid, ${intent.workflowType},
-      ${intent.workflowId}, ${JSON.stringify(intent.args)}::jsonb, ${JSON.stringify(intent.searchAttributes)}::jsonb)`;
 }
 
 /** Starts the workflow of an intent unless it already exists (running or closed). */
@@ -252,20 +249,12 @@ export async function callWorkflow<T>(
     return await withTemporalDeadline(services, () => call(handle));
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
-    const pending = await services.prisma.workflowStart.findUnique({ where: { workflowId } });
+    const pending = await findWorkflowStart(services.prisma, workflowId);
     if (!pending || pending.startedAt) throw error;
     await withTemporalDeadline(services, () =>
       startIntent(services.temporal, services.config.temporal.taskQueue, intentOfRow(pending)),
     );
-    await markStarted(services.prisma, [workflowId]);
+    await markWorkflowsStarted(services.prisma, [workflowId]);
     return await withTemporalDeadline(services, () => call(handle));
   }
-}
-
-export async function markStarted(prisma: PrismaClient, workflowIds: string[]): Promise<void> {
-  await sqlPoolOf(prisma).query({
-    name: 'mark-workflow-started',
-    text: 'UPDATE workflow_starts SET started_at = now() WHERE workflow_id = ANY($1) AND started_at IS NULL',
-    values: [workflowIds],
-  });
 }

@@ -11,10 +11,15 @@
 //   their sequence order is their commit order.
 // Every worker process runs one; they take turns on the lock.
 import type { Client } from '@temporalio/client';
-import { Client as PgClient, Pool } from 'pg';
 import type { PrismaClient } from '../persistence/database';
-import { connectionName, connectionSettings, Prisma, resilientPool } from '../persistence/database';
-import { WEBHOOK_NOTIFY_CHANNEL } from '../events';
+import { connectionName, connectionSettings } from '../persistence/database';
+import { listenForOutboxWakeUps, OutboxListener } from '../persistence/events';
+import {
+  advisoryLockConnection,
+  AdvisoryLockConnection,
+  listUndispatchedDeliveries,
+  markDeliveriesDispatched,
+} from '../persistence/webhooks';
 import type { Logger } from '../logger';
 import { PartnerIdAttribute, ResourceIdAttribute } from '../temporal/search-attributes';
 import { workflowIds } from '../temporal/workflow-ids';
@@ -44,30 +49,20 @@ export interface OutboxRelayOptions {
   retrySchedule?: { initialIntervalMs: number; maximumIntervalMs: number };
 }
 
-interface Claimed {
-  id: string;
-  partner_id: string;
-  trigger: string;
-  resource_id: string;
-}
-
 export class OutboxRelay {
-  private listener: PgClient | null = null;
+  private listener: OutboxListener | null = null;
   private sweep: NodeJS.Timeout | null = null;
   private reconnect: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
   /** One connection that holds the relay's advisory lock while a batch is dispatched. */
-  private readonly lockPool: Pool;
+  private readonly lock: AdvisoryLockConnection;
 
   constructor(private readonly options: OutboxRelayOptions) {
-    this.lockPool = resilientPool(
-      {
-        // A relay that stopped answering must not hold the lock forever (statement bound).
-        ...connectionSettings(options.databaseUrl, this.connectionName('relay-lock'), relayConnectionTimeouts),
-        max: 1,
-      },
+    this.lock = advisoryLockConnection(
+      // A relay that stopped answering must not hold the lock forever (statement bound).
+      connectionSettings(options.databaseUrl, this.connectionName('relay-lock'), relayConnectionTimeouts),
       // A dropped connection: the batch in progress fails (retried at the next sweep), the next one opens another.
       (error) => options.logger.warn({ err: error }, 'outbox relay: lock connection lost'),
     );
@@ -91,7 +86,7 @@ export class OutboxRelay {
     await this.running;
     await this.listener?.end().catch(() => undefined);
     this.listener = null;
-    await this.lockPool.end().catch(() => undefined);
+    await this.lock.end().catch(() => undefined);
   }
 
   /** Runs the relay now, or once more after the current run. */
@@ -116,22 +111,17 @@ export class OutboxRelay {
   }
 
   private async listen(): Promise<void> {
-    const client = new PgClient(
-      connectionSettings(this.options.databaseUrl, this.connectionName('relay-listen'), relayConnectionTimeouts),
-    );
-    client.on('notification', () => this.wake());
-    client.on('error', (error) => {
-      this.options.logger.warn({ err: error }, 'outbox relay: LISTEN connection lost; reconnecting');
-      void client.end().catch(() => undefined);
-      if (this.listener === client) this.listener = null;
-      this.scheduleReconnect();
-    });
     try {
-      await client.connect();
-      await client.query(`LISTEN ${WEBHOOK_NOTIFY_CHANNEL}`);
-      this.listener = client;
+      this.listener = await listenForOutboxWakeUps(
+        connectionSettings(this.options.databaseUrl, this.connectionName('relay-listen'), relayConnectionTimeouts),
+        () => this.wake(),
+        (error, listener) => {
+          this.options.logger.warn({ err: error }, 'outbox relay: LISTEN connection lost; reconnecting');
+          if (this.listener === listener) this.listener = null;
+          this.scheduleReconnect();
+        },
+      );
     } catch (error) {
-      await client.end().catch(() => undefined);
       if (this.stopped) return;
       this.options.logger.warn({ err: error }, 'outbox relay: cannot LISTEN; relying on the sweep meanwhile');
       this.scheduleReconnect();
@@ -159,22 +149,8 @@ export class OutboxRelay {
   async relayBatch(): Promise<number> {
     const partnerIds = this.options.partnerIds?.();
     if (partnerIds && partnerIds.length === 0) return 0;
-    const onlyPartners = partnerIds ? Prisma.sql`AND d.partner_id = ANY(${[...partnerIds]}::uuid[])` : Prisma.empty;
-    const lock = await this.lockPool.connect();
-    let broken: Error | undefined;
-    // PostgreSQL ending the session (a restart) while the lock is held: note it, so the client is discarded.
-    const onError = (error: Error) => {
-      broken = error;
-    };
-    lock.on('error', onError);
-    try {
-      await lock.query('SELECT pg_advisory_lock($1::bigint)', [RELAY_LOCK_KEY]);
-      const claimed = await this.options.prisma.$queryRaw<Claimed[]>`
-        SELECT d.id::text AS id, d.partner_id::text AS partner_id, d.trigger, e.resource_id::text AS resource_id
-        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-        WHERE d.dispatched_at IS NULL ${onlyPartners}
-        ORDER BY d.sequence
-        LIMIT ${BATCH_SIZE}`;
+    return this.lock.whileLocked(RELAY_LOCK_KEY, async () => {
+      const claimed = await listUndispatchedDeliveries(this.options.prisma, { limit: BATCH_SIZE, partnerIds });
       if (claimed.length === 0) return 0;
       // One signal per workflow, its ids in sequence order (Map keeps first-insertion order).
       const byWorkflow = new Map<string, { input: WebhookDeliveryInput; ids: string[] }>();
@@ -209,16 +185,11 @@ export class OutboxRelay {
           }),
         ),
       );
-      const ids = claimed.map((row) => row.id);
-      await this.options.prisma
-        .$executeRaw`UPDATE webhook_deliveries SET dispatched_at = now() WHERE id = ANY(${ids}::uuid[])`;
+      await markDeliveriesDispatched(
+        this.options.prisma,
+        claimed.map((row) => row.id),
+      );
       return claimed.length;
-    } finally {
-      await lock.query('SELECT pg_advisory_unlock($1::bigint)', [RELAY_LOCK_KEY]).catch((error: Error) => {
-        broken = error; // the session ended: its lock went with it
-      });
-      lock.removeListener('error', onError);
-      lock.release(broken);
-    }
+    });
   }
 }

@@ -2,7 +2,8 @@
 // (recordEvent), and checking signatures the way docs/webhooks.md tells partners to.
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { newId } from '../../src/domain/ids';
-import { EventType, NewEvent, recordEvent } from '../../src/events';
+import type { EventType } from '../../src/events';
+import { NewEvent, recordEvent } from '../../src/persistence/events';
 import type { PrismaClient } from '../../src/persistence/database';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import type { Harness, TestPartner } from './harness';

@@ -7,7 +7,7 @@ import { Currency, Money } from '../../domain/money';
 import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
 import type { PaymentRail } from '../../domain/rails';
 import { depositReferenceFrom, eventGroupOf, TransactionType } from '../../domain/transactions';
-import { recordEvent } from '../../events';
+import { recordEvent } from '../../persistence/events';
 import { ApiError } from '../../http/errors';
 import { LedgerError } from '../../ledger';
 import { insertTransaction, type NewTransactionRow, readTransactionRow } from '../../persistence/transactions';

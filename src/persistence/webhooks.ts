@@ -1,0 +1,251 @@
+// Webhooks: owns `webhook_configs` (a partner's one configuration and its signing secrets), the lifecycle of
+// `webhook_deliveries` after the outbox wrote them (redeliveries, the relay's dispatch marks, attempt outcomes) and
+// `webhook_delivery_attempts`; and the outbox relay's own connection, which takes turns on its advisory lock.
+// A delivery written with its event is recordEvent's (src/persistence/events.ts).
+import type { KeysetQuery } from '../http/pagination';
+import { newId } from '../domain/ids';
+import { Prisma, resilientPool, type DatabaseTransaction, type Db, type PrismaClient } from './database';
+import { wakeOutboxRelay } from './events';
+
+/** A webhook configuration, every column (its secrets sealed). */
+export type WebhookConfigRow = Prisma.WebhookConfigGetPayload<object>;
+
+export const withAttempts = { attempts: { orderBy: { attempt: 'asc' } } } as const;
+/** A delivery with its attempts, first one first: what the API shows. */
+export type DeliveryRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof withAttempts }>;
+
+const withEventAndConfig = { event: true, config: true } as const;
+/** A delivery with what an attempt sends (its event) and where (the configuration as it is now). */
+export type DeliveryToAttemptRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof withEventAndConfig }>;
+
+/** A delivery the outbox relay takes: whose, why, and the resource whose order it keeps. */
+export interface UndispatchedDelivery {
+  id: string;
+  partner_id: string;
+  trigger: string;
+  resource_id: string;
+}
+
+/** What one attempt of a delivery did. */
+export interface DeliveryAttemptOutcome {
+  url: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export function insertWebhookConfig(
+  tx: DatabaseTransaction,
+  config: {
+    id: string;
+    partnerId: string;
+    url: string;
+    subscriptions: string[];
+    enabled: boolean;
+    secretCiphertext: string;
+  },
+): Promise<WebhookConfigRow> {
+  return tx.webhookConfig.create({ data: config });
+}
+
+/** The partner's configuration (one at most: partner_id is unique). */
+export function findWebhookConfigOfPartner(db: Db, partnerId: string): Promise<WebhookConfigRow | null> {
+  return db.webhookConfig.findUnique({ where: { partnerId } });
+}
+
+/** The configuration by id, whoever's it is (callers check the partner, see ownedBy). */
+export function findWebhookConfig(db: Db, id: string): Promise<WebhookConfigRow | null> {
+  return db.webhookConfig.findUnique({ where: { id } });
+}
+
+/** Changes the fields given (undefined: unchanged); the secrets are not among them. */
+export function updateWebhookConfigSettings(
+  tx: DatabaseTransaction,
+  id: string,
+  changes: { url?: string; subscriptions?: string[]; enabled?: boolean },
+): Promise<WebhookConfigRow> {
+  return tx.webhookConfig.update({
+    where: { id },
+    data: {
+      ...(changes.url !== undefined ? { url: changes.url } : {}),
+      ...(changes.subscriptions !== undefined ? { subscriptions: changes.subscriptions } : {}),
+      ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+    },
+  });
+}
+
+/** The configuration under its row lock (one rotation at a time), read after the lock is granted. */
+export async function lockWebhookConfig(tx: DatabaseTransaction, id: string): Promise<WebhookConfigRow> {
+  await tx.$queryRaw`SELECT id FROM webhook_configs WHERE id = ${id}::uuid FOR UPDATE`;
+  return tx.webhookConfig.findUniqueOrThrow({ where: { id } });
+}
+
+/** Stores a rotated secret and the one it replaces, signing until `previousSecretExpiresAt` (or none). */
+export function replaceWebhookSecret(
+  tx: DatabaseTransaction,
+  id: string,
+  secrets: {
+    secretCiphertext: string;
+    previousSecretCiphertext: string | null;
+    previousSecretExpiresAt: Date | null;
+  },
+): Promise<WebhookConfigRow> {
+  return tx.webhookConfig.update({ where: { id }, data: { ...secrets, legacySecret: null } });
+}
+
+/** Configurations whose secret is still stored in plaintext (saved before encryption at rest). */
+export function listWebhookConfigsWithLegacySecret(db: Db): Promise<WebhookConfigRow[]> {
+  return db.webhookConfig.findMany({ where: { legacySecret: { not: null } } });
+}
+
+/**
+ * Replaces a plaintext secret with its sealed form, unless it changed meanwhile; `updated_at` is kept, the
+ * configuration did not change for the partner.
+ */
+export async function sealLegacyWebhookSecret(
+  db: Db,
+  row: Pick<WebhookConfigRow, 'id' | 'legacySecret' | 'updatedAt'>,
+  secretCiphertext: string,
+): Promise<void> {
+  await db.webhookConfig.updateMany({
+    where: { id: row.id, legacySecret: row.legacySecret },
+    data: { secretCiphertext, legacySecret: null, updatedAt: row.updatedAt },
+  });
+}
+
+/** Queues one more delivery of an event to the configuration, and wakes the outbox relay at commit. */
+export async function queueWebhookRedelivery(
+  tx: DatabaseTransaction,
+  event: { id: string; partnerId: string },
+  configId: string,
+): Promise<DeliveryRow> {
+  const row = await tx.webhookDelivery.create({
+    data: {
+      id: newId(),
+      partnerId: event.partnerId,
+      eventId: event.id,
+      configId,
+      trigger: 'redelivery',
+      status: 'pending',
+    },
+    include: withAttempts,
+  });
+  await wakeOutboxRelay(tx);
+  return row;
+}
+
+/** A page of an event's deliveries with their attempts. */
+export function listEventDeliveries(db: Db, eventId: string, keyset: KeysetQuery): Promise<DeliveryRow[]> {
+  return db.webhookDelivery.findMany({
+    where: { eventId, ...keyset.where },
+    orderBy: keyset.orderBy,
+    take: keyset.take,
+    include: withAttempts,
+  });
+}
+
+export function findDeliveryToAttempt(db: Db, id: string): Promise<DeliveryToAttemptRow | null> {
+  return db.webhookDelivery.findUnique({ where: { id }, include: withEventAndConfig });
+}
+
+/** Cancels the delivery unless it is no longer pending. */
+export async function cancelPendingDelivery(db: Db, id: string, reason: string): Promise<void> {
+  await db.webhookDelivery.updateMany({
+    where: { id, status: 'pending' },
+    data: { status: 'cancelled', lastError: reason, completedAt: new Date() },
+  });
+}
+
+/**
+ * Records attempt number `attempt` of a delivery (again, should the activity run twice) and, while the delivery is
+ * pending, its count, last answer and, when it succeeded, its end: both in one transaction.
+ */
+export async function recordDeliveryAttempt(
+  prisma: PrismaClient,
+  deliveryId: string,
+  attempt: number,
+  outcome: DeliveryAttemptOutcome,
+  succeeded: boolean,
+): Promise<void> {
+  await prisma.$transaction([
+    prisma.webhookDeliveryAttempt.upsert({
+      where: { deliveryId_attempt: { deliveryId, attempt } },
+      create: { id: newId(), deliveryId, attempt, ...outcome },
+      update: outcome,
+    }),
+    prisma.webhookDelivery.updateMany({
+      where: { id: deliveryId, status: 'pending' },
+      data: {
+        attemptCount: attempt,
+        lastStatusCode: outcome.statusCode,
+        lastError: outcome.error,
+        ...(succeeded ? { status: 'succeeded', completedAt: new Date() } : {}),
+      },
+    }),
+  ]);
+}
+
+/** Marks the delivery failed unless it is no longer pending. */
+export async function failPendingDelivery(db: Db, id: string): Promise<void> {
+  await db.webhookDelivery.updateMany({
+    where: { id, status: 'pending' },
+    data: { status: 'failed', completedAt: new Date() },
+  });
+}
+
+/** The first `limit` deliveries not dispatched yet, in sequence order (of `partnerIds` only, when given). */
+export function listUndispatchedDeliveries(
+  db: Db,
+  options: { limit: number; partnerIds?: readonly string[] },
+): Promise<UndispatchedDelivery[]> {
+  const onlyPartners = options.partnerIds
+    ? Prisma.sql`AND d.partner_id = ANY(${[...options.partnerIds]}::uuid[])`
+    : Prisma.empty;
+  return db.$queryRaw<UndispatchedDelivery[]>`
+    SELECT d.id::text AS id, d.partner_id::text AS partner_id, d.trigger, e.resource_id::text AS resource_id
+    FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+    WHERE d.dispatched_at IS NULL ${onlyPartners}
+    ORDER BY d.sequence
+    LIMIT ${options.limit}`;
+}
+
+export async function markDeliveriesDispatched(db: Db, ids: string[]): Promise<void> {
+  await db.$executeRaw`UPDATE webhook_deliveries SET dispatched_at = now() WHERE id = ANY(${ids}::uuid[])`;
+}
+
+/** A connection of its own on which one process at a time holds a session-level advisory lock. */
+export interface AdvisoryLockConnection {
+  /** Runs `work` holding lock `key` (waiting for it), with no transaction open on the lock's connection. */
+  whileLocked<T>(key: number, work: () => Promise<T>): Promise<T>;
+  end(): Promise<void>;
+}
+
+/** `settings`: connectionSettings of the lock's connection; `onConnectionError`: told of a dropped connection. */
+export function advisoryLockConnection(
+  settings: Parameters<typeof resilientPool>[0],
+  onConnectionError: (error: Error) => void,
+): AdvisoryLockConnection {
+  const pool = resilientPool({ ...settings, max: 1 }, onConnectionError);
+  return {
+    async whileLocked(key, work) {
+      const lock = await pool.connect();
+      let broken: Error | undefined;
+      // PostgreSQL ending the session (a restart) while the lock is held: note it, so the client is discarded.
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      lock.on('error', onError);
+      try {
+        await lock.query('SELECT pg_advisory_lock($1::bigint)', [key]);
+        return await work();
+      } finally {
+        await lock.query('SELECT pg_advisory_unlock($1::bigint)', [key]).catch((error: Error) => {
+          broken = error; // the session ended: its lock went with it
+        });
+        lock.removeListener('error', onError);
+        lock.release(broken);
+      }
+    },
+    end: () => pool.end(),
+  };
+}

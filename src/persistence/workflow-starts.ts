@@ -1,0 +1,66 @@
+// The write path's start intents (src/temporal/write-then-start.ts): owns `workflow_starts`, one row per workflow
+// to start once the transaction that wrote it commits, marked started once Temporal has it.
+// The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create: as
+// SQL they cost a quarter (INSERT, through the transaction) and a fiftieth (UPDATE, on the pool) of the CPU that
+// Prisma's per-call query compilation charged them (`npm run bench`, docs/benchmark.md).
+import { newId } from '../domain/ids';
+import { sqlPoolOf, type Db, type Prisma, type PrismaClient, type SqlTransaction } from './database';
+
+/** A start intent, every column. */
+export type WorkflowStartRow = Prisma.WorkflowStartGetPayload<object>;
+
+/** What a new intent stores: the workflow, its arguments and its keyword search attributes by name. */
+export interface NewWorkflowStart {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  /** PartnerId, when present, is also the row's partner (tests relay only their own partners' intents). */
+  searchAttributes: { PartnerId?: string } & Record<string, string | undefined>;
+}
+
+/** Writes the intent in the transaction of the write whose workflow it starts. */
+export async function insertWorkflowStart(tx: SqlTransaction, intent: NewWorkflowStart): Promise<void> {
+  await tx.$executeRaw`INSERT INTO workflow_starts (id, partner_id, workflow_type, workflow_id, args, search_attributes)
+    VALUES (${newId()}::uuid, ${intent.searchAttributes.PartnerId ?? null}::uuid, ${intent.workflowType},
+      ${intent.workflowId}, ${JSON.stringify(intent.args)}::jsonb, ${JSON.stringify(intent.searchAttributes)}::jsonb)`;
+}
+
+export function findWorkflowStart(db: Db, workflowId: string): Promise<WorkflowStartRow | null> {
+  return db.workflowStart.findUnique({ where: { workflowId } });
+}
+
+/** The oldest `limit` intents not started and created before `createdBefore` (of `partnerIds` only, when given). */
+export function listUnstartedWorkflowStarts(
+  db: Db,
+  options: { createdBefore: Date; limit: number; partnerIds?: readonly string[] },
+): Promise<WorkflowStartRow[]> {
+  return db.workflowStart.findMany({
+    where: {
+      startedAt: null,
+      createdAt: { lte: options.createdBefore },
+      ...(options.partnerIds ? { partnerId: { in: [...options.partnerIds] } } : {}),
+    },
+    orderBy: { createdAt: 'asc' },
+    take: options.limit,
+  });
+}
+
+/** Counts a failed start of the intent and keeps its error. */
+export async function recordWorkflowStartFailure(db: Db, id: string, error: string): Promise<void> {
+  await db.workflowStart.update({ where: { id }, data: { attempts: { increment: 1 }, lastError: error } });
+}
+
+/** Marks the intents of these workflows started (those not marked yet), on the pool: no transaction. */
+export async function markWorkflowsStarted(prisma: PrismaClient, workflowIds: string[]): Promise<void> {
+  await sqlPoolOf(prisma).query({
+    name: 'mark-workflow-started',
+    text: 'UPDATE workflow_starts SET started_at = now() WHERE workflow_id = ANY($1) AND started_at IS NULL',
+    values: [workflowIds],
+  });
+}
+
+/** Deletes the intents started before `startedBefore` (they are only needed until started); returns how many. */
+export async function deleteWorkflowStartsStartedBefore(db: Db, startedBefore: Date): Promise<number> {
+  const { count } = await db.workflowStart.deleteMany({ where: { startedAt: { lt: startedBefore } } });
+  return count;
+}
