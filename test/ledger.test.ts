@@ -230,7 +230,8 @@ describe('accounts that may go negative', () => {
       Object.fromEntries(rows.map((row) => [row.name, row.summed])),
     );
     // One that was never posted to is at zero.
-    expect((await ledgerBalances(harness.prisma, [ledgerAccounts.fx('EUR')]))[0]!.toFixed()).toBe('0');
+    const unused = { system: `never-posted-${newId()}`, currency: 'EUR' } as const;
+    expect((await ledgerBalances(harness.prisma, [unused]))[0]!.toFixed()).toBe('0');
     // No account that may go negative has a running balance, and each that may not has one.
     const mixed = await harness.prisma.$queryRaw<Array<{ count: bigint }>>`
       SELECT count(*) AS count FROM ledger_accounts WHERE (balance IS NULL) <> allow_negative`;
