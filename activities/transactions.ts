@@ -207,9 +207,14 @@ export function createTransactionActivities(services: ActivityServices) {
     await sqlTransaction(prisma, async (tx) => {
       const row = await lockTransaction(tx, transactionId);
       if (!(await closeLeg(tx, transactionId, kind, 'completed', providerReference))) return;
-      for (const { step, description, entries } of postings(row)) {
-        await postLedgerEntries(tx, { reference: ledgerReference(transactionId, step), description, entries });
-      }
+      await postLedgerEntries(
+        tx,
+        ...postings(row).map(({ step, description, entries }) => ({
+          reference: ledgerReference(transactionId, step),
+          description,
+          entries,
+        })),
+      );
       if (completesTransaction) await moveTo(tx, row, 'completed');
     });
   }
@@ -244,18 +249,23 @@ export function createTransactionActivities(services: ActivityServices) {
           returnReason: decision.action === 'refund' ? decision.reason : null,
           receivedAt: new Date(input.receivedAt),
         });
-        await postLedgerEntries(tx, {
-          reference: ledgerReference(transactionId, 'deposit'),
-          description: `Deposit ${deposit.id} for transaction ${transactionId}`,
-          entries: settlementEntries.depositReceived(received),
-        });
-        if (row.type === 'payout' && decision.action === 'settle') {
-          await postLedgerEntries(tx, {
-            reference: ledgerReference(transactionId, 'funding'),
-            description: `Fees of payout ${transactionId}; the rest in transit`,
-            entries: payoutFundingEntries(row),
-          });
-        }
+        await postLedgerEntries(
+          tx,
+          {
+            reference: ledgerReference(transactionId, 'deposit'),
+            description: `Deposit ${deposit.id} for transaction ${transactionId}`,
+            entries: settlementEntries.depositReceived(received),
+          },
+          ...(row.type === 'payout' && decision.action === 'settle'
+            ? [
+                {
+                  reference: ledgerReference(transactionId, 'funding'),
+                  description: `Fees of payout ${transactionId}; the rest in transit`,
+                  entries: payoutFundingEntries(row),
+                },
+              ]
+            : []),
+        );
         await moveTo(tx, row, 'processing', { sandboxSimulation: input.simulate });
         return { action: decision.action, deposit: toDeposit(deposit) };
       });
@@ -542,16 +552,19 @@ export function createTransactionActivities(services: ActivityServices) {
         if (!deposit) throw notFound('deposit', depositId);
         if (deposit.status === 'returned') return;
         const amount = Money.of(deposit.currency as Currency, deposit.amount.toString());
-        await postLedgerEntries(tx, {
-          reference: `deposit:${depositId}:received`,
-          description: `Deposit ${depositId} for transaction ${deposit.transactionId}, not expected`,
-          entries: settlementEntries.depositReceived(amount),
-        });
-        await postLedgerEntries(tx, {
-          reference: `deposit:${depositId}:returned`,
-          description: `Return of deposit ${depositId}`,
-          entries: settlementEntries.paidOut(amount),
-        });
+        await postLedgerEntries(
+          tx,
+          {
+            reference: `deposit:${depositId}:received`,
+            description: `Deposit ${depositId} for transaction ${deposit.transactionId}, not expected`,
+            entries: settlementEntries.depositReceived(amount),
+          },
+          {
+            reference: `deposit:${depositId}:returned`,
+            description: `Return of deposit ${depositId}`,
+            entries: settlementEntries.paidOut(amount),
+          },
+        );
         await tx.transactionDeposit.update({ where: { id: depositId }, data: { status: 'returned' } });
       }, bounded);
     },

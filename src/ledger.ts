@@ -1,11 +1,25 @@
 // The ledger: double-entry postings whose entries add up to zero per currency, in every currency of
 // the money type (src/domain/money.ts): stablecoin balances of wallets, and the service's own fiat
-// and stablecoin accounts that settlement moves money through (ledgerAccounts below). Each
-// account's balance is maintained in the same transaction as its entries, under a row lock; wallet
-// balances (and accounts opened as non-negative) can never go below zero (checked here, and by a
-// CHECK constraint for wallets). Amounts are decimal strings or the money type's decimals, never
-// JavaScript numbers (the money type's rule); balances are shown through the money type
-// (src/presenters/wallets.ts).
+// and stablecoin accounts that settlement moves money through (ledgerAccounts below). Amounts are
+// decimal strings or the money type's decimals, never JavaScript numbers (the money type's rule);
+// balances are shown through the money type (src/presenters/wallets.ts).
+//
+// Two kinds of account, by whether it may go negative (allow_negative, fixed when it is opened):
+// - Those that may not (wallets, in_transit:<wallet>, wallet_transfer_holds:<wallet>) keep a running
+//   balance in their row, changed in the same transaction as their entries under the row's lock, and
+//   never below zero (checked here, and by a CHECK constraint).
+// - Those that may (settlement, fiat_clearing, fx, fee_revenue, network_fees, partner_fees:<partner>,
+//   sandbox_funding) are never locked and keep no running balance (the column is null): their balance
+//   is the sum of their entries (ledgerBalances). Every settlement of a currency posts to them; a
+//   running balance would be a row that all of them wait on in turn.
+//
+// No deadlock, by construction: every database transaction takes its locks in one order. First the
+// row of the resource its step changes (the transaction, deposit or wallet transfer), then ALL the
+// running-balance accounts of all its postings, at once and in id order (postLedgerEntries takes
+// every posting of the transaction in one call; a step that reads a balance first locks the same
+// accounts with lockLedgerAccounts), then the posting references (a reference belongs to one step, and
+// runs of one step queue on its resource row first). A second lock in the same database transaction
+// that names another account is refused, as it could wait after taking locks.
 import type { Db, SqlTransaction } from './persistence/database';
 import { newId } from './domain/ids';
 import {
@@ -29,7 +43,8 @@ export type LedgerAccountRef =
   | { walletId: string; currency: LedgerCurrency }
   /**
    * A system account of the service, in any currency, opened on first use. It may go negative
-   * (e.g. `settlement`, the outside world seen from the ledger) unless opened with allowNegative false.
+   * (e.g. `settlement`, the outside world seen from the ledger; never locked, its balance the sum of
+   * its entries) unless opened with allowNegative false (a running balance under a lock, as a wallet's).
    */
   | { system: string; currency: Currency; allowNegative?: boolean };
 
@@ -72,11 +87,12 @@ export const ledgerAccounts = {
     allowNegative: false,
   }),
   /**
-   * Wallet transfers between creation and their end: the amount and fee taken from the source wallet
+   * Wallet transfers from a wallet between creation and their end: the amount and fee taken from it
    * wait here; never negative, and each transfer's entries add up to zero once it completes or fails.
+   * One per source wallet, not one for the service: a transfer locks only accounts of its own wallets.
    */
-  walletTransferHolds: (currency: Currency): LedgerAccountRef => ({
-    system: 'wallet_transfer_holds',
+  walletTransferHolds: (walletId: string, currency: Currency): LedgerAccountRef => ({
+    system: `wallet_transfer_holds:${walletId}`,
     currency,
     allowNegative: false,
   }),
@@ -181,66 +197,94 @@ function checkPosting(posting: LedgerPosting): Array<{ account: LedgerAccountRef
 }
 
 /**
- * Posts a balanced set of entries inside the caller's transaction (so the posting commits or rolls
- * back with the state change it belongs to). Refuses unbalanced postings and overdrafts of accounts
- * that may not go negative; locks the accounts in id order so concurrent postings cannot deadlock or
- * lose updates. The reference is claimed first (INSERT ... ON CONFLICT DO NOTHING): a posting of a
- * reference already posted, also by a concurrent transaction that commits meanwhile, is a replay
- * that writes nothing, provided it has exactly the same entries (otherwise `replay_mismatch`).
+ * Posts balanced sets of entries inside the caller's transaction (so the postings commit or roll back with the
+ * state change they belong to): every posting that database transaction makes, in ONE call. Refuses unbalanced
+ * postings and overdrafts of accounts that may not go negative (on their balance after all the postings). Locks
+ * the accounts of all the postings at once (lockLedgerAccounts) before anything else, then claims the references
+ * (INSERT ... ON CONFLICT DO NOTHING): a posting of a reference already posted, also by a concurrent transaction
+ * that commits meanwhile, is a replay that writes nothing, provided it has exactly the same entries (otherwise
+ * `replay_mismatch`). Answers one result per posting, in their order.
  */
-export async function postLedgerEntries(tx: SqlTransaction, posting: LedgerPosting): Promise<PostingResult> {
-  const entries = checkPosting(posting);
-  const transactionId = newId();
-  const claimed = await tx.$queryRaw<Array<{ id: string }>>`
-    INSERT INTO ledger_transactions (id, reference, description)
-    VALUES (${transactionId}::uuid, ${posting.reference}, ${posting.description})
-    ON CONFLICT (reference) DO NOTHING
-    RETURNING id::text`;
-  if (claimed.length === 0) return replayOf(tx, posting.reference, entries);
-
+export async function postLedgerEntries(tx: SqlTransaction, ...postings: LedgerPosting[]): Promise<PostingResult[]> {
+  const checked = postings.map((posting) => ({ posting, entries: checkPosting(posting) }));
+  const references = new Set(postings.map(({ reference }) => reference));
+  if (references.size < postings.length) throw new LedgerError('invalid_posting', 'a reference posted twice at once');
   const accounts = await lockAccounts(
     tx,
-    entries.map(({ account }) => account),
+    checked.flatMap(({ entries }) => entries.map(({ account }) => account)),
   );
-  const deltas = new Map<string, Decimal>();
-  for (const { account, amount } of entries) {
-    const { id } = accounts.get(keyOf(account))!;
-    deltas.set(id, (deltas.get(id) ?? new Decimal(0)).plus(amount));
+  const claimed = await claimReferences(tx, postings);
+  const results: PostingResult[] = [];
+  const written: Array<{ transactionId: string; account: LedgerAccountRef; amount: Decimal }> = [];
+  for (const { posting, entries } of checked) {
+    const transactionId = claimed.get(posting.reference);
+    if (transactionId === undefined) {
+      results.push(await replayOf(tx, posting.reference, entries));
+      continue;
+    }
+    written.push(...entries.map((entry) => ({ transactionId, ...entry })));
+    results.push({ transactionId, replayed: false });
   }
-  for (const [key, row] of accounts) {
-    const after = row.balance.plus(deltas.get(row.id) ?? 0);
-    if (!row.allowNegative && after.isNegative()) {
+  if (written.length === 0) return results;
+
+  const deltas = new Map<string, Decimal>();
+  for (const { account, amount } of written) {
+    const key = keyOf(account);
+    if (accounts.get(key)!.balance !== null) deltas.set(key, (deltas.get(key) ?? new Decimal(0)).plus(amount));
+  }
+  for (const [key, delta] of deltas) {
+    const before = accounts.get(key)!.balance!;
+    if (before.plus(delta).isNegative()) {
       throw new LedgerError(
         'insufficient_funds',
-        `${key} holds ${row.balance.toString()}, less than the ${deltas.get(row.id)?.neg().toString()} debited`,
+        `${key} holds ${before.toString()}, less than the ${delta.neg().toString()} debited`,
       );
     }
   }
 
-  // Entries and balances in one statement each (through Prisma's model API, one compiled query per entry and per
-  // account cost most of a settlement step's CPU: `npm run bench`).
+  // Entries and running balances in one statement each (through Prisma's model API, one compiled query per entry
+  // and per account cost most of a settlement step's CPU: `npm run bench`).
   await tx.$executeRaw`
     INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount)
-    SELECT e.id, ${transactionId}::uuid, e.account_id, e.currency, e.amount
+    SELECT e.id, e.transaction_id, e.account_id, e.currency, e.amount
     FROM unnest(
-      ${entries.map(() => newId())}::uuid[],
-      ${entries.map(({ account }) => accounts.get(keyOf(account))!.id)}::uuid[],
-      ${entries.map(({ account }) => account.currency)}::text[],
-      ${entries.map(({ amount }) => amount.toFixed())}::numeric[]
-    ) AS e(id, account_id, currency, amount)`;
+      ${written.map(() => newId())}::uuid[],
+      ${written.map(({ transactionId }) => transactionId)}::uuid[],
+      ${written.map(({ account }) => accounts.get(keyOf(account))!.id)}::uuid[],
+      ${written.map(({ account }) => account.currency)}::text[],
+      ${written.map(({ amount }) => amount.toFixed())}::numeric[]
+    ) AS e(id, transaction_id, account_id, currency, amount)`;
   const changed = [...deltas].filter(([, delta]) => !delta.isZero());
   if (changed.length > 0) {
     await tx.$executeRaw`
       UPDATE ledger_accounts a SET balance = a.balance + d.delta, updated_at = now()
       FROM unnest(
-        ${changed.map(([id]) => id)}::uuid[],
+        ${changed.map(([key]) => accounts.get(key)!.id)}::uuid[],
         ${changed.map(([, delta]) => delta.toFixed())}::numeric[]
       ) AS d(id, delta)
       WHERE a.id = d.id`;
   }
-  return { transactionId, replayed: false };
+  return results;
 }
 
+/**
+ * Claims the references of postings, in their order (the order they are read back in): the id of each posting
+ * claimed now; a reference posted before is not in the answer.
+ */
+async function claimReferences(tx: SqlTransaction, postings: LedgerPosting[]): Promise<Map<string, string>> {
+  const rows = await tx.$queryRaw<Array<{ id: string; reference: string }>>`
+    INSERT INTO ledger_transactions (id, reference, description)
+    SELECT t.id, t.reference, t.description
+    FROM unnest(
+      ${postings.map(() => newId())}::uuid[],
+      ${postings.map(({ reference }) => reference)}::text[],
+      ${postings.map(({ description }) => description)}::text[]
+    ) WITH ORDINALITY AS t(id, reference, description, position)
+    ORDER BY t.position
+    ON CONFLICT (reference) DO NOTHING
+    RETURNING id::text, reference`;
+  return new Map(rows.map(({ id, reference }) => [reference, id]));
+}
 /** The earlier posting of a reference, when it has exactly these entries; otherwise replay_mismatch. */
 async function replayOf(
   tx: SqlTransaction,
@@ -281,28 +325,49 @@ async function replayOf(
   return { transactionId: previous[0]!.id, replayed: true };
 }
 
-interface LockedAccount {
+interface AccountRow {
   id: string;
-  balance: Decimal;
-  allowNegative: boolean;
+  /** The running balance, as it is under the row's lock; null for an account that may go negative. */
+  balance: Decimal | null;
 }
 
+/** The accounts each open database transaction named in its lock: a later lock in it may name only these. */
+const lockedIn = new WeakMap<SqlTransaction, Set<string>>();
+
 /**
- * The accounts of a posting under their row locks, by keyOf: wallet accounts must exist (opened with the wallet);
- * system accounts appear on first use (ON CONFLICT makes concurrent first uses agree on one row). Locked in id
- * order, so concurrent postings cannot deadlock or lose updates.
+ * The accounts of a database transaction's postings, by keyOf, the ones with a running balance under their row
+ * locks. Wallet accounts must exist (opened with the wallet); system accounts appear on first use (ON CONFLICT makes
+ * concurrent first uses agree on one row, inserted in key order). The running-balance accounts are locked in one
+ * statement in id order; FOR NO KEY UPDATE, as only the balance changes, so the key-share locks that new entries
+ * take on their accounts (the foreign key) never wait on it. The first lock of a database transaction must name
+ * every account it will post to: a later one naming another could wait on a lock after taking others.
  */
-async function lockAccounts(tx: SqlTransaction, refs: LedgerAccountRef[]): Promise<Map<string, LockedAccount>> {
+async function lockAccounts(tx: SqlTransaction, refs: LedgerAccountRef[]): Promise<Map<string, AccountRow>> {
+  // A client, not a transaction: its postings would not commit with their state change, and one lock per
+  // database transaction could not be told apart from the next.
+  if ('$transaction' in tx) throw new Error('the ledger posts and locks inside a database transaction only');
   const byKey = new Map(refs.map((ref) => [keyOf(ref), ref]));
   const keys = [...byKey.keys()].sort();
+  const earlier = lockedIn.get(tx);
+  if (earlier) {
+    const added = keys.filter((key) => !earlier.has(key));
+    if (added.length > 0) {
+      throw new Error(
+        `ledger accounts ${added.join(', ')} locked after others in one database transaction: ` +
+          'post all its postings in one postLedgerEntries call, after one lockLedgerAccounts of all their accounts',
+      );
+    }
+  } else {
+    lockedIn.set(tx, new Set(keys));
+  }
   const systems = keys.map((key) => byKey.get(key)!).filter((ref) => !('walletId' in ref));
   const wallets = keys.map((key) => byKey.get(key)!).filter((ref) => 'walletId' in ref);
   const systemCodes = systems.map((ref) => ('system' in ref ? ref.system : ''));
   const systemCurrencies = systems.map((ref) => ref.currency as string);
-  if (systems.length > 0) {
+  if (systems.length > 0 && !earlier) {
     await tx.$executeRaw`
-      INSERT INTO ledger_accounts (id, system_code, currency, allow_negative, updated_at)
-      SELECT s.id, s.system_code, s.currency, s.allow_negative, now()
+      INSERT INTO ledger_accounts (id, system_code, currency, allow_negative, balance, updated_at)
+      SELECT s.id, s.system_code, s.currency, s.allow_negative, CASE WHEN s.allow_negative THEN NULL ELSE 0 END, now()
       FROM unnest(
         ${systems.map(() => newId())}::uuid[],
         ${systemCodes}::text[],
@@ -312,49 +377,88 @@ async function lockAccounts(tx: SqlTransaction, refs: LedgerAccountRef[]): Promi
       ON CONFLICT (system_code, currency) DO NOTHING`;
   }
   const rows = await tx.$queryRaw<
-    Array<{
-      id: string;
-      wallet_id: string | null;
-      system_code: string | null;
-      currency: string;
-      balance: unknown;
-      allow_negative: boolean;
-    }>
+    Array<{ id: string; wallet_id: string | null; system_code: string | null; currency: string; locks: boolean }>
   >`
-    SELECT id::text, wallet_id::text, system_code, currency, balance, allow_negative FROM ledger_accounts
-    WHERE id IN (
-      SELECT a.id FROM ledger_accounts a
-      JOIN unnest(${systemCodes}::text[], ${systemCurrencies}::text[]) AS s(code, currency)
-        ON a.system_code = s.code AND a.currency = s.currency
-      UNION ALL
-      SELECT a.id FROM ledger_accounts a
-      JOIN unnest(
-        ${wallets.map((ref) => ('walletId' in ref ? ref.walletId : ''))}::uuid[],
-        ${wallets.map((ref) => ref.currency as string)}::text[]
-      ) AS w(wallet_id, currency)
-        ON a.wallet_id = w.wallet_id AND a.currency = w.currency
-    )
-    ORDER BY id FOR UPDATE`;
-  const locked = new Map<string, LockedAccount>();
+    SELECT a.id::text, a.wallet_id::text, a.system_code, a.currency, NOT a.allow_negative AS locks
+    FROM ledger_accounts a
+    JOIN unnest(${systemCodes}::text[], ${systemCurrencies}::text[]) AS s(code, currency)
+      ON a.system_code = s.code AND a.currency = s.currency
+    UNION ALL
+    SELECT a.id::text, a.wallet_id::text, a.system_code, a.currency, NOT a.allow_negative
+    FROM ledger_accounts a
+    JOIN unnest(
+      ${wallets.map((ref) => ('walletId' in ref ? ref.walletId : ''))}::uuid[],
+      ${wallets.map((ref) => ref.currency as string)}::text[]
+    ) AS w(wallet_id, currency)
+      ON a.wallet_id = w.wallet_id AND a.currency = w.currency`;
+  const toLock = rows.filter((row) => row.locks).map((row) => row.id);
+  const balances =
+    toLock.length === 0
+      ? []
+      : await tx.$queryRaw<Array<{ id: string; balance: string }>>`
+          SELECT id::text, balance::text FROM ledger_accounts WHERE id = ANY(${toLock}::uuid[])
+          ORDER BY id FOR NO KEY UPDATE`;
+  const balanceById = new Map(balances.map(({ id, balance }) => [id, new Decimal(balance)]));
+  const found = new Map<string, AccountRow>();
   for (const row of rows) {
     const key = row.wallet_id
       ? keyOf({ walletId: row.wallet_id, currency: row.currency as LedgerCurrency })
       : keyOf({ system: row.system_code ?? '', currency: row.currency as Currency });
-    locked.set(key, {
-      id: row.id,
-      balance: new Decimal(String(row.balance)),
-      allowNegative: row.allow_negative,
-    });
+    found.set(key, { id: row.id, balance: balanceById.get(row.id) ?? null });
   }
   for (const [key, ref] of byKey) {
-    if (!locked.has(key)) {
+    if (!found.has(key)) {
       throw new LedgerError(
         'unknown_account',
         'walletId' in ref ? `no ${ref.currency} account for wallet ${ref.walletId}` : `no account ${key}`,
       );
     }
   }
-  return locked;
+  return found;
+}
+
+/** Running balances of locked accounts (lockLedgerAccounts). */
+export interface LockedBalances {
+  /** The balance of one of the locked accounts that keep a running balance, as it is under its lock. */
+  of(account: LedgerAccountRef): Decimal;
+}
+
+/**
+ * Locks the accounts a database transaction is about to post to, ALL of them (every account of every posting it
+ * will make), and answers their running balances: for a step that checks a balance before it posts (a wallet
+ * transfer's hold). The postings then find their accounts locked already. Call it after locking the resource row.
+ */
+export async function lockLedgerAccounts(tx: SqlTransaction, accounts: LedgerAccountRef[]): Promise<LockedBalances> {
+  const rows = await lockAccounts(tx, accounts);
+  return {
+    of(account) {
+      const balance = rows.get(keyOf(account))?.balance;
+      if (balance === null || balance === undefined) {
+        throw new Error(`${keyOf(account)} is not a locked account with a running balance`);
+      }
+      return balance;
+    },
+  };
+}
+
+/**
+ * Balances of accounts, in their order, as committed (no lock): the running balance of an account that keeps one,
+ * otherwise the sum of its entries; zero for an account never posted to. The one way to read a system account's
+ * balance (those that may go negative have no running balance).
+ */
+export async function ledgerBalances(db: SqlTransaction, accounts: LedgerAccountRef[]): Promise<Decimal[]> {
+  const rows = await db.$queryRaw<Array<{ balance: string }>>`
+    SELECT COALESCE(a.balance, (SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)::text
+      AS balance
+    FROM unnest(
+      ${accounts.map((ref) => ('walletId' in ref ? ref.walletId : null))}::uuid[],
+      ${accounts.map((ref) => ('system' in ref ? ref.system : null))}::text[],
+      ${accounts.map((ref) => ref.currency as string)}::text[]
+    ) WITH ORDINALITY AS r(wallet_id, system_code, currency, position)
+    LEFT JOIN ledger_accounts a
+      ON a.currency = r.currency AND (a.wallet_id = r.wallet_id OR a.system_code = r.system_code)
+    ORDER BY r.position`;
+  return rows.map(({ balance }) => new Decimal(balance));
 }
 
 // ---- what each settlement step posts ----
@@ -528,7 +632,7 @@ export const walletTransferEntries = {
     const total = amount.plus(networkFee);
     return entriesOf(
       [ledgerAccounts.wallet(fromWalletId, amount.currency as LedgerCurrency), total.negated()],
-      [ledgerAccounts.walletTransferHolds(amount.currency), total],
+      [ledgerAccounts.walletTransferHolds(fromWalletId, amount.currency), total],
     );
   },
 
@@ -536,9 +640,9 @@ export const walletTransferEntries = {
    * Completion: to a service-managed wallet, credited to it; to an outside address, out to the chain
    * (`settlement`), the network fee to the network-fee account that pays the chain.
    */
-  delivered({ toWalletId, amount, networkFee }: WalletTransferAmounts): LedgerEntryInput[] {
+  delivered({ fromWalletId, toWalletId, amount, networkFee }: WalletTransferAmounts): LedgerEntryInput[] {
     return entriesOf(
-      [ledgerAccounts.walletTransferHolds(amount.currency), amount.plus(networkFee).negated()],
+      [ledgerAccounts.walletTransferHolds(fromWalletId, amount.currency), amount.plus(networkFee).negated()],
       [
         toWalletId
           ? ledgerAccounts.wallet(toWalletId, amount.currency as LedgerCurrency)

@@ -6,6 +6,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { decideVirtualAccountDeposit } from '../src/domain/transactions';
+import { ledgerAccounts, ledgerBalances } from '../src/ledger';
 import { isUniqueViolation, Prisma, sqlTransaction } from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
@@ -340,10 +341,8 @@ describe('payouts from a wallet', () => {
     expect(statuses).toEqual([201, 201, 422]);
     expect(responses.find((r) => r.status === 422)?.body.error.code).toBe('insufficient_funds');
     expect(await balanceOf(racing.partner.api, racing.wallet.id)).toBe(new Decimal(balance).minus('120').toFixed(6));
-    const account = await harness.prisma.ledgerAccount.findUniqueOrThrow({
-      where: { walletId_currency: { walletId: racing.wallet.id, currency: 'USDC' } },
-    });
-    expect(new Decimal(account.balance.toString()).isNegative()).toBe(false);
+    const [account] = await ledgerBalances(harness.prisma, [ledgerAccounts.wallet(racing.wallet.id, 'USDC')]);
+    expect(account!.isNegative()).toBe(false);
     for (const response of responses.filter((r) => r.status === 201)) {
       expect(await settlementHandle(harness, response.body.id).result()).toBe('completed');
     }

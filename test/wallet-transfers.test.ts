@@ -102,11 +102,15 @@ async function ledgerOf(id: string) {
   return { steps: postings.map((posting) => posting.reference.split(':')[2]), net };
 }
 
-/** Every wallet balance equals the sum of its entries and is never negative; the holds of ended transfers are zero. */
+/**
+ * Every running balance (wallets, holds) equals the sum of its entries and is never negative; every posting of a
+ * transfer or a funding balances.
+ */
 async function expectLedgerInvariants() {
   const drift = await harness.prisma.$queryRaw<Array<{ id: string }>>`
     SELECT a.id::text FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-    WHERE a.wallet_id IS NOT NULL GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(e.amount), 0) OR a.balance < 0`;
+    WHERE a.balance IS NOT NULL
+    GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(e.amount), 0) OR a.balance < 0`;
   expect(drift).toEqual([]);
   const unbalanced = await harness.prisma.$queryRaw<Array<{ reference: string }>>`
     SELECT t.reference FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
@@ -206,7 +210,7 @@ describe('internal transfer', () => {
     expect(ledger.net).toEqual({
       [`wallet:${from.id}:USDC`]: '-25.5',
       [`wallet:${to.id}:USDC`]: '25.5',
-      'wallet_transfer_holds:USDC': '0',
+      [`wallet_transfer_holds:${from.id}:USDC`]: '0',
     });
     await expectLedgerInvariants();
 
@@ -259,7 +263,7 @@ describe('external transfer', () => {
     const ledger = await ledgerOf(pending.id);
     expect(ledger.net).toEqual({
       [`wallet:${from.id}:USDT`]: '-10.01',
-      'wallet_transfer_holds:USDT': '0',
+      [`wallet_transfer_holds:${from.id}:USDT`]: '0',
       'settlement:USDT': '10',
       'network_fees:USDT': '0.01',
     });

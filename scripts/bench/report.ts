@@ -11,6 +11,8 @@ export interface Ratio {
   target: { op: '>=' | '<='; value: number } | null;
   /** How it was computed, for the reader of the table. */
   formula: string;
+  /** Decimal places shown (default 2; a count shows none). */
+  digits?: number;
 }
 
 export interface BenchResult {
@@ -81,7 +83,7 @@ export function formatTable(result: BenchResult, ratios: Ratio[]): string {
     const passes = ratioPasses(ratio);
     return [
       ratio.name,
-      fixed(ratio.value, 2),
+      fixed(ratio.value, ratio.digits ?? 2),
       ratio.target ? `${ratio.target.op} ${ratio.target.value}` : '',
       passes === null ? '' : passes ? 'met' : 'NOT met',
       ratio.formula,
@@ -177,7 +179,7 @@ export function chartSvg(result: BenchResult, ratios: Ratio[]): string {
     const colour = passes === null ? 'black' : passes ? '#228833' : '#cc3311';
     const target = ratio.target ? ` (target ${ratio.target.op} ${ratio.target.value})` : '';
     parts.push(
-      `<text x="20" y="${y + 12}" fill="${colour}">${escape(`${ratio.name} = ${fixed(ratio.value, 2)}${target}`)}</text>`,
+      `<text x="20" y="${y + 12}" fill="${colour}">${escape(`${ratio.name} = ${fixed(ratio.value, ratio.digits ?? 2)}${target}`)}</text>`,
     );
     y += 18;
   }

@@ -2,6 +2,7 @@
 import { Client, Connection } from '@temporalio/client';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as PgClient } from 'pg';
 import { projectRoot } from '../lib/paths';
 import { bareShape, MeasuredShape, shapeOf, totals } from './history';
 import { BenchOptions, machineLoad } from './options';
@@ -31,6 +32,26 @@ async function inParallel<T, R>(items: T[], limit: number, task: (item: T, index
 }
 
 const statsOf = (recorder: Recorder, ops: string[]): OpStats[] => ops.map((op) => recorder.stats(op));
+
+/**
+ * PostgreSQL flushes an idle backend's counters to pg_stat_database only after its idle interval (PGSTAT_IDLE_INTERVAL
+ * in pgstat.c), so a count read at once could miss the last deadlocks of a run.
+ */
+const statsFlushMs = 11_000;
+
+/** The deadlocks PostgreSQL has detected in the bench's database so far (pg_stat_database). */
+async function deadlocksSoFar(databaseUrl: string): Promise<number> {
+  const client = new PgClient({ connectionString: databaseUrl, application_name: `bench-${process.pid}` });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ deadlocks: string }>(
+      'SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]?.deadlocks ?? 0);
+  } finally {
+    await client.end();
+  }
+}
 
 export async function runBench(options: BenchOptions): Promise<void> {
   const startedAt = new Date();
@@ -96,6 +117,8 @@ export async function runBench(options: BenchOptions): Promise<void> {
     let readPath: string;
     let settlementRps: number | null = null;
     let parties: Party[] = [];
+    /** pg_stat_database's count before the first settlement; null when no settlement section runs. */
+    let deadlocksBefore: number | null = null;
     /** A settlement run, charged the CPU of the API, the given workers and Temporal. */
     const settle = async (workers: string[], settlements: number, recorder?: Recorder) => {
       const serving = () => stack.cpu(['api', ...workers, 'temporal']);
@@ -120,6 +143,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
       // Settlements and their engine ceiling in turns (S C S C ...), so a slow moment of the machine hits both.
       const rounds = runs('settlement') ? options.rounds : 1;
       const perRound = Math.ceil(options.settlements / rounds);
+      if (runs('settlement')) deadlocksBefore = await deadlocksSoFar(stack.database.url);
       const settlementRecorder = new Recorder();
       const ceiling = new Recorder();
       const completed: Array<{ id: string; quoteId: string; party: Party }> = [];
@@ -244,6 +268,19 @@ export async function runBench(options: BenchOptions): Promise<void> {
         value: run.recorder.stats('settlement').rps / settlementRps!,
         target: null,
         formula: 'settlements/s with 2 worker processes / with 1',
+      });
+    }
+
+    if (deadlocksBefore !== null) {
+      // From the first settlement to the end of the last: the read and quote sections between post nothing.
+      log('waiting for PostgreSQL to flush its counters, then counting deadlocks');
+      await new Promise((resolve) => setTimeout(resolve, statsFlushMs));
+      ratios.push({
+        name: 'deadlocks',
+        value: (await deadlocksSoFar(stack.database.url)) - deadlocksBefore,
+        target: { op: '<=', value: 0 },
+        formula: 'PostgreSQL deadlocks (pg_stat_database) during the settlement runs, 1 and 2 workers',
+        digits: 0,
       });
     }
 

@@ -1,16 +1,17 @@
 // Wallet transfers: the commands of their routes. Creating one checks the wallets and the destination
-// first, then, in ONE database transaction (writeThenStart), locks the source wallet's balance row,
-// refuses when it cannot cover amount + network fee, writes the transfer, holds the money (ledger),
-// records walletTransfer.created and the intent to start its workflow. Concurrent transfers from one
-// wallet queue on that row lock, so the balance never goes below zero. Reads are plain queries.
+// first, then, in ONE database transaction (writeThenStart), writes the transfer, locks the ledger
+// accounts of its hold (the source wallet's among them, in the ledger's one lock order), refuses when
+// the wallet cannot cover amount + network fee, holds the money (ledger), records
+// walletTransfer.created and the intent to start its workflow. Concurrent transfers from one wallet
+// queue on that row lock, so the balance never goes below zero. Reads are plain queries.
 import { isWellFormedAddress, toChecksumAddress, type Chain } from '../domain/chains';
 import { isUuid, newId } from '../domain/ids';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
 import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
-import type { Db, Prisma } from '../persistence/database';
+import type { Db } from '../persistence/database';
 import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
-import { postLedgerEntries, walletTransferEntries } from '../ledger';
+import { ledgerAccounts, lockLedgerAccounts, postLedgerEntries, walletTransferEntries } from '../ledger';
 import { toWalletTransfer, WalletTransferRow, withWallets } from '../presenters/wallet-transfers';
 import type { CreateWalletTransferRequest, WalletTransferResource } from '../schemas/wallet-transfers';
 import type { ApiServices } from '../app-services';
@@ -85,13 +86,6 @@ async function destinationOf(
   return { toWalletId: wallet?.id ?? null, toAddress: address, toOwnWallet: wallet?.partnerId === partnerId };
 }
 
-/** The source wallet's balance row, locked until the transaction ends: transfers from one wallet queue here. */
-async function lockedBalance(tx: Prisma.TransactionClient, walletId: string, currency: Stablecoin): Promise<Money> {
-  const [row] = await tx.$queryRaw<Array<{ balance: Prisma.Decimal }>>`
-    SELECT balance FROM ledger_accounts WHERE wallet_id = ${walletId}::uuid AND currency = ${currency} FOR UPDATE`;
-  return Money.of(currency, (row?.balance ?? '0').toString());
-}
-
 /** POST /v1/wallet-transfer. Every refusal leaves nothing behind. */
 export async function createWalletTransfer(
   services: ApiServices,
@@ -114,15 +108,13 @@ export async function createWalletTransfer(
   const total = amount.plus(networkFee);
 
   const id = newId();
+  const hold = walletTransferEntries.hold({
+    fromWalletId: from.id,
+    toWalletId: destination.toWalletId,
+    amount,
+    networkFee,
+  });
   return writeThenStart(services, async (tx, start) => {
-    const balance = await lockedBalance(tx, from.id, currency);
-    if (balance.lt(total)) {
-      throw new ApiError(
-        'insufficient_funds',
-        `Wallet ${from.id} holds ${balance.toString()} ${currency}; this transfer needs ${total.toString()} ` +
-          `(amount ${amount.toString()} + network fee ${networkFee.toString()}).`,
-      );
-    }
     const row = await tx.walletTransfer.create({
       data: {
         id,
@@ -140,15 +132,23 @@ export async function createWalletTransfer(
       },
       include: withWallets,
     });
+    // Transfers from one wallet queue on its row lock, taken with every account the hold posts to.
+    const locked = await lockLedgerAccounts(
+      tx,
+      hold.map(({ account }) => account),
+    );
+    const balance = Money.of(currency, locked.of(ledgerAccounts.wallet(from.id, currency)).toFixed());
+    if (balance.lt(total)) {
+      throw new ApiError(
+        'insufficient_funds',
+        `Wallet ${from.id} holds ${balance.toString()} ${currency}; this transfer needs ${total.toString()} ` +
+          `(amount ${amount.toString()} + network fee ${networkFee.toString()}).`,
+      );
+    }
     await postLedgerEntries(tx, {
       reference: walletTransferReference(id, 'hold'),
       description: `wallet transfer ${id}: hold on the source wallet`,
-      entries: walletTransferEntries.hold({
-        fromWalletId: from.id,
-        toWalletId: destination.toWalletId,
-        amount,
-        networkFee,
-      }),
+      entries: hold,
     });
     const resource = toWalletTransfer(row);
     await recordEvent(tx, {

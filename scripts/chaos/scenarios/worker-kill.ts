@@ -7,6 +7,7 @@
 // the sandbox's simulated exchange and banks (one payout), and no workflow left open.
 import { randomUUID } from 'node:crypto';
 import { Decimal } from '../../../src/domain/money';
+import { ledgerAccounts, ledgerBalances, walletCurrencies } from '../../../src/ledger';
 import { workflowIds } from '../../../src/temporal/workflow-ids';
 import {
   ledgerProblems,
@@ -363,13 +364,16 @@ async function checkSettlements(
   for (const [name, total] of aggregate) {
     if (!total.isZero()) report.fail(`${name} holds ${total.toFixed()} after every settlement ended`);
   }
-  const spendable = await system.prisma.ledgerAccount.findMany({ where: { walletId } });
-  for (const account of spendable) {
-    if (!new Decimal(account.balance.toString()).isZero())
+  const spendable = await ledgerBalances(
+    system.prisma,
+    walletCurrencies.map((currency) => ledgerAccounts.wallet(walletId, currency)),
+  );
+  spendable.forEach((balance, index) => {
+    if (!balance.isZero())
       report.fail(
-        `the wallet's ${account.currency} balance is ${account.balance.toString()} (nothing should land there)`,
+        `the wallet's ${walletCurrencies[index]} balance is ${balance.toFixed()} (nothing should land there)`,
       );
-  }
+  });
   // Where the kills landed: activity attempts retried (lost with the worker, then timed out) and workflow tasks lost.
   let retriedActivities = 0;
   let lostWorkflowTasks = 0;
