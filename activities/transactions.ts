@@ -14,6 +14,7 @@ import { newId } from '../src/domain/ids';
 import { Currency, Money } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
 import {
+  amountsOf,
   canTransition,
   decideDeposit,
   eventGroupOf,
@@ -23,18 +24,21 @@ import {
   TransactionType,
 } from '../src/domain/transactions';
 import { recordEvent } from '../src/persistence/events';
-import { LedgerEntryInput, postLedgerEntries, reversed, settlementEntries } from '../src/ledger';
 import {
+  LedgerEntryInput,
+  reversed,
+  settlementEntries,
   carrierOf,
   ledgerReference,
   leg1Entries,
   leg1FeesReturnedEntries,
   payoutFundingEntries,
   sellBackEntries,
-} from '../src/persistence/transaction-postings';
+} from '../src/domain/ledger';
+import { postLedgerEntries } from '../src/persistence/ledger';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transactions';
-import { amountsOf, toDeposit, toTransaction, TransactionRow } from '../src/presenters/transactions';
+import { toDeposit, toTransaction, TransactionRow } from '../src/presenters/transactions';
 import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
 import type { FiatRails, RailOperationKind, RailOutcome } from '../src/providers/fiat-rails';
 import { type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
@@ -74,7 +78,6 @@ export type RailStepOutcome = RailOutcome & { proceeds?: string };
 
 /** What the provider knows of a step's operation (OperationLookup, serialisable). */
 export type RailStepLookup = OperationLookup<RailStepOutcome>;
-
 
 const depositById = rowByIdQuery<TransactionDeposit>('TransactionDeposit');
 
@@ -434,11 +437,13 @@ export function createTransactionActivities(services: ActivityServices) {
         where: { transactionId, status: { in: ['accepted', 'returning'] } },
       });
       const { row, request } = await railStep(transactionId, 'refund', round);
-      const [payoutLeg] = await sqlPoolOf(prisma).query<{ status: string }>({
-        name: 'payout-leg-status',
-        text: `SELECT status FROM transaction_legs WHERE transaction_id = $1 AND kind = 'stablecoin_to_fiat'`,
-        values: [transactionId],
-      }).then((result) => result.rows);
+      const [payoutLeg] = await sqlPoolOf(prisma)
+        .query<{ status: string }>({
+          name: 'payout-leg-status',
+          text: `SELECT status FROM transaction_legs WHERE transaction_id = $1 AND kind = 'stablecoin_to_fiat'`,
+          values: [transactionId],
+        })
+        .then((result) => result.rows);
       if (payoutLeg?.status === 'processing') {
         const payout = await lookUp(row, 'stablecoin_to_fiat', round);
         if (payout.state === 'unknown' || (payout.state === 'executed' && payout.outcome.status === 'completed')) {
@@ -480,8 +485,7 @@ export function createTransactionActivities(services: ActivityServices) {
         const posted = async (step: string) =>
           (await tx.ledgerTransaction.findUnique({ where: { reference: ledgerReference(transactionId, step) } })) !==
           null;
-        const undo =
-          row.type === 'payout' ? reversed(payoutFundingEntries(row)) : leg1FeesReturnedEntries(row);
+        const undo = row.type === 'payout' ? reversed(payoutFundingEntries(row)) : leg1FeesReturnedEntries(row);
         const undoStep = row.type === 'payout' ? 'funding' : 'fiat_to_stablecoin';
         const undone = await posted(undoStep);
         if (undone && row.type !== 'payout' && !(await posted('sell_back'))) {

@@ -13,7 +13,8 @@ import {
   WalletTransferStatus,
 } from '../src/domain/wallet-transfers';
 import { recordEvent } from '../src/persistence/events';
-import { LedgerEntryInput, postLedgerEntries, walletTransferEntries, WalletTransferAmounts } from '../src/ledger';
+import { LedgerEntryInput, walletTransferEntries, WalletTransferAmounts } from '../src/domain/ledger';
+import { postLedgerEntries } from '../src/persistence/ledger';
 import { toWalletTransfer, WalletTransferRow, withWallets } from '../src/presenters/wallet-transfers';
 import type { ChainTransferOutcome, ChainTransferRequest } from '../src/providers/chain-transfers';
 import { type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';

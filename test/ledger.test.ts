@@ -5,17 +5,17 @@
 import type { Transaction } from '@prisma/client';
 import { createActivities } from '../activities';
 import { Client } from 'pg';
-import { connectionName, createPrismaClient, PrismaClient, sqlPoolOf, sqlTransaction } from '../src/persistence/database';
+import {
+  connectionName,
+  createPrismaClient,
+  PrismaClient,
+  sqlPoolOf,
+  sqlTransaction,
+} from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
 import { Decimal, Money } from '../src/domain/money';
-import {
-  ledgerAccounts,
-  LedgerAccountRef,
-  ledgerBalances,
-  lockLedgerAccounts,
-  postLedgerEntries,
-  settlementEntries,
-} from '../src/ledger';
+import { ledgerAccounts, LedgerAccountRef, settlementEntries } from '../src/domain/ledger';
+import { ledgerBalances, lockLedgerAccounts, postLedgerEntries } from '../src/persistence/ledger';
 import { insertRow } from '../src/persistence/sql-rows';
 import { createProviders } from '../src/providers';
 import { createWallet, WalletBody } from './support/accounts';

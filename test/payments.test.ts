@@ -6,7 +6,8 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { decideVirtualAccountDeposit } from '../src/domain/transactions';
-import { ledgerAccounts, ledgerBalances } from '../src/ledger';
+import { ledgerAccounts } from '../src/domain/ledger';
+import { ledgerBalances } from '../src/persistence/ledger';
 import { isUniqueViolation, Prisma, sqlTransaction } from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';

@@ -15,7 +15,7 @@ import {
   transactionStatuses,
   transitions,
 } from '../src/domain/transactions';
-import { LedgerEntryInput, ledgerAccounts, reversed, settlementEntries } from '../src/ledger';
+import { LedgerEntryInput, ledgerAccounts, reversed, settlementEntries } from '../src/domain/ledger';
 
 describe('statuses', () => {
   it('never go back to awaiting_deposit, and the final ones have no way out', () => {
@@ -121,14 +121,20 @@ describe('pix copy-paste code', () => {
         '6304' +
         crc16Ccitt(code.slice(0, -4)),
     );
-    expect(() => pixCopyPasteCode({ key: 'k', amount: '1', beneficiaryName: 'n', city: 'c', txid: 'not valid!' })).toThrow();
+    expect(() =>
+      pixCopyPasteCode({ key: 'k', amount: '1', beneficiaryName: 'n', city: 'c', txid: 'not valid!' }),
+    ).toThrow();
   });
 });
 
 describe('settlement postings', () => {
   const partnerId = 'p-1';
   const walletId = 'w-1';
-  const fees = { service: Money.parse('BRL', '5.00'), partner: Money.parse('BRL', '11.00'), network: Money.parse('BRL', '0.06') };
+  const fees = {
+    service: Money.parse('BRL', '5.00'),
+    partner: Money.parse('BRL', '11.00'),
+    network: Money.parse('BRL', '0.06'),
+  };
   const deposit = Money.parse('BRL', '1000.00');
   const converted = Money.parse('BRL', '983.94');
   const stablecoin = Money.parse('USDC', '195.803060');
@@ -171,7 +177,9 @@ describe('settlement postings', () => {
       converted: converted.plus(fees.partner),
       stablecoin,
     });
-    expect(noPartnerFee.some(({ account }) => 'system' in account && account.system.startsWith('partner_fees'))).toBe(false);
+    expect(noPartnerFee.some(({ account }) => 'system' in account && account.system.startsWith('partner_fees'))).toBe(
+      false,
+    );
   });
 
   it('leave clearing and in-transit at zero, and the fees where the quote said, after a completed settlement', () => {
@@ -195,7 +203,12 @@ describe('settlement postings', () => {
   });
 
   it('leave every account at zero after a refund of leg 1 and the deposit', () => {
-    const totals = net(settlementEntries.depositReceived(deposit), leg1, reversed(leg1), settlementEntries.paidOut(deposit));
+    const totals = net(
+      settlementEntries.depositReceived(deposit),
+      leg1,
+      reversed(leg1),
+      settlementEntries.paidOut(deposit),
+    );
     for (const [key, total] of totals) expect([key, total.toFixed()]).toEqual([key, '0']);
   });
 });

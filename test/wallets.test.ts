@@ -4,7 +4,8 @@ import { base58 } from '@scure/base';
 import Decimal from 'decimal.js';
 import { createHmac } from 'node:crypto';
 import { isChecksumAddress, isSolanaAddress, toChecksumAddress } from '../src/domain/chains';
-import { LedgerError, ledgerAccounts, ledgerBalances, postLedgerEntries } from '../src/ledger';
+import { LedgerError, ledgerAccounts } from '../src/domain/ledger';
+import { ledgerBalances, postLedgerEntries } from '../src/persistence/ledger';
 import {
   DerivedWalletAddressProvider,
   ethereumAddressOf,

@@ -8,9 +8,16 @@ import { ActivityFailure, ApplicationFailure, patched, sleep } from '@temporalio
 import type { OperationLookup } from '../src/providers/unavailable';
 import { providerOutcomeFailures } from '../src/temporal/failure-types';
 
-
 /** Waits between asks while the provider cannot tell: about two hours in all, then an operator decides. */
-export const UNKNOWN_OUTCOME_POLLS: Duration[] = ['1 minute', '2 minutes', '4 minutes', '8 minutes', '15 minutes', '30 minutes', '1 hour'];
+export const UNKNOWN_OUTCOME_POLLS: Duration[] = [
+  '1 minute',
+  '2 minutes',
+  '4 minutes',
+  '8 minutes',
+  '15 minutes',
+  '30 minutes',
+  '1 hour',
+];
 
 /**
  * Asks until the provider knows, within UNKNOWN_OUTCOME_POLLS; `onUnknown` runs once, when the first answer is

@@ -2,7 +2,7 @@
 // deposit deadline of each sender rail, what happens to a deposit (accepted, or returned and why),
 // the deposit reference that matches an incoming deposit to its transaction, and the sandbox
 // controls. Fiat to fiat (both legs), pay-ins (leg 1 alone) and payouts (leg 2 alone) share them.
-import type { Money } from './money';
+import { Currency, Money } from './money';
 import type { PaymentRail } from './rails';
 
 /**
@@ -169,7 +169,8 @@ const REFERENCE_BODY_LENGTH = 10;
  * enough for every rail's payment-reference field (pix txid, SPEI concepto, SEPA remittance, wire memo).
  */
 export function depositReferenceFrom(random: Uint8Array): string {
-  if (random.length < REFERENCE_BODY_LENGTH) throw new Error(`a deposit reference needs ${REFERENCE_BODY_LENGTH} random bytes`);
+  if (random.length < REFERENCE_BODY_LENGTH)
+    throw new Error(`a deposit reference needs ${REFERENCE_BODY_LENGTH} random bytes`);
   let body = '';
   for (let index = 0; index < REFERENCE_BODY_LENGTH; index += 1) {
     body += referenceAlphabet[(random[index] as number) % 32];
@@ -182,10 +183,7 @@ export function depositReferenceFrom(random: Uint8Array): string {
  * look-alikes (O -> 0, I and L -> 1). Returns the canonical form, or null when it cannot be one.
  */
 export function normaliseDepositReference(text: string): string | null {
-  const compact = text
-    .toUpperCase()
-    .replace(/[\s-]/g, '')
-    .replace(/^TX/, '');
+  const compact = text.toUpperCase().replace(/[\s-]/g, '').replace(/^TX/, '');
   const body = compact.replace(/O/g, '0').replace(/[IL]/g, '1');
   if (body.length !== REFERENCE_BODY_LENGTH || [...body].some((char) => !referenceAlphabet.includes(char))) return null;
   return REFERENCE_PREFIX + body;
@@ -255,4 +253,41 @@ export function decideVirtualAccountDeposit(account: {
     return { action: 'refund', reason: 'third_party_sender' };
   }
   return { action: 'settle' };
+}
+
+// ---- a transaction's amounts ----
+
+/** A decimal column as the database client gives it (a Decimal or a decimal string). */
+type DecimalColumn = { toString(): string };
+
+/** The amount columns of a stored transaction. */
+export interface TransactionAmountColumns {
+  senderCurrency: string;
+  senderAmount: DecimalColumn;
+  stablecoinCurrency: string | null;
+  stablecoinAmount: DecimalColumn | null;
+  receiverCurrency: string;
+  receiverAmount: DecimalColumn;
+  serviceFee: DecimalColumn;
+  partnerFee: DecimalColumn;
+  networkFee: DecimalColumn;
+}
+
+const moneyOf = (currency: string, value: DecimalColumn) => Money.of(currency as Currency, value.toString());
+
+/** The amounts of a stored transaction in the money type. */
+export function amountsOf(row: TransactionAmountColumns) {
+  const service = moneyOf(row.senderCurrency, row.serviceFee);
+  const partner = moneyOf(row.senderCurrency, row.partnerFee);
+  const network = moneyOf(row.senderCurrency, row.networkFee);
+  const total = service.plus(partner).plus(network);
+  const sender = moneyOf(row.senderCurrency, row.senderAmount);
+  return {
+    sender,
+    stablecoin: moneyOf(row.stablecoinCurrency as string, row.stablecoinAmount as DecimalColumn),
+    receiver: moneyOf(row.receiverCurrency, row.receiverAmount),
+    fees: { service, partner, network, total },
+    /** What is converted: the sender amount minus every fee. */
+    converted: sender.minus(total),
+  };
 }

@@ -28,7 +28,10 @@ export async function recordSandboxOperation(
 }
 
 /** The operation made under the key, or null when none was. */
-export async function findSandboxOperation(prisma: PrismaClient, idempotencyKey: string): Promise<SandboxOperation | null> {
+export async function findSandboxOperation(
+  prisma: PrismaClient,
+  idempotencyKey: string,
+): Promise<SandboxOperation | null> {
   const [row] = await prisma.$queryRaw<Array<{ kind: string; currency: string; amount: unknown; outcome: string }>>`
     SELECT kind, currency, amount, outcome FROM sandbox_rail_operations WHERE idempotency_key = ${idempotencyKey}`;
   return row ? operationOf(row) : null;

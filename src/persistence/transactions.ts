@@ -63,7 +63,11 @@ export interface TransactionFilter {
 }
 
 /** One page of a partner's transactions, newest first (the keyset from http/pagination.ts). */
-export const listTransactionRows = (db: Db, filter: TransactionFilter, keyset: KeysetQuery): Promise<TransactionRow[]> =>
+export const listTransactionRows = (
+  db: Db,
+  filter: TransactionFilter,
+  keyset: KeysetQuery,
+): Promise<TransactionRow[]> =>
   db.transaction.findMany({
     where: {
       partnerId: filter.partnerId,

@@ -2,47 +2,13 @@
 // payout.* event's `event_resource`. Pure: rows in, resources out. The legs stay internal.
 import type { Prisma, TransactionDeposit } from '@prisma/client';
 import { Currency, Decimal, Money } from '../domain/money';
-import type { FailureReason, TransactionStatus, TransactionType } from '../domain/transactions';
+import { amountsOf, type FailureReason, type TransactionStatus, type TransactionType } from '../domain/transactions';
 import type { SenderDepositInstructions } from '../providers/transaction-deposits';
-import type {
-  DepositResource,
-  SenderDocumentType,
-  TransactionResource,
-} from '../schemas/transactions';
+import type { DepositResource, SenderDocumentType, TransactionResource } from '../schemas/transactions';
 
 /** What a transaction is shown with: the external account paid and the wallet (a pay-in's receiver). */
 export const withReceiverAccount = { externalAccount: true, wallet: true } as const;
 export type TransactionRow = Prisma.TransactionGetPayload<{ include: typeof withReceiverAccount }>;
-
-const money = (currency: string, value: { toString(): string }) => Money.of(currency as Currency, value.toString());
-
-/** The amounts of a transaction in the money type. */
-export function amountsOf(row: Pick<
-  TransactionRow,
-  | 'senderCurrency'
-  | 'senderAmount'
-  | 'stablecoinCurrency'
-  | 'stablecoinAmount'
-  | 'receiverCurrency'
-  | 'receiverAmount'
-  | 'serviceFee'
-  | 'partnerFee'
-  | 'networkFee'
->) {
-  const service = money(row.senderCurrency, row.serviceFee);
-  const partner = money(row.senderCurrency, row.partnerFee);
-  const network = money(row.senderCurrency, row.networkFee);
-  const total = service.plus(partner).plus(network);
-  const sender = money(row.senderCurrency, row.senderAmount);
-  return {
-    sender,
-    stablecoin: money(row.stablecoinCurrency as string, row.stablecoinAmount as Prisma.Decimal),
-    receiver: money(row.receiverCurrency, row.receiverAmount),
-    fees: { service, partner, network, total },
-    /** What is converted: the sender amount minus every fee. */
-    converted: sender.minus(total),
-  };
-}
 
 type RailDetails = Record<string, unknown>;
 
@@ -146,7 +112,7 @@ export function toDeposit(row: TransactionDeposit): DepositResource {
   return {
     id: row.id,
     transaction_id: row.transactionId,
-    amount: money(row.currency, row.amount).toString(),
+    amount: Money.of(row.currency as Currency, row.amount.toString()).toString(),
     currency: row.currency as Currency,
     sender_name: row.senderName,
     reference: row.reference,

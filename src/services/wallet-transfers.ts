@@ -11,7 +11,8 @@ import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-tra
 import type { Db } from '../persistence/database';
 import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
-import { ledgerAccounts, lockLedgerAccounts, postLedgerEntries, walletTransferEntries } from '../ledger';
+import { ledgerAccounts, walletTransferEntries } from '../domain/ledger';
+import { lockLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
 import { toWalletTransfer, WalletTransferRow, withWallets } from '../presenters/wallet-transfers';
 import type { CreateWalletTransferRequest, WalletTransferResource } from '../schemas/wallet-transfers';
 import type { ApiServices } from '../app-services';

@@ -2,7 +2,8 @@
 import { ownedBy, withDatabaseTransaction, type Db } from '../persistence/database';
 import { isUuid, newId } from '../domain/ids';
 import { ApiError } from '../http/errors';
-import { ledgerAccounts, openWalletLedgerAccounts, postLedgerEntries } from '../ledger';
+import { ledgerAccounts } from '../domain/ledger';
+import { openWalletLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
 import { findWallet, insertWallet, readWallet, WalletRow } from '../persistence/wallets';
 import { toWallet } from '../presenters/wallets';

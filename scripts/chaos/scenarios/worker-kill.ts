@@ -7,7 +7,8 @@
 // the sandbox's simulated exchange and banks (one payout), and no workflow left open.
 import { randomUUID } from 'node:crypto';
 import { Decimal } from '../../../src/domain/money';
-import { ledgerAccounts, ledgerBalances, walletCurrencies } from '../../../src/ledger';
+import { ledgerAccounts, walletCurrencies } from '../../../src/domain/ledger';
+import { ledgerBalances } from '../../../src/persistence/ledger';
 import { workflowIds } from '../../../src/temporal/workflow-ids';
 import {
   ledgerProblems,

@@ -6,14 +6,19 @@ import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
 import type { Blockchain, FiatRail } from '../../domain/rails';
 import { depositDeadlineOf } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
-import { postLedgerEntries } from '../../ledger';
-import { ledgerReference, payoutFundingEntries } from '../../persistence/transaction-postings';
+import { postLedgerEntries } from '../../persistence/ledger';
+import { ledgerReference, payoutFundingEntries } from '../../domain/ledger';
 import { amountsOf as quoteAmountsOf, termsOf } from '../../presenters/quotes';
 import { requireApprovedCustomer } from '../customers';
 import { findExternalAccountOrThrow, pixDetailsOf } from '../external-accounts';
 import { findQuoteOrThrow, priceWithinRanges } from '../quotes';
 import { findWalletOrThrow } from '../wallets';
-import type { CreateFiatToFiatRequest, CreatePayinRequest, CreatePayoutRequest, TransactionResource } from '../../schemas/transactions';
+import type {
+  CreateFiatToFiatRequest,
+  CreatePayinRequest,
+  CreatePayoutRequest,
+  TransactionResource,
+} from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
 import { NewTransaction, writeWithQuote, insufficientFunds, amountColumns } from './write';
 

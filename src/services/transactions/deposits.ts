@@ -125,9 +125,7 @@ export async function receiveDepositByReference(
   incoming: IncomingDeposit,
 ): Promise<DepositResource | null> {
   const reference = normaliseDepositReference(incoming.reference);
-  const row = reference
-    ? await findTransactionByDepositReference(services.prisma, reference)
-    : null;
+  const row = reference ? await findTransactionByDepositReference(services.prisma, reference) : null;
   if (!row || row.senderCurrency !== incoming.amount.currency) return null;
   return receiveDeposit(services, row, {
     amount: incoming.amount,

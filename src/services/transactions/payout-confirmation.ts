@@ -2,9 +2,9 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { newId } from '../../domain/ids';
 import type { Blockchain } from '../../domain/rails';
-import { SandboxSimulation } from '../../domain/transactions';
+import { amountsOf, SandboxSimulation } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
-import { amountsOf as amountsOfRow, toTransaction, TransactionRow } from '../../presenters/transactions';
+import { toTransaction, TransactionRow } from '../../presenters/transactions';
 import type { TransactionResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
 import { updateRefusal } from '../../temporal/errors';
@@ -60,7 +60,7 @@ export async function confirmPayout(
   }
   const input: DepositInput = {
     depositId: newId(),
-    amount: amountsOfRow(row).sender.toString(),
+    amount: amountsOf(row).sender.toString(),
     senderName: null,
     reference: body.tx_hash,
     receivedAt: new Date().toISOString(),

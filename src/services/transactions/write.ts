@@ -9,7 +9,7 @@ import type { PaymentRail } from '../../domain/rails';
 import { depositReferenceFrom, eventGroupOf, TransactionType } from '../../domain/transactions';
 import { recordEvent } from '../../persistence/events';
 import { ApiError } from '../../http/errors';
-import { LedgerError } from '../../ledger';
+import { LedgerError } from '../../domain/ledger';
 import { insertTransaction, type NewTransactionRow, readTransactionRow } from '../../persistence/transactions';
 import { toTransaction, TransactionRow } from '../../presenters/transactions';
 import type { SenderDepositInstructions } from '../../providers/transaction-deposits';
