@@ -8,9 +8,7 @@
 //   the same key asks the provider what became of a call whose answer never came (lookUpRailOperation).
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { TransactionDeposit } from '@prisma/client';
-import { sqlPoolOf, sqlTransaction, transactionOptions, type SqlTransaction } from '../src/persistence/database';
-import { newId } from '../src/domain/ids';
+import { sqlTransaction, type SqlTransaction, withDatabaseTransaction } from '../src/persistence/database';
 import { Currency, Money } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
 import {
@@ -35,10 +33,23 @@ import {
   payoutFundingEntries,
   sellBackEntries,
 } from '../src/domain/ledger';
-import { postLedgerEntries } from '../src/persistence/ledger';
-import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
-import { lockTransactionRow, readTransactionRow } from '../src/persistence/transactions';
-import { toDeposit, toTransaction, TransactionRow } from '../src/presenters/transactions';
+import { isPosted, postLedgerEntries } from '../src/persistence/ledger';
+import {
+  closeTransactionLeg,
+  findDepositWithTransaction,
+  findHeldDeposit,
+  insertTransactionDeposit,
+  lockTransactionDeposit,
+  lockTransactionRow,
+  markDepositReturned,
+  openTransactionLeg,
+  readTransactionDeposit,
+  readTransactionRow,
+  transactionLegStatus,
+  type TransactionRow,
+  writeTransactionStatus,
+} from '../src/persistence/transactions';
+import { toDeposit, toTransaction } from '../src/presenters/transactions';
 import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
 import type { FiatRails, RailOperationKind, RailOutcome } from '../src/providers/fiat-rails';
 import { type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
@@ -79,8 +90,6 @@ export type RailStepOutcome = RailOutcome & { proceeds?: string };
 /** What the provider knows of a step's operation (OperationLookup, serialisable). */
 export type RailStepLookup = OperationLookup<RailStepOutcome>;
 
-const depositById = rowByIdQuery<TransactionDeposit>('TransactionDeposit');
-
 function notFound(what: string, id: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, RESOURCE_NOT_FOUND);
 }
@@ -107,14 +116,10 @@ async function moveTo(
     );
   }
   // The row is locked (lockTransaction), so it is current: write the change and show the row with it, as Prisma's
-  // update would (its @updatedAt is set here too), without Prisma compiling an update with two includes.
+  // update would (its @updatedAt is set here too).
   const changes = Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
   const updated: TransactionRow = { ...row, ...changes, status: to, updatedAt: new Date() };
-  await tx.$executeRaw`
-    UPDATE transactions
-    SET status = ${updated.status}, failure_reason = ${updated.failureReason},
-      sandbox_simulation = ${updated.sandboxSimulation}, updated_at = ${updated.updatedAt}
-    WHERE id = ${row.id}::uuid`;
+  await writeTransactionStatus(tx, updated);
   await recordEvent(tx, {
     partnerId: row.partnerId,
     type: `${eventGroupOf(row.type as TransactionType)}.${to as Exclude<TransactionStatus, 'awaiting_deposit'>}`,
@@ -127,8 +132,6 @@ async function moveTo(
 
 export function createTransactionActivities(services: ActivityServices) {
   const { prisma } = services;
-  // Money steps written with Prisma's interactive transaction: the project's bounds, not Prisma's defaults.
-  const bounded = transactionOptions(services.config.database);
   const rails: FiatRails = services.fiatRails;
 
   /** What every call to an outside system carries: the step's idempotency key, the sandbox simulation, the round. */
@@ -163,12 +166,7 @@ export function createTransactionActivities(services: ActivityServices) {
   /** Before a call to an outside system: the transaction, its leg opened (once), its amounts, and the request. */
   async function railStep(transactionId: string, kind: RailStep, round: number) {
     const row = await transactionRow(transactionId);
-    await sqlPoolOf(prisma).query({
-      name: 'open-transaction-leg',
-      text: `INSERT INTO transaction_legs (id, transaction_id, kind, status, created_at, updated_at)
-        VALUES ($1, $2, $3, 'processing', now(), now()) ON CONFLICT (transaction_id, kind) DO NOTHING`,
-      values: [newId(), transactionId, kind],
-    });
+    await openTransactionLeg(prisma, transactionId, kind);
     return { row, amounts: amountsOf(row), request: requestOf(row, kind, round) };
   }
 
@@ -181,17 +179,11 @@ export function createTransactionActivities(services: ActivityServices) {
     providerReference: string,
     failureReason: string | null = null,
   ): Promise<boolean> {
-    const closed = await tx.$executeRaw`
-      UPDATE transaction_legs
-      SET status = ${status}, provider_reference = ${providerReference}, failure_reason = ${failureReason},
-        updated_at = now()
-      WHERE transaction_id = ${transactionId}::uuid AND kind = ${kind} AND status = 'processing'`;
-    if (closed === 1) return true;
-    const [leg] = await tx.$queryRaw<Array<{ status: string }>>`
-      SELECT status FROM transaction_legs WHERE transaction_id = ${transactionId}::uuid AND kind = ${kind}`;
-    if (leg?.status === status) return false;
+    const closed = await closeTransactionLeg(tx, { transactionId, kind, status, providerReference, failureReason });
+    if (closed === true) return true;
+    if (closed.status === status) return false;
     throw ApplicationFailure.nonRetryable(
-      `leg ${kind} of transaction ${transactionId} is ${leg?.status ?? 'missing'}`,
+      `leg ${kind} of transaction ${transactionId} is ${closed.status ?? 'missing'}`,
       'InvalidLegState',
     );
   }
@@ -231,7 +223,7 @@ export function createTransactionActivities(services: ActivityServices) {
     async receiveDeposit(transactionId: string, input: DepositInput): Promise<DepositReceipt> {
       return sqlTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
-        const previous = await readRowById(tx, depositById, input.depositId);
+        const previous = await readTransactionDeposit(tx, input.depositId);
         if (previous) {
           // A retry after the commit.
           return { action: previous.status === 'accepted' ? 'settle' : 'refund', deposit: toDeposit(previous) };
@@ -241,7 +233,7 @@ export function createTransactionActivities(services: ActivityServices) {
         if (decision.action === 'return') {
           throw ApplicationFailure.nonRetryable(`transaction ${transactionId} is ${row.status}`, 'DepositNotExpected');
         }
-        const deposit = await insertRow<TransactionDeposit>(tx, 'TransactionDeposit', {
+        const deposit = await insertTransactionDeposit(tx, {
           id: input.depositId,
           transactionId,
           currency: received.currency,
@@ -433,18 +425,9 @@ export function createTransactionActivities(services: ActivityServices) {
      * while a payout that was asked for may have been made: the provider is asked under the payout's key first.
      */
     async returnTransactionFunds(transactionId: string, round: number): Promise<{ providerReference: string }> {
-      const deposit = await prisma.transactionDeposit.findFirst({
-        where: { transactionId, status: { in: ['accepted', 'returning'] } },
-      });
+      const deposit = await findHeldDeposit(prisma, transactionId);
       const { row, request } = await railStep(transactionId, 'refund', round);
-      const [payoutLeg] = await sqlPoolOf(prisma)
-        .query<{ status: string }>({
-          name: 'payout-leg-status',
-          text: `SELECT status FROM transaction_legs WHERE transaction_id = $1 AND kind = 'stablecoin_to_fiat'`,
-          values: [transactionId],
-        })
-        .then((result) => result.rows);
-      if (payoutLeg?.status === 'processing') {
+      if ((await transactionLegStatus(prisma, transactionId, 'stablecoin_to_fiat')) === 'processing') {
         const payout = await lookUp(row, 'stablecoin_to_fiat', round);
         if (payout.state === 'unknown' || (payout.state === 'executed' && payout.outcome.status === 'completed')) {
           throw ApplicationFailure.nonRetryable(
@@ -474,43 +457,43 @@ export function createTransactionActivities(services: ActivityServices) {
      * in one database transaction.
      */
     async finishRefund(transactionId: string, providerReference: string, reason: FailureReason): Promise<void> {
-      await prisma.$transaction(async (tx) => {
-        const row = await lockTransaction(tx, transactionId);
-        if (row.status === 'refunded') return;
-        const deposit = await tx.transactionDeposit.findFirst({
-          where: { transactionId, status: { in: ['accepted', 'returning'] } },
-        });
-        if (!deposit && !(row.type === 'payout' && row.walletId))
-          throw notFound('deposit of transaction', transactionId);
-        const posted = async (step: string) =>
-          (await tx.ledgerTransaction.findUnique({ where: { reference: ledgerReference(transactionId, step) } })) !==
-          null;
-        const undo = row.type === 'payout' ? reversed(payoutFundingEntries(row)) : leg1FeesReturnedEntries(row);
-        const undoStep = row.type === 'payout' ? 'funding' : 'fiat_to_stablecoin';
-        const undone = await posted(undoStep);
-        if (undone && row.type !== 'payout' && !(await posted('sell_back'))) {
-          // The ledger would show a conversion back that no exchange made.
-          throw ApplicationFailure.nonRetryable(
-            `transaction ${transactionId}: leg 1's stablecoin was not sold back`,
-            'SellBackMissing',
-          );
-        }
-        await postLedgerEntries(tx, {
-          reference: ledgerReference(transactionId, 'refund'),
-          description: `Refund of transaction ${transactionId} (${providerReference})`,
-          entries: [
-            ...(undone ? undo : []),
-            ...(deposit
-              ? settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString()))
-              : []),
-          ],
-        });
-        if (deposit?.status === 'returning') {
-          await tx.transactionDeposit.update({ where: { id: deposit.id }, data: { status: 'returned' } });
-        }
-        await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
-        await moveTo(tx, row, 'refunded', { failureReason: reason });
-      }, bounded);
+      await withDatabaseTransaction(
+        prisma,
+        async (tx) => {
+          const row = await lockTransaction(tx, transactionId);
+          if (row.status === 'refunded') return;
+          const deposit = await findHeldDeposit(tx, transactionId);
+          if (!deposit && !(row.type === 'payout' && row.walletId))
+            throw notFound('deposit of transaction', transactionId);
+          const posted = (step: string) => isPosted(tx, ledgerReference(transactionId, step));
+          const undo = row.type === 'payout' ? reversed(payoutFundingEntries(row)) : leg1FeesReturnedEntries(row);
+          const undoStep = row.type === 'payout' ? 'funding' : 'fiat_to_stablecoin';
+          const undone = await posted(undoStep);
+          if (undone && row.type !== 'payout' && !(await posted('sell_back'))) {
+            // The ledger would show a conversion back that no exchange made.
+            throw ApplicationFailure.nonRetryable(
+              `transaction ${transactionId}: leg 1's stablecoin was not sold back`,
+              'SellBackMissing',
+            );
+          }
+          await postLedgerEntries(tx, {
+            reference: ledgerReference(transactionId, 'refund'),
+            description: `Refund of transaction ${transactionId} (${providerReference})`,
+            entries: [
+              ...(undone ? undo : []),
+              ...(deposit
+                ? settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString()))
+                : []),
+            ],
+          });
+          if (deposit?.status === 'returning') {
+            await markDepositReturned(tx, deposit.id);
+          }
+          await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
+          await moveTo(tx, row, 'refunded', { failureReason: reason });
+        },
+        services.config.database,
+      );
     },
 
     /** A step kept failing: processing -> error (event payin.error) until an operator decides. */
@@ -533,10 +516,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** A deposit its transaction could not take, outside: sent back in full to the sender. */
     async sendDepositBack(depositId: string): Promise<{ providerReference: string }> {
-      const deposit = await prisma.transactionDeposit.findUnique({
-        where: { id: depositId },
-        include: { transaction: true },
-      });
+      const deposit = await findDepositWithTransaction(prisma, depositId);
       if (!deposit) throw notFound('deposit', depositId);
       const outcome = await rails.returnToSender({
         idempotencyKey: `deposit:${depositId}:return`,
@@ -550,27 +530,30 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** The returned deposit in the ledger (in and straight out of clearing) and its status, at once. */
     async finishDepositReturn(depositId: string): Promise<void> {
-      await prisma.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT id FROM transaction_deposits WHERE id = ${depositId}::uuid FOR UPDATE`;
-        const deposit = await tx.transactionDeposit.findUnique({ where: { id: depositId } });
-        if (!deposit) throw notFound('deposit', depositId);
-        if (deposit.status === 'returned') return;
-        const amount = Money.of(deposit.currency as Currency, deposit.amount.toString());
-        await postLedgerEntries(
-          tx,
-          {
-            reference: `deposit:${depositId}:received`,
-            description: `Deposit ${depositId} for transaction ${deposit.transactionId}, not expected`,
-            entries: settlementEntries.depositReceived(amount),
-          },
-          {
-            reference: `deposit:${depositId}:returned`,
-            description: `Return of deposit ${depositId}`,
-            entries: settlementEntries.paidOut(amount),
-          },
-        );
-        await tx.transactionDeposit.update({ where: { id: depositId }, data: { status: 'returned' } });
-      }, bounded);
+      await withDatabaseTransaction(
+        prisma,
+        async (tx) => {
+          const deposit = await lockTransactionDeposit(tx, depositId);
+          if (!deposit) throw notFound('deposit', depositId);
+          if (deposit.status === 'returned') return;
+          const amount = Money.of(deposit.currency as Currency, deposit.amount.toString());
+          await postLedgerEntries(
+            tx,
+            {
+              reference: `deposit:${depositId}:received`,
+              description: `Deposit ${depositId} for transaction ${deposit.transactionId}, not expected`,
+              entries: settlementEntries.depositReceived(amount),
+            },
+            {
+              reference: `deposit:${depositId}:returned`,
+              description: `Return of deposit ${depositId}`,
+              entries: settlementEntries.paidOut(amount),
+            },
+          );
+          await markDepositReturned(tx, depositId);
+        },
+        services.config.database,
+      );
     },
   };
 }

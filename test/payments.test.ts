@@ -12,7 +12,7 @@ import { isUniqueViolation, Prisma, sqlTransaction } from '../src/persistence/da
 import { newId } from '../src/domain/ids';
 import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
 import { lockTransactionRow, readTransactionRow } from '../src/persistence/transactions';
-import { withReceiverAccount } from '../src/presenters/transactions';
+import { withReceiverAccount } from '../src/persistence/transactions';
 import { receiveVirtualAccountCredit } from '../src/services/transactions/virtual-account-deposits';
 import { transactionSchema } from '../src/schemas/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';

@@ -23,7 +23,7 @@
 // that names another account is refused, as it could wait after taking locks.
 import type { Db, SqlTransaction } from './database';
 import { newId } from '../domain/ids';
-import { AmountValue, Currency, Decimal, Stablecoin } from '../domain/money';
+import { AmountValue, Currency, Decimal } from '../domain/money';
 import {
   checkPosting,
   keyOf,
@@ -311,4 +311,11 @@ export async function ledgerBalances(db: SqlTransaction, accounts: LedgerAccount
       ON a.currency = r.currency AND (a.wallet_id = r.wallet_id OR a.system_code = r.system_code)
     ORDER BY r.position`;
   return rows.map(({ balance }) => new Decimal(balance));
+}
+
+/** True when a posting with this reference exists (a step posted already). */
+export async function isPosted(db: Db | SqlTransaction, reference: string): Promise<boolean> {
+  const rows = await db.$queryRaw<Array<{ found: number }>>`
+    SELECT 1 AS found FROM ledger_transactions WHERE reference = ${reference}`;
+  return rows.length > 0;
 }

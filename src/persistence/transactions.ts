@@ -1,13 +1,16 @@
 // Transactions and their deposits: the rows of the transactions, transaction_deposits tables. A transaction is read
 // with the accounts its presenter shows (TransactionRow) in one SQL statement: the read behind
 // GET /v1/transactions/{id} that partners poll, and the row every settlement step locks (sql-rows.ts).
-import type { TransactionDeposit } from '@prisma/client';
-import type { Db, Prisma, SqlTransaction } from './database';
-import { type TransactionRow, withReceiverAccount } from '../presenters/transactions';
+import { type Db, type Prisma, type PrismaClient, sqlPoolOf, type SqlTransaction } from './database';
+import { newId } from '../domain/ids';
 import { insertRow, JoinedRelation, readRowById, rowByIdQuery } from './sql-rows';
 import type { KeysetQuery } from '../http/pagination';
 
 /** The relations of `withReceiverAccount`, with the columns that point at them. */
+/** What a transaction is shown with: the external account paid and the wallet (a pay-in's receiver). */
+export const withReceiverAccount = { externalAccount: true, wallet: true } as const;
+export type TransactionRow = Prisma.TransactionGetPayload<{ include: typeof withReceiverAccount }>;
+
 const joins: Array<JoinedRelation & { relation: keyof typeof withReceiverAccount }> = [
   { relation: 'externalAccount', foreignKey: 'externalAccountId' },
   { relation: 'wallet', foreignKey: 'walletId' },
@@ -34,7 +37,7 @@ export async function insertTransaction(tx: SqlTransaction, row: NewTransactionR
   await insertRow(tx, 'Transaction', row);
 }
 
-export type TransactionDepositRow = TransactionDeposit;
+export type TransactionDepositRow = Prisma.TransactionDepositGetPayload<object>;
 
 /** A deposit of a transaction as written (accepted, returning or returned). */
 export type NewTransactionDeposit = Prisma.TransactionDepositUncheckedCreateInput;
@@ -80,3 +83,92 @@ export const listTransactionRows = (
     take: keyset.take,
     include: withReceiverAccount,
   });
+
+// ---- settlement steps (activities/transactions.ts) ----
+
+/**
+ * Writes a locked transaction's status change (and its failure reason and sandbox simulation) as `updated` holds
+ * them: one UPDATE, without Prisma compiling an update with two includes.
+ */
+export async function writeTransactionStatus(tx: SqlTransaction, updated: TransactionRow): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE transactions
+    SET status = ${updated.status}, failure_reason = ${updated.failureReason},
+      sandbox_simulation = ${updated.sandboxSimulation}, updated_at = ${updated.updatedAt}
+    WHERE id = ${updated.id}::uuid`;
+}
+
+/** Opens a step's leg (once: a retry finds it open or closed) before its provider is called. */
+export async function openTransactionLeg(prisma: PrismaClient, transactionId: string, kind: string): Promise<void> {
+  await sqlPoolOf(prisma).query({
+    name: 'open-transaction-leg',
+    text: `INSERT INTO transaction_legs (id, transaction_id, kind, status, created_at, updated_at)
+      VALUES ($1, $2, $3, 'processing', now(), now()) ON CONFLICT (transaction_id, kind) DO NOTHING`,
+    values: [newId(), transactionId, kind],
+  });
+}
+
+/**
+ * Closes an open leg with the provider's reference: true when it was open, else the leg's status as it is (a retry
+ * finds it closed already; null when it was never opened).
+ */
+export async function closeTransactionLeg(
+  tx: SqlTransaction,
+  leg: {
+    transactionId: string;
+    kind: string;
+    status: 'completed' | 'rejected';
+    providerReference: string;
+    failureReason: string | null;
+  },
+): Promise<true | { status: string | null }> {
+  const closed = await tx.$executeRaw`
+    UPDATE transaction_legs
+    SET status = ${leg.status}, provider_reference = ${leg.providerReference}, failure_reason = ${leg.failureReason},
+      updated_at = now()
+    WHERE transaction_id = ${leg.transactionId}::uuid AND kind = ${leg.kind} AND status = 'processing'`;
+  if (closed === 1) return true;
+  const [current] = await tx.$queryRaw<Array<{ status: string }>>`
+    SELECT status FROM transaction_legs WHERE transaction_id = ${leg.transactionId}::uuid AND kind = ${leg.kind}`;
+  return { status: current?.status ?? null };
+}
+
+/** A leg's status, or null when it was never opened. */
+export async function transactionLegStatus(
+  prisma: PrismaClient,
+  transactionId: string,
+  kind: string,
+): Promise<string | null> {
+  const { rows } = await sqlPoolOf(prisma).query<{ status: string }>({
+    name: 'transaction-leg-status',
+    text: 'SELECT status FROM transaction_legs WHERE transaction_id = $1 AND kind = $2',
+    values: [transactionId, kind],
+  });
+  return rows[0]?.status ?? null;
+}
+
+const depositById = rowByIdQuery<TransactionDepositRow>('TransactionDeposit');
+
+/** A deposit by id, in the caller's SQL transaction. */
+export const readTransactionDeposit = (tx: SqlTransaction, id: string) => readRowById(tx, depositById, id);
+
+/** The deposit a transaction took and has not returned yet (accepted, or returning). */
+export const findHeldDeposit = (db: Db, transactionId: string): Promise<TransactionDepositRow | null> =>
+  db.transactionDeposit.findFirst({ where: { transactionId, status: { in: ['accepted', 'returning'] } } });
+
+/** A deposit with its transaction (the rail it came on), or null. */
+export const findDepositWithTransaction = (db: Db, id: string) =>
+  db.transactionDeposit.findUnique({ where: { id }, include: { transaction: true } });
+
+/** The deposit under its row lock, in `tx`. */
+export async function lockTransactionDeposit(
+  tx: Prisma.TransactionClient,
+  id: string,
+): Promise<TransactionDepositRow | null> {
+  await tx.$queryRaw`SELECT id FROM transaction_deposits WHERE id = ${id}::uuid FOR UPDATE`;
+  return tx.transactionDeposit.findUnique({ where: { id } });
+}
+
+export async function markDepositReturned(tx: Prisma.TransactionClient, id: string): Promise<void> {
+  await tx.transactionDeposit.update({ where: { id }, data: { status: 'returned' } });
+}

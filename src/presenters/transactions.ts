@@ -1,14 +1,10 @@
 // How transactions and their deposits are shown: the API shape, which is also every payin.* and
 // payout.* event's `event_resource`. Pure: rows in, resources out. The legs stay internal.
-import type { Prisma, TransactionDeposit } from '@prisma/client';
+import type { TransactionDepositRow, TransactionRow } from '../persistence/transactions';
 import { Currency, Decimal, Money } from '../domain/money';
 import { amountsOf, type FailureReason, type TransactionStatus, type TransactionType } from '../domain/transactions';
 import type { SenderDepositInstructions } from '../providers/transaction-deposits';
 import type { DepositResource, SenderDocumentType, TransactionResource } from '../schemas/transactions';
-
-/** What a transaction is shown with: the external account paid and the wallet (a pay-in's receiver). */
-export const withReceiverAccount = { externalAccount: true, wallet: true } as const;
-export type TransactionRow = Prisma.TransactionGetPayload<{ include: typeof withReceiverAccount }>;
 
 type RailDetails = Record<string, unknown>;
 
@@ -74,7 +70,7 @@ function senderOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>): T
 
 export function toTransaction(row: TransactionRow): TransactionResource {
   const amounts = amountsOf(row);
-  const rate = (index: number) => new Decimal((row.rates[index] as Prisma.Decimal).toString()).toFixed(8);
+  const rate = (index: number) => new Decimal(String(row.rates[index])).toFixed(8);
   // Rates along the path: fiat to fiat [sender -> stablecoin, stablecoin -> receiver]; pay-in and payout one.
   const [senderQuotation, receiverQuotation] =
     row.type === 'fiat_to_fiat' ? [rate(0), rate(1)] : row.type === 'payin' ? [rate(0), null] : [null, rate(0)];
@@ -108,7 +104,7 @@ export function toTransaction(row: TransactionRow): TransactionResource {
   };
 }
 
-export function toDeposit(row: TransactionDeposit): DepositResource {
+export function toDeposit(row: TransactionDepositRow): DepositResource {
   return {
     id: row.id,
     transaction_id: row.transactionId,

@@ -3,7 +3,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { eventGroupOf, TransactionType } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
-import { TransactionRow } from '../../presenters/transactions';
+import type { TransactionRow } from '../../persistence/transactions';
 import type { TransactionResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
 import { updateRefusal } from '../../temporal/errors';

@@ -10,7 +10,8 @@ import {
   findTransactionDeposit,
   insertTransactionDeposit,
 } from '../../persistence/transactions';
-import { toDeposit, TransactionRow } from '../../presenters/transactions';
+import { toDeposit } from '../../presenters/transactions';
+import type { TransactionRow } from '../../persistence/transactions';
 import type { IncomingDeposit } from '../../providers/transaction-deposits';
 import type { DepositResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';

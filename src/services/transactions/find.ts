@@ -3,7 +3,7 @@ import { ownedBy, type Db } from '../../persistence/database';
 import { isUuid } from '../../domain/ids';
 import { ApiError } from '../../http/errors';
 import { readTransactionRow } from '../../persistence/transactions';
-import { TransactionRow } from '../../presenters/transactions';
+import type { TransactionRow } from '../../persistence/transactions';
 
 /** A transaction of this partner, or 404 (also for malformed ids and other partners' transactions). */
 export async function findTransactionOrThrow(db: Db, partnerId: string, id: string): Promise<TransactionRow> {
