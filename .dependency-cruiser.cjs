@@ -81,6 +81,14 @@ module.exports = {
       to: { path: '^src/ledger\\.ts$' },
     },
     {
+      name: 'database-only-in-persistence',
+      severity: 'error',
+      comment:
+        'src/persistence is the only code that talks to the database: nothing else imports the Prisma client or pg (types included).',
+      from: { pathNot: '^src/persistence/' },
+      to: { path: ['(^|/)node_modules/@prisma/', '(^|/)node_modules/pg(-|$|/)'] },
+    },
+    {
       name: 'workflows-deterministic',
       severity: 'error',
       comment:

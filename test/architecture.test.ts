@@ -1,7 +1,9 @@
 // The layers of the code, checked by dependency-cruiser against the rules of .dependency-cruiser.cjs:
 // no import cycle in src/, workflows/ and activities/; src/domain without I/O; presenters pure;
-// activities below the HTTP side; schemas without the ledger; workflows deterministic.
+// activities below the HTTP side; schemas without the ledger; workflows deterministic; the database reached only
+// through src/persistence.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
@@ -55,6 +57,21 @@ describe('architecture', () => {
     expect(violations.filter((violation) => violation.from.startsWith(plantedCycle)).map(describeViolation)).toEqual([
       expect.stringMatching(/^no-circular: .*cycle-[ab]\.ts -> .*cycle-[ab]\.ts \(cycle .*cycle-[ab]\.ts\)$/),
     ]);
+  });
+
+  it('reaches the database only through src/persistence (no query, raw SQL, pool or transaction elsewhere)', () => {
+    const databaseCall =
+      /\$queryRaw|\$executeRaw|\$transaction\(|sqlPoolOf\(|\b(prisma|tx|db)\.[a-z][A-Za-z]+\.(find|create|update|upsert|delete|count|aggregate|groupBy)/;
+    const offenders = modules
+      .filter((module) => /^(src|activities|workflows)\//.test(module) && !module.startsWith('src/persistence/'))
+      .flatMap((module) =>
+        readFileSync(path.join(root, module), 'utf8')
+          .split('\n')
+          .map((line, index) => ({ line, at: `${module}:${index + 1}` }))
+          .filter(({ line }) => databaseCall.test(line) && !/^\s*(\/\/|\*)/.test(line))
+          .map(({ at, line }) => `${at}: ${line.trim()}`),
+      );
+    expect(offenders).toEqual([]);
   });
 
   it('breaks no layering rule in src/, workflows/ and activities/', () => {
