@@ -3,7 +3,7 @@
 // and its ledger posting (reference wallet-transfer:<id>:<step>) in ONE database transaction; the
 // chain is asked with the idempotency key <id>:send. Running a step again finds it done.
 import { ApplicationFailure } from '@temporalio/activity';
-import { transactionOptions, type Prisma } from '../src/persistence/database';
+import { withDatabaseTransaction, type DatabaseTransaction } from '../src/persistence/database';
 import { Money, Stablecoin } from '../src/domain/money';
 import {
   canMoveWalletTransfer,
@@ -15,15 +15,20 @@ import {
 import { recordEvent } from '../src/persistence/events';
 import { LedgerEntryInput, walletTransferEntries, WalletTransferAmounts } from '../src/domain/ledger';
 import { postLedgerEntries } from '../src/persistence/ledger';
-import { toWalletTransfer, WalletTransferRow, withWallets } from '../src/presenters/wallet-transfers';
+import {
+  findWalletTransfer,
+  lockWalletTransfer,
+  updateWalletTransferStatus,
+  WalletTransferRow,
+} from '../src/persistence/wallet-transfers';
+import { toWalletTransfer } from '../src/presenters/wallet-transfers';
 import type { ChainTransferOutcome, ChainTransferRequest } from '../src/providers/chain-transfers';
 import { type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import type { ActivityServices } from './services';
 
-async function lockTransfer(tx: Prisma.TransactionClient, id: string): Promise<WalletTransferRow> {
-  await tx.$queryRaw`SELECT id FROM wallet_transfers WHERE id = ${id}::uuid FOR UPDATE`;
-  const row = await tx.walletTransfer.findUnique({ where: { id }, include: withWallets });
+async function lockTransfer(tx: DatabaseTransaction, id: string): Promise<WalletTransferRow> {
+  const row = await lockWalletTransfer(tx, id);
   if (!row) throw ApplicationFailure.nonRetryable(`wallet transfer ${id} does not exist`, RESOURCE_NOT_FOUND);
   return row;
 }
@@ -39,12 +44,9 @@ function amountsOf(row: WalletTransferRow): WalletTransferAmounts {
 }
 
 export function createWalletTransferActivities({ prisma, config, chainTransfers }: ActivityServices) {
-  // The project's bounds on a database transaction, not Prisma's defaults.
-  const bounded = transactionOptions(config.database);
-
   /** The send as the chain is asked for it, every time under the same idempotency key. */
   async function sendRequest(id: string): Promise<ChainTransferRequest> {
-    const row = await prisma.walletTransfer.findUnique({ where: { id }, include: withWallets });
+    const row = await findWalletTransfer(prisma, id);
     if (!row) throw ApplicationFailure.nonRetryable(`wallet transfer ${id} does not exist`, RESOURCE_NOT_FOUND);
     return {
       idempotencyKey: `${id}:send`,
@@ -57,42 +59,43 @@ export function createWalletTransferActivities({ prisma, config, chainTransfers 
     };
   }
   /**
-   * Moves the transfer to `to` with `data`, posting `posting` and recording `event` (when given), all in one
+   * Moves the transfer to `to` with `changes`, posting `posting` and recording `event` (when given), all in one
    * transaction; a transfer already past that move is left as it is (a re-run) and its status answered.
    */
   async function move(
     id: string,
     to: WalletTransferStatus,
-    data: Prisma.WalletTransferUpdateInput,
+    changes: { txHash?: string; failureReason?: string },
     effects: { step?: 'delivered' | 'returned'; entries?: (row: WalletTransferRow) => LedgerEntryInput[] } = {},
   ): Promise<WalletTransferStatus> {
-    return prisma.$transaction(async (tx) => {
-      const row = await lockTransfer(tx, id);
-      const from = row.status as WalletTransferStatus;
-      if (!canMoveWalletTransfer(from, to)) return from;
-      const updated = await tx.walletTransfer.update({
-        where: { id },
-        data: { status: to, ...data },
-        include: withWallets,
-      });
-      if (effects.step && effects.entries) {
-        await postLedgerEntries(tx, {
-          reference: walletTransferReference(id, effects.step),
-          description: `wallet transfer ${id}: ${effects.step}`,
-          entries: effects.entries(row),
-        });
-      }
-      if (to === 'completed' || to === 'failed') {
-        await recordEvent(tx, {
-          partnerId: row.partnerId,
-          type: to === 'completed' ? 'walletTransfer.completed' : 'walletTransfer.failed',
-          resourceId: id,
-          resourceStatus: to,
-          resource: toWalletTransfer(updated),
-        });
-      }
-      return to;
-    }, bounded);
+    // Within the project's bounds on a database transaction, not Prisma's defaults.
+    return withDatabaseTransaction(
+      prisma,
+      async (tx) => {
+        const row = await lockTransfer(tx, id);
+        const from = row.status as WalletTransferStatus;
+        if (!canMoveWalletTransfer(from, to)) return from;
+        const updated = await updateWalletTransferStatus(tx, id, to, changes);
+        if (effects.step && effects.entries) {
+          await postLedgerEntries(tx, {
+            reference: walletTransferReference(id, effects.step),
+            description: `wallet transfer ${id}: ${effects.step}`,
+            entries: effects.entries(row),
+          });
+        }
+        if (to === 'completed' || to === 'failed') {
+          await recordEvent(tx, {
+            partnerId: row.partnerId,
+            type: to === 'completed' ? 'walletTransfer.completed' : 'walletTransfer.failed',
+            resourceId: id,
+            resourceStatus: to,
+            resource: toWalletTransfer(updated),
+          });
+        }
+        return to;
+      },
+      config.database,
+    );
   }
 
   return {

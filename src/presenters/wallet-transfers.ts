@@ -1,13 +1,10 @@
 // Wallet transfers as the API shows them: the response of every wallet-transfer operation and the
 // `event_resource` of every walletTransfer.* event. Pure: rows in, resources out.
-import type { Prisma } from '../persistence/database';
+import type { WalletTransferRow } from '../persistence/wallet-transfers';
 import type { Chain } from '../domain/chains';
 import { Currency, Money } from '../domain/money';
 import type { WalletTransferFailureReason, WalletTransferStatus } from '../domain/wallet-transfers';
 import type { WalletTransferResource } from '../schemas/wallet-transfers';
-
-export const withWallets = { fromWallet: true, toWallet: true } as const;
-export type WalletTransferRow = Prisma.WalletTransferGetPayload<{ include: typeof withWallets }>;
 
 export function toWalletTransfer(row: WalletTransferRow): WalletTransferResource {
   const money = (value: { toString(): string }) => Money.of(row.currency as Currency, value.toString()).toString();

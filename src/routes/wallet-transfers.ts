@@ -3,7 +3,8 @@
 // under the plural `/v1/wallet-transfers`.
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { toWalletTransfer, withWallets } from '../presenters/wallet-transfers';
+import { listWalletTransfers } from '../persistence/wallet-transfers';
+import { toWalletTransfer } from '../presenters/wallet-transfers';
 import { createWalletTransfer, findWalletTransferOrThrow } from '../services/wallet-transfers';
 import { findWalletOrThrow } from '../services/wallets';
 import {
@@ -72,7 +73,7 @@ const getWalletTransfer = defineRoute({
   },
 });
 
-const listWalletTransfers = defineRoute({
+const listWalletTransfersRoute = defineRoute({
   method: 'get',
   path: '/v1/wallet-transfers',
   operationId: 'listWalletTransfers',
@@ -88,26 +89,14 @@ const listWalletTransfers = defineRoute({
   },
   errors: ['not_found'],
   async handler({ query, partner, services }) {
-    const byWallet = query.wallet_id
-      ? {
-          OR: [
-            { fromWalletId: (await findWalletOrThrow(services.prisma, partner.id, query.wallet_id)).id },
-            { toWalletId: query.wallet_id },
-          ],
-        }
-      : {};
+    const walletId = query.wallet_id
+      ? (await findWalletOrThrow(services.prisma, partner.id, query.wallet_id)).id
+      : undefined;
     const { rows, cursor } = await paginate(query, (keyset) =>
-      services.prisma.walletTransfer.findMany({
-        where: {
-          AND: [{ partnerId: partner.id }, byWallet, query.status ? { status: query.status } : {}, keyset.where],
-        },
-        orderBy: keyset.orderBy,
-        take: keyset.take,
-        include: withWallets,
-      }),
+      listWalletTransfers(services.prisma, { partnerId: partner.id, walletId, status: query.status }, keyset),
     );
     return { items: rows.map(toWalletTransfer), cursor };
   },
 });
 
-export const walletTransferRoutes = [createWalletTransferRoute, listWalletTransfers, getWalletTransfer];
+export const walletTransferRoutes = [createWalletTransferRoute, listWalletTransfersRoute, getWalletTransfer];

@@ -13,7 +13,13 @@ import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import { ledgerAccounts, walletTransferEntries } from '../domain/ledger';
 import { lockLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
-import { toWalletTransfer, WalletTransferRow, withWallets } from '../presenters/wallet-transfers';
+import {
+  findPartnerWalletTransfer,
+  findWalletAtAddress,
+  insertWalletTransfer,
+  WalletTransferRow,
+} from '../persistence/wallet-transfers';
+import { toWalletTransfer } from '../presenters/wallet-transfers';
 import type { CreateWalletTransferRequest, WalletTransferResource } from '../schemas/wallet-transfers';
 import type { ApiServices } from '../app-services';
 import { workflowIds } from '../temporal/workflow-ids';
@@ -23,7 +29,7 @@ import { findWalletOrThrow } from './wallets';
 
 /** A wallet transfer of this partner, or 404 (also for malformed ids and other partners' transfers). */
 export async function findWalletTransferOrThrow(db: Db, partnerId: string, id: string): Promise<WalletTransferRow> {
-  const row = isUuid(id) ? await db.walletTransfer.findFirst({ where: { id, partnerId }, include: withWallets }) : null;
+  const row = isUuid(id) ? await findPartnerWalletTransfer(db, partnerId, id) : null;
   if (!row) throw ApiError.notFound('wallet transfer', id);
   return row;
 }
@@ -82,7 +88,7 @@ async function destinationOf(
     );
   }
   // An address of a service-managed wallet is credited to that wallet (any partner's: the money lands there).
-  const wallet = await services.prisma.wallet.findUnique({ where: { chain_address: { chain, address } } });
+  const wallet = await findWalletAtAddress(services.prisma, chain, address);
   if (wallet?.id === from.id) throw sameWallet();
   return { toWalletId: wallet?.id ?? null, toAddress: address, toOwnWallet: wallet?.partnerId === partnerId };
 }
@@ -116,22 +122,19 @@ export async function createWalletTransfer(
     networkFee,
   });
   return writeThenStart(services, async (tx, start) => {
-    const row = await tx.walletTransfer.create({
-      data: {
-        id,
-        partnerId,
-        customerId: from.customerId,
-        fromWalletId: from.id,
-        toWalletId: destination.toWalletId,
-        toAddress: destination.toAddress,
-        chain,
-        currency,
-        amount: amount.toString(),
-        networkFee: networkFee.toString(),
-        status: 'pending',
-        sandboxSimulation: request.simulate ?? null,
-      },
-      include: withWallets,
+    const row = await insertWalletTransfer(tx, {
+      id,
+      partnerId,
+      customerId: from.customerId,
+      fromWalletId: from.id,
+      toWalletId: destination.toWalletId,
+      toAddress: destination.toAddress,
+      chain,
+      currency,
+      amount: amount.toString(),
+      networkFee: networkFee.toString(),
+      status: 'pending',
+      sandboxSimulation: request.simulate ?? null,
     });
     // Transfers from one wallet queue on its row lock, taken with every account the hold posts to.
     const locked = await lockLedgerAccounts(
