@@ -60,10 +60,7 @@ export async function walletTransferWorkflow(input: WalletTransferWorkflowInput)
       { key: ResourceStatusAttribute, value: status },
     ]);
 
-  let status = await database.startWalletTransfer(input.transferId);
-  publish(status);
-  if (status !== 'processing') return status; // ended before (a re-run)
-
+  // Handlers first: an operator's query may come before the first activity ends.
   let waitingForOperator = false;
   let rechecks = 0;
   setHandler(sendOutcomeUnknownQuery, () => waitingForOperator);
@@ -82,6 +79,10 @@ export async function walletTransferWorkflow(input: WalletTransferWorkflowInput)
       },
     },
   );
+
+  let status = await database.startWalletTransfer(input.transferId);
+  publish(status);
+  if (status !== 'processing') return status; // ended before (a re-run)
 
   /** What the chain knows of a send whose answer never came; waits for an operator while it cannot tell. */
   async function lookedUpSend(): Promise<SendOutcome> {

@@ -38,15 +38,6 @@ export async function listWalletTransfers(
   });
 }
 
-/** The service-managed wallet at this address on this chain (any partner's), or null. */
-export async function findWalletAtAddress(
-  db: Db,
-  chain: string,
-  address: string,
-): Promise<{ id: string; partnerId: string } | null> {
-  return db.wallet.findUnique({ where: { chain_address: { chain, address } } });
-}
-
 export async function insertWalletTransfer(
   tx: DatabaseTransaction,
   transfer: {

@@ -44,3 +44,12 @@ export async function insertWallet(
 ): Promise<void> {
   await tx.wallet.create({ data: wallet });
 }
+
+/** The service-managed wallet at this address on this chain (any partner's), or null. */
+export async function findWalletAtAddress(
+  db: Db,
+  chain: string,
+  address: string,
+): Promise<{ id: string; partnerId: string } | null> {
+  return db.wallet.findUnique({ where: { chain_address: { chain, address } } });
+}

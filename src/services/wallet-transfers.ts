@@ -13,12 +13,8 @@ import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import { ledgerAccounts, walletTransferEntries } from '../domain/ledger';
 import { lockLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
-import {
-  findPartnerWalletTransfer,
-  findWalletAtAddress,
-  insertWalletTransfer,
-  WalletTransferRow,
-} from '../persistence/wallet-transfers';
+import { findWalletAtAddress } from '../persistence/wallets';
+import { findPartnerWalletTransfer, insertWalletTransfer, WalletTransferRow } from '../persistence/wallet-transfers';
 import { toWalletTransfer } from '../presenters/wallet-transfers';
 import type { CreateWalletTransferRequest, WalletTransferResource } from '../schemas/wallet-transfers';
 import type { ApiServices } from '../app-services';
