@@ -17,6 +17,7 @@ import { Decimal, Money } from '../src/domain/money';
 import { ledgerAccounts, LedgerAccountRef, settlementEntries } from '../src/domain/ledger';
 import { ledgerBalances, lockLedgerAccounts, postLedgerEntries } from '../src/persistence/ledger';
 import { insertRow } from '../src/persistence/sql-rows';
+import { transactionTable } from '../src/persistence/transactions';
 import { createProviders } from '../src/providers';
 import { createWallet, WalletBody } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
@@ -99,7 +100,7 @@ describe('a pay-in completing into a wallet while payouts debit the same wallet'
   async function payinAtLeg1(template: Transaction): Promise<string> {
     const id = newId();
     await sqlTransaction(harness.prisma, async (tx) => {
-      await insertRow(tx, 'Transaction', {
+      await insertRow(tx, transactionTable, {
         ...template,
         id,
         status: 'processing',

@@ -10,9 +10,16 @@ import { ledgerAccounts } from '../src/domain/ledger';
 import { ledgerBalances } from '../src/persistence/ledger';
 import { isUniqueViolation, Prisma, sqlTransaction } from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
-import { insertRow, readRowById, rowByIdQuery } from '../src/persistence/sql-rows';
-import { lockTransactionRow, readTransactionRow } from '../src/persistence/transactions';
-import { withReceiverAccount } from '../src/persistence/transactions';
+import { externalAccountTable } from '../src/persistence/external-accounts';
+import { quoteTable } from '../src/persistence/quotes';
+import { insertRow, readRowById, rowByIdQuery, type TableMap } from '../src/persistence/sql-rows';
+import {
+  lockTransactionRow,
+  readTransactionRow,
+  transactionDepositTable,
+  transactionTable,
+  withReceiverAccount,
+} from '../src/persistence/transactions';
 import { receiveVirtualAccountCredit } from '../src/services/transactions/virtual-account-deposits';
 import { transactionSchema } from '../src/schemas/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -844,23 +851,23 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
   it('reads quotes, external accounts and deposits exactly as Prisma does', async () => {
     const cases = [
       {
-        model: 'Quote',
+        table: quoteTable,
         rows: () => harness.prisma.quote.findMany({ where: ours() }),
         one: (id: string) => harness.prisma.quote.findUnique({ where: { id } }),
       },
       {
-        model: 'ExternalAccount',
+        table: externalAccountTable,
         rows: () => harness.prisma.externalAccount.findMany({ where: ours() }),
         one: (id: string) => harness.prisma.externalAccount.findUnique({ where: { id } }),
       },
       {
-        model: 'TransactionDeposit',
+        table: transactionDepositTable,
         rows: () => harness.prisma.transactionDeposit.findMany({ where: { transaction: ours() } }),
         one: (id: string) => harness.prisma.transactionDeposit.findUnique({ where: { id } }),
       },
     ] as const;
-    for (const { model, rows, one } of cases) {
-      const query = rowByIdQuery(model);
+    for (const { table, rows, one } of cases) {
+      const query = rowByIdQuery(table as TableMap<object>);
       const ids = (await rows()).map(({ id }) => id);
       expect(ids.length).toBeGreaterThan(0);
       for (const id of ids) {
@@ -875,13 +882,13 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
     const taken = await harness.prisma.transaction.findFirst({ where: { depositReference: { not: null } } });
     expect(taken).not.toBeNull();
     const copy = { ...taken!, quoteId: null, depositReference: null, id: newId() };
-    const inserted = await sqlTransaction(harness.prisma, (tx) => insertRow(tx, 'Transaction', copy));
+    const inserted = await sqlTransaction(harness.prisma, (tx) => insertRow(tx, transactionTable, copy));
     expect(inserted).toEqual(await harness.prisma.transaction.findUnique({ where: { id: copy.id } }));
 
     const rolledBack = newId();
     const refused = await sqlTransaction(harness.prisma, async (tx) => {
-      await insertRow(tx, 'Transaction', { ...copy, id: rolledBack });
-      await insertRow(tx, 'Transaction', { ...copy, id: newId(), depositReference: taken!.depositReference });
+      await insertRow(tx, transactionTable, { ...copy, id: rolledBack });
+      await insertRow(tx, transactionTable, { ...copy, id: newId(), depositReference: taken!.depositReference });
     }).catch((error: unknown) => error);
     // The retry of a drawn deposit reference (src/services/transactions/write.ts) depends on recognising it.
     expect(isUniqueViolation(refused, 'deposit_reference')).toBe(true);

@@ -2,6 +2,7 @@
 // workflow's 5-minute timer (time skipping) and consumption, once, through consumeQuote.
 import request from 'supertest';
 import { sqlPoolOf, SQL_POOL } from '../src/persistence/database';
+import { quoteTable } from '../src/persistence/quotes';
 import { rowByIdQuery } from '../src/persistence/sql-rows';
 import { ApiError } from '../src/http/errors';
 import { createApp } from '../src/http/app';
@@ -915,7 +916,7 @@ describe('lifetime', () => {
       });
       return { ...harness.services, prisma, servedStale: () => served };
     }
-    const quoteRead = rowByIdQuery('Quote');
+    const quoteRead = rowByIdQuery(quoteTable);
 
     it('answers from the table: used by another consumer, or by the same one', async () => {
       const quote = await createQuote('/v1/quote', payin());

@@ -2,7 +2,7 @@
 // account identity.
 import type { Db, DatabaseTransaction, Prisma } from './database';
 import type { KeysetQuery } from '../http/pagination';
-import { readRowById, rowByIdQuery } from './sql-rows';
+import { readRowById, rowByIdQuery, type TableMap } from './sql-rows';
 
 export type ExternalAccountRow = Prisma.ExternalAccountGetPayload<object>;
 
@@ -11,8 +11,27 @@ export type NewExternalAccount = Omit<Prisma.ExternalAccountUncheckedCreateInput
   details: object;
 };
 
-/** Read in SQL (sql-rows.ts): every payout and fiat-to-fiat transaction reads its receiving account. */
-const externalAccountById = rowByIdQuery<ExternalAccountRow>('ExternalAccount');
+/** The columns of an account, read in SQL (sql-rows.ts): also with the transactions that pay it. */
+export const externalAccountTable: TableMap<ExternalAccountRow> = {
+  table: 'external_accounts',
+  columns: {
+    id: ['id'],
+    partnerId: ['partner_id'],
+    customerId: ['customer_id'],
+    accountName: ['account_name'],
+    paymentRail: ['payment_rail'],
+    status: ['status'],
+    isThirdParty: ['is_third_party'],
+    details: ['details', 'json'],
+    accountIdentity: ['account_identity'],
+    screeningReason: ['screening_reason'],
+    createdAt: ['created_at', 'date'],
+    updatedAt: ['updated_at', 'date'],
+  },
+};
+
+/** Read in SQL: every payout and fiat-to-fiat transaction reads its receiving account. */
+const externalAccountById = rowByIdQuery<ExternalAccountRow>(externalAccountTable);
 
 /** The account, or null (any partner's: the caller checks the owner, see ownedBy). */
 export function findExternalAccount(db: Db, id: string): Promise<ExternalAccountRow | null> {

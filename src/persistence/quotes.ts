@@ -2,11 +2,44 @@
 // quote's lifetime workflow decides.
 import type { Quote as QuoteRow } from '@prisma/client';
 import { sqlPoolOf, type Db, type Prisma, type PrismaClient, type SqlTransaction } from './database';
-import { insertRow, readRowById, rowByIdQuery } from './sql-rows';
+import { insertRow, readRowById, rowByIdQuery, type TableMap } from './sql-rows';
 
 export type { QuoteRow };
 
-const quoteById = rowByIdQuery<QuoteRow>('Quote');
+/** The columns of a quote, read and written in SQL (sql-rows.ts). */
+export const quoteTable: TableMap<QuoteRow> = {
+  table: 'quotes',
+  columns: {
+    id: ['id'],
+    partnerId: ['partner_id'],
+    type: ['type'],
+    status: ['status'],
+    senderCurrency: ['sender_currency'],
+    senderPaymentRail: ['sender_payment_rail'],
+    stablecoinCurrency: ['stablecoin_currency'],
+    stablecoinPaymentRail: ['stablecoin_payment_rail'],
+    receiverCurrency: ['receiver_currency'],
+    receiverPaymentRail: ['receiver_payment_rail'],
+    fixedSide: ['fixed_side'],
+    senderAmount: ['sender_amount', 'decimal'],
+    stablecoinAmount: ['stablecoin_amount', 'decimal'],
+    receiverAmount: ['receiver_amount', 'decimal'],
+    rates: ['rates', 'decimals'],
+    serviceFeeBps: ['service_fee_bps'],
+    partnerFeeBps: ['partner_fee_bps'],
+    partnerFlatFee: ['partner_flat_fee', 'decimal'],
+    networkFee: ['network_fee', 'decimal'],
+    serviceFeeAmount: ['service_fee_amount', 'decimal'],
+    partnerFeeAmount: ['partner_fee_amount', 'decimal'],
+    expiresAt: ['expires_at', 'date'],
+    usedBy: ['used_by'],
+    usedAt: ['used_at', 'date'],
+    createdAt: ['created_at', 'date'],
+    updatedAt: ['updated_at', 'date'],
+  },
+};
+
+const quoteById = rowByIdQuery<QuoteRow>(quoteTable);
 
 /** Any partner's quote by id, or null. In SQL (sql-rows.ts): every quote-based transaction reads its quote first. */
 export async function findQuote(db: Db, id: string): Promise<QuoteRow | null> {
@@ -18,7 +51,7 @@ export async function findQuote(db: Db, id: string): Promise<QuoteRow | null> {
  * this insert, which Prisma would compile on each call.
  */
 export async function insertQuote(tx: SqlTransaction, quote: Prisma.QuoteUncheckedCreateInput): Promise<QuoteRow> {
-  return insertRow<QuoteRow>(tx, 'Quote', quote);
+  return insertRow(tx, quoteTable, quote);
 }
 
 /** What decides whether a quote may change hands: its status and who used it. */

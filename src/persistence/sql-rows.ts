@@ -1,17 +1,27 @@
-// Rows read by id with one SQL statement, in exactly the shape Prisma's findUnique returns them (with the
-// to-one relations asked for). For the few hottest reads only: Prisma 6 compiles every call (src/persistence/database.ts), 1.6 ms of
-// CPU for a transaction with its two accounts against 0.15 ms for the same statement on the pool (`npm run bench`).
-// The columns and their conversions come from the Prisma schema (Prisma.dmmf), so a column added there is read
-// here too; test/payments.test.ts ("read with SQL") compares them with Prisma's own results.
+// Rows read by id and inserted with one SQL statement, in exactly the shape Prisma's findUnique and create return
+// them (with the to-one relations asked for). For the few hottest statements only: Prisma 6 compiles every call
+// (database.ts), several times the CPU of the same statement on the pool (`npm run bench`).
+// Each table's columns are declared once, by hand, in its module (a TableMap): the compiler checks that the map
+// names every field of the Prisma row and nothing else, so a column added to the schema fails the typecheck until
+// it is mapped; test/payments.test.ts ("read with SQL") compares the results with Prisma's own.
 import { Prisma, type Db, type PrismaClient, type SqlTransaction, sqlPoolOf } from './database';
 
-type ModelName = Prisma.ModelName;
-type RuntimeField = { name: string; kind: string; type: string; dbName?: string | null };
+/** How a column's value becomes Prisma's (decimals as Prisma.Decimal, timestamps as Date) and JSON a parameter. */
+export type ColumnKind = 'plain' | 'decimal' | 'decimals' | 'date' | 'json';
 
-/** A to-one relation to read with the row: its field, and the scalar field of this model holding the other's id. */
+/** Every field of a Prisma row: its column, and its kind when not plain. */
+export type ColumnMap<Row> = { readonly [Field in keyof Row]-?: readonly [column: string, kind?: ColumnKind] };
+
+export interface TableMap<Row> {
+  table: string;
+  columns: ColumnMap<Row>;
+}
+
+/** A to-one relation read with the row: its field, the scalar field of this table holding the other's id, its table. */
 export interface JoinedRelation {
   relation: string;
   foreignKey: string;
+  target: TableMap<object>;
 }
 
 export interface RowByIdQuery<Row> {
@@ -22,83 +32,81 @@ export interface RowByIdQuery<Row> {
   read(row: Record<string, unknown>): Row;
 }
 
-function modelOf(name: string): { table: string; fields: RuntimeField[] } {
-  const model = Prisma.dmmf.datamodel.models.find((candidate) => candidate.name === name);
-  if (!model) throw new Error(`sql-rows: no model ${name}`);
-  return { table: model.dbName ?? model.name, fields: model.fields as unknown as RuntimeField[] };
-}
-
 const quoted = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-const scalarsOf = (fields: RuntimeField[]) =>
-  fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum');
+const entriesOf = (map: TableMap<object>) =>
+  Object.entries(map.columns) as Array<[string, readonly [column: string, kind?: ColumnKind]]>;
 
 /** A value as pg (pool) or Prisma ($queryRaw) decodes it, as Prisma's model API gives it. */
-function asPrisma(type: string, value: unknown): unknown {
+function asPrisma(kind: ColumnKind, value: unknown): unknown {
   if (value === null || value === undefined) return null;
-  if (Array.isArray(value)) return value.map((item) => asPrisma(type, item));
-  switch (type) {
-    case 'Decimal':
+  switch (kind) {
+    case 'decimal':
       return value instanceof Prisma.Decimal ? value : new Prisma.Decimal(String(value));
-    case 'DateTime':
+    case 'decimals':
+      return (value as unknown[]).map((item) => asPrisma('decimal', item));
+    case 'date':
       return value instanceof Date ? value : new Date(String(value));
-    case 'BigInt':
-      return typeof value === 'bigint' ? value : BigInt(String(value));
     default:
       return value;
   }
 }
 
+/** A value as a statement parameter: decimals as text, JSON as text, Prisma's JSON nulls as NULL. */
+function asParameter(kind: ColumnKind, value: unknown): unknown {
+  if (value === null || value === undefined || value === Prisma.DbNull || value === Prisma.JsonNull) return null;
+  if (kind === 'json') return JSON.stringify(value);
+  if (kind === 'decimal') return String(value);
+  if (kind === 'decimals') return (value as unknown[]).map(String);
+  return value;
+}
+
 /**
- * The statement reading one `model` row by id with `joins` (LEFT JOINs, so an absent relation reads as null), and
+ * The statement reading one row of `root` by id with `joins` (LEFT JOINs, so an absent relation reads as null), and
  * with `forUpdate` under the row's lock (inside a transaction).
  */
 export function rowByIdQuery<Row>(
-  model: ModelName,
+  root: TableMap<object>,
   joins: JoinedRelation[] = [],
   options: { forUpdate?: boolean } = {},
 ): RowByIdQuery<Row> {
-  const root = modelOf(model);
-  const rootScalars = scalarsOf(root.fields);
-  const columnOf = (fields: RuntimeField[], name: string) => {
-    const field = fields.find((candidate) => candidate.name === name);
-    if (!field) throw new Error(`sql-rows: ${model} has no field ${name}`);
-    return field.dbName ?? field.name;
+  const rootColumns = entriesOf(root);
+  const columnOf = (map: TableMap<object>, field: string) => {
+    const found = (map.columns as Record<string, readonly [string, ColumnKind?]>)[field];
+    if (!found) throw new Error(`sql-rows: ${map.table} maps no field ${field}`);
+    return found[0];
   };
-  const columns = rootScalars.map((field) => `m.${quoted(field.dbName ?? field.name)} AS ${quoted(field.name)}`);
+  const columns = rootColumns.map(([field, [column]]) => `m.${quoted(column)} AS ${quoted(field)}`);
   const from = [`${quoted(root.table)} m`];
-  const related = joins.map((join, index) => {
-    const relationField = root.fields.find((field) => field.name === join.relation && field.kind === 'object');
-    if (!relationField) throw new Error(`sql-rows: ${model} has no relation ${join.relation}`);
-    const target = modelOf(relationField.type);
+  joins.forEach((join, index) => {
     const alias = `r${index}`;
-    const scalars = scalarsOf(target.fields);
-    for (const field of scalars) {
-      columns.push(`${alias}.${quoted(field.dbName ?? field.name)} AS ${quoted(`${join.relation}.${field.name}`)}`);
+    for (const [field, [column]] of entriesOf(join.target)) {
+      columns.push(`${alias}.${quoted(column)} AS ${quoted(`${join.relation}.${field}`)}`);
     }
     from.push(
-      `LEFT JOIN ${quoted(target.table)} ${alias} ON ${alias}.${quoted(columnOf(target.fields, 'id'))} = ` +
-        `m.${quoted(columnOf(root.fields, join.foreignKey))}`,
+      `LEFT JOIN ${quoted(join.target.table)} ${alias} ON ${alias}.${quoted(columnOf(join.target, 'id'))} = ` +
+        `m.${quoted(columnOf(root, join.foreignKey))}`,
     );
-    return { relation: join.relation, scalars };
   });
   const text =
-    `SELECT ${columns.join(', ')} FROM ${from.join(' ')} WHERE m.${quoted(columnOf(root.fields, 'id'))} = $1::uuid` +
+    `SELECT ${columns.join(', ')} FROM ${from.join(' ')} WHERE m.${quoted(columnOf(root, 'id'))} = $1::uuid` +
     (options.forUpdate ? ' FOR UPDATE OF m' : '');
-  const name = `row:${model}:${joins.map((join) => join.relation).join('+')}${options.forUpdate ? ':lock' : ''}`;
+  const name = `row:${root.table}:${joins.map((join) => join.relation).join('+')}${options.forUpdate ? ':lock' : ''}`;
   return {
     name,
     text,
     read(row) {
       const result: Record<string, unknown> = {};
-      for (const field of rootScalars) result[field.name] = asPrisma(field.type, row[field.name]);
-      for (const { relation, scalars } of related) {
-        if (row[`${relation}.id`] == null) {
-          result[relation] = null;
+      for (const [field, [, kind = 'plain']] of rootColumns) result[field] = asPrisma(kind, row[field]);
+      for (const join of joins) {
+        if (row[`${join.relation}.id`] == null) {
+          result[join.relation] = null;
           continue;
         }
         const nested: Record<string, unknown> = {};
-        for (const field of scalars) nested[field.name] = asPrisma(field.type, row[`${relation}.${field.name}`]);
-        result[relation] = nested;
+        for (const [field, [, kind = 'plain']] of entriesOf(join.target)) {
+          nested[field] = asPrisma(kind, row[`${join.relation}.${field}`]);
+        }
+        result[join.relation] = nested;
       }
       return result as Row;
     },
@@ -121,47 +129,35 @@ export async function readRowById<Row>(
   return rows[0] ? query.read(rows[0]) : null;
 }
 
-/** A value as a statement parameter: decimals and money as text, JSON as text, Prisma's JSON null as NULL. */
-function asParameter(type: string, value: unknown): unknown {
-  if (value === null || value === undefined || value === Prisma.DbNull || value === Prisma.JsonNull) return null;
-  if (Array.isArray(value) && type !== 'Json') return value.map((item) => asParameter(type, item));
-  if (type === 'Json') return JSON.stringify(value);
-  if (type === 'Decimal') return String(value);
-  return value;
-}
-
 /**
- * Inserts one `model` row in the caller's transaction and returns it as Prisma's create would: `data` by field
- * name, the timestamps set here when absent (as Prisma sets @default(now()) and @updatedAt), the other defaults
- * the database's.
+ * Inserts one row in the caller's transaction and returns it as Prisma's create would: `data` by field name, the
+ * timestamps set here when absent (as Prisma sets @default(now()) and @updatedAt), the other defaults the database's.
  */
 export async function insertRow<Row>(
   tx: SqlTransaction,
-  model: ModelName,
+  target: TableMap<Row>,
   data: Record<string, unknown>,
 ): Promise<Row> {
-  const { table, fields } = modelOf(model);
-  const scalars = scalarsOf(fields);
+  const mapped = entriesOf(target as TableMap<object>);
   const now = new Date();
   const values: Record<string, unknown> = { ...data };
   for (const stamp of ['createdAt', 'updatedAt']) {
-    if (values[stamp] === undefined && scalars.some((field) => field.name === stamp)) values[stamp] = now;
+    if (values[stamp] === undefined && mapped.some(([field]) => field === stamp)) values[stamp] = now;
   }
-  const given = scalars.filter((field) => values[field.name] !== undefined);
-  for (const name of Object.keys(values)) {
-    if (values[name] !== undefined && !given.some((field) => field.name === name))
-      throw new Error(`sql-rows: ${model} has no column for ${name}`);
+  const given = mapped.filter(([field]) => values[field] !== undefined);
+  for (const field of Object.keys(values)) {
+    if (values[field] !== undefined && !given.some(([name]) => name === field))
+      throw new Error(`sql-rows: ${target.table} maps no column for ${field}`);
   }
-  const column = (field: RuntimeField) => quoted(field.dbName ?? field.name);
   const text =
-    `INSERT INTO ${quoted(table)} (${given.map(column).join(', ')}) ` +
+    `INSERT INTO ${quoted(target.table)} (${given.map(([, [column]]) => quoted(column)).join(', ')}) ` +
     `VALUES (${given.map((_, index) => `$${index + 1}`).join(', ')}) ` +
-    `RETURNING ${scalars.map((field) => `${column(field)} AS ${quoted(field.name)}`).join(', ')}`;
+    `RETURNING ${mapped.map(([field, [column]]) => `${quoted(column)} AS ${quoted(field)}`).join(', ')}`;
   const [row] = await tx.$queryRawUnsafe<Record<string, unknown>[]>(
     text,
-    ...given.map((field) => asParameter(field.type, values[field.name])),
+    ...given.map(([field, [, kind = 'plain']]) => asParameter(kind, values[field])),
   );
   const result: Record<string, unknown> = {};
-  for (const field of scalars) result[field.name] = asPrisma(field.type, row![field.name]);
+  for (const [field, [, kind = 'plain']] of mapped) result[field] = asPrisma(kind, row![field]);
   return result as Row;
 }

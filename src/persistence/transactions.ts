@@ -3,7 +3,9 @@
 // GET /v1/transactions/{id} that partners poll, and the row every settlement step locks (sql-rows.ts).
 import { type Db, type Prisma, type PrismaClient, sqlPoolOf, type SqlTransaction } from './database';
 import { newId } from '../domain/ids';
-import { insertRow, JoinedRelation, readRowById, rowByIdQuery } from './sql-rows';
+import { externalAccountTable } from './external-accounts';
+import { insertRow, JoinedRelation, readRowById, rowByIdQuery, type TableMap } from './sql-rows';
+import { walletTable } from './wallets';
 import type { KeysetQuery } from '../http/pagination';
 
 /** The relations of `withReceiverAccount`, with the columns that point at them. */
@@ -11,13 +13,54 @@ import type { KeysetQuery } from '../http/pagination';
 export const withReceiverAccount = { externalAccount: true, wallet: true } as const;
 export type TransactionRow = Prisma.TransactionGetPayload<{ include: typeof withReceiverAccount }>;
 
+/** The columns of a transaction, read and written in SQL (sql-rows.ts). */
+export const transactionTable: TableMap<Prisma.TransactionGetPayload<object>> = {
+  table: 'transactions',
+  columns: {
+    id: ['id'],
+    partnerId: ['partner_id'],
+    customerId: ['customer_id'],
+    type: ['type'],
+    status: ['status'],
+    quoteId: ['quote_id'],
+    walletId: ['wallet_id'],
+    externalAccountId: ['external_account_id'],
+    receiverDetails: ['receiver_details', 'json'],
+    virtualAccountId: ['virtual_account_id'],
+    senderName: ['sender_name'],
+    senderDocumentType: ['sender_document_type'],
+    senderDocumentNumber: ['sender_document_number'],
+    senderCurrency: ['sender_currency'],
+    senderPaymentRail: ['sender_payment_rail'],
+    senderAmount: ['sender_amount', 'decimal'],
+    stablecoinCurrency: ['stablecoin_currency'],
+    stablecoinPaymentRail: ['stablecoin_payment_rail'],
+    stablecoinAmount: ['stablecoin_amount', 'decimal'],
+    receiverCurrency: ['receiver_currency'],
+    receiverPaymentRail: ['receiver_payment_rail'],
+    receiverAmount: ['receiver_amount', 'decimal'],
+    rates: ['rates', 'decimals'],
+    serviceFee: ['service_fee', 'decimal'],
+    partnerFee: ['partner_fee', 'decimal'],
+    networkFee: ['network_fee', 'decimal'],
+    depositReference: ['deposit_reference'],
+    depositInstructions: ['deposit_instructions', 'json'],
+    depositDeadline: ['deposit_deadline', 'date'],
+    failureReason: ['failure_reason'],
+    sandboxSimulation: ['sandbox_simulation'],
+    createdAt: ['created_at', 'date'],
+    updatedAt: ['updated_at', 'date'],
+  },
+};
+
+/** The relations of `withReceiverAccount`, with the columns that point at them. */
 const joins: Array<JoinedRelation & { relation: keyof typeof withReceiverAccount }> = [
-  { relation: 'externalAccount', foreignKey: 'externalAccountId' },
-  { relation: 'wallet', foreignKey: 'walletId' },
+  { relation: 'externalAccount', foreignKey: 'externalAccountId', target: externalAccountTable },
+  { relation: 'wallet', foreignKey: 'walletId', target: walletTable },
 ];
 
-export const transactionRowById = rowByIdQuery<TransactionRow>('Transaction', joins);
-export const lockedTransactionRowById = rowByIdQuery<TransactionRow>('Transaction', joins, { forUpdate: true });
+export const transactionRowById = rowByIdQuery<TransactionRow>(transactionTable, joins);
+export const lockedTransactionRowById = rowByIdQuery<TransactionRow>(transactionTable, joins, { forUpdate: true });
 
 export const readTransactionRow = (db: Db | SqlTransaction, id: string) => readRowById(db, transactionRowById, id);
 
@@ -34,10 +77,28 @@ export type NewTransactionRow = Omit<Prisma.TransactionUncheckedCreateInput, 'de
  * compile it on each call).
  */
 export async function insertTransaction(tx: SqlTransaction, row: NewTransactionRow): Promise<void> {
-  await insertRow(tx, 'Transaction', row);
+  await insertRow(tx, transactionTable, row);
 }
 
 export type TransactionDepositRow = Prisma.TransactionDepositGetPayload<object>;
+
+/** The columns of a deposit, read and written in SQL (sql-rows.ts). */
+export const transactionDepositTable: TableMap<TransactionDepositRow> = {
+  table: 'transaction_deposits',
+  columns: {
+    id: ['id'],
+    transactionId: ['transaction_id'],
+    currency: ['currency'],
+    amount: ['amount', 'decimal'],
+    senderName: ['sender_name'],
+    reference: ['reference'],
+    status: ['status'],
+    returnReason: ['return_reason'],
+    receivedAt: ['received_at', 'date'],
+    createdAt: ['created_at', 'date'],
+    updatedAt: ['updated_at', 'date'],
+  },
+};
 
 /** A deposit of a transaction as written (accepted, returning or returned). */
 export type NewTransactionDeposit = Prisma.TransactionDepositUncheckedCreateInput;
@@ -48,7 +109,7 @@ export async function insertTransactionDeposit(
   deposit: NewTransactionDeposit,
 ): Promise<TransactionDepositRow> {
   if ('transactionDeposit' in tx) return tx.transactionDeposit.create({ data: deposit });
-  return insertRow<TransactionDepositRow>(tx, 'TransactionDeposit', deposit as Record<string, unknown>);
+  return insertRow(tx, transactionDepositTable, deposit as Record<string, unknown>);
 }
 
 export const findTransactionDeposit = (db: Db, id: string): Promise<TransactionDepositRow | null> =>
@@ -147,7 +208,7 @@ export async function transactionLegStatus(
   return rows[0]?.status ?? null;
 }
 
-const depositById = rowByIdQuery<TransactionDepositRow>('TransactionDeposit');
+const depositById = rowByIdQuery<TransactionDepositRow>(transactionDepositTable);
 
 /** A deposit by id, in the caller's SQL transaction. */
 export const readTransactionDeposit = (tx: SqlTransaction, id: string) => readRowById(tx, depositById, id);

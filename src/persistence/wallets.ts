@@ -2,6 +2,7 @@
 // ledger writes).
 import type { KeysetQuery } from '../http/pagination';
 import type { DatabaseTransaction, Db, Prisma } from './database';
+import type { TableMap } from './sql-rows';
 
 export const withBalances = { ledgerAccounts: true } as const;
 export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;
@@ -53,3 +54,19 @@ export async function findWalletAtAddress(
 ): Promise<{ id: string; partnerId: string } | null> {
   return db.wallet.findUnique({ where: { chain_address: { chain, address } } });
 }
+
+/** The columns of a wallet, read in SQL (sql-rows.ts) with the transactions it carries. */
+export const walletTable: TableMap<Prisma.WalletGetPayload<object>> = {
+  table: 'wallets',
+  columns: {
+    id: ['id'],
+    partnerId: ['partner_id'],
+    customerId: ['customer_id'],
+    name: ['name'],
+    chain: ['chain'],
+    address: ['address'],
+    keyReference: ['key_reference'],
+    createdAt: ['created_at', 'date'],
+    updatedAt: ['updated_at', 'date'],
+  },
+};
