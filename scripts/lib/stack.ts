@@ -6,7 +6,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { temporal as temporalProto } from '@temporalio/proto';
 import { ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, closeSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 import { prepareDatabase, PreparedDatabase } from './database';
@@ -64,10 +64,9 @@ export class StackProcess {
     private readonly stopLimitMs: number,
     private readonly onUnexpectedExit: (process: StackProcess, code: number | null) => void,
   ) {
-    if (logFile) {
-      mkdirSync(path.dirname(logFile), { recursive: true });
-      writeFileSync(logFile, '');
-    }
+    // Appended to, never emptied: a process started again under the same name (the bench's floor server) keeps
+    // its earlier output; the stack empties its log folder once, when it is created.
+    if (logFile) mkdirSync(path.dirname(logFile), { recursive: true });
   }
 
   get name(): string {
