@@ -1,18 +1,17 @@
-// `npm run dev`: everything on one machine. PostgreSQL (DATABASE_URL or the private cluster in
-// .data/postgres), the Temporal dev server with its SQLite database in .data/temporal and the Web UI,
-// then the API and the worker as child processes. Prints the URLs and a sandbox partner API key,
-// which is kept in .data/dev-partner.json and reused on the next start. Ctrl-C stops everything.
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { ChildProcess, spawn } from 'node:child_process';
+// `npm run dev`: everything on one machine, on the stack supervisor (scripts/lib/stack.ts). PostgreSQL
+// (DATABASE_URL or the private cluster in .data/postgres), the Temporal dev server with its SQLite database in
+// .data/temporal (its log in .data/temporal/server.log) and the Web UI, then the API and the worker as child
+// processes printing to this terminal. Prints the URLs and a sandbox partner API key, which is kept in
+// .data/dev-partner.json and reused on the next start. Ctrl-C stops everything; so does a child that exits.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CreatedPartner } from '../src/services/partners';
-import { customSearchAttributes } from '../src/temporal/search-attributes';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { nodeArgsOf, serviceEnv } from './lib/service-runtime';
-import { devServerSqliteArgs, temporalBinary } from './lib/temporal';
+import { httpOk, ProcessSpec, Stack, tsEntry } from './lib/stack';
+import { temporalBinary } from './lib/temporal';
 
 const dataDir = path.join(projectRoot, '.data');
 const apiPort = Number(process.env.PORT ?? 3000);
@@ -56,17 +55,45 @@ function devSecretsKey(): string {
 
 async function main(): Promise<void> {
   mkdirSync(path.join(dataDir, 'temporal'), { recursive: true });
+  let stopping = false;
+  const stack = new Stack({
+    logs: 'terminal',
+    onUnexpectedExit: (child, code) => {
+      if (stopping) return;
+      log(`${child.name} exited (${code}); shutting down`);
+      void stop(code ?? 1);
+    },
+  });
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping API, worker, Temporal and PostgreSQL');
+    await stack.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  try {
+    await start(stack);
+  } catch (error) {
+    console.error(error);
+    await stop(1);
+  }
+}
+
+async function start(stack: Stack): Promise<void> {
   // A first run's slow steps overlap: fetching the Temporal CLI (network), generating the Prisma client and
   // creating and migrating the database (each a child process).
   const cliPath = temporalBinary('cli');
   const generated = generatePrismaClient();
-  const database = await prepareDatabase({ localDatabase: 'payments' });
+  const database = await stack.startDatabase({ localDatabase: 'payments' });
   await generated;
   log(`PostgreSQL ready (${database.localCluster ? 'private cluster in .data/postgres' : 'DATABASE_URL'})`);
 
   const appEnv = process.env.APP_ENV ?? 'sandbox';
   const childEnv = {
     ...process.env,
+    ...serviceEnv,
     APP_ENV: appEnv,
     PORT: String(apiPort),
     DATABASE_URL: database.url,
@@ -78,71 +105,30 @@ async function main(): Promise<void> {
     // Secrets at rest are encrypted with a key of this machine's own, generated once and kept in .data/.
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || devSecretsKey(),
   };
-  const tsx = require.resolve('tsx/cli');
-  const children: ChildProcess[] = [];
-  let temporal: Promise<TestWorkflowEnvironment> | undefined;
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    log('stopping API, worker, Temporal and PostgreSQL');
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-    await temporal?.then((environment) => environment.teardown()).catch(() => undefined);
-    database.localCluster?.stopIfStartedHere();
-    process.exit(code);
-  };
-  const startChild = (entry: string, service: keyof typeof nodeArgsOf) => {
-    // NODE_OPTIONS, not arguments: the tsx CLI runs the entry in a process of its own.
-    const nodeOptions = [process.env.NODE_OPTIONS ?? '', ...nodeArgsOf[service]].join(' ').trim();
-    const child = spawn(process.execPath, [tsx, entry], {
-      cwd: projectRoot,
-      env: { ...childEnv, ...serviceEnv, NODE_OPTIONS: nodeOptions },
-      stdio: 'inherit',
-    });
-    children.push(child);
-    child.on('exit', (code) => {
-      if (!stopping) {
-        log(`a child process exited (${code}); shutting down`);
-        void stop(code ?? 1);
-      }
-    });
-  };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+  const service = (name: keyof typeof nodeArgsOf, entry: string, ready: ProcessSpec['ready']): ProcessSpec => ({
+    name,
+    ...tsEntry(entry, [...nodeArgsOf[name]]),
+    env: childEnv,
+    ready,
+  });
 
   // The API needs only the database (it connects to Temporal on first use), so it starts while Temporal does.
-  startChild('src/server.ts', 'api');
+  const api = stack.start(service('api', 'src/server.ts', () => httpOk(`http://127.0.0.1:${apiPort}/health/live`)));
+  // Awaited below; until then its failure must not count as unhandled.
+  api.catch(() => undefined);
   const cli = await cliPath;
-  log(
-    cli
-      ? `starting Temporal dev server (${path.relative(projectRoot, cli)})`
-      : 'starting Temporal dev server (SDK download)',
-  );
-  temporal = TestWorkflowEnvironment.createLocal({
-    server: {
-      ...(cli ? { executable: { type: 'existing-path' as const, path: cli } } : {}),
-      dbFilename: path.join(dataDir, 'temporal', 'temporal.db'),
-      ip: '127.0.0.1',
-      port: temporalPort,
-      ui: true,
-      uiPort: temporalUiPort,
-      searchAttributes: customSearchAttributes,
-      extraArgs: devServerSqliteArgs,
-    },
+  log(`starting Temporal dev server (${cli ? path.relative(projectRoot, cli) : 'no CLI'})`);
+  await stack.startTemporal({
+    cli: Promise.resolve(cli),
+    dbFile: path.join(dataDir, 'temporal', 'temporal.db'),
+    port: temporalPort,
+    uiPort: temporalUiPort,
+    logFile: path.join(dataDir, 'temporal', 'server.log'),
   });
-  await temporal;
   log('Temporal dev server ready');
   const partner = await devPartner(database.url);
-  startChild('src/worker.ts', 'worker');
+  const taskQueue = process.env.TEMPORAL_TASK_QUEUE ?? 'payments';
+  await Promise.all([api, stack.start(service('worker', 'src/worker.ts', stack.pollsTaskQueue(taskQueue)))]);
 
   console.log(
     [
@@ -160,7 +146,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+void main();

@@ -1,6 +1,7 @@
 // The load side of `npm run bench`: a lean keep-alive HTTP client (the client shares the machine's two cores
 // with what it measures, so it does as little as it can), closed loops of virtual partners, and latency stats.
 import http from 'node:http';
+import { pause } from '../lib/wait';
 
 export interface HttpResponse {
   status: number;
@@ -233,7 +234,7 @@ export async function waitUntilQuiet(cpu: () => Record<string, number>, maxMs = 
   const deadline = performance.now() + maxMs;
   let last = total();
   while (performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, sampleMs));
+    await pause(sampleMs);
     const now = total();
     if (now - last < sampleMs / 5) return;
     last = now;

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { railObjects } from '../../test/support/fixtures';
 import { expectStatus, HttpClient } from './load';
+import { waitUntil } from '../lib/wait';
 
 export interface BenchPartner {
   partnerId: string;
@@ -99,11 +100,9 @@ export async function approvedCustomer(partner: BenchPartner, index: number): Pr
   });
   expectStatus(outcome, 200, 'sandbox verification outcome');
   expectStatus(await partner.api.request('POST', `/v1/customers/${customerId}/check`, { json: true }), 204, 'check');
-  for (let attempt = 0; attempt < 600; attempt += 1) {
-    const customer = await partner.api.request('GET', `/v1/customers/${customerId}`, { json: true });
-    if (customer.body?.status === 'approved') return customerId;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const approved = async () =>
+    (await partner.api.request('GET', `/v1/customers/${customerId}`, { json: true })).body?.status === 'approved';
+  if (await waitUntil(approved, 60_000, 100)) return customerId;
   throw new Error(`customer ${customerId} was not approved within 60 s`);
 }
 

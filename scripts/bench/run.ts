@@ -11,7 +11,8 @@ import type { WorkflowShape } from './engine/workflows';
 import { BenchPartner, createCustomer, createParty, createPartners, Party } from './partners';
 import { BenchResult, formatTable, Ratio, writeResults } from './report';
 import { ceilingPhase, PhaseOptions, quotePhase, Readable, readPhase, settlementPhase } from './scenarios';
-import { memoryOf, MemorySampler, Stack } from './stack';
+import { pause } from '../lib/wait';
+import { BenchStack, memoryOf, MemorySampler } from './stack';
 
 const resultsDir = path.join(projectRoot, 'bench-results');
 
@@ -57,7 +58,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
   const startedAt = new Date();
   const loadBefore = machineLoad();
   log(`load average ${loadBefore.join(' ')} on ${os.cpus().length} cores; ${options.quick ? 'quick run' : 'full run'}`);
-  const stack = new Stack({ kind: options.dist ? 'dist' : 'tsx', profile: options.profile });
+  const stack = new BenchStack({ kind: options.dist ? 'dist' : 'tsx', profile: options.profile });
   const sections: BenchResult['sections'] = {};
   const notes: string[] = [];
   const ratios: Ratio[] = [];
@@ -99,7 +100,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
     const temporal = new Client({ connection, namespace: 'default' });
     if (!options.attach) {
       log(`starting the API, the worker and the engine worker (${options.dist ? 'dist' : 'tsx'})`);
-      await Promise.all([stack.startApi(), stack.startWorker(1, temporal), stack.startEngineWorker()]);
+      await Promise.all([stack.startApi(), stack.startWorker(1), stack.startEngineWorker()]);
     }
     partners = await createPartners(stack.database.url, stack.apiUrl, options.partners);
     const openapi = await new HttpClient(stack.apiUrl).request('GET', '/openapi.json', { json: true });
@@ -259,7 +260,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
 
     if (hasSettlement && !options.attach && runs('settlement')) {
       log('starting a second worker');
-      await stack.startWorker(2, temporal);
+      await stack.startWorker(2);
       log(`fiat to fiat with 2 workers: ${options.settlements} settlements at concurrency ${options.concurrency}`);
       const run = await settle(['worker-1', 'worker-2'], options.settlements);
       sections['settlement (2 workers)'] = statsOf(run.recorder, ['settlement']);
@@ -274,7 +275,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
     if (deadlocksBefore !== null) {
       // From the first settlement to the end of the last: the read and quote sections between post nothing.
       log('waiting for PostgreSQL to flush its counters, then counting deadlocks');
-      await new Promise((resolve) => setTimeout(resolve, statsFlushMs));
+      await pause(statsFlushMs);
       ratios.push({
         name: 'deadlocks',
         value: (await deadlocksSoFar(stack.database.url)) - deadlocksBefore,

@@ -6,6 +6,7 @@ import { pokeSignal, pokeUpdate, shapedWorkflow, WorkflowShape } from './engine/
 import { closedLoop, expectStatus, HttpClient, Recorder, sideBySide } from './load';
 import type { BenchPartner, Party } from './partners';
 import { ENGINE_TASK_QUEUE } from './stack';
+import { pause } from '../lib/wait';
 
 export interface PhaseOptions {
   concurrency: number;
@@ -182,7 +183,7 @@ export async function settlementPhase(
             throw new Error(`transaction ${id} ended ${status} (${String(current.body.failure_reason)})`);
           }
           if (performance.now() - started > options.timeoutMs) throw new Error(`transaction ${id} still ${status}`);
-          await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+          await pause(options.pollMs);
         }
         recorder.add('settlement', performance.now() - started);
         completed.push({ id, quoteId: quote.body.id as string, party });

@@ -3,19 +3,14 @@
 // scripts/temporal-binaries.sh), the API and the worker (the built dist, or the sources through tsx with --tsx),
 // plus the bench's own floor server and engine-ceiling worker. Logs go to .data/bench/logs/ (written by the children directly,
 // so relaying them costs the bench nothing).
-import type { Client } from '@temporalio/client';
-import { temporal as temporalProto } from '@temporalio/proto';
-import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeWorkflowBundle } from '../bundle-workflows';
-import { prepareDatabase, PreparedDatabase } from '../lib/database';
+import type { PreparedDatabase } from '../lib/database';
 import { projectRoot } from '../lib/paths';
-import { nodeArgsOf, serviceEnv } from '../lib/service-runtime';
-import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
-import { customSearchAttributes } from '../../src/temporal/search-attributes';
 import { freePort } from '../lib/ports';
+import { nodeArgsOf, serviceEnv } from '../lib/service-runtime';
+import { httpOk, ProcessSpec, Stack, StackProcess, tsEntry } from '../lib/stack';
 
 export const benchDir = path.join(projectRoot, '.data', 'bench');
 export const logDir = path.join(benchDir, 'logs');
@@ -29,42 +24,6 @@ export interface Runtime {
 }
 
 export const profileDir = path.join(benchDir, 'profiles');
-
-interface Managed {
-  name: string;
-  child: ChildProcess;
-  logFile: string;
-}
-
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, child?: ChildProcess) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`${what}: the process exited (${child.exitCode})`);
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${what} not ready after ${timeoutMs / 1000} s`);
-}
-
-function portAccepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
-
-async function httpOk(url: string): Promise<boolean> {
-  try {
-    return (await fetch(url)).ok;
-  } catch {
-    return false;
-  }
-}
-
-const logHas = (file: string, text: string) => () => existsSync(file) && readFileSync(file, 'utf8').includes(text);
 
 /** Peak resident memory (VmHWM) and current (VmRSS) of a process, in MB; null once it is gone. */
 export function memoryOf(pid: number): { peakMb: number; currentMb: number } | null {
@@ -92,46 +51,36 @@ export function cpuMsOf(pid: number): number | null {
 /** USER_HZ: 100 on Linux (the kernel reports CPU times in these ticks whatever its internal rate). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-export class Stack {
-  readonly processes: Managed[] = [];
+/** The stack on the shared supervisor (scripts/lib/stack.ts), with the bench's own processes. */
+export class BenchStack {
+  private readonly stack: Stack;
   database!: PreparedDatabase;
   temporalAddress = '';
   apiUrl = '';
   floorUrl = '';
-  private childEnv: NodeJS.ProcessEnv = {};
 
   constructor(private readonly runtime: Runtime) {
-    rmSync(logDir, { recursive: true, force: true });
-    mkdirSync(logDir, { recursive: true });
+    this.stack = new Stack({ logs: logDir, stopLimitMs: 15_000 });
     if (runtime.profile) rmSync(profileDir, { recursive: true, force: true });
   }
 
-  private spawn(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Managed {
-    const logFile = path.join(logDir, `${name}.log`);
-    const fd = openSync(logFile, 'a');
-    const child = spawn(command, args, { cwd: projectRoot, env, stdio: ['ignore', fd, fd] });
-    closeSync(fd);
-    const managed = { name, child, logFile };
-    this.processes.push(managed);
-    return managed;
-  }
-
   /** A TypeScript entry point of this repository (bench helpers always run from source). */
-  private spawnTs(name: string, entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Managed {
-    // `--import tsx` keeps the script in this very process (the tsx CLI would add a parent process to measure).
-    return this.spawn(name, process.execPath, [...nodeArgs, '--import', 'tsx', entry], env);
+  private startTs(spec: Omit<ProcessSpec, 'command' | 'args'>, entry: string): Promise<StackProcess> {
+    return this.stack.start({ ...spec, ...tsEntry(entry) });
   }
 
   /** The API or the worker, from source or from dist. */
-  private spawnService(name: string, which: 'server' | 'worker', env: NodeJS.ProcessEnv): Managed {
+  private startService(spec: Omit<ProcessSpec, 'command' | 'args'>, which: 'server' | 'worker'): Promise<StackProcess> {
     // One folder per process: with tsx's loader thread a process writes two profiles (the main thread's is the big one).
     const nodeArgs = [
       ...nodeArgsOf[which === 'server' ? 'api' : 'worker'],
-      ...(this.runtime.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []),
+      ...(this.runtime.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, spec.name)}`] : []),
     ];
-    return this.runtime.kind === 'dist'
-      ? this.spawn(name, process.execPath, [...nodeArgs, path.join('dist', 'src', `${which}.js`)], env)
-      : this.spawnTs(name, path.join('src', `${which}.ts`), env, nodeArgs);
+    const command =
+      this.runtime.kind === 'dist'
+        ? { command: process.execPath, args: [...nodeArgs, path.join('dist', 'src', `${which}.js`)] }
+        : tsEntry(path.join('src', `${which}.ts`), nodeArgs);
+    return this.stack.start({ ...spec, ...command });
   }
 
   /** Uses a running stack (`--attach`): its database, Temporal and API; the bench adds only its own helpers. */
@@ -142,21 +91,18 @@ export class Stack {
   }
 
   async startDatabase(): Promise<void> {
-    this.database = await prepareDatabase({ localDatabase: 'payments_bench', recreate: true, privateCluster: true });
+    this.database = await this.stack.startDatabase({
+      localDatabase: 'payments_bench',
+      recreate: true,
+      privateCluster: true,
+    });
   }
 
   async startTemporal(): Promise<void> {
-    const cli = await temporalBinary('cli');
-    if (!cli) throw new Error('no Temporal CLI (scripts/temporal-binaries.sh cli provided none)');
-    const port = await freePort();
     const dbFile = path.join(benchDir, 'temporal.db');
     rmSync(dbFile, { force: true });
-    const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless'];
-    args.push('--namespace', 'default', '--db-filename', dbFile, '--log-level', 'warn', ...devServerSqliteArgs);
-    for (const key of customSearchAttributes) args.push('--search-attribute', `${key.name}=Keyword`);
-    const managed = this.spawn('temporal', cli, args, process.env);
-    await waitFor('Temporal', () => portAccepts(port), 60_000, managed.child);
-    this.temporalAddress = `127.0.0.1:${port}`;
+    await this.stack.startTemporal({ dbFile, readyWithinMs: 60_000 });
+    this.temporalAddress = this.stack.temporal!.address;
   }
 
   private workflowBundle: Promise<string> | undefined;
@@ -174,7 +120,7 @@ export class Stack {
 
   /** Environment of the API and the worker: `npm run dev`'s, on this stack. */
   private serviceEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-    this.childEnv = {
+    return {
       ...process.env,
       ...serviceEnv,
       APP_ENV: 'sandbox',
@@ -187,51 +133,50 @@ export class Stack {
       RATE_LIMIT_PARTNER_REQUESTS: '1000000',
       ...extra,
     };
-    return this.childEnv;
   }
 
-  async startApi(): Promise<Managed> {
+  async startApi(): Promise<StackProcess> {
     const port = await freePort();
     this.apiUrl = `http://127.0.0.1:${port}`;
-    const managed = this.spawnService('api', 'server', this.serviceEnv({ PORT: String(port) }));
-    await waitFor('API', () => httpOk(`${this.apiUrl}/health/live`), 120_000, managed.child);
-    return managed;
+    return this.startService(
+      { name: 'api', env: this.serviceEnv({ PORT: String(port) }), ready: () => httpOk(`${this.apiUrl}/health/live`) },
+      'server',
+    );
   }
 
   /** Starts a worker and waits until it polls its task queue (whatever LOG_LEVEL says). */
-  async startWorker(index: number, temporal: Client): Promise<Managed> {
+  async startWorker(index: number): Promise<StackProcess> {
     const bundle = await this.workflowBundlePath();
-    const managed = this.spawnService(`worker-${index}`, 'worker', this.serviceEnv({ WORKFLOW_BUNDLE_PATH: bundle }));
-    const identity = `${managed.child.pid}@`;
-    const polling = async () => {
-      const { pollers } = await temporal.workflowService.describeTaskQueue({
-        namespace: 'default',
-        taskQueue: { name: process.env.TEMPORAL_TASK_QUEUE ?? 'payments' },
-        taskQueueType: temporalProto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      });
-      return (pollers ?? []).some((poller) => poller.identity?.startsWith(identity));
-    };
-    await waitFor(`worker ${index}`, polling, 180_000, managed.child);
-    return managed;
+    return this.startService(
+      {
+        name: `worker-${index}`,
+        env: this.serviceEnv({ WORKFLOW_BUNDLE_PATH: bundle }),
+        ready: this.stack.pollsTaskQueue(process.env.TEMPORAL_TASK_QUEUE ?? 'payments'),
+        readyWithinMs: 180_000,
+      },
+      'worker',
+    );
   }
 
-  async startEngineWorker(): Promise<Managed> {
-    const managed = this.spawnTs('engine-worker', path.join('scripts', 'bench', 'engine', 'worker.ts'), {
+  startEngineWorker(): Promise<StackProcess> {
+    const env = {
       ...process.env,
       TEMPORAL_ADDRESS: this.temporalAddress,
       TEMPORAL_NAMESPACE: 'default',
       BENCH_TASK_QUEUE: ENGINE_TASK_QUEUE,
-    });
-    await waitFor('engine worker', logHas(managed.logFile, 'engine worker running'), 180_000, managed.child);
-    return managed;
+    };
+    return this.startTs(
+      { name: 'engine-worker', env, ready: logHas('engine worker running'), readyWithinMs: 180_000 },
+      path.join('scripts', 'bench', 'engine', 'worker.ts'),
+    );
   }
 
   /** (Re)starts the floor server on `table` (the table the API's GET reads). */
   async startFloor(table: 'customers' | 'transactions'): Promise<void> {
-    await this.stopProcess('floor');
+    await this.stack.remove('floor');
     const port = await freePort();
     this.floorUrl = `http://127.0.0.1:${port}`;
-    const managed = this.spawnTs('floor', path.join('scripts', 'bench', 'floor-server.ts'), {
+    const env = {
       ...process.env,
       PORT: String(port),
       DATABASE_URL: this.database.url,
@@ -239,8 +184,11 @@ export class Stack {
       TEMPORAL_ADDRESS: this.temporalAddress,
       TEMPORAL_NAMESPACE: 'default',
       BENCH_TASK_QUEUE: ENGINE_TASK_QUEUE,
-    });
-    await waitFor('floor server', logHas(managed.logFile, 'floor server listening'), 60_000, managed.child);
+    };
+    await this.startTs(
+      { name: 'floor', env, ready: logHas('floor server listening'), readyWithinMs: 60_000 },
+      path.join('scripts', 'bench', 'floor-server.ts'),
+    );
   }
 
   /** Cumulative CPU ms of the named processes (those running). */
@@ -255,35 +203,16 @@ export class Stack {
   }
 
   pidOf(name: string): number | undefined {
-    return this.processes.find((managed) => managed.name === name && managed.child.exitCode === null)?.child.pid;
+    return this.stack.pidOf(name);
   }
 
-  async stopProcess(name: string): Promise<void> {
-    const managed = this.processes.find((candidate) => candidate.name === name);
-    if (!managed) return;
-    this.processes.splice(this.processes.indexOf(managed), 1);
-    await stopChild(managed.child);
-  }
-
-  async stop(): Promise<void> {
-    // Workers and API first (they drain), then the engine, then the database.
-    for (const managed of [...this.processes].reverse()) await stopChild(managed.child);
-    this.processes.length = 0;
-    this.database?.localCluster?.stopIfStartedHere();
+  /** The services first (they drain), then Temporal, then the database. */
+  stop(): Promise<void> {
+    return this.stack.stop();
   }
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
+const logHas = (text: string) => (process: StackProcess) => process.recentOutput().includes(text);
 
 /** Samples the resident memory of named processes while the load runs (the peak under load, start-up aside). */
 export class MemorySampler {

@@ -2,8 +2,9 @@
 // fuzzer, which needs real ids to get past 404s, and by the isolation scenario, which needs another partner's ids).
 import { randomUUID } from 'node:crypto';
 import { externalAccount, files, individualCustomer } from '../../test/support/fixtures';
-import { describe, HttpClient, HttpOutcome, HttpRequest, HttpResponse, pause } from './http';
-import { ChaosPartner, ChaosSystem, waitUntil } from './system';
+import { describe, HttpClient, HttpOutcome, HttpRequest, HttpResponse } from './http';
+import { ChaosPartner, ChaosSystem } from './system';
+import { pause, waitUntil } from '../lib/wait';
 
 export { externalAccount, files, individualCustomer };
 

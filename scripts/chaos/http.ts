@@ -215,8 +215,3 @@ export function errorShapeProblem(response: HttpResponse): string | null {
 export function isResponse(outcome: HttpOutcome): outcome is HttpResponse {
   return outcome.kind === 'response';
 }
-
-/** Resolves after `ms` milliseconds (the runner's pauses between retries; bounded by the caller's loop). */
-export function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

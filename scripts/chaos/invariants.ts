@@ -2,9 +2,10 @@
 // in Temporal), and every Idempotency-Key settled to exactly one resource.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { workflowIds } from '../../src/temporal/workflow-ids';
-import { HttpClient, HttpOutcome, HttpRequest, HttpResponse, pause } from './http';
+import { HttpClient, HttpOutcome, HttpRequest, HttpResponse } from './http';
 import type { ScenarioReport } from './report';
-import { ChaosSystem, waitUntil } from './system';
+import { ChaosSystem } from './system';
+import { pause, waitUntil } from '../lib/wait';
 
 /** How long the workflow-start relay may take to start what the API could not (it sweeps every second here). */
 const RELAY_LIMIT_MS = 60_000;

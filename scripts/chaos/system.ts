@@ -3,23 +3,20 @@
 // .data/chaos/temporal.db (so workflows survive its restarts), and the API (src/server.ts) and worker (src/worker.ts)
 // each started with `node --import tsx` (one process each: a SIGKILL reaches the process itself, not a wrapper).
 // Scenarios kill and restart any of them; every wait here is bounded.
-import { Client, Connection } from '@temporalio/client';
-import { ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, closeSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { Client, Connection } from '@temporalio/client';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { connectionName, createPrismaClient, DEAD_PROCESS_LOCKS_RELEASED_MS, PrismaClient } from '../../src/persistence/database';
 import { createPartner } from '../../src/services/partners';
-import { customSearchAttributes } from '../../src/temporal/search-attributes';
 import { writeWorkflowBundle } from '../bundle-workflows';
-import { prepareDatabase } from '../lib/database';
 import { projectRoot } from '../lib/paths';
-import type { LocalPostgres } from '../lib/postgres';
-import { devServerSqliteArgs, temporalBinary } from '../lib/temporal';
-import { HttpClient, pause } from './http';
 import { freePort } from '../lib/ports';
+import type { LocalPostgres } from '../lib/postgres';
+import { Stack, StackProcess, tsEntry } from '../lib/stack';
+import { waitUntil } from '../lib/wait';
+import { HttpClient } from './http';
 
 export const chaosDataDir = path.join(projectRoot, '.data', 'chaos');
-const logDir = path.join(chaosDataDir, 'logs');
 
 /** The API's documented request deadline in these runs (REQUEST_TIMEOUT_SECONDS); outage scenarios hold it to this. */
 export const REQUEST_TIMEOUT_SECONDS = 8;
@@ -27,118 +24,6 @@ export const REQUEST_TIMEOUT_SECONDS = 8;
 export const WEBHOOK_RETRY = { initialSeconds: 1, maximumIntervalSeconds: 4 };
 /** A killed request's Idempotency-Key claim is taken over after this (IDEMPOTENCY_ABANDONED_CLAIM_SECONDS). */
 export const ABANDONED_CLAIM_SECONDS = 6;
-
-const START_LIMIT_MS = 120_000;
-const STOP_LIMIT_MS = 30_000;
-
-/** Waits for `probe` to return true, checking every `everyMs`, for at most `limitMs`; false when it never did. */
-export async function waitUntil(probe: () => Promise<boolean>, limitMs: number, everyMs = 200): Promise<boolean> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    if (await probe().catch(() => false)) return true;
-    if (Date.now() > deadline) return false;
-    await pause(everyMs);
-  }
-}
-
-/** One OS process the runner starts, kills and restarts; its output goes to .data/chaos/logs/<name>.log. */
-export class ManagedProcess {
-  private child: ChildProcess | null = null;
-  private expectingExit = false;
-  /** Where this start's output begins in the log file. */
-  private outputOffset = 0;
-  starts = 0;
-  /** Exits nobody asked for (a crash): each is a failure of the run. */
-  readonly unexpectedExits: string[] = [];
-
-  constructor(
-    readonly name: string,
-    private readonly command: string,
-    private readonly args: string[],
-    private readonly env: NodeJS.ProcessEnv,
-    /** Resolves true once the process serves; `recentOutput` is what it printed since its start. */
-    private readonly ready: (recentOutput: () => string) => Promise<boolean>,
-  ) {
-    mkdirSync(logDir, { recursive: true });
-    writeFileSync(this.logFile, '');
-  }
-
-  /** What the process printed since its start (at most 200 kB: only start-up output is searched). */
-  private recentOutput(): string {
-    const fd = openSync(this.logFile, 'r');
-    try {
-      const buffer = Buffer.alloc(Math.min(200_000, Math.max(0, statSync(this.logFile).size - this.outputOffset)));
-      const read = readSync(fd, buffer, 0, buffer.length, this.outputOffset);
-      return buffer.subarray(0, read).toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  get logFile(): string {
-    return path.join(logDir, `${this.name}.log`);
-  }
-
-  get running(): boolean {
-    return this.child !== null;
-  }
-
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
-  async start(): Promise<void> {
-    if (this.child) throw new Error(`${this.name} is already running`);
-    this.starts += 1;
-    this.expectingExit = false;
-    appendFileSync(this.logFile, `\n===== start #${this.starts} at ${new Date().toISOString()} =====\n`);
-    this.outputOffset = statSync(this.logFile).size;
-    // The child writes to the file itself: through a pipe, a runner slow to read (busy, or short of CPU) would
-    // block the child's synchronous log writes, and an API blocked that way answered past its deadline.
-    const logFd = openSync(this.logFile, 'a');
-    let child: ChildProcess;
-    try {
-      child = spawn(this.command, this.args, { cwd: projectRoot, env: this.env, stdio: ['ignore', logFd, logFd] });
-    } finally {
-      closeSync(logFd);
-    }
-    this.child = child;
-    let exited = false;
-    child.once('exit', (code, signal) => {
-      exited = true;
-      appendFileSync(this.logFile, `\n===== exit code=${code} signal=${signal} =====\n`);
-      if (this.child === child) this.child = null;
-      if (!this.expectingExit)
-        this.unexpectedExits.push(`${this.name} exited by itself (code ${code}, signal ${signal})`);
-    });
-    const ok = await waitUntil(
-      async () => exited || (await this.ready(() => this.recentOutput())),
-      START_LIMIT_MS,
-      100,
-    );
-    if (exited || !ok) {
-      if (!exited) await this.kill('SIGKILL');
-      throw new Error(`${this.name} did not become ready within ${START_LIMIT_MS / 1000} s (log: ${this.logFile})`);
-    }
-  }
-
-  /** Sends `signal` and waits for the exit (SIGKILL after STOP_LIMIT_MS if it ignores the signal). */
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (!child) return;
-    this.expectingExit = true;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
-    const late = setTimeout(() => child.kill('SIGKILL'), STOP_LIMIT_MS);
-    await exited;
-    clearTimeout(late);
-  }
-
-  async restart(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    await this.kill(signal);
-    await this.start();
-  }
-}
 
 export interface ChaosPartner {
   partnerId: string;
@@ -149,14 +34,16 @@ export interface ChaosPartner {
 
 export class ChaosSystem {
   private constructor(
+    /** The supervisor of every process below; a scenario kills and restarts them by name through it. */
+    readonly stack: Stack,
     readonly postgres: LocalPostgres,
     readonly databaseUrl: string,
     readonly prisma: PrismaClient,
-    readonly temporalServer: ManagedProcess,
+    readonly temporalServer: StackProcess,
     readonly temporalConnection: Connection,
     readonly temporal: Client,
-    readonly api: ManagedProcess,
-    readonly worker: ManagedProcess,
+    readonly api: StackProcess,
+    readonly worker: StackProcess,
     /** The API without credentials. */
     readonly http: HttpClient,
     readonly apiEnv: NodeJS.ProcessEnv,
@@ -165,7 +52,8 @@ export class ChaosSystem {
   static async start(log: (message: string) => void): Promise<ChaosSystem> {
     rmSync(path.join(chaosDataDir, 'temporal.db'), { force: true });
     rmSync(path.join(chaosDataDir, 'documents'), { recursive: true, force: true });
-    const database = await prepareDatabase({
+    const stack = new Stack({ logs: path.join(chaosDataDir, 'logs') });
+    const database = await stack.startDatabase({
       localDatabase: 'payments_chaos',
       recreate: true,
       ownClusterIn: chaosDataDir,
@@ -177,47 +65,17 @@ export class ChaosSystem {
     await writeWorkflowBundle(bundle);
     log('workflow code bundled');
 
-    const cli = await temporalBinary('cli');
-    if (!cli) throw new Error('no Temporal CLI: scripts/temporal-binaries.sh cli provides one');
-    const [temporalPort, apiPort] = [await freePort(), await freePort()];
-    const temporalAddress = `127.0.0.1:${temporalPort}`;
-    const temporalConnection = Connection.lazy({ address: temporalAddress });
-    const temporal = new Client({ connection: temporalConnection, namespace: 'default' });
-    const temporalServer = new ManagedProcess(
-      'temporal',
-      cli,
-      [
-        'server',
-        'start-dev',
-        '--ip',
-        '127.0.0.1',
-        '--port',
-        String(temporalPort),
-        '--headless',
-        '--db-filename',
-        path.join(chaosDataDir, 'temporal.db'),
-        '--log-level',
-        'warn',
-        ...devServerSqliteArgs,
-        ...customSearchAttributes.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
-      ],
-      process.env,
-      async () => {
-        await temporalConnection.withDeadline(Date.now() + 1000, () =>
-          temporal.workflowService.describeNamespace({ namespace: 'default' }),
-        );
-        return true;
-      },
-    );
-    await temporalServer.start();
-    log(`Temporal dev server on ${temporalAddress} (.data/chaos/temporal.db)`);
+    const temporalServer = await stack.startTemporal({ dbFile: path.join(chaosDataDir, 'temporal.db') });
+    const temporal = stack.temporal!;
+    log(`Temporal dev server on ${temporal.address} (.data/chaos/temporal.db)`);
 
+    const apiPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       APP_ENV: 'sandbox',
       PORT: String(apiPort),
       DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: 'payments',
       LOG_LEVEL: 'info',
@@ -241,25 +99,34 @@ export class ChaosSystem {
       // The fuzzer sends bad keys from 127.0.0.1, as every other client of the run does.
       AUTH_FAILURE_LIMIT: '1000000',
     };
-    const node = process.execPath;
     const http = new HttpClient(apiPort);
-    const api = new ManagedProcess('api', node, ['--import', 'tsx', 'src/server.ts'], env, async () => {
-      const live = await http.send({ method: 'GET', path: '/health/live', timeoutMs: 1000 });
-      return live.kind === 'response' && live.status === 200;
-    });
-    const worker = new ManagedProcess('worker', node, ['--import', 'tsx', 'src/worker.ts'], env, async (output) =>
-      output().includes('"msg":"worker running"'),
-    );
-    await Promise.all([api.start(), worker.start()]);
+    const [api, worker] = await Promise.all([
+      stack.start({
+        name: 'api',
+        ...tsEntry('src/server.ts'),
+        env,
+        ready: async () => {
+          const live = await http.send({ method: 'GET', path: '/health/live', timeoutMs: 1000 });
+          return live.kind === 'response' && live.status === 200;
+        },
+      }),
+      stack.start({
+        name: 'worker',
+        ...tsEntry('src/worker.ts'),
+        env,
+        ready: (worker) => worker.recentOutput().includes('"msg":"worker running"'),
+      }),
+    ]);
     log(`API on 127.0.0.1:${apiPort} (pid ${api.pid}), worker (pid ${worker.pid}); logs in .data/chaos/logs`);
     const prisma = createPrismaClient(database.url, { role: 'chaos', poolSize: 4 });
     return new ChaosSystem(
+      stack,
       postgres,
       database.url,
       prisma,
       temporalServer,
-      temporalConnection,
-      temporal,
+      temporal.connection,
+      temporal.client,
       api,
       worker,
       http,
@@ -284,7 +151,7 @@ export class ChaosSystem {
 
   /** Crashes of the API, worker or Temporal that no scenario caused, since the last call. */
   takeUnexpectedExits(): string[] {
-    return [this.temporalServer, this.api, this.worker].flatMap((process) => process.unexpectedExits.splice(0));
+    return this.stack.takeUnexpectedExits();
   }
 
   /**
@@ -292,7 +159,7 @@ export class ChaosSystem {
    * passed, no backend of the dead process (named `<role>-<pid>`, src/persistence/database.ts connectionName) holds a lock or a
    * transaction. Returns what was still held, or undefined.
    */
-  async killAndCheckLocks(target: ManagedProcess): Promise<string | undefined> {
+  async killAndCheckLocks(target: StackProcess): Promise<string | undefined> {
     const pid = target.pid;
     await target.kill('SIGKILL');
     if (pid === undefined) return undefined;
@@ -322,10 +189,7 @@ export class ChaosSystem {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.api.kill('SIGTERM'), this.worker.kill('SIGTERM')]);
-    await this.temporalServer.kill('SIGTERM');
-    await this.temporalConnection.close().catch(() => undefined);
     await this.prisma.$disconnect();
-    this.postgres.stopIfStartedHere();
+    await this.stack.stop();
   }
 }

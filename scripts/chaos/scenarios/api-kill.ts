@@ -4,7 +4,7 @@
 // included), the database holding exactly the resources the keys named and no other, each with its one creation
 // event, and every customer and quote with its workflow.
 import { randomUUID } from 'node:crypto';
-import { HttpRequest, pause } from '../http';
+import { HttpRequest } from '../http';
 import {
   checkEveryResourceHasItsWorkflow,
   checkOneResourcePerKey,
@@ -15,6 +15,7 @@ import {
 import { createCustomer, individualCustomer, payinQuote, pixAccount } from '../fixtures';
 import { randomSource, RunSize, ScenarioReport } from '../report';
 import { ABANDONED_CLAIM_SECONDS, ChaosSystem } from '../system';
+import { pause } from '../../lib/wait';
 
 const CONCURRENCY = 12;
 

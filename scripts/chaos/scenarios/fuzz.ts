@@ -13,8 +13,9 @@ import { errorShapeProblem, HttpOutcome, HttpRequest } from '../http';
 import { ApiDescription, describeApi, fillPath, Operation } from '../openapi';
 import { RunSize, ScenarioReport } from '../report';
 import { partnerState } from '../invariants';
-import { ChaosSystem, waitUntil } from '../system';
+import { ChaosSystem } from '../system';
 import { MAX_JSON_DEPTH } from '../../../src/http/limits';
+import { waitUntil } from '../../lib/wait';
 
 const CONCURRENCY = 4;
 

@@ -6,7 +6,7 @@
 // dropped connection (the API process stays up). After each outage the system must recover by itself (ready, and a
 // create succeeds) within a bound; at the end every key has exactly one resource and every resource its workflow.
 import { randomUUID } from 'node:crypto';
-import { errorShapeProblem, HttpOutcome, HttpRequest, pause } from '../http';
+import { errorShapeProblem, HttpOutcome, HttpRequest } from '../http';
 import {
   checkEveryResourceHasItsWorkflow,
   checkOneResourcePerKey,
@@ -16,7 +16,8 @@ import {
 } from '../invariants';
 import { individualCustomer, payinQuote } from '../fixtures';
 import { randomSource, RunSize, ScenarioReport } from '../report';
-import { ABANDONED_CLAIM_SECONDS, ChaosPartner, ChaosSystem, REQUEST_TIMEOUT_SECONDS, waitUntil } from '../system';
+import { ABANDONED_CLAIM_SECONDS, ChaosPartner, ChaosSystem, REQUEST_TIMEOUT_SECONDS } from '../system';
+import { pause, waitUntil } from '../../lib/wait';
 
 /** What the runner adds to the API's deadline: connection set-up and its own scheduling on a busy machine. */
 const DEADLINE_SLACK_MS = 2_000;

@@ -20,9 +20,9 @@ import {
   waitForCustomerStatus,
 } from '../fixtures';
 import type { HttpClient } from '../http';
-import { pause } from '../http';
 import { randomSource, RunSize, ScenarioReport } from '../report';
-import { ChaosSystem, waitUntil, WEBHOOK_RETRY } from '../system';
+import { ChaosSystem, WEBHOOK_RETRY } from '../system';
+import { pause, waitUntil } from '../../lib/wait';
 
 const STORIES_AT_ONCE = 3;
 

@@ -17,10 +17,11 @@ import {
   transactionLedger,
 } from '../../../test/support/transactions';
 import { approvedCustomer, fiatToFiatAccounts, fiatToFiatBody, fiatToFiatQuote, idOf } from '../fixtures';
-import { describe as describeOutcome, HttpClient, HttpOutcome, HttpRequest, HttpResponse, pause } from '../http';
+import { describe as describeOutcome, HttpClient, HttpOutcome, HttpRequest, HttpResponse } from '../http';
 import { isFinal } from '../invariants';
 import { randomSource, RunSize, ScenarioReport } from '../report';
-import { ChaosSystem, waitUntil } from '../system';
+import { ChaosSystem } from '../system';
+import { pause, waitUntil } from '../../lib/wait';
 
 /** How a transaction is driven; its final status follows (a race ends either way). */
 /** payout_answer_lost: the sandbox makes the payout and loses every answer (simulate payout_timeout_after_execution). */
