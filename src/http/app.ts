@@ -60,7 +60,9 @@ export function createApp(
   allRouteDefinitions: RouteDefinition[] = allRoutes,
   hooks: AppHooks = {},
 ): Koa {
-  const app = new Koa({ proxy: true });
+  // X-Forwarded-* are believed only behind as many proxies as configured (TRUST_PROXY_HOPS), as for rate limits.
+  const hops = services.config.rateLimits.trustProxyHops;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const routes = routesOf(allRouteDefinitions, services.config.appEnv);
   const router = new Router();
   const openApiDocument = buildOpenApiDocument(routes, services.config);
