@@ -19,7 +19,6 @@ import {
   FailureReason,
   SandboxSimulation,
   TransactionStatus,
-  TransactionType,
 } from '../src/domain/transactions';
 import { recordEvent } from '../src/persistence/events';
 import {
@@ -108,7 +107,7 @@ async function moveTo(
   to: TransactionStatus,
   data: { failureReason?: FailureReason | null; sandboxSimulation?: SandboxSimulation | null } = {},
 ): Promise<TransactionRow> {
-  const from = row.status as TransactionStatus;
+  const from = row.status;
   if (!canTransition(from, to)) {
     throw ApplicationFailure.nonRetryable(
       `transaction ${row.id} cannot go from ${from} to ${to}`,
@@ -122,7 +121,7 @@ async function moveTo(
   await writeTransactionStatus(tx, updated);
   await recordEvent(tx, {
     partnerId: row.partnerId,
-    type: `${eventGroupOf(row.type as TransactionType)}.${to as Exclude<TransactionStatus, 'awaiting_deposit'>}`,
+    type: `${eventGroupOf(row.type)}.${to as Exclude<TransactionStatus, 'awaiting_deposit'>}`,
     resourceId: row.id,
     resourceStatus: to,
     resource: toTransaction(updated),
@@ -229,7 +228,7 @@ export function createTransactionActivities(services: ActivityServices) {
           return { action: previous.status === 'accepted' ? 'settle' : 'refund', deposit: toDeposit(previous) };
         }
         const received = Money.parse(row.senderCurrency as Currency, input.amount);
-        const decision = decideDeposit(row.status as TransactionStatus, amountsOf(row).sender, received);
+        const decision = decideDeposit(row.status, amountsOf(row).sender, received);
         if (decision.action === 'return') {
           throw ApplicationFailure.nonRetryable(`transaction ${transactionId} is ${row.status}`, 'DepositNotExpected');
         }
@@ -280,8 +279,7 @@ export function createTransactionActivities(services: ActivityServices) {
       return sqlTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'failed') return 'failed';
-        return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' }))
-          .status as TransactionStatus;
+        return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' })).status;
       });
     },
 

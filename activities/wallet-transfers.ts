@@ -73,7 +73,7 @@ export function createWalletTransferActivities({ prisma, config, chainTransfers 
       prisma,
       async (tx) => {
         const row = await lockTransfer(tx, id);
-        const from = row.status as WalletTransferStatus;
+        const from = row.status;
         if (!canMoveWalletTransfer(from, to)) return from;
         const updated = await updateWalletTransferStatus(tx, id, to, changes);
         if (effects.step && effects.entries) {

@@ -3,6 +3,7 @@
 // GET /v1/transactions/{id} that partners poll, and the row every settlement step locks (sql-rows.ts).
 import { type Db, type Prisma, type PrismaClient, sqlPoolOf, type SqlTransaction } from './database';
 import { newId } from '../domain/ids';
+import type { TransactionStatus, TransactionType } from '../domain/transactions';
 import { externalAccountTable } from './external-accounts';
 import { insertRow, JoinedRelation, readRowById, rowByIdQuery, type TableMap } from './sql-rows';
 import { walletTable } from './wallets';
@@ -122,8 +123,8 @@ export const findTransactionByDepositReference = (db: Db, depositReference: stri
 export interface TransactionFilter {
   partnerId: string;
   customerId?: string;
-  type?: string;
-  status?: string;
+  type?: TransactionType;
+  status?: TransactionStatus;
 }
 
 /** One page of a partner's transactions, newest first (the keyset from http/pagination.ts). */

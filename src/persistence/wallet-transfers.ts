@@ -1,6 +1,7 @@
 // The wallet_transfers table, read with both wallets: the API's commands and reads, and the transfer
 // activities, which change a transfer's status only under its row lock. Also the one read of the wallets
 // table a transfer needs, a destination given by its address.
+import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { KeysetQuery } from '../http/pagination';
 import type { DatabaseTransaction, Db, Prisma } from './database';
 
@@ -24,7 +25,7 @@ export async function findPartnerWalletTransfer(
 /** A page of a partner's transfers, optionally those from or to one wallet, optionally of one status. */
 export async function listWalletTransfers(
   db: Db,
-  filter: { partnerId: string; walletId?: string; status?: string },
+  filter: { partnerId: string; walletId?: string; status?: WalletTransferStatus },
   keyset: KeysetQuery,
 ): Promise<WalletTransferRow[]> {
   const byWallet = filter.walletId ? { OR: [{ fromWalletId: filter.walletId }, { toWalletId: filter.walletId }] } : {};
@@ -51,7 +52,7 @@ export async function insertWalletTransfer(
     currency: string;
     amount: string;
     networkFee: string;
-    status: string;
+    status: WalletTransferStatus;
     sandboxSimulation: string | null;
   },
 ): Promise<WalletTransferRow> {
@@ -68,7 +69,7 @@ export async function lockWalletTransfer(tx: DatabaseTransaction, id: string): P
 export async function updateWalletTransferStatus(
   tx: DatabaseTransaction,
   id: string,
-  status: string,
+  status: WalletTransferStatus,
   changes: { txHash?: string; failureReason?: string },
 ): Promise<WalletTransferRow> {
   return tx.walletTransfer.update({ where: { id }, data: { status, ...changes }, include: withWallets });

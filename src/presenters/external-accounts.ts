@@ -1,6 +1,5 @@
 // External accounts as the API shows them: create, get, list items and event payloads are one shape.
 import type { ExternalAccountRow } from '../persistence/external-accounts';
-import type { ExternalAccountStatus } from '../domain/external-accounts';
 import type { ExternalAccountResource } from '../schemas/external-accounts';
 
 export function toExternalAccount(row: ExternalAccountRow): ExternalAccountResource {
@@ -9,7 +8,7 @@ export function toExternalAccount(row: ExternalAccountRow): ExternalAccountResou
     customer_id: row.customerId,
     account_name: row.accountName,
     payment_rail: row.paymentRail,
-    status: row.status as ExternalAccountStatus,
+    status: row.status,
     is_third_party: row.isThirdParty,
     [row.paymentRail]: row.details,
     created_at: row.createdAt.toISOString(),

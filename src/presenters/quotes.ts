@@ -2,7 +2,7 @@
 // (as stored, never recomputed). Pure.
 import type { Prisma } from '../persistence/database';
 import { Currency, Decimal, Money } from '../domain/money';
-import type { QuoteAmounts, QuoteSide, QuoteStatus, QuoteTerms, QuoteType } from '../domain/quotes';
+import type { QuoteAmounts, QuoteSide, QuoteTerms } from '../domain/quotes';
 import type { PaymentRail } from '../domain/rails';
 import type { QuoteRow } from '../persistence/quotes';
 import type { AnyQuoteResource } from '../schemas/quotes';
@@ -14,7 +14,7 @@ const money = (currency: string, value: Prisma.Decimal | string) => Money.of(cur
 export function termsOf(row: QuoteRow): QuoteTerms {
   const sender = row.senderCurrency as Currency;
   return {
-    type: row.type as QuoteType,
+    type: row.type,
     sender: { currency: sender, paymentRail: row.senderPaymentRail as PaymentRail },
     stablecoin: row.stablecoinCurrency
       ? { currency: row.stablecoinCurrency as Currency, paymentRail: row.stablecoinPaymentRail as PaymentRail }
@@ -59,7 +59,7 @@ export function toQuote(row: QuoteRow): AnyQuoteResource {
   });
   const common = {
     id: row.id,
-    status: row.status as QuoteStatus,
+    status: row.status,
     fixed_side: (row.fixedSide as QuoteSide | null) ?? null,
   };
   const rest = {

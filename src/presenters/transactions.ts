@@ -2,7 +2,7 @@
 // payout.* event's `event_resource`. Pure: rows in, resources out. The legs stay internal.
 import type { TransactionDepositRow, TransactionRow } from '../persistence/transactions';
 import { Currency, Decimal, Money } from '../domain/money';
-import { amountsOf, type FailureReason, type TransactionStatus, type TransactionType } from '../domain/transactions';
+import { amountsOf, type FailureReason, type TransactionStatus } from '../domain/transactions';
 import type { SenderDepositInstructions } from '../providers/transaction-deposits';
 import type { DepositResource, SenderDocumentType, TransactionResource } from '../schemas/transactions';
 
@@ -76,8 +76,8 @@ export function toTransaction(row: TransactionRow): TransactionResource {
     row.type === 'fiat_to_fiat' ? [rate(0), rate(1)] : row.type === 'payin' ? [rate(0), null] : [null, rate(0)];
   return {
     id: row.id,
-    type: row.type as TransactionType,
-    status: row.status as TransactionStatus,
+    type: row.type,
+    status: row.status,
     customer_id: row.customerId,
     wallet_id: row.walletId ?? null,
     quote_id: row.quoteId ?? null,

@@ -3,7 +3,7 @@
 import type { WalletTransferRow } from '../persistence/wallet-transfers';
 import type { Chain } from '../domain/chains';
 import { Currency, Money } from '../domain/money';
-import type { WalletTransferFailureReason, WalletTransferStatus } from '../domain/wallet-transfers';
+import type { WalletTransferFailureReason } from '../domain/wallet-transfers';
 import type { WalletTransferResource } from '../schemas/wallet-transfers';
 
 export function toWalletTransfer(row: WalletTransferRow): WalletTransferResource {
@@ -13,7 +13,7 @@ export function toWalletTransfer(row: WalletTransferRow): WalletTransferResource
   return {
     id: row.id,
     customer_id: row.customerId,
-    status: row.status as WalletTransferStatus,
+    status: row.status,
     from: { wallet_id: row.fromWalletId, address: row.fromWallet.address },
     to: { wallet_id: ownDestination, address: row.toAddress },
     chain: row.chain as Chain,

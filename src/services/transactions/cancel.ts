@@ -1,7 +1,7 @@
 // Cancelling a transaction awaiting its deposit: the settlement workflow's update decides, so a cancel racing a
 // deposit or the deadline has one outcome.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { eventGroupOf, TransactionType } from '../../domain/transactions';
+import { eventGroupOf } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import type { TransactionRow } from '../../persistence/transactions';
 import type { TransactionResource } from '../../schemas/transactions';
@@ -15,7 +15,7 @@ import { findTransactionOrThrow } from './find';
 /** By the type's event group: payouts refuse with payout_cannot_be_cancelled, pay-ins and fiat to fiat with payin_cannot_be_cancelled. */
 function cannotBeCancelled(row: TransactionRow, status: string): ApiError {
   return new ApiError(
-    eventGroupOf(row.type as TransactionType) === 'payout' ? 'payout_cannot_be_cancelled' : 'payin_cannot_be_cancelled',
+    eventGroupOf(row.type) === 'payout' ? 'payout_cannot_be_cancelled' : 'payin_cannot_be_cancelled',
     `Transaction ${row.id} is ${status}; only a transaction awaiting its deposit can be cancelled.`,
   );
 }

@@ -1,0 +1,19 @@
+// The schema's status and type enums hold src/domain's values: a value added on one side only fails the typecheck
+// here, so rows carry the domain's types without casts.
+import type { $Enums } from '@prisma/client';
+import type { ExternalAccountStatus } from '../domain/external-accounts';
+import type { QuoteStatus, QuoteType } from '../domain/quotes';
+import type { TransactionStatus, TransactionType } from '../domain/transactions';
+import type { WalletTransferStatus } from '../domain/wallet-transfers';
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Agree<Check extends true> = Check;
+
+export type SchemaEnumsAgreeWithDomain = [
+  Agree<Same<$Enums.TransactionType, TransactionType>>,
+  Agree<Same<$Enums.TransactionStatus, TransactionStatus>>,
+  Agree<Same<$Enums.QuoteType, QuoteType>>,
+  Agree<Same<$Enums.QuoteStatus, QuoteStatus>>,
+  Agree<Same<$Enums.WalletTransferStatus, WalletTransferStatus>>,
+  Agree<Same<$Enums.ExternalAccountStatus, ExternalAccountStatus>>,
+];
