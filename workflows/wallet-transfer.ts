@@ -84,16 +84,17 @@ export async function walletTransferWorkflow(input: WalletTransferWorkflowInput)
   publish(status);
   if (status !== 'processing') return status; // ended before (a re-run)
 
+  const publishUnknown = () => upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'outcome_unknown' }]);
+
   /** What the chain knows of a send whose answer never came; waits for an operator while it cannot tell. */
   async function lookedUpSend(): Promise<SendOutcome> {
     for (;;) {
       const found = await askUntilKnown(
         () => database.lookUpWalletTransferSend(input.transferId, rechecks),
-        () => publishUnknown(),
+        publishUnknown,
       );
       if (found.state === 'executed') return found.outcome;
       if (found.state === 'not_executed') return { status: 'unavailable' };
-      publishUnknown();
       log.warn('the chain cannot say whether the transfer was sent; waiting for an operator recheck', {
         transferId: input.transferId,
       });
@@ -101,7 +102,6 @@ export async function walletTransferWorkflow(input: WalletTransferWorkflowInput)
       await condition(() => !waitingForOperator);
     }
   }
-  const publishUnknown = () => upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'outcome_unknown' }]);
 
   let outcome: SendOutcome;
   try {
