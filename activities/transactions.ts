@@ -51,7 +51,7 @@ import {
 import { toDeposit, toTransaction } from '../src/presenters/transactions';
 import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
 import type { FiatRails, RailOperationKind, RailOutcome } from '../src/providers/fiat-rails';
-import { type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
+import { lookUpOperation, type OperationLookup } from '../src/providers/unavailable';
 import type { DepositResource, TransactionResource } from '../src/schemas/transactions';
 import type { ActivityServices } from './services';
 
@@ -148,18 +148,13 @@ export function createTransactionActivities(services: ActivityServices) {
 
   /** What the provider knows of a step's operation; the provider being unreachable is `unknown` too. */
   async function lookUp(row: TransactionRow, kind: RailStep, round: number): Promise<RailStepLookup> {
-    try {
-      const found = await rails.lookUp(operationKinds[kind], requestOf(row, kind, round));
-      if (found.state !== 'executed') return found;
-      const { outcome } = found;
-      return {
-        state: 'executed',
-        outcome: 'proceeds' in outcome ? { ...outcome, proceeds: outcome.proceeds.toString() } : outcome,
-      };
-    } catch (error) {
-      if (error instanceof ProviderUnavailableError) return { state: 'unknown' };
-      throw error;
-    }
+    const found = await lookUpOperation(() => rails.lookUp(operationKinds[kind], requestOf(row, kind, round)));
+    if (found.state !== 'executed') return found;
+    const { outcome } = found;
+    return {
+      state: 'executed',
+      outcome: 'proceeds' in outcome ? { ...outcome, proceeds: outcome.proceeds.toString() } : outcome,
+    };
   }
 
   /** Before a call to an outside system: the transaction, its leg opened (once), its amounts, and the request. */

@@ -23,7 +23,7 @@ import {
 } from '../src/persistence/wallet-transfers';
 import { toWalletTransfer } from '../src/presenters/wallet-transfers';
 import type { ChainTransferOutcome, ChainTransferRequest } from '../src/providers/chain-transfers';
-import { type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
+import { lookUpOperation, type OperationLookup } from '../src/providers/unavailable';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import type { ActivityServices } from './services';
 
@@ -118,12 +118,8 @@ export function createWalletTransferActivities({ prisma, config, chainTransfers 
      * operator's rechecks so far). The chain being unreachable is `unknown` too. Reads only: the workflow decides.
      */
     async lookUpWalletTransferSend(id: string, round: number): Promise<OperationLookup<ChainTransferOutcome>> {
-      try {
-        return await chainTransfers.lookUp(await sendRequest(id), round);
-      } catch (error) {
-        if (error instanceof ProviderUnavailableError) return { state: 'unknown' };
-        throw error;
-      }
+      const request = await sendRequest(id);
+      return lookUpOperation(() => chainTransfers.lookUp(request, round));
     },
 
     /** processing -> completed: the amount reaches its destination, the fee the network-fee account. */

@@ -19,6 +19,16 @@ export function isUnconnected(provider: unknown): provider is Unconnected {
  * carried), never made, or unknown (it cannot tell yet). Money moves on `executed` and `not_executed` only.
  */
 export type OperationLookup<Outcome> =
-  | { state: 'executed'; outcome: Outcome }
-  | { state: 'not_executed' }
-  | { state: 'unknown' };
+  { state: 'executed'; outcome: Outcome } | { state: 'not_executed' } | { state: 'unknown' };
+
+/** Asks a provider what became of an operation; a provider that cannot be reached cannot tell either: unknown. */
+export async function lookUpOperation<Outcome>(
+  lookUp: () => Promise<OperationLookup<Outcome>>,
+): Promise<OperationLookup<Outcome>> {
+  try {
+    return await lookUp();
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) return { state: 'unknown' };
+    throw error;
+  }
+}
