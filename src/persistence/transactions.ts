@@ -104,12 +104,11 @@ export const transactionDepositTable: TableMap<TransactionDepositRow> = {
 /** A deposit of a transaction as written (accepted, returning or returned). */
 export type NewTransactionDeposit = Prisma.TransactionDepositUncheckedCreateInput;
 
-/** Inserts a deposit in the caller's transaction (SQL or Prisma's). */
+/** Inserts a deposit in the caller's SQL transaction. */
 export async function insertTransactionDeposit(
-  tx: SqlTransaction | Prisma.TransactionClient,
+  tx: SqlTransaction,
   deposit: NewTransactionDeposit,
 ): Promise<TransactionDepositRow> {
-  if ('transactionDeposit' in tx) return tx.transactionDeposit.create({ data: deposit });
   return insertRow(tx, transactionDepositTable, deposit as Record<string, unknown>);
 }
 
