@@ -144,7 +144,10 @@ async function failLostAttempts(workflowIds: string[]): Promise<void> {
   for (const { workflowId, pending } of await pendingActivitiesOf(workflowIds)) {
     if (!isStarted(pending)) continue;
     await harness.env.client.activity
-      .fail({ workflowId, activityId: pending.activityId as string }, new Error('the worker running this attempt was killed'))
+      .fail(
+        { workflowId, activityId: pending.activityId as string },
+        new Error('the worker running this attempt was killed'),
+      )
       .catch((error: unknown) => {
         // The attempt ended meanwhile (it failed on its own before the kill): nothing is lost.
         if (!(error instanceof ActivityNotFoundError)) throw error;
@@ -420,7 +423,8 @@ it.each(['payout_timeout_after_execution', 'payout_outcome_unknown'])(
       .send({ amount: transaction.sender.amount, simulate });
     expect(deposited.status).toBe(201);
     const paid = async () =>
-      (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:stablecoin_to_fiat` } })) === 1;
+      (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:stablecoin_to_fiat` } })) ===
+      1;
     await until(paid, 'the payout was made', true);
     await killAnywhere(settlementWorkflowIds(id));
     const state = async () => handle.query(settlementStateQuery);
@@ -432,7 +436,11 @@ it.each(['payout_timeout_after_execution', 'payout_outcome_unknown'])(
     const unknown = simulate === 'payout_outcome_unknown';
     if (unknown) {
       // The rail could not say: in error, the refund refused (the receiver may be paid); a retry asks again.
-      expect(await state()).toMatchObject({ status: 'error', step: 'stablecoin_to_fiat', refundBlocked: expect.any(String) });
+      expect(await state()).toMatchObject({
+        status: 'error',
+        step: 'stablecoin_to_fiat',
+        refundBlocked: expect.any(String),
+      });
       await expect(handle.executeUpdate(resolveErrorUpdate, { args: [{ action: 'refund' }] })).rejects.toBeInstanceOf(
         WorkflowUpdateFailedError,
       );
@@ -471,8 +479,12 @@ it.each(['send_timeout_after_broadcast', 'send_outcome_unknown'])(
     ).toBe(200);
     const usdc = async () =>
       new Decimal(
-        ((await api.get(`/v1/wallets/${parties.wallet.id}`)).body.balances as Array<{ currency: string; amount: string }>)
-          .find((balance) => balance.currency === 'USDC')!.amount,
+        (
+          (await api.get(`/v1/wallets/${parties.wallet.id}`)).body.balances as Array<{
+            currency: string;
+            amount: string;
+          }>
+        ).find((balance) => balance.currency === 'USDC')!.amount,
       );
     const before = await usdc();
     const created = await api.post('/v1/wallet-transfer').send({

@@ -365,7 +365,10 @@ describe('a provider that loses its answer (unknown outcomes)', () => {
   const resolve = (id: string, action: unknown) =>
     settlementHandle(harness, id).executeUpdate(resolveErrorUpdate, { args: [{ action } as never] });
   const operationsOf = (id: string) =>
-    harness.prisma.sandboxRailOperation.findMany({ where: { idempotencyKey: { startsWith: id } }, orderBy: { createdAt: 'asc' } });
+    harness.prisma.sandboxRailOperation.findMany({
+      where: { idempotencyKey: { startsWith: id } },
+      orderBy: { createdAt: 'asc' },
+    });
 
   it('completes a payout made whose every answer was lost, paying once (the rail is asked by the key)', async () => {
     const created = await createTransaction(parties);
@@ -389,7 +392,8 @@ describe('a provider that loses its answer (unknown outcomes)', () => {
     const leg = harness.env.client.workflow.getHandle(workflowIds.transactionLeg(created.id, 'stablecoin-to-fiat'));
     // While the rail is asked again, the leg shows it and the transaction stays processing.
     await untilSkipping(
-      async () => ((await leg.describe().catch(() => null))?.searchAttributes.ResourceStatus ?? [])[0] === 'outcome_unknown',
+      async () =>
+        ((await leg.describe().catch(() => null))?.searchAttributes.ResourceStatus ?? [])[0] === 'outcome_unknown',
       'the leg shows outcome_unknown',
     );
     expect(await get(created.id)).toMatchObject({ status: 'processing' });
@@ -451,7 +455,9 @@ describe('a provider that loses its answer (unknown outcomes)', () => {
       expect(state).toMatchObject({ status: 'error', step: 'stablecoin_to_fiat' });
       expect(state.refundBlocked).toMatch(/^the payout was made but could not be recorded/);
       const refused = await resolve(created.id, 'refund').catch((error: unknown) => error);
-      expect(((refused as WorkflowUpdateFailedError).cause as Error).message).toMatch(/^No refund: the payout was made/);
+      expect(((refused as WorkflowUpdateFailedError).cause as Error).message).toMatch(
+        /^No refund: the payout was made/,
+      );
     } finally {
       await harness.prisma.$executeRawUnsafe(`DROP TRIGGER test_refuse_leg_${suffix} ON transaction_legs`);
       await harness.prisma.$executeRawUnsafe(`DROP FUNCTION test_refuse_leg_${suffix}()`);

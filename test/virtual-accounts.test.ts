@@ -425,9 +425,19 @@ it('describes wallets and virtual accounts in the OpenAPI document', async () =>
     expect.arrayContaining(['/v1/wallets', '/v1/wallets/{id}', '/v1/virtual-accounts', '/v1/virtual-accounts/{id}']),
   );
   const create = document.paths['/v1/virtual-accounts'].post;
-  expect(Object.keys(create.responses).sort()).toEqual(
-    ['201', '400', '401', '404', '409', '413', '415', '422', '429', '500', '503'],
-  );
+  expect(Object.keys(create.responses).sort()).toEqual([
+    '201',
+    '400',
+    '401',
+    '404',
+    '409',
+    '413',
+    '415',
+    '422',
+    '429',
+    '500',
+    '503',
+  ]);
   expect(create.responses['422'].description).toContain('eur_virtual_account_3pp_exists');
   expect(document.components.schemas.DepositAddresses.properties).toHaveProperty('sepa');
 });

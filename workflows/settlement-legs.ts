@@ -120,7 +120,11 @@ export async function stablecoinToFiatLegWorkflow(input: LegInput): Promise<Payo
     return { outcome: 'rejected', reason: payout.reason, providerReference: payout.providerReference };
   }
   await recordExecuted('the payout', () =>
-    databaseActivities.completeStablecoinToFiat(input.transactionId, payout.providerReference, input.completesTransaction),
+    databaseActivities.completeStablecoinToFiat(
+      input.transactionId,
+      payout.providerReference,
+      input.completesTransaction,
+    ),
   );
   publish(input, 'completed');
   return { outcome: 'completed' };

@@ -287,7 +287,8 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
 
   /** Leg 1 converted the deposit: a refund sells its stablecoin back first. */
   let converted = false;
-  const showUnknown = (step: string) => () => log.warn('the provider cannot tell yet; asking again', { transactionId: id, step });
+  const showUnknown = (step: string) => () =>
+    log.warn('the provider cannot tell yet; asking again', { transactionId: id, step });
 
   async function refund(reason: FailureReason): Promise<void> {
     const sellsBack = converted && patched('refund-sells-back');

@@ -6,7 +6,12 @@
 import type { Client, Connection } from '@temporalio/client';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { connectionName, createPrismaClient, DEAD_PROCESS_LOCKS_RELEASED_MS, PrismaClient } from '../../src/persistence/database';
+import {
+  connectionName,
+  createPrismaClient,
+  DEAD_PROCESS_LOCKS_RELEASED_MS,
+  PrismaClient,
+} from '../../src/persistence/database';
 import { createPartner } from '../../src/services/partners';
 import { writeWorkflowBundle } from '../bundle-workflows';
 import { projectRoot } from '../lib/paths';

@@ -16,7 +16,12 @@ export async function waitUntil(
 ): Promise<boolean> {
   const deadline = Date.now() + limitMs;
   for (;;) {
-    if (await Promise.resolve().then(probe).catch(() => false)) return true;
+    if (
+      await Promise.resolve()
+        .then(probe)
+        .catch(() => false)
+    )
+      return true;
     if (Date.now() > deadline) return false;
     await pause(everyMs);
   }

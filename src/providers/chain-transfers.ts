@@ -80,7 +80,10 @@ export class SandboxChainTransfers implements ChainTransfers {
     }
     const row = await findSandboxOperation(this.prisma, request.idempotencyKey);
     if (!row) return { state: 'not_executed' };
-    return { state: 'executed', outcome: { status: 'sent', txHash: sandboxTxHash(request.chain, request.idempotencyKey) } };
+    return {
+      state: 'executed',
+      outcome: { status: 'sent', txHash: sandboxTxHash(request.chain, request.idempotencyKey) },
+    };
   }
 }
 

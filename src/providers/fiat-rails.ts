@@ -148,10 +148,7 @@ export class SandboxFiatRails implements FiatRails {
     return { status: 'completed', providerReference: sold.outcome.providerReference, proceeds: sold.amount };
   }
 
-  async lookUp(
-    kind: RailOperationKind,
-    request: RailRequest,
-  ): Promise<OperationLookup<RailOutcome | SellBackOutcome>> {
+  async lookUp(kind: RailOperationKind, request: RailRequest): Promise<OperationLookup<RailOutcome | SellBackOutcome>> {
     if (request.simulate === 'payout_outcome_unknown' && request.round === 0 && kind === 'payout') {
       return { state: 'unknown' };
     }
@@ -163,7 +160,11 @@ export class SandboxFiatRails implements FiatRails {
       state: 'executed',
       outcome:
         kind === 'sell_back'
-          ? { status: 'completed', providerReference: outcome.providerReference, proceeds: Money.of(row.currency as Currency, row.amount) }
+          ? {
+              status: 'completed',
+              providerReference: outcome.providerReference,
+              proceeds: Money.of(row.currency as Currency, row.amount),
+            }
           : outcome,
     };
   }
@@ -198,7 +199,11 @@ function losesAnswer(request: RailRequest): boolean {
 function outcomeOf(kind: RailOperationKind, idempotencyKey: string, outcome: string): RailOutcome {
   const providerReference = `sandbox-${kind}-${idempotencyKey}`;
   return outcome === 'rejected'
-    ? { status: 'rejected', providerReference, reason: 'sandbox: the receiving bank rejected the payout (simulate: payout_rejected)' }
+    ? {
+        status: 'rejected',
+        providerReference,
+        reason: 'sandbox: the receiving bank rejected the payout (simulate: payout_rejected)',
+      }
     : { status: 'completed', providerReference };
 }
 

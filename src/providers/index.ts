@@ -50,8 +50,7 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     // No collection accounts are connected yet: production refuses to start (assertProductionReady).
     depositProvider: config.appEnv === 'sandbox' ? new SandboxDepositProvider() : new UnconnectedDepositProvider(),
     // No on-chain signer is connected yet: production refuses to start (assertProductionReady).
-    chainTransfers:
-      config.appEnv === 'sandbox' ? new SandboxChainTransfers(prisma) : new UnconnectedChainTransfers(),
+    chainTransfers: config.appEnv === 'sandbox' ? new SandboxChainTransfers(prisma) : new UnconnectedChainTransfers(),
     // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
     fiatRails: config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
   };

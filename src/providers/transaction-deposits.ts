@@ -109,7 +109,13 @@ export const sandboxCollectionAccounts = {
     ach_routing_number: '123456780',
     wire_routing_number: '321076548',
     bank_name: 'Sandbox Bank, N.A.',
-    bank_address: { street_line_1: '1 Sandbox Plaza', city: 'New York', state: 'NY', postal_code: '10004', country: 'USA' },
+    bank_address: {
+      street_line_1: '1 Sandbox Plaza',
+      city: 'New York',
+      state: 'NY',
+      postal_code: '10004',
+      country: 'USA',
+    },
   },
   sepa: {
     iban: electronicFormatIBAN(composeIBAN({ countryCode: 'DE', bban: '876543210000000001' }) ?? '') as string,
@@ -174,12 +180,22 @@ export class SandboxDepositProvider implements DepositProvider {
       case 'wire':
         return {
           ...common,
-          wire: { ...us, routing_number: accounts.us.wire_routing_number, bank_address: accounts.us.bank_address, beneficiary_name },
+          wire: {
+            ...us,
+            routing_number: accounts.us.wire_routing_number,
+            bank_address: accounts.us.bank_address,
+            beneficiary_name,
+          },
         };
       case 'ach':
         return {
           ...common,
-          ach: { ...us, routing_number: accounts.us.ach_routing_number, bank_address: accounts.us.bank_address, beneficiary_name },
+          ach: {
+            ...us,
+            routing_number: accounts.us.ach_routing_number,
+            bank_address: accounts.us.bank_address,
+            beneficiary_name,
+          },
         };
       case 'sepa':
         return { ...common, sepa: { ...accounts.sepa, beneficiary_name } };

@@ -28,12 +28,17 @@ export const senderDocumentSchema = z
       description:
         'cpf or cnpj (Brazil, check digits verified), or any country’s tax_id, national_id or passport number.',
     }),
-    number: z.string().trim().min(1).max(40).meta({
-      description:
-        'The document number. cpf/cnpj: bare or masked, returned bare. Others: 3-40 letters, digits, spaces, dots, ' +
-        'slashes or hyphens, returned upper case.',
-      example: '52998224725',
-    }),
+    number: z
+      .string()
+      .trim()
+      .min(1)
+      .max(40)
+      .meta({
+        description:
+          'The document number. cpf/cnpj: bare or masked, returned bare. Others: 3-40 letters, digits, spaces, dots, ' +
+          'slashes or hyphens, returned upper case.',
+        example: '52998224725',
+      }),
   })
   .strict()
   .superRefine((document, ctx) => {
@@ -274,23 +279,30 @@ export const sandboxDepositRequestSchema = z
       example: '1000.00',
     }),
     sender_name: text(140).optional().meta({ description: 'Name of the account holder who paid (recorded).' }),
-    reference: z.string().max(64).optional().meta({
-      description:
-        'The payment reference the deposit carried. Defaults to the transaction’s; if given it must be that reference ' +
-        '(any case, spaces and hyphens allowed).',
-    }),
-    simulate: z.enum(sandboxSimulations).optional().meta({
-      description:
-        'A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the ' +
-        'money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries ' +
-        'run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but ' +
-        'its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), ' +
-        '`payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays ' +
-        '`processing` while it is asked again, then `error`, where a refund is refused because the receiver may be ' +
-        'paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin ' +
-        'back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the ' +
-        'deposit back in full.',
-    }),
+    reference: z
+      .string()
+      .max(64)
+      .optional()
+      .meta({
+        description:
+          'The payment reference the deposit carried. Defaults to the transaction’s; if given it must be that reference ' +
+          '(any case, spaces and hyphens allowed).',
+      }),
+    simulate: z
+      .enum(sandboxSimulations)
+      .optional()
+      .meta({
+        description:
+          'A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the ' +
+          'money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries ' +
+          'run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but ' +
+          'its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), ' +
+          '`payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays ' +
+          '`processing` while it is asked again, then `error`, where a refund is refused because the receiver may be ' +
+          'paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin ' +
+          'back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the ' +
+          'deposit back in full.',
+      }),
   })
   .strict()
   .meta({ id: 'SandboxDepositRequest' });

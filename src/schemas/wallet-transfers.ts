@@ -18,13 +18,10 @@ export const createWalletTransferRequestSchema = z
     from_wallet_id: z
       .string()
       .meta({ description: 'The source: a service-managed wallet of yours (404 if not yours).' }),
-    to_wallet_id: z
-      .string()
-      .optional()
-      .meta({
-        description:
-          'Destination: another wallet of yours on the same chain (404 if not yours). Give this or `to_address`.',
-      }),
+    to_wallet_id: z.string().optional().meta({
+      description:
+        'Destination: another wallet of yours on the same chain (404 if not yours). Give this or `to_address`.',
+    }),
     to_address: z
       .string()
       .max(100)

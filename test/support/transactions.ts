@@ -214,7 +214,9 @@ export function ledgerProblems(
     const fxFiat = `fx:${sender.currency}`;
     const gainLoss = `fx_gain_loss:${sender.currency}`;
     if (!value(fxFiat).plus(value(gainLoss)).isZero())
-      problems.push(`${gainLoss} (${value(gainLoss).toFixed()}) does not offset ${fxFiat} (${value(fxFiat).toFixed()})`);
+      problems.push(
+        `${gainLoss} (${value(gainLoss).toFixed()}) does not offset ${fxFiat} (${value(fxFiat).toFixed()})`,
+      );
     for (const name of Object.keys(ledger.net).filter((name) => name !== fxFiat && name !== gainLoss))
       expectAmount(name, 0);
   }
