@@ -84,9 +84,9 @@ module.exports = {
       name: 'database-only-in-persistence',
       severity: 'error',
       comment:
-        'src/persistence is the only code that talks to the database: nothing else imports the Prisma client or pg (types included).',
+        'src/persistence is the only code that talks to the database: nothing else imports the Prisma client, Kysely or pg (types included).',
       from: { pathNot: '^src/persistence/' },
-      to: { path: ['(^|/)node_modules/@prisma/', '(^|/)node_modules/pg(-|$|/)'] },
+      to: { path: ['(^|/)node_modules/@prisma/', '(^|/)node_modules/pg(-|$|/)', '(^|/)node_modules/kysely/'] },
     },
     {
       name: 'workflows-deterministic',

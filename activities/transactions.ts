@@ -8,7 +8,7 @@
 //   the same key asks the provider what became of a call whose answer never came (lookUpRailOperation).
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
-import { sqlTransaction, type SqlTransaction, withDatabaseTransaction } from '../src/persistence/database';
+import { type DatabaseTransaction, withDatabaseTransaction } from '../src/persistence/database';
 import { Currency, Money } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
 import {
@@ -42,7 +42,7 @@ import {
   lockTransactionRow,
   markDepositReturned,
   openTransactionLeg,
-  readTransactionDeposit,
+  findTransactionDeposit,
   readTransactionRow,
   transactionLegStatus,
   type TransactionRow,
@@ -94,7 +94,7 @@ function notFound(what: string, id: string): ApplicationFailure {
 }
 
 /** The transaction under its row lock: one change of it at a time, across workers. */
-async function lockTransaction(tx: SqlTransaction, id: string): Promise<TransactionRow> {
+async function lockTransaction(tx: DatabaseTransaction, id: string): Promise<TransactionRow> {
   const row = await lockTransactionRow(tx, id);
   if (!row) throw notFound('transaction', id);
   return row;
@@ -102,7 +102,7 @@ async function lockTransaction(tx: SqlTransaction, id: string): Promise<Transact
 
 /** One step of the state machine, with its event (the full transaction as it now is). */
 async function moveTo(
-  tx: SqlTransaction,
+  tx: DatabaseTransaction,
   row: TransactionRow,
   to: TransactionStatus,
   data: { failureReason?: FailureReason | null; sandboxSimulation?: SandboxSimulation | null } = {},
@@ -166,7 +166,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
   /** Marks a leg done with the provider's reference; false when it already was (a retry). */
   async function closeLeg(
-    tx: SqlTransaction,
+    tx: DatabaseTransaction,
     transactionId: string,
     kind: RailStep,
     status: 'completed' | 'rejected',
@@ -193,7 +193,7 @@ export function createTransactionActivities(services: ActivityServices) {
     completesTransaction: boolean,
     postings: (row: TransactionRow) => Array<{ step: string; description: string; entries: LedgerEntryInput[] }>,
   ): Promise<void> {
-    await sqlTransaction(prisma, async (tx) => {
+    await withDatabaseTransaction(prisma, async (tx) => {
       const row = await lockTransaction(tx, transactionId);
       if (!(await closeLeg(tx, transactionId, kind, 'completed', providerReference))) return;
       await postLedgerEntries(
@@ -215,9 +215,9 @@ export function createTransactionActivities(services: ActivityServices) {
      * database transaction. Returns whether it settles or is refunded (not the expected amount).
      */
     async receiveDeposit(transactionId: string, input: DepositInput): Promise<DepositReceipt> {
-      return sqlTransaction(prisma, async (tx) => {
+      return withDatabaseTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
-        const previous = await readTransactionDeposit(tx, input.depositId);
+        const previous = await findTransactionDeposit(tx, input.depositId);
         if (previous) {
           // A retry after the commit.
           return { action: previous.status === 'accepted' ? 'settle' : 'refund', deposit: toDeposit(previous) };
@@ -262,7 +262,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** awaiting_deposit -> cancelled (event payin.cancelled). Nothing was posted, so nothing to undo. */
     async cancelTransaction(transactionId: string): Promise<TransactionResource> {
-      return sqlTransaction(prisma, async (tx) => {
+      return withDatabaseTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'cancelled') return toTransaction(row);
         return toTransaction(await moveTo(tx, row, 'cancelled'));
@@ -271,7 +271,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** awaiting_deposit -> failed at the deposit deadline (event payin.failed). */
     async expireTransaction(transactionId: string): Promise<TransactionStatus> {
-      return sqlTransaction(prisma, async (tx) => {
+      return withDatabaseTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'failed') return 'failed';
         return (await moveTo(tx, row, 'failed', { failureReason: 'deposit_deadline_passed' })).status;
@@ -405,7 +405,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** Leg 2 was refused for good by the receiving bank: recorded; the workflow refunds. */
     async recordPayoutRejection(transactionId: string, providerReference: string, reason: string): Promise<void> {
-      await sqlTransaction(prisma, async (tx) => {
+      await withDatabaseTransaction(prisma, async (tx) => {
         await lockTransaction(tx, transactionId);
         await closeLeg(tx, transactionId, 'stablecoin_to_fiat', 'rejected', providerReference, reason);
       });
@@ -450,48 +450,44 @@ export function createTransactionActivities(services: ActivityServices) {
      * in one database transaction.
      */
     async finishRefund(transactionId: string, providerReference: string, reason: FailureReason): Promise<void> {
-      await withDatabaseTransaction(
-        prisma,
-        async (tx) => {
-          const row = await lockTransaction(tx, transactionId);
-          if (row.status === 'refunded') return;
-          const deposit = await findHeldDeposit(tx, transactionId);
-          if (!deposit && !(row.type === 'payout' && row.walletId))
-            throw notFound('deposit of transaction', transactionId);
-          const posted = (step: string) => isPosted(tx, ledgerReference(transactionId, step));
-          const undo = row.type === 'payout' ? reversed(payoutFundingEntries(row)) : leg1FeesReturnedEntries(row);
-          const undoStep = row.type === 'payout' ? 'funding' : 'fiat_to_stablecoin';
-          const undone = await posted(undoStep);
-          if (undone && row.type !== 'payout' && !(await posted('sell_back'))) {
-            // The ledger would show a conversion back that no exchange made.
-            throw ApplicationFailure.nonRetryable(
-              `transaction ${transactionId}: leg 1's stablecoin was not sold back`,
-              'SellBackMissing',
-            );
-          }
-          await postLedgerEntries(tx, {
-            reference: ledgerReference(transactionId, 'refund'),
-            description: `Refund of transaction ${transactionId} (${providerReference})`,
-            entries: [
-              ...(undone ? undo : []),
-              ...(deposit
-                ? settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString()))
-                : []),
-            ],
-          });
-          if (deposit?.status === 'returning') {
-            await markDepositReturned(tx, deposit.id);
-          }
-          await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
-          await moveTo(tx, row, 'refunded', { failureReason: reason });
-        },
-        services.config.database,
-      );
+      await withDatabaseTransaction(prisma, async (tx) => {
+        const row = await lockTransaction(tx, transactionId);
+        if (row.status === 'refunded') return;
+        const deposit = await findHeldDeposit(tx, transactionId);
+        if (!deposit && !(row.type === 'payout' && row.walletId))
+          throw notFound('deposit of transaction', transactionId);
+        const posted = (step: string) => isPosted(tx, ledgerReference(transactionId, step));
+        const undo = row.type === 'payout' ? reversed(payoutFundingEntries(row)) : leg1FeesReturnedEntries(row);
+        const undoStep = row.type === 'payout' ? 'funding' : 'fiat_to_stablecoin';
+        const undone = await posted(undoStep);
+        if (undone && row.type !== 'payout' && !(await posted('sell_back'))) {
+          // The ledger would show a conversion back that no exchange made.
+          throw ApplicationFailure.nonRetryable(
+            `transaction ${transactionId}: leg 1's stablecoin was not sold back`,
+            'SellBackMissing',
+          );
+        }
+        await postLedgerEntries(tx, {
+          reference: ledgerReference(transactionId, 'refund'),
+          description: `Refund of transaction ${transactionId} (${providerReference})`,
+          entries: [
+            ...(undone ? undo : []),
+            ...(deposit
+              ? settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString()))
+              : []),
+          ],
+        });
+        if (deposit?.status === 'returning') {
+          await markDepositReturned(tx, deposit.id);
+        }
+        await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
+        await moveTo(tx, row, 'refunded', { failureReason: reason });
+      });
     },
 
     /** A step kept failing: processing -> error (event payin.error) until an operator decides. */
     async markTransactionError(transactionId: string, reason: FailureReason): Promise<void> {
-      await sqlTransaction(prisma, async (tx) => {
+      await withDatabaseTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'error') return;
         await moveTo(tx, row, 'error', { failureReason: reason });
@@ -500,7 +496,7 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** The operator decided: error -> processing (event payin.processing) to carry the decision out. */
     async resumeTransaction(transactionId: string): Promise<void> {
-      await sqlTransaction(prisma, async (tx) => {
+      await withDatabaseTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'processing') return;
         await moveTo(tx, row, 'processing', { failureReason: null });
@@ -523,30 +519,26 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /** The returned deposit in the ledger (in and straight out of clearing) and its status, at once. */
     async finishDepositReturn(depositId: string): Promise<void> {
-      await withDatabaseTransaction(
-        prisma,
-        async (tx) => {
-          const deposit = await lockTransactionDeposit(tx, depositId);
-          if (!deposit) throw notFound('deposit', depositId);
-          if (deposit.status === 'returned') return;
-          const amount = Money.of(deposit.currency as Currency, deposit.amount.toString());
-          await postLedgerEntries(
-            tx,
-            {
-              reference: `deposit:${depositId}:received`,
-              description: `Deposit ${depositId} for transaction ${deposit.transactionId}, not expected`,
-              entries: settlementEntries.depositReceived(amount),
-            },
-            {
-              reference: `deposit:${depositId}:returned`,
-              description: `Return of deposit ${depositId}`,
-              entries: settlementEntries.paidOut(amount),
-            },
-          );
-          await markDepositReturned(tx, depositId);
-        },
-        services.config.database,
-      );
+      await withDatabaseTransaction(prisma, async (tx) => {
+        const deposit = await lockTransactionDeposit(tx, depositId);
+        if (!deposit) throw notFound('deposit', depositId);
+        if (deposit.status === 'returned') return;
+        const amount = Money.of(deposit.currency as Currency, deposit.amount.toString());
+        await postLedgerEntries(
+          tx,
+          {
+            reference: `deposit:${depositId}:received`,
+            description: `Deposit ${depositId} for transaction ${deposit.transactionId}, not expected`,
+            entries: settlementEntries.depositReceived(amount),
+          },
+          {
+            reference: `deposit:${depositId}:returned`,
+            description: `Return of deposit ${depositId}`,
+            entries: settlementEntries.paidOut(amount),
+          },
+        );
+        await markDepositReturned(tx, depositId);
+      });
     },
   };
 }

@@ -69,33 +69,29 @@ export function createWalletTransferActivities({ prisma, config, chainTransfers 
     effects: { step?: 'delivered' | 'returned'; entries?: (row: WalletTransferRow) => LedgerEntryInput[] } = {},
   ): Promise<WalletTransferStatus> {
     // Within the project's bounds on a database transaction, not Prisma's defaults.
-    return withDatabaseTransaction(
-      prisma,
-      async (tx) => {
-        const row = await lockTransfer(tx, id);
-        const from = row.status;
-        if (!canMoveWalletTransfer(from, to)) return from;
-        const updated = await updateWalletTransferStatus(tx, id, to, changes);
-        if (effects.step && effects.entries) {
-          await postLedgerEntries(tx, {
-            reference: walletTransferReference(id, effects.step),
-            description: `wallet transfer ${id}: ${effects.step}`,
-            entries: effects.entries(row),
-          });
-        }
-        if (to === 'completed' || to === 'failed') {
-          await recordEvent(tx, {
-            partnerId: row.partnerId,
-            type: to === 'completed' ? 'walletTransfer.completed' : 'walletTransfer.failed',
-            resourceId: id,
-            resourceStatus: to,
-            resource: toWalletTransfer(updated),
-          });
-        }
-        return to;
-      },
-      config.database,
-    );
+    return withDatabaseTransaction(prisma, async (tx) => {
+      const row = await lockTransfer(tx, id);
+      const from = row.status;
+      if (!canMoveWalletTransfer(from, to)) return from;
+      const updated = await updateWalletTransferStatus(tx, id, to, changes);
+      if (effects.step && effects.entries) {
+        await postLedgerEntries(tx, {
+          reference: walletTransferReference(id, effects.step),
+          description: `wallet transfer ${id}: ${effects.step}`,
+          entries: effects.entries(row),
+        });
+      }
+      if (to === 'completed' || to === 'failed') {
+        await recordEvent(tx, {
+          partnerId: row.partnerId,
+          type: to === 'completed' ? 'walletTransfer.completed' : 'walletTransfer.failed',
+          resourceId: id,
+          resourceStatus: to,
+          resource: toWalletTransfer(updated),
+        });
+      }
+      return to;
+    });
   }
 
   return {

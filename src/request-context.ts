@@ -3,14 +3,14 @@
 // that stores the response in the same database transaction as the resource it describes.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { SqlTransaction } from './persistence/database';
+import type { DatabaseTransaction } from './persistence/database';
 import { newId } from './domain/ids';
 
 export interface RequestContext {
   /** Epoch milliseconds by which the request must have answered. */
   deadline: number;
   /** Set by the idempotency layer: stores `body` as the key's response inside `tx` (owner-checked). */
-  storeIdempotentResponse?: (tx: SqlTransaction, body: unknown) => Promise<void>;
+  storeIdempotentResponse?: (tx: DatabaseTransaction, body: unknown) => Promise<void>;
   /** True once the response was stored inside a write transaction. */
   idempotentResponseStored?: boolean;
   /** Set by the idempotency layer: the partner, its Idempotency-Key and the request's fingerprint. */

@@ -61,7 +61,7 @@ describe('architecture', () => {
 
   it('reaches the database only through src/persistence (no query, raw SQL, pool or transaction elsewhere)', () => {
     const databaseCall =
-      /\$queryRaw|\$executeRaw|\$transaction\(|sqlPoolOf\(|\b(prisma|tx|db)\.[a-z][A-Za-z]+\.(find|create|update|upsert|delete|count|aggregate|groupBy)/;
+      /\$queryRaw|\$executeRaw|\$transaction\(|sqlPoolOf\(|sqlOf\(|\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\b(prisma|tx|db)\.[a-z][A-Za-z]+\.(find|create|update|upsert|delete|count|aggregate|groupBy)/;
     const offenders = modules
       .filter((module) => /^(src|activities|workflows)\//.test(module) && !module.startsWith('src/persistence/'))
       .flatMap((module) =>
@@ -69,6 +69,20 @@ describe('architecture', () => {
           .split('\n')
           .map((line, index) => ({ line, at: `${module}:${index + 1}` }))
           .filter(({ line }) => databaseCall.test(line) && !/^\s*(\/\/|\*)/.test(line))
+          .map(({ at, line }) => `${at}: ${line.trim()}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('opens database transactions in one place: withDatabaseTransaction (src/persistence/database.ts)', () => {
+    const opensTransaction = /\$transaction\(|\.transaction\(\)|\bBEGIN\b/;
+    const offenders = modules
+      .filter((module) => /^(src|activities|workflows)\//.test(module) && module !== 'src/persistence/database.ts')
+      .flatMap((module) =>
+        readFileSync(path.join(root, module), 'utf8')
+          .split('\n')
+          .map((line, index) => ({ line, at: `${module}:${index + 1}` }))
+          .filter(({ line }) => opensTransaction.test(line) && !/^\s*(\/\/|\*)/.test(line))
           .map(({ at, line }) => `${at}: ${line.trim()}`),
       );
     expect(offenders).toEqual([]);

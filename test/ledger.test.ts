@@ -10,14 +10,13 @@ import {
   createPrismaClient,
   PrismaClient,
   sqlPoolOf,
-  sqlTransaction,
+  withDatabaseTransaction,
 } from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
 import { Decimal, Money } from '../src/domain/money';
 import { ledgerAccounts, LedgerAccountRef, settlementEntries } from '../src/domain/ledger';
 import { ledgerBalances, lockLedgerAccounts, postLedgerEntries } from '../src/persistence/ledger';
-import { insertRow } from '../src/persistence/sql-rows';
-import { transactionTable } from '../src/persistence/transactions';
+import { insertTransaction, openTransactionLeg } from '../src/persistence/transactions';
 import { createProviders } from '../src/providers';
 import { createWallet, WalletBody } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
@@ -99,17 +98,18 @@ describe('a pay-in completing into a wallet while payouts debit the same wallet'
   /** A copy of a completed pay-in, processing, its leg 1 open: completeFiatToStablecoin completes it. */
   async function payinAtLeg1(template: Transaction): Promise<string> {
     const id = newId();
-    await sqlTransaction(harness.prisma, async (tx) => {
-      await insertRow(tx, transactionTable, {
-        ...template,
+    const { updatedAt: _updatedAt, ...columns } = template;
+    await withDatabaseTransaction(harness.prisma, async (tx) => {
+      await insertTransaction(tx, {
+        ...columns,
         id,
         status: 'processing',
         quoteId: null,
         depositReference: null,
+        depositInstructions: columns.depositInstructions as object | null,
+        receiverDetails: columns.receiverDetails as object | null,
       });
-      await tx.$executeRaw`
-        INSERT INTO transaction_legs (id, transaction_id, kind, status, created_at, updated_at)
-        VALUES (${newId()}::uuid, ${id}::uuid, 'fiat_to_stablecoin', 'processing', now(), now())`;
+      await openTransactionLeg(tx, id, 'fiat_to_stablecoin');
     });
     return id;
   }
@@ -247,19 +247,21 @@ describe('accounts that may go negative', () => {
       entries: settlementEntries.depositReceived(Money.parse('BRL', amount)),
     });
     // Opened first: the first use of an account inserts its row, which a concurrent first use waits for.
-    await sqlTransaction(harness.prisma, (tx) => postLedgerEntries(tx, deposit('hot-row-opened', '1.00')));
+    await withDatabaseTransaction(harness.prisma, (tx) => postLedgerEntries(tx, deposit('hot-row-opened', '1.00')));
     const before = await ledgerBalances(harness.prisma, accounts);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let posted!: () => void;
     const firstPosted = new Promise<void>((resolve) => (posted = resolve));
-    const first = sqlTransaction(harness.prisma, async (tx) => {
+    const first = withDatabaseTransaction(harness.prisma, async (tx) => {
       await postLedgerEntries(tx, deposit('hot-row-held-open', '10.00'));
       posted();
       await held;
     });
     await firstPosted;
-    const second = sqlTransaction(harness.prisma, (tx) => postLedgerEntries(tx, deposit('hot-row-meanwhile', '5.00')));
+    const second = withDatabaseTransaction(harness.prisma, (tx) =>
+      postLedgerEntries(tx, deposit('hot-row-meanwhile', '5.00')),
+    );
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([
       second.then(() => false),
@@ -282,7 +284,7 @@ describe('one lock per database transaction', () => {
       { account: ledgerAccounts.sandboxFunding('USDC'), amount: '-1' },
       { account: ledgerAccounts.wallet(wallet.id, 'USDC'), amount: '1' },
     ];
-    const posted = await sqlTransaction(harness.prisma, async (tx) => {
+    const posted = await withDatabaseTransaction(harness.prisma, async (tx) => {
       const locked = await lockLedgerAccounts(
         tx,
         entries.map(({ account }) => account),
@@ -291,13 +293,17 @@ describe('one lock per database transaction', () => {
       return postLedgerEntries(tx, { reference: `one-lock:${newId()}`, description: 'test', entries });
     });
     expect(posted).toHaveLength(1);
-    const refused = sqlTransaction(harness.prisma, async (tx) => {
+    const refused = withDatabaseTransaction(harness.prisma, async (tx) => {
       await lockLedgerAccounts(tx, [ledgerAccounts.wallet(wallet.id, 'USDC')]);
       await postLedgerEntries(tx, { reference: `two-locks:${newId()}`, description: 'test', entries });
     });
     await expect(refused).rejects.toThrow(/locked after others in one database transaction/);
     await expect(
-      postLedgerEntries(harness.prisma, { reference: `no-transaction:${newId()}`, description: 'test', entries }),
+      postLedgerEntries(harness.prisma as never, {
+        reference: `no-transaction:${newId()}`,
+        description: 'test',
+        entries,
+      }),
     ).rejects.toThrow(/inside a database transaction only/);
     expect((await ledgerBalances(harness.prisma, [ledgerAccounts.wallet(wallet.id, 'USDC')]))[0]!.toFixed()).toBe('1');
   });

@@ -8,18 +8,19 @@ import { Decimal, Money } from '../src/domain/money';
 import { decideVirtualAccountDeposit } from '../src/domain/transactions';
 import { ledgerAccounts } from '../src/domain/ledger';
 import { ledgerBalances } from '../src/persistence/ledger';
-import { isUniqueViolation, Prisma, sqlTransaction } from '../src/persistence/database';
+import { isUniqueViolation, Prisma, type SqlDb, withDatabaseTransaction } from '../src/persistence/database';
 import { newId } from '../src/domain/ids';
-import { externalAccountTable } from '../src/persistence/external-accounts';
-import { quoteTable } from '../src/persistence/quotes';
-import { insertRow, readRowById, rowByIdQuery, type TableMap } from '../src/persistence/sql-rows';
+import { findCustomer } from '../src/persistence/customers';
+import { findExternalAccount } from '../src/persistence/external-accounts';
+import { findQuote } from '../src/persistence/quotes';
 import {
+  findTransactionDeposit,
+  insertTransaction,
   lockTransactionRow,
   readTransactionRow,
-  transactionDepositTable,
-  transactionTable,
   withReceiverAccount,
 } from '../src/persistence/transactions';
+import { findWallet } from '../src/persistence/wallets';
 import { receiveVirtualAccountCredit } from '../src/services/transactions/virtual-account-deposits';
 import { transactionSchema } from '../src/schemas/transactions';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -820,7 +821,7 @@ describe('virtual-account deposits', () => {
   });
 });
 
-describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
+describe('rows read and written with Kysely (src/persistence), as Prisma reads them', () => {
   // After the flows above: pay-ins without an external account, payouts to a pix key (receiver_details), from a
   // wallet and sent in on chain, refunded and failed ones; every row of every shape this file made. Only this file's
   // partners: files run side by side on one database, and locking another file's rows would stall its settlements
@@ -835,7 +836,7 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
     for (const id of ids) {
       const expected = await harness.prisma.transaction.findUnique({ where: { id }, include: withReceiverAccount });
       expect(await readTransactionRow(harness.prisma, id)).toEqual(expected);
-      const locked = await harness.prisma.$transaction((tx) => lockTransactionRow(tx, id));
+      const locked = await withDatabaseTransaction(harness.prisma, (tx) => lockTransactionRow(tx, id));
       expect(locked).toEqual(expected);
       shapes.add(
         `${expected?.type}:${expected?.externalAccount ? 'account' : 'no account'}:${expected?.wallet ? 'wallet' : 'no wallet'}`,
@@ -848,47 +849,92 @@ describe('transactions read with SQL (src/persistence/sql-rows.ts)', () => {
     expect(await readTransactionRow(harness.prisma, '00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 
-  it('reads quotes, external accounts and deposits exactly as Prisma does', async () => {
-    const cases = [
+  it('reads quotes, external accounts, deposits, customers and wallets exactly as Prisma does', async () => {
+    const cases: Array<{
+      rows: () => Promise<Array<{ id: string }>>;
+      one: (id: string) => Promise<unknown>;
+      read: (db: SqlDb, id: string) => Promise<unknown>;
+    }> = [
       {
-        table: quoteTable,
         rows: () => harness.prisma.quote.findMany({ where: ours() }),
-        one: (id: string) => harness.prisma.quote.findUnique({ where: { id } }),
+        one: (id) => harness.prisma.quote.findUnique({ where: { id } }),
+        read: findQuote,
       },
       {
-        table: externalAccountTable,
         rows: () => harness.prisma.externalAccount.findMany({ where: ours() }),
-        one: (id: string) => harness.prisma.externalAccount.findUnique({ where: { id } }),
+        one: (id) => harness.prisma.externalAccount.findUnique({ where: { id } }),
+        read: findExternalAccount,
       },
       {
-        table: transactionDepositTable,
         rows: () => harness.prisma.transactionDeposit.findMany({ where: { transaction: ours() } }),
-        one: (id: string) => harness.prisma.transactionDeposit.findUnique({ where: { id } }),
+        one: (id) => harness.prisma.transactionDeposit.findUnique({ where: { id } }),
+        read: findTransactionDeposit,
       },
-    ] as const;
-    for (const { table, rows, one } of cases) {
-      const query = rowByIdQuery(table as TableMap<object>);
+      {
+        // Businesses' beneficiaries: dates of birth (a date column) and share sizes (decimals).
+        rows: () => harness.prisma.customer.findMany({ where: ours() }),
+        one: (id) =>
+          harness.prisma.customer.findUnique({
+            where: { id },
+            include: { beneficiaries: { orderBy: { position: 'asc' } } },
+          }),
+        read: findCustomer,
+      },
+      {
+        rows: () => harness.prisma.wallet.findMany({ where: ours() }),
+        one: (id) => harness.prisma.wallet.findUnique({ where: { id }, include: { ledgerAccounts: true } }),
+        read: async (db, id) => {
+          const wallet = await findWallet(db, id);
+          return wallet && { ...wallet, ledgerAccounts: [...wallet.ledgerAccounts] };
+        },
+      },
+    ];
+    for (const { rows, one, read } of cases) {
       const ids = (await rows()).map(({ id }) => id);
       expect(ids.length).toBeGreaterThan(0);
       for (const id of ids) {
         const expected = await one(id);
-        expect(await readRowById(harness.prisma, query, id)).toEqual(expected);
-        expect(await harness.prisma.$transaction((tx) => readRowById(tx, query, id))).toEqual(expected);
+        expect(sorted(await read(harness.prisma, id))).toEqual(sorted(expected));
+        expect(sorted(await withDatabaseTransaction(harness.prisma, (tx) => read(tx, id)))).toEqual(sorted(expected));
       }
     }
   });
 
-  it('writes rows in a sqlTransaction as Prisma would, and a unique index refusing one rolls back all of them', async () => {
-    const taken = await harness.prisma.transaction.findFirst({ where: { depositReference: { not: null } } });
+  /** A row with its to-many relations in id order (their order is not part of the shape compared). */
+  function sorted(row: unknown): unknown {
+    if (!row || typeof row !== 'object') return row;
+    const copy: Record<string, unknown> = { ...(row as Record<string, unknown>) };
+    for (const [key, value] of Object.entries(copy)) {
+      if (Array.isArray(value) && value.every((item) => item && typeof item === 'object' && 'id' in item)) {
+        copy[key] = [...(value as Array<{ id: string }>)].sort((a, b) => a.id.localeCompare(b.id));
+      }
+    }
+    return copy;
+  }
+
+  it('writes rows in a database transaction as Prisma reads them, and a unique index refusing one rolls back all of them', async () => {
+    const taken = await harness.prisma.transaction.findFirst({
+      where: { ...ours(), depositReference: { not: null }, depositInstructions: { not: Prisma.AnyNull } },
+    });
     expect(taken).not.toBeNull();
-    const copy = { ...taken!, quoteId: null, depositReference: null, id: newId() };
-    const inserted = await sqlTransaction(harness.prisma, (tx) => insertRow(tx, transactionTable, copy));
-    expect(inserted).toEqual(await harness.prisma.transaction.findUnique({ where: { id: copy.id } }));
+    const { updatedAt: _updatedAt, ...copy } = {
+      ...taken!,
+      quoteId: null,
+      depositReference: null,
+      id: newId(),
+      depositInstructions: taken!.depositInstructions as object,
+      receiverDetails: taken!.receiverDetails as object | null,
+    };
+    await withDatabaseTransaction(harness.prisma, (tx) => insertTransaction(tx, copy));
+    expect(await harness.prisma.transaction.findUnique({ where: { id: copy.id } })).toEqual({
+      ...copy,
+      updatedAt: copy.createdAt,
+    });
 
     const rolledBack = newId();
-    const refused = await sqlTransaction(harness.prisma, async (tx) => {
-      await insertRow(tx, transactionTable, { ...copy, id: rolledBack });
-      await insertRow(tx, transactionTable, { ...copy, id: newId(), depositReference: taken!.depositReference });
+    const refused = await withDatabaseTransaction(harness.prisma, async (tx) => {
+      await insertTransaction(tx, { ...copy, id: rolledBack });
+      await insertTransaction(tx, { ...copy, id: newId(), depositReference: taken!.depositReference });
     }).catch((error: unknown) => error);
     // The retry of a drawn deposit reference (src/services/transactions/write.ts) depends on recognising it.
     expect(isUniqueViolation(refused, 'deposit_reference')).toBe(true);

@@ -1,9 +1,7 @@
 // Quotes over HTTP (create, get, validation, limits, scoping) and their lifetime: the quote-<id>
 // workflow's 5-minute timer (time skipping) and consumption, once, through consumeQuote.
 import request from 'supertest';
-import { sqlPoolOf, SQL_POOL } from '../src/persistence/database';
-import { quoteTable } from '../src/persistence/quotes';
-import { rowByIdQuery } from '../src/persistence/sql-rows';
+import { SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../src/persistence/database';
 import { ApiError } from '../src/http/errors';
 import { createApp } from '../src/http/app';
 import { parseAmountRanges } from '../src/config';
@@ -899,24 +897,29 @@ describe('lifetime', () => {
       // The quote is read with SQL on the client's pool (findQuoteOrThrow): its first read answers `row`.
       let served = false;
       const pool = sqlPoolOf(harness.prisma);
+      const staleClient = (client: { query: (...args: unknown[]) => unknown }) =>
+        new Proxy(client, {
+          get: (target, property) =>
+            property === 'query'
+              ? (text: unknown, ...rest: unknown[]) => {
+                  if (!served && typeof text === 'string' && /^select \* from "quotes" where "id" = \$1$/.test(text)) {
+                    served = true;
+                    return Promise.resolve({ rows: [row], command: 'SELECT', rowCount: 1 });
+                  }
+                  return target.query(text, ...rest);
+                }
+              : Reflect.get(target, property),
+        });
       const stalePool = new Proxy(pool, {
         get: (target, property) =>
-          property === 'query'
-            ? (config: { name?: string }, ...rest: unknown[]) => {
-                if (!served && config?.name === quoteRead.name) {
-                  served = true;
-                  return Promise.resolve({ rows: [row] });
-                }
-                return (target.query as (...args: unknown[]) => unknown)(config, ...rest);
-              }
-            : Reflect.get(target, property),
+          property === 'connect' ? async () => staleClient(await target.connect()) : Reflect.get(target, property),
       });
+      const staleBuilder = sqlBuilderOn(stalePool);
       const prisma = new Proxy(harness.prisma, {
-        get: (target, property) => (property === SQL_POOL ? stalePool : Reflect.get(target, property)),
+        get: (target, property) => (property === SQL_BUILDER ? staleBuilder : Reflect.get(target, property)),
       });
       return { ...harness.services, prisma, servedStale: () => served };
     }
-    const quoteRead = rowByIdQuery(quoteTable);
 
     it('answers from the table: used by another consumer, or by the same one', async () => {
       const quote = await createQuote('/v1/quote', payin());

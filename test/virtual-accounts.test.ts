@@ -1,6 +1,7 @@
 // Virtual accounts in the sandbox (SPEC 2.7, 3.2, 4.5): approved at creation with deposit details,
 // every creation rule (approved customer, wallet ownership, the EUR third-party rule under
 // concurrency), shapes field by field, events, the workflow, lookup by bank reference, scoping, lists.
+import { withDatabaseTransaction } from '../src/persistence/database';
 import { isValidBIC, isValidIBAN } from 'ibantools';
 import { isValidAbaRoutingNumber } from '../src/providers/deposit-accounts';
 import { allocateDepositDetails, findVirtualAccountByDepositReference } from '../src/persistence/virtual-accounts';
@@ -173,7 +174,9 @@ describe('creation in the sandbox', () => {
     await harness.prisma.virtualAccountDeposit.create({
       data: { id: newId, virtualAccountId: existing.id, ...first.references[0]! },
     });
-    const allocated = await harness.prisma.$transaction((tx) => allocateDepositDetails(tx, issuer, request));
+    const allocated = await withDatabaseTransaction(harness.prisma, (tx) =>
+      allocateDepositDetails(tx, issuer, request),
+    );
     expect(allocated).toEqual(issuer.issue({ ...request, attempt: 1 }));
     expect(allocated.references[0]!.identifier).not.toBe(first.references[0]!.identifier);
     await harness.prisma.virtualAccountDeposit.delete({ where: { id: newId } });

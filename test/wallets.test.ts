@@ -1,5 +1,6 @@
 // Wallets: creation for approved customers only, addresses per chain from the address provider,
 // balances from the ledger, scoping and pagination; and the ledger's posting rules.
+import { withDatabaseTransaction } from '../src/persistence/database';
 import { base58 } from '@scure/base';
 import Decimal from 'decimal.js';
 import { createHmac } from 'node:crypto';
@@ -228,7 +229,11 @@ describe('ledger', () => {
 
   type Entries = Parameters<typeof postLedgerEntries>[1]['entries'];
   const post = async (reference: string, entries: Entries) =>
-    (await harness.prisma.$transaction((tx) => postLedgerEntries(tx, { reference, description: 'test', entries })))[0]!;
+    (
+      await withDatabaseTransaction(harness.prisma, (tx) =>
+        postLedgerEntries(tx, { reference, description: 'test', entries }),
+      )
+    )[0]!;
   /** A system account's balance: the sum of its entries (it keeps no running balance). */
   const systemBalance = async (system: string, currency: 'USDC' | 'BRL' | 'MXN') =>
     (await ledgerBalances(harness.prisma, [{ system, currency }]))[0]!;

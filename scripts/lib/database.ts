@@ -98,9 +98,13 @@ export function migrate(url: string): Promise<void> {
 
 /** Generates the Prisma client unless it is newer than the schema (a run right after `npm test`). */
 export async function generatePrismaClientIfStale(): Promise<void> {
-  const generated = path.join(projectRoot, 'node_modules', '.prisma', 'client', 'index.js');
-  const schema = path.join(projectRoot, 'prisma', 'schema.prisma');
-  if (existsSync(generated) && statSync(generated).mtimeMs > statSync(schema).mtimeMs) return;
+  // The Prisma client and the Kysely table types (src/persistence/generated) come from the schema together.
+  const generated = [
+    path.join(projectRoot, 'node_modules', '.prisma', 'client', 'index.js'),
+    path.join(projectRoot, 'src', 'persistence', 'generated', 'tables.ts'),
+  ];
+  const schema = statSync(path.join(projectRoot, 'prisma', 'schema.prisma')).mtimeMs;
+  if (generated.every((file) => existsSync(file) && statSync(file).mtimeMs > schema)) return;
   await generatePrismaClient();
 }
 

@@ -12,7 +12,7 @@
 // Stored responses may carry secrets (a webhook signing secret, a verification link): they are kept encrypted
 // (src/domain/secret-box.ts), bound to their partner and key.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Db, SqlTransaction } from '../persistence/database';
+import type { DatabaseTransaction, Db, SqlDb } from '../persistence/database';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -100,7 +100,7 @@ function releaseSoon(db: Db, request: IdempotentRequest, owner: string, attempt 
  * write transaction that rolls the write back, so two requests can never both commit under one key.
  */
 async function complete(
-  db: Db | SqlTransaction,
+  db: SqlDb,
   request: IdempotentRequest,
   owner: string,
   response: StoredResponse,
@@ -194,7 +194,7 @@ export async function withIdempotency(
   const context = currentRequestContext();
   if (context) {
     context.idempotentRequest = `${request.partnerId}:${request.key}:${fingerprint}`;
-    context.storeIdempotentResponse = (tx: SqlTransaction, body: unknown) =>
+    context.storeIdempotentResponse = (tx: DatabaseTransaction, body: unknown) =>
       complete(tx, request, owner, { status: successStatus, body: successStatus === 204 ? undefined : body }, box);
   }
   const stopHeartbeat = keepClaimAlive(db, request, owner, abandonedClaimMs);

@@ -1,6 +1,7 @@
 // The customers aggregate: tables customers, beneficiaries, verification_steps and customer_documents. Every read
 // and write of them goes through here, for the API (commands, hosted page) and the verification activities.
-import type { Db, DatabaseTransaction, Prisma } from './database';
+import type { Insertable, Kysely } from 'kysely';
+import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
 import type { VerificationLinkState } from '../domain/verification-links';
 import type { KeysetQuery } from '../http/pagination';
 
@@ -18,27 +19,52 @@ export type VerificationLinkColumns = Pick<
 >;
 
 /** A new customer's columns; its beneficiaries and verification steps are given apart. */
-export type NewCustomer = Omit<
-  Prisma.CustomerUncheckedCreateInput,
-  | 'beneficiaries'
-  | 'documents'
-  | 'verificationSteps'
-  | 'externalAccounts'
-  | 'wallets'
-  | 'transactions'
-  | 'virtualAccounts'
->;
-export type NewBeneficiary = Omit<Prisma.BeneficiaryUncheckedCreateWithoutCustomerInput, 'documents'>;
-export type NewCustomerDocument = Prisma.CustomerDocumentUncheckedCreateInput;
+export type NewCustomer = Omit<Insertable<DB['customers']>, 'address' | 'createdAt' | 'updatedAt'> & {
+  address?: object | null;
+};
+export type NewBeneficiary = Omit<Insertable<DB['beneficiaries']>, 'customerId' | 'address' | 'createdAt'> & {
+  address: object;
+};
+export type NewCustomerDocument = Omit<Insertable<DB['customerDocuments']>, 'createdAt'>;
 
-/** The customer with its beneficiaries, or null (any partner's: the caller checks the owner, see ownedBy). */
-export function findCustomer(db: Db, customerId: string): Promise<CustomerRow | null> {
-  return db.customer.findUnique({ where: { id: customerId }, include: withBeneficiaries });
+/** Reads a customer's related rows (a statement each: their decimals and dates stay exact). */
+async function withRelations<Row extends { id: string }, Review extends boolean>(
+  db: Kysely<DB>,
+  row: Row,
+  reviewInputs: Review,
+): Promise<Review extends true ? CustomerWithReviewInputs : CustomerRow> {
+  const beneficiaries = await db
+    .selectFrom('beneficiaries')
+    .selectAll()
+    .where('customerId', '=', row.id)
+    .orderBy('position', 'asc')
+    .execute();
+  if (!reviewInputs) return { ...row, beneficiaries } as never;
+  const documents = await db.selectFrom('customerDocuments').selectAll().where('customerId', '=', row.id).execute();
+  const verificationSteps = await db
+    .selectFrom('verificationSteps')
+    .selectAll()
+    .where('customerId', '=', row.id)
+    .execute();
+  return { ...row, beneficiaries, documents, verificationSteps } as never;
 }
 
-/** A customer known to exist, with its beneficiaries (Prisma's not-found error otherwise). */
-export function readCustomer(db: Db, customerId: string): Promise<CustomerRow> {
-  return db.customer.findUniqueOrThrow({ where: { id: customerId }, include: withBeneficiaries });
+async function customerById<Review extends boolean>(db: SqlDb, customerId: string, reviewInputs: Review) {
+  const sql = sqlOf(db);
+  const row = await sql.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirst();
+  return row ? withRelations(sql, row, reviewInputs) : null;
+}
+
+/** The customer with its beneficiaries, or null (any partner's: the caller checks the owner, see ownedBy). */
+export function findCustomer(db: SqlDb, customerId: string): Promise<CustomerRow | null> {
+  return customerById(db, customerId, false);
+}
+
+/** A customer known to exist, with its beneficiaries. */
+export async function readCustomer(db: SqlDb, customerId: string): Promise<CustomerRow> {
+  const row = await findCustomer(db, customerId);
+  if (!row) throw new Error(`customer ${customerId} does not exist`);
+  return row;
 }
 
 /** What a status check and the link of a customer known to exist need: its status and link version. */
@@ -58,13 +84,15 @@ export function findCustomerByTokenHash(db: Db, verificationTokenHash: string): 
 }
 
 /** The customer with its documents and steps, or null. */
-export function findCustomerWithReviewInputs(db: Db, customerId: string): Promise<CustomerWithReviewInputs | null> {
-  return db.customer.findUnique({ where: { id: customerId }, include: withReviewInputs });
+export function findCustomerWithReviewInputs(db: SqlDb, customerId: string): Promise<CustomerWithReviewInputs | null> {
+  return customerById(db, customerId, true);
 }
 
-/** A customer known to exist, with its documents and steps (Prisma's not-found error otherwise). */
-export function readCustomerWithReviewInputs(db: Db, customerId: string): Promise<CustomerWithReviewInputs> {
-  return db.customer.findUniqueOrThrow({ where: { id: customerId }, include: withReviewInputs });
+/** A customer known to exist, with its documents and steps. */
+export async function readCustomerWithReviewInputs(db: SqlDb, customerId: string): Promise<CustomerWithReviewInputs> {
+  const row = await findCustomerWithReviewInputs(db, customerId);
+  if (!row) throw new Error(`customer ${customerId} does not exist`);
+  return row;
 }
 
 /** A page of the partner's customers (src/http/pagination.ts). */
@@ -79,24 +107,40 @@ export function listCustomers(db: Db, partnerId: string, keyset: KeysetQuery): P
 
 /** Row lock: one status change of a customer at a time (uploads included), even across workers. */
 export async function lockCustomer(tx: DatabaseTransaction, customerId: string): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM customers WHERE id = ${customerId}::uuid FOR UPDATE`;
+  await tx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
 }
 
 /** Inserts the customer with its beneficiaries (businesses) and its verification steps, all pending. */
-export function insertCustomer(
+export async function insertCustomer(
   tx: DatabaseTransaction,
   customer: NewCustomer,
   beneficiaries: NewBeneficiary[] | undefined,
   steps: readonly string[],
 ): Promise<CustomerRow> {
-  return tx.customer.create({
-    data: {
-      ...customer,
-      ...(beneficiaries !== undefined ? { beneficiaries: { create: beneficiaries } } : {}),
-      verificationSteps: { create: steps.map((name) => ({ name, state: 'pending' })) },
-    },
-    include: withBeneficiaries,
-  });
+  const now = new Date();
+  const row = await tx
+    .insertInto('customers')
+    .values({ ...customer, address: jsonParameter(customer.address), createdAt: now, updatedAt: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (beneficiaries !== undefined && beneficiaries.length > 0) {
+    await tx
+      .insertInto('beneficiaries')
+      .values(
+        beneficiaries.map((beneficiary) => ({
+          ...beneficiary,
+          customerId: row.id,
+          address: jsonParameter(beneficiary.address)!,
+          createdAt: now,
+        })),
+      )
+      .execute();
+  }
+  await tx
+    .insertInto('verificationSteps')
+    .values(steps.map((name) => ({ customerId: row.id, name, state: 'pending', rejectionCodes: [], updatedAt: now })))
+    .execute();
+  return withRelations(tx, row, false);
 }
 
 /** Replaces the link with `link` unless its version changed meanwhile; `updatedAt` stays (the customer did not change). */
@@ -112,26 +156,37 @@ export async function renewVerificationLink(
 }
 
 /** Sets the customer's status and the link that replaces the old one (nextVerificationLink). */
-export function updateCustomerStatus(
+export async function updateCustomerStatus(
   tx: DatabaseTransaction,
   customerId: string,
   status: string,
   link: VerificationLinkColumns,
 ): Promise<CustomerRow> {
-  return tx.customer.update({
-    where: { id: customerId },
-    data: { status, ...link },
-    include: withBeneficiaries,
-  });
+  const row = await tx
+    .updateTable('customers')
+    .set({ status, ...link, updatedAt: new Date() })
+    .where('id', '=', customerId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return withRelations(tx, row, false);
 }
 
 /** The documents a customer uploaded through the hosted page. */
-export function countHostedUploads(db: Db, customerId: string): Promise<number> {
-  return db.customerDocument.count({ where: { customerId, uploadedVia: 'hosted_page' } });
+export async function countHostedUploads(db: SqlDb, customerId: string): Promise<number> {
+  const { count } = await sqlOf(db)
+    .selectFrom('customerDocuments')
+    .select((select) => select.fn.countAll<string>().as('count'))
+    .where('customerId', '=', customerId)
+    .where('uploadedVia', '=', 'hosted_page')
+    .executeTakeFirstOrThrow();
+  return Number(count);
 }
 
 export async function insertCustomerDocument(tx: DatabaseTransaction, document: NewCustomerDocument): Promise<void> {
-  await tx.customerDocument.create({ data: document });
+  await tx
+    .insertInto('customerDocuments')
+    .values({ ...document, createdAt: new Date() })
+    .execute();
 }
 
 export function listVerificationSteps(db: Db, customerId: string): Promise<VerificationStepRow[]> {
@@ -144,18 +199,23 @@ export async function markStepDocumentReceived(
   customerId: string,
   step: string,
 ): Promise<void> {
-  await tx.verificationStep.updateMany({
-    where: { customerId, name: step, awaitingDocument: true },
-    data: { awaitingDocument: false },
-  });
+  await tx
+    .updateTable('verificationSteps')
+    .set({ awaitingDocument: false, updatedAt: new Date() })
+    .where('customerId', '=', customerId)
+    .where('name', '=', step)
+    .where('awaitingDocument', '=', true)
+    .execute();
 }
 
 /** A review starts: the open steps go under review, their earlier rejection cleared. */
 export async function putOpenStepsUnderReview(tx: DatabaseTransaction, customerId: string): Promise<void> {
-  await tx.verificationStep.updateMany({
-    where: { customerId, state: { in: ['pending', 'partially_rejected'] } },
-    data: { state: 'under_review', rejectionCodes: [], rejectionDescription: null },
-  });
+  await tx
+    .updateTable('verificationSteps')
+    .set({ state: 'under_review', rejectionCodes: [], rejectionDescription: null, updatedAt: new Date() })
+    .where('customerId', '=', customerId)
+    .where('state', 'in', ['pending', 'partially_rejected'])
+    .execute();
 }
 
 /** A review's rejection of one step. */
@@ -165,13 +225,20 @@ export async function rejectVerificationStep(
   name: string,
   rejection: { state: string; rejectionCodes: string[]; rejectionDescription: string; awaitingDocument: boolean },
 ): Promise<void> {
-  await tx.verificationStep.update({ where: { customerId_name: { customerId, name } }, data: rejection });
+  await tx
+    .updateTable('verificationSteps')
+    .set({ ...rejection, updatedAt: new Date() })
+    .where('customerId', '=', customerId)
+    .where('name', '=', name)
+    .execute();
 }
 
 /** A review decided: the steps it did not reject are approved. */
 export async function approveStepsUnderReview(tx: DatabaseTransaction, customerId: string): Promise<void> {
-  await tx.verificationStep.updateMany({
-    where: { customerId, state: 'under_review' },
-    data: { state: 'approved' },
-  });
+  await tx
+    .updateTable('verificationSteps')
+    .set({ state: 'approved', updatedAt: new Date() })
+    .where('customerId', '=', customerId)
+    .where('state', '=', 'under_review')
+    .execute();
 }

@@ -1,8 +1,24 @@
+// How the code reaches PostgreSQL (docs/development.md "Reaching the database"): Prisma's model API for plain reads
+// and single writes; Kysely, typed by the tables generated from schema.prisma (./generated/tables.ts), for every
+// database transaction and every statement written in SQL. Both run on one pg pool.
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma, PrismaClient } from '@prisma/client';
-import { DatabaseError, Pool, type PoolConfig } from 'pg';
+import {
+  CamelCasePlugin,
+  Kysely,
+  type KyselyPlugin,
+  OperationNodeTransformer,
+  PostgresDialect,
+  type PrimitiveValueListNode,
+  sql,
+  Transaction,
+  type ValueNode,
+} from 'kysely';
+import pg, { DatabaseError, Pool, type PoolConfig } from 'pg';
+import type { DB } from './generated/tables';
 
-export { Prisma, PrismaClient };
+export { Prisma, PrismaClient, sql };
+export type { DB };
 
 /** Bounds on every wait for the database, so an outage answers 503 instead of hanging (docs/write-path.md "Bounded waits"). */
 export interface DatabaseTimeouts {
@@ -16,6 +32,8 @@ export const defaultDatabaseTimeouts: DatabaseTimeouts = { connectMs: 5_000, sta
 
 /** Where a client of createPrismaClient keeps its pg pool (a property, so a Proxy of the client finds it too). */
 export const SQL_POOL = Symbol('sql pool');
+/** Where it keeps the Kysely instance on that pool (configurable too). */
+export const SQL_BUILDER = Symbol('sql builder');
 
 /**
  * How often a backend checks, while it runs a statement (a lock wait included), that its client is still there
@@ -39,6 +57,23 @@ export function connectionName(role: string, component?: string, pid: number = p
   return component ? `${role}-${pid}/${component}` : `${role}-${pid}`;
 }
 
+const DATE = 1082;
+const NUMERIC = 1700;
+const NUMERIC_ARRAY = 1231;
+const TEXT_ARRAY = 1009 as Parameters<typeof pg.types.getTypeParser>[0];
+const parseTextArray = pg.types.getTypeParser(TEXT_ARRAY) as (value: string) => string[];
+/**
+ * Numerics read in SQL come back as Prisma's Decimal, as the model API gives them, never as floats. Prisma's own
+ * queries bring their own parsers, so this reaches the statements run through Kysely only.
+ */
+const parserOf = ((oid: number, format?: 'text' | 'binary') => {
+  if (oid === NUMERIC) return (value: string) => new Prisma.Decimal(value);
+  // A date column is a calendar day: midnight UTC, as Prisma reads it (pg's default is the process's time zone).
+  if (oid === DATE) return (value: string) => new Date(`${value}T00:00:00Z`);
+  if (oid === NUMERIC_ARRAY) return (value: string) => parseTextArray(value).map((item) => new Prisma.Decimal(item));
+  return pg.types.getTypeParser(oid, format ?? 'text');
+}) as typeof pg.types.getTypeParser;
+
 /** What every connection of ours is opened with: its name and the bounds on a dead peer on either side. */
 export function connectionSettings(
   databaseUrl: string,
@@ -48,6 +83,7 @@ export function connectionSettings(
   return {
     connectionString: databaseUrl,
     application_name: applicationName,
+    types: { getTypeParser: parserOf },
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
     // A transaction left open by a stuck caller must not hold row locks forever.
@@ -105,7 +141,70 @@ export function createPrismaClient(databaseUrl: string, options: DatabaseClientO
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   // Configurable: a Proxy of the client (tests) may answer another pool.
   Object.defineProperty(prisma, SQL_POOL, { value: pool, configurable: true });
+  Object.defineProperty(prisma, SQL_BUILDER, { value: sqlBuilderOn(pool), configurable: true });
   return prisma;
+}
+
+/** Decimals (money, rates) as statement parameters: their exact text, never JSON or a float. */
+class DecimalParameters extends OperationNodeTransformer {
+  private static exact(value: unknown): unknown {
+    if (Prisma.Decimal.isDecimal(value)) return value.toFixed();
+    return Array.isArray(value) && value.some((item) => Prisma.Decimal.isDecimal(item))
+      ? value.map((item: unknown) => DecimalParameters.exact(item))
+      : value;
+  }
+  protected override transformValue(node: ValueNode): ValueNode {
+    return Object.freeze({ ...node, value: DecimalParameters.exact(node.value) });
+  }
+  protected override transformPrimitiveValueList(node: PrimitiveValueListNode): PrimitiveValueListNode {
+    return Object.freeze({
+      ...node,
+      values: Object.freeze(node.values.map((value) => DecimalParameters.exact(value))),
+    });
+  }
+}
+const decimalParameters: KyselyPlugin = {
+  transformQuery: ({ node }) => new DecimalParameters().transformNode(node),
+  transformResult: ({ result }) => Promise.resolve(result),
+};
+
+/** Kysely on a pool: camelCase names in code, snake_case in the database (as schema.prisma maps them). */
+export function sqlBuilderOn(pool: Pool): Kysely<DB> {
+  return new Kysely<DB>({
+    dialect: new PostgresDialect({ pool }),
+    plugins: [new CamelCasePlugin(), decimalParameters],
+  });
+}
+
+/** A decimal as given to a write: a Decimal, or its exact text. */
+export type DecimalText = Prisma.Decimal | string;
+
+/** The Decimal of a value given to a write. */
+export function decimalOf(value: DecimalText): Prisma.Decimal {
+  return typeof value === 'string' ? new Prisma.Decimal(value) : value;
+}
+
+/**
+ * A related row read as JSON within the statement (kysely's jsonObjectFrom): its timestamps back as dates. Only for
+ * rows whose other columns JSON carries exactly (no decimals).
+ */
+export function relatedRow<Row>(
+  value: unknown,
+  dateFields: readonly string[] = ['createdAt', 'updatedAt'],
+): Row | null {
+  if (value === null || value === undefined) return null;
+  const row: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const field of dateFields) if (typeof row[field] === 'string') row[field] = new Date(row[field]);
+  return row as Row;
+}
+
+/**
+ * A JSON value as a statement parameter: its text (the driver would send a JS array as a PostgreSQL array), or NULL.
+ */
+export function jsonParameter(value: unknown): string | null {
+  return value === null || value === undefined || value === Prisma.DbNull || value === Prisma.JsonNull
+    ? null
+    : JSON.stringify(value);
 }
 
 /**
@@ -123,30 +222,39 @@ export function ownedBy<T extends { partnerId: string }>(row: T | null, partnerI
   return row && row.partnerId === partnerId ? row : null;
 }
 
-/** A client or an interactive transaction: persistence helpers accept either. */
-export type Db = PrismaClient | Prisma.TransactionClient;
+/** The client, for reads and single writes through Prisma's model API. */
+export type Db = PrismaClient;
 
 /** A database transaction opened by withDatabaseTransaction: persistence functions that write together take it. */
-export type DatabaseTransaction = Prisma.TransactionClient;
+export type DatabaseTransaction = Transaction<DB>;
+
+/** Where a statement written in SQL runs: on the pool (the client) or inside a database transaction. */
+export type SqlDb = PrismaClient | DatabaseTransaction;
+
+/** True when `db` is a database transaction (not the client). */
+export function isDatabaseTransaction(db: SqlDb): db is DatabaseTransaction {
+  return db instanceof Transaction;
+}
+
+/** The Kysely instance a statement written in SQL runs on: the transaction itself, or the client's pool. */
+export function sqlOf(db: SqlDb): Kysely<DB> {
+  if (isDatabaseTransaction(db)) return db;
+  const builder = (db as unknown as { [SQL_BUILDER]?: Kysely<DB> })[SQL_BUILDER];
+  if (!builder) throw new Error('sqlOf: not a client made by createPrismaClient');
+  return builder;
+}
 
 /**
- * Runs `work` in one database transaction (Prisma's interactive one) within the project's bounds: the way code
- * outside the persistence layer writes several rows at once (it passes `tx` to persistence functions).
+ * The one way to run several statements as one database transaction: on one pooled connection, bounded like every
+ * query of the pool (statement_timeout per statement, idle_in_transaction_session_timeout should the caller stall,
+ * the pool's connect timeout for the connection). Code outside the persistence layer passes `tx` to persistence
+ * functions; Prisma's interactive transactions are not used (five times the CPU for the same statements).
  */
 export function withDatabaseTransaction<T>(
   prisma: PrismaClient,
   work: (tx: DatabaseTransaction) => Promise<T>,
-  timeouts: DatabaseTimeouts = defaultDatabaseTimeouts,
 ): Promise<T> {
-  return prisma.$transaction(work, transactionOptions(timeouts));
-}
-
-/** Options of every interactive transaction made while serving a request (bounded waits). */
-export function transactionOptions(timeouts: DatabaseTimeouts = defaultDatabaseTimeouts): {
-  maxWait: number;
-  timeout: number;
-} {
-  return { maxWait: timeouts.connectMs, timeout: timeouts.statementMs * 2 };
+  return sqlOf(prisma).transaction().execute(work);
 }
 
 /**
@@ -155,7 +263,7 @@ export function transactionOptions(timeouts: DatabaseTimeouts = defaultDatabaseT
  */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   if (error instanceof DatabaseError) {
-    // From sqlTransaction's statements: SQLSTATE 23505 with the index's name.
+    // From statements run through Kysely: SQLSTATE 23505 with the index's name.
     return error.code === '23505' && (constraint === undefined || (error.constraint ?? '').includes(constraint));
   }
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
@@ -218,54 +326,4 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     current = candidate.cause;
   }
   return false;
-}
-
-/**
- * What the statements written in SQL need of a transaction: Prisma's interactive transaction has it, and so has
- * sqlTransaction's. Values come back as pg or Prisma decode them (numeric as text or Decimal): read them through
- * `String(...)`/Decimal, or with sql-rows.ts.
- */
-export interface SqlTransaction {
-  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): PromiseLike<number>;
-  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): PromiseLike<T>;
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
-}
-
-/** A tagged template (strings and values) or a ready Prisma.sql, as a statement with $n placeholders. */
-function toSql(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
-  return Array.isArray(query) ? Prisma.sql(query as TemplateStringsArray, ...values) : (query as Prisma.Sql);
-}
-
-/**
- * A database transaction on one pooled connection, for work written wholly in SQL (the settlement steps): Prisma's
- * interactive transaction costs five times the CPU for the same statements (0.28 against 0.05 ms a statement,
- * `npm run bench`). Bounded like every query of the pool: statement_timeout per statement, and
- * idle_in_transaction_session_timeout should the caller stall.
- */
-export async function sqlTransaction<T>(prisma: PrismaClient, work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-  const client = await sqlPoolOf(prisma).connect();
-  const run = async (text: string, values: unknown[]) => client.query(text, values);
-  const tx: SqlTransaction = {
-    $executeRaw: async (query, ...values) => {
-      const sql = toSql(query, values);
-      return (await run(sql.text, sql.values)).rowCount ?? 0;
-    },
-    $queryRaw: async <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
-      const sql = toSql(query, values);
-      return (await run(sql.text, sql.values)).rows as R;
-    },
-    $queryRawUnsafe: async <R>(query: string, ...values: unknown[]) => (await run(query, values)).rows as R,
-  };
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await work(tx);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-    throw error;
-  } finally {
-    client.release(broken); // a connection that could not roll back is closed, not reused
-  }
 }

@@ -5,7 +5,17 @@ import { Client } from 'pg';
 import type { KeysetQuery } from '../http/pagination';
 import { newId } from '../domain/ids';
 import { EventType, resourceTypeOf } from '../events';
-import type { connectionSettings, Db, Prisma, SqlTransaction } from './database';
+import {
+  type connectionSettings,
+  type DatabaseTransaction,
+  type Db,
+  isDatabaseTransaction,
+  jsonParameter,
+  type Prisma,
+  type SqlDb,
+  sql,
+  withDatabaseTransaction,
+} from './database';
 
 /** An event, every column. */
 export type EventRow = Prisma.EventGetPayload<object>;
@@ -27,23 +37,30 @@ export interface NewEvent {
  * Events of a paused or unsubscribed configuration get no delivery (partners catch up with GET /v1/events).
  * The outbox relay (src/webhooks/outbox-relay.ts) hands committed deliveries to Temporal.
  */
-export async function recordEvent(db: Db | SqlTransaction, event: NewEvent): Promise<string> {
+export async function recordEvent(db: SqlDb, event: NewEvent): Promise<string> {
   // The event and its delivery commit together; a bare client gets a transaction of its own.
-  if ('$transaction' in db) return db.$transaction((tx) => recordEvent(tx, event));
+  if (!isDatabaseTransaction(db)) return withDatabaseTransaction(db, (tx) => recordEvent(tx, event));
   const id = newId();
   const createdAt = event.createdAt ?? new Date();
-  // Plain SQL: every state change writes an event, and through Prisma's model API these two statements and the
-  // delivery's cost several times the CPU of the change itself (`npm run bench`).
-  await db.$executeRaw`
-    INSERT INTO events (id, partner_id, event, event_type, resource_id, resource_status, resource, created_at)
-    VALUES (${id}::uuid, ${event.partnerId}::uuid, ${resourceTypeOf(event.type)}, ${event.type},
-      ${event.resourceId}::uuid, ${event.resourceStatus}, ${JSON.stringify(event.resource)}::jsonb, ${createdAt})`;
-  const delivered = await db.$executeRaw`
+  await db
+    .insertInto('events')
+    .values({
+      id,
+      partnerId: event.partnerId,
+      event: resourceTypeOf(event.type),
+      eventType: event.type,
+      resourceId: event.resourceId,
+      resourceStatus: event.resourceStatus,
+      resource: jsonParameter(event.resource)!,
+      createdAt,
+    })
+    .execute();
+  const delivered = await sql`
     INSERT INTO webhook_deliveries (id, partner_id, event_id, config_id, trigger, status, created_at, updated_at)
     SELECT ${newId()}::uuid, c.partner_id, ${id}::uuid, c.id, 'event', 'pending', ${createdAt}, ${createdAt}
     FROM webhook_configs c
-    WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`;
-  if (delivered > 0) await wakeOutboxRelay(db);
+    WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(db);
+  if (Number(delivered.numAffectedRows ?? 0) > 0) await wakeOutboxRelay(db);
   return id;
 }
 
@@ -56,8 +73,8 @@ const WEBHOOK_NOTIFY_CHANNEL = 'webhook_deliveries';
  * is the fallback. (A trigger would do the same, but the migration runner splits scripts on every semicolon,
  * which a PL/pgSQL body cannot survive.)
  */
-export async function wakeOutboxRelay(tx: SqlTransaction): Promise<void> {
-  await tx.$executeRaw`SELECT pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`;
+export async function wakeOutboxRelay(tx: DatabaseTransaction): Promise<void> {
+  await sql`SELECT pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`.execute(tx);
 }
 
 /** A connection LISTENing for wakeOutboxRelay's notifications. */

@@ -1,41 +1,20 @@
 // The external_accounts table: customers' bank accounts outside the service, registered once per customer and
 // account identity.
-import type { Db, DatabaseTransaction, Prisma } from './database';
+import type { Insertable } from 'kysely';
+import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
 import type { KeysetQuery } from '../http/pagination';
-import { readRowById, rowByIdQuery, type TableMap } from './sql-rows';
 
 export type ExternalAccountRow = Prisma.ExternalAccountGetPayload<object>;
 
 /** A new account's columns; `details` is the rail object as the API shows it. */
-export type NewExternalAccount = Omit<Prisma.ExternalAccountUncheckedCreateInput, 'details' | 'transactions'> & {
+export type NewExternalAccount = Omit<Insertable<DB['externalAccounts']>, 'details'> & {
   details: object;
 };
 
-/** The columns of an account, read in SQL (sql-rows.ts): also with the transactions that pay it. */
-export const externalAccountTable: TableMap<ExternalAccountRow> = {
-  table: 'external_accounts',
-  columns: {
-    id: ['id'],
-    partnerId: ['partner_id'],
-    customerId: ['customer_id'],
-    accountName: ['account_name'],
-    paymentRail: ['payment_rail'],
-    status: ['status'],
-    isThirdParty: ['is_third_party'],
-    details: ['details', 'json'],
-    accountIdentity: ['account_identity'],
-    screeningReason: ['screening_reason'],
-    createdAt: ['created_at', 'date'],
-    updatedAt: ['updated_at', 'date'],
-  },
-};
-
-/** Read in SQL: every payout and fiat-to-fiat transaction reads its receiving account. */
-const externalAccountById = rowByIdQuery<ExternalAccountRow>(externalAccountTable);
-
 /** The account, or null (any partner's: the caller checks the owner, see ownedBy). */
-export function findExternalAccount(db: Db, id: string): Promise<ExternalAccountRow | null> {
-  return readRowById(db, externalAccountById, id);
+export async function findExternalAccount(db: SqlDb, id: string): Promise<ExternalAccountRow | null> {
+  const row = await sqlOf(db).selectFrom('externalAccounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ?? null;
 }
 
 /** The customer's account with this identity on its rail (accountIdentityOf), or null. */
@@ -66,5 +45,9 @@ export function insertExternalAccount(
   tx: DatabaseTransaction,
   account: NewExternalAccount,
 ): Promise<ExternalAccountRow> {
-  return tx.externalAccount.create({ data: { ...account, details: account.details as Prisma.InputJsonObject } });
+  return tx
+    .insertInto('externalAccounts')
+    .values({ ...account, details: jsonParameter(account.details)! })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -1,6 +1,6 @@
 // The idempotency_keys table: one row per partner and Idempotency-Key, claimed by the request processing it (an
 // owner token), then holding its stored response until it expires. The rules are in src/http/idempotency.ts.
-import type { Db, Prisma, SqlTransaction } from './database';
+import { type Db, type Prisma, sql, sqlOf, type SqlDb } from './database';
 
 export type IdempotencyKeyRow = Prisma.IdempotencyKeyGetPayload<object>;
 
@@ -15,7 +15,7 @@ export interface IdempotencyKeyId {
  * `abandonedClaimMs`. True when this request is the one to process it.
  */
 export async function claimIdempotencyKey(
-  db: Db,
+  db: SqlDb,
   id: IdempotencyKeyId,
   claim: {
     fingerprint: string;
@@ -26,7 +26,7 @@ export async function claimIdempotencyKey(
     abandonedClaimMs: number;
   },
 ): Promise<boolean> {
-  const claimed = await db.$executeRaw`
+  const claimed = await sql`
     INSERT INTO idempotency_keys (partner_id, key, fingerprint, method, path, state, owner_token, expires_at)
     VALUES (${id.partnerId}::uuid, ${id.key}, ${claim.fingerprint}, ${claim.method}, ${claim.path}, 'in_progress',
             ${claim.owner}::uuid, now() + make_interval(hours => ${claim.retentionHours}))
@@ -38,8 +38,10 @@ export async function claimIdempotencyKey(
       WHERE idempotency_keys.expires_at < now()
          OR (idempotency_keys.state = 'in_progress'
              AND idempotency_keys.fingerprint = EXCLUDED.fingerprint
-             AND idempotency_keys.locked_at < now() - make_interval(secs => ${claim.abandonedClaimMs / 1000}))`;
-  return claimed === 1;
+             AND idempotency_keys.locked_at < now() - make_interval(secs => ${claim.abandonedClaimMs / 1000}))`.execute(
+    sqlOf(db),
+  );
+  return claimed.numAffectedRows === 1n;
 }
 
 export function findIdempotencyKey(db: Db, id: IdempotencyKeyId): Promise<IdempotencyKeyRow | null> {
@@ -63,20 +65,19 @@ export async function refreshIdempotencyClaim(db: Db, id: IdempotencyKeyId, owne
 
 /**
  * Stores the response on the owner's claim, only while in progress; false when the claim is no longer the owner's.
- * In SQL so that it runs in either kind of write transaction (writeTransaction): Prisma's and sqlTransaction's.
  */
 export async function completeIdempotencyKey(
-  db: Db | SqlTransaction,
+  db: SqlDb,
   id: IdempotencyKeyId,
   owner: string,
   response: { status: number; body: object | null },
 ): Promise<boolean> {
-  const count = await db.$executeRaw`UPDATE idempotency_keys
+  const count = await sql`UPDATE idempotency_keys
     SET state = 'completed', response_status = ${response.status},
       response_body = ${response.body === null ? null : JSON.stringify(response.body)}::jsonb, completed_at = now()
     WHERE partner_id = ${id.partnerId}::uuid AND key = ${id.key} AND state = 'in_progress'
-      AND owner_token = ${owner}::uuid`;
-  return count === 1;
+      AND owner_token = ${owner}::uuid`.execute(sqlOf(db));
+  return count.numAffectedRows === 1n;
 }
 
 /** Deletes the keys whose retention ended before `now` (the maintenance schedule); returns how many. */

@@ -21,7 +21,7 @@
 // accounts with lockLedgerAccounts), then the posting references (a reference belongs to one step, and
 // runs of one step queue on its resource row first). A second lock in the same database transaction
 // that names another account is refused, as it could wait after taking locks.
-import type { Db, SqlTransaction } from './database';
+import { type DatabaseTransaction, isDatabaseTransaction, sql, sqlOf, type SqlDb } from './database';
 import { newId } from '../domain/ids';
 import { AmountValue, Currency, Decimal } from '../domain/money';
 import {
@@ -41,11 +41,12 @@ export interface PostingResult {
 }
 
 /** Opens a wallet's balance in every ledger currency, at zero. */
-export async function openWalletLedgerAccounts(db: Db, walletId: string): Promise<void> {
-  await db.ledgerAccount.createMany({
-    data: walletCurrencies.map((currency) => ({ id: newId(), walletId, currency })),
-    skipDuplicates: true,
-  });
+export async function openWalletLedgerAccounts(db: SqlDb, walletId: string): Promise<void> {
+  await sqlOf(db)
+    .insertInto('ledgerAccounts')
+    .values(walletCurrencies.map((currency) => ({ id: newId(), walletId, currency, updatedAt: new Date() })))
+    .onConflict((conflict) => conflict.doNothing())
+    .execute();
 }
 
 /**
@@ -57,7 +58,10 @@ export async function openWalletLedgerAccounts(db: Db, walletId: string): Promis
  * that commits meanwhile, is a replay that writes nothing, provided it has exactly the same entries (otherwise
  * `replay_mismatch`). Answers one result per posting, in their order.
  */
-export async function postLedgerEntries(tx: SqlTransaction, ...postings: LedgerPosting[]): Promise<PostingResult[]> {
+export async function postLedgerEntries(
+  tx: DatabaseTransaction,
+  ...postings: LedgerPosting[]
+): Promise<PostingResult[]> {
   const checked = postings.map((posting) => ({ posting, entries: checkPosting(posting) }));
   const references = new Set(postings.map(({ reference }) => reference));
   if (references.size < postings.length) throw new LedgerError('invalid_posting', 'a reference posted twice at once');
@@ -96,7 +100,7 @@ export async function postLedgerEntries(tx: SqlTransaction, ...postings: LedgerP
 
   // Entries and running balances in one statement each (through Prisma's model API, one compiled query per entry
   // and per account cost most of a settlement step's CPU: `npm run bench`).
-  await tx.$executeRaw`
+  await sql`
     INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount)
     SELECT e.id, e.transaction_id, e.account_id, e.currency, e.amount
     FROM unnest(
@@ -105,16 +109,16 @@ export async function postLedgerEntries(tx: SqlTransaction, ...postings: LedgerP
       ${written.map(({ account }) => accounts.get(keyOf(account))!.id)}::uuid[],
       ${written.map(({ account }) => account.currency)}::text[],
       ${written.map(({ amount }) => amount.toFixed())}::numeric[]
-    ) AS e(id, transaction_id, account_id, currency, amount)`;
+    ) AS e(id, transaction_id, account_id, currency, amount)`.execute(tx);
   const changed = [...deltas].filter(([, delta]) => !delta.isZero());
   if (changed.length > 0) {
-    await tx.$executeRaw`
+    await sql`
       UPDATE ledger_accounts a SET balance = a.balance + d.delta, updated_at = now()
       FROM unnest(
         ${changed.map(([key]) => accounts.get(key)!.id)}::uuid[],
         ${changed.map(([, delta]) => delta.toFixed())}::numeric[]
       ) AS d(id, delta)
-      WHERE a.id = d.id`;
+      WHERE a.id = d.id`.execute(tx);
   }
   return results;
 }
@@ -123,8 +127,9 @@ export async function postLedgerEntries(tx: SqlTransaction, ...postings: LedgerP
  * Claims the references of postings, in their order (the order they are read back in): the id of each posting
  * claimed now; a reference posted before is not in the answer.
  */
-async function claimReferences(tx: SqlTransaction, postings: LedgerPosting[]): Promise<Map<string, string>> {
-  const rows = await tx.$queryRaw<Array<{ id: string; reference: string }>>`
+async function claimReferences(tx: DatabaseTransaction, postings: LedgerPosting[]): Promise<Map<string, string>> {
+  const rows = (
+    await sql`
     INSERT INTO ledger_transactions (id, reference, description)
     SELECT t.id, t.reference, t.description
     FROM unnest(
@@ -134,29 +139,36 @@ async function claimReferences(tx: SqlTransaction, postings: LedgerPosting[]): P
     ) WITH ORDINALITY AS t(id, reference, description, position)
     ORDER BY t.position
     ON CONFLICT (reference) DO NOTHING
-    RETURNING id::text, reference`;
+    RETURNING id::text, reference`.execute(tx)
+  ).rows as Array<{ id: string; reference: string }>;
   return new Map(rows.map(({ id, reference }) => [reference, id]));
 }
 /** The earlier posting of a reference, when it has exactly these entries; otherwise replay_mismatch. */
 async function replayOf(
-  tx: SqlTransaction,
+  tx: DatabaseTransaction,
   reference: string,
   entries: Array<{ account: LedgerAccountRef; amount: Decimal }>,
 ): Promise<PostingResult> {
-  const previous = await tx.$queryRaw<
-    Array<{ id: string; wallet_id: string | null; system_code: string | null; currency: string; amount: unknown }>
-  >`
+  const previous = (
+    await sql`
     SELECT t.id::text AS id, a.wallet_id::text AS wallet_id, a.system_code, e.currency, e.amount
     FROM ledger_transactions t
     JOIN ledger_entries e ON e.transaction_id = t.id
     JOIN ledger_accounts a ON a.id = e.account_id
-    WHERE t.reference = ${reference}`;
+    WHERE t.reference = ${reference}`.execute(tx)
+  ).rows as Array<{
+    id: string;
+    walletId: string | null;
+    systemCode: string | null;
+    currency: string;
+    amount: unknown;
+  }>;
   if (previous.length === 0) throw new Error(`ledger posting ${reference} has no entries`);
   const describe = (key: string, currency: string, amount: AmountValue) =>
     `${key}:${currency}:${new Decimal(amount.toString()).toFixed()}`;
   const stored = previous
-    .map(({ wallet_id, system_code, currency, amount }) =>
-      describe(wallet_id ? `wallet:${wallet_id}` : `system:${system_code ?? ''}`, currency, String(amount)),
+    .map(({ walletId, systemCode, currency, amount }) =>
+      describe(walletId ? `wallet:${walletId}` : `system:${systemCode ?? ''}`, currency, String(amount)),
     )
     .sort();
   const requested = entries
@@ -184,7 +196,7 @@ interface AccountRow {
 }
 
 /** The accounts each open database transaction named in its lock: a later lock in it may name only these. */
-const lockedIn = new WeakMap<SqlTransaction, Set<string>>();
+const lockedIn = new WeakMap<DatabaseTransaction, Set<string>>();
 
 /**
  * The accounts of a database transaction's postings, by keyOf, the ones with a running balance under their row
@@ -194,10 +206,9 @@ const lockedIn = new WeakMap<SqlTransaction, Set<string>>();
  * take on their accounts (the foreign key) never wait on it. The first lock of a database transaction must name
  * every account it will post to: a later one naming another could wait on a lock after taking others.
  */
-async function lockAccounts(tx: SqlTransaction, refs: LedgerAccountRef[]): Promise<Map<string, AccountRow>> {
-  // A client, not a transaction: its postings would not commit with their state change, and one lock per
-  // database transaction could not be told apart from the next.
-  if ('$transaction' in tx) throw new Error('the ledger posts and locks inside a database transaction only');
+async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): Promise<Map<string, AccountRow>> {
+  // A client, not a transaction: its postings would not commit with their state change.
+  if (!isDatabaseTransaction(tx)) throw new Error('the ledger posts and locks inside a database transaction only');
   const byKey = new Map(refs.map((ref) => [keyOf(ref), ref]));
   const keys = [...byKey.keys()].sort();
   const earlier = lockedIn.get(tx);
@@ -217,7 +228,7 @@ async function lockAccounts(tx: SqlTransaction, refs: LedgerAccountRef[]): Promi
   const systemCodes = systems.map((ref) => ('system' in ref ? ref.system : ''));
   const systemCurrencies = systems.map((ref) => ref.currency as string);
   if (systems.length > 0 && !earlier) {
-    await tx.$executeRaw`
+    await sql`
       INSERT INTO ledger_accounts (id, system_code, currency, allow_negative, balance, updated_at)
       SELECT s.id, s.system_code, s.currency, s.allow_negative, CASE WHEN s.allow_negative THEN NULL ELSE 0 END, now()
       FROM unnest(
@@ -226,11 +237,10 @@ async function lockAccounts(tx: SqlTransaction, refs: LedgerAccountRef[]): Promi
         ${systemCurrencies}::text[],
         ${systems.map((ref) => ('system' in ref ? (ref.allowNegative ?? true) : true))}::boolean[]
       ) AS s(id, system_code, currency, allow_negative)
-      ON CONFLICT (system_code, currency) DO NOTHING`;
+      ON CONFLICT (system_code, currency) DO NOTHING`.execute(tx);
   }
-  const rows = await tx.$queryRaw<
-    Array<{ id: string; wallet_id: string | null; system_code: string | null; currency: string; locks: boolean }>
-  >`
+  const rows = (
+    await sql`
     SELECT a.id::text, a.wallet_id::text, a.system_code, a.currency, NOT a.allow_negative AS locks
     FROM ledger_accounts a
     JOIN unnest(${systemCodes}::text[], ${systemCurrencies}::text[]) AS s(code, currency)
@@ -242,20 +252,23 @@ async function lockAccounts(tx: SqlTransaction, refs: LedgerAccountRef[]): Promi
       ${wallets.map((ref) => ('walletId' in ref ? ref.walletId : ''))}::uuid[],
       ${wallets.map((ref) => ref.currency as string)}::text[]
     ) AS w(wallet_id, currency)
-      ON a.wallet_id = w.wallet_id AND a.currency = w.currency`;
+      ON a.wallet_id = w.wallet_id AND a.currency = w.currency`.execute(tx)
+  ).rows as Array<{ id: string; walletId: string | null; systemCode: string | null; currency: string; locks: boolean }>;
   const toLock = rows.filter((row) => row.locks).map((row) => row.id);
   const balances =
     toLock.length === 0
       ? []
-      : await tx.$queryRaw<Array<{ id: string; balance: string }>>`
+      : ((
+          await sql`
           SELECT id::text, balance::text FROM ledger_accounts WHERE id = ANY(${toLock}::uuid[])
-          ORDER BY id FOR NO KEY UPDATE`;
+          ORDER BY id FOR NO KEY UPDATE`.execute(tx)
+        ).rows as Array<{ id: string; balance: string }>);
   const balanceById = new Map(balances.map(({ id, balance }) => [id, new Decimal(balance)]));
   const found = new Map<string, AccountRow>();
   for (const row of rows) {
-    const key = row.wallet_id
-      ? keyOf({ walletId: row.wallet_id, currency: row.currency as LedgerCurrency })
-      : keyOf({ system: row.system_code ?? '', currency: row.currency as Currency });
+    const key = row.walletId
+      ? keyOf({ walletId: row.walletId, currency: row.currency as LedgerCurrency })
+      : keyOf({ system: row.systemCode ?? '', currency: row.currency as Currency });
     found.set(key, { id: row.id, balance: balanceById.get(row.id) ?? null });
   }
   for (const [key, ref] of byKey) {
@@ -280,7 +293,10 @@ export interface LockedBalances {
  * will make), and answers their running balances: for a step that checks a balance before it posts (a wallet
  * transfer's hold). The postings then find their accounts locked already. Call it after locking the resource row.
  */
-export async function lockLedgerAccounts(tx: SqlTransaction, accounts: LedgerAccountRef[]): Promise<LockedBalances> {
+export async function lockLedgerAccounts(
+  tx: DatabaseTransaction,
+  accounts: LedgerAccountRef[],
+): Promise<LockedBalances> {
   const rows = await lockAccounts(tx, accounts);
   return {
     of(account) {
@@ -298,8 +314,9 @@ export async function lockLedgerAccounts(tx: SqlTransaction, accounts: LedgerAcc
  * otherwise the sum of its entries; zero for an account never posted to. The one way to read a system account's
  * balance (those that may go negative have no running balance).
  */
-export async function ledgerBalances(db: SqlTransaction, accounts: LedgerAccountRef[]): Promise<Decimal[]> {
-  const rows = await db.$queryRaw<Array<{ balance: string }>>`
+export async function ledgerBalances(db: SqlDb, accounts: LedgerAccountRef[]): Promise<Decimal[]> {
+  const rows = (
+    await sql`
     SELECT COALESCE(a.balance, (SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)::text
       AS balance
     FROM unnest(
@@ -309,13 +326,16 @@ export async function ledgerBalances(db: SqlTransaction, accounts: LedgerAccount
     ) WITH ORDINALITY AS r(wallet_id, system_code, currency, position)
     LEFT JOIN ledger_accounts a
       ON a.currency = r.currency AND (a.wallet_id = r.wallet_id OR a.system_code = r.system_code)
-    ORDER BY r.position`;
+    ORDER BY r.position`.execute(sqlOf(db))
+  ).rows as Array<{ balance: string }>;
   return rows.map(({ balance }) => new Decimal(balance));
 }
 
 /** True when a posting with this reference exists (a step posted already). */
-export async function isPosted(db: Db | SqlTransaction, reference: string): Promise<boolean> {
-  const rows = await db.$queryRaw<Array<{ found: number }>>`
-    SELECT 1 AS found FROM ledger_transactions WHERE reference = ${reference}`;
+export async function isPosted(db: SqlDb, reference: string): Promise<boolean> {
+  const rows = (
+    await sql`
+    SELECT 1 AS found FROM ledger_transactions WHERE reference = ${reference}`.execute(sqlOf(db))
+  ).rows as Array<{ found: number }>;
   return rows.length > 0;
 }

@@ -1,57 +1,30 @@
 // The quotes table: a quote's row and its status changes (active, used by one consumer, expired), which the
 // quote's lifetime workflow decides.
 import type { Quote as QuoteRow } from '@prisma/client';
-import { sqlPoolOf, type Db, type Prisma, type PrismaClient, type SqlTransaction } from './database';
-import { insertRow, readRowById, rowByIdQuery, type TableMap } from './sql-rows';
+import type { Insertable } from 'kysely';
+import { type DatabaseTransaction, type DB, type Db, decimalOf, type DecimalText, sqlOf, type SqlDb } from './database';
 
 export type { QuoteRow };
 
-/** The columns of a quote, read and written in SQL (sql-rows.ts). */
-export const quoteTable: TableMap<QuoteRow> = {
-  table: 'quotes',
-  columns: {
-    id: ['id'],
-    partnerId: ['partner_id'],
-    type: ['type'],
-    status: ['status'],
-    senderCurrency: ['sender_currency'],
-    senderPaymentRail: ['sender_payment_rail'],
-    stablecoinCurrency: ['stablecoin_currency'],
-    stablecoinPaymentRail: ['stablecoin_payment_rail'],
-    receiverCurrency: ['receiver_currency'],
-    receiverPaymentRail: ['receiver_payment_rail'],
-    fixedSide: ['fixed_side'],
-    senderAmount: ['sender_amount', 'decimal'],
-    stablecoinAmount: ['stablecoin_amount', 'decimal'],
-    receiverAmount: ['receiver_amount', 'decimal'],
-    rates: ['rates', 'decimals'],
-    serviceFeeBps: ['service_fee_bps'],
-    partnerFeeBps: ['partner_fee_bps'],
-    partnerFlatFee: ['partner_flat_fee', 'decimal'],
-    networkFee: ['network_fee', 'decimal'],
-    serviceFeeAmount: ['service_fee_amount', 'decimal'],
-    partnerFeeAmount: ['partner_fee_amount', 'decimal'],
-    expiresAt: ['expires_at', 'date'],
-    usedBy: ['used_by'],
-    usedAt: ['used_at', 'date'],
-    createdAt: ['created_at', 'date'],
-    updatedAt: ['updated_at', 'date'],
-  },
-};
-
-const quoteById = rowByIdQuery<QuoteRow>(quoteTable);
-
-/** Any partner's quote by id, or null. In SQL (sql-rows.ts): every quote-based transaction reads its quote first. */
-export async function findQuote(db: Db, id: string): Promise<QuoteRow | null> {
-  return readRowById(db, quoteById, id);
+/** Any partner's quote by id, or null: every quote-based transaction reads its quote first. */
+export async function findQuote(db: SqlDb, id: string): Promise<QuoteRow | null> {
+  const row = await sqlOf(db).selectFrom('quotes').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ?? null;
 }
 
-/**
- * Inserts a quote in the caller's transaction and answers it as stored. In SQL (sql-rows.ts): every quote makes
- * this insert, which Prisma would compile on each call.
- */
-export async function insertQuote(tx: SqlTransaction, quote: Prisma.QuoteUncheckedCreateInput): Promise<QuoteRow> {
-  return insertRow(tx, quoteTable, quote);
+/** A quote as written by its create. */
+export type NewQuote = Omit<Insertable<DB['quotes']>, 'createdAt' | 'updatedAt' | 'rates'> & { createdAt?: Date } & {
+  rates: DecimalText[];
+};
+
+/** Inserts a quote in the caller's database transaction and answers it as stored. */
+export async function insertQuote(tx: DatabaseTransaction, quote: NewQuote): Promise<QuoteRow> {
+  const now = quote.createdAt ?? new Date();
+  return tx
+    .insertInto('quotes')
+    .values({ ...quote, rates: quote.rates.map(decimalOf), createdAt: now, updatedAt: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** What decides whether a quote may change hands: its status and who used it. */
@@ -59,23 +32,15 @@ export async function findQuoteUse(db: Db, id: string): Promise<{ status: string
   return db.quote.findUnique({ where: { id }, select: { status: true, usedBy: true } });
 }
 
-/**
- * active -> used by `consumerId`; false when the quote was not active. On the pool: every settlement makes this
- * step, and Prisma would compile the update on each call.
- */
-export async function recordQuoteUse(
-  prisma: PrismaClient,
-  id: string,
-  consumerId: string,
-  usedAt: Date,
-): Promise<boolean> {
-  const updated = await sqlPoolOf(prisma).query({
-    name: 'mark-quote-used',
-    text: `UPDATE quotes SET status = 'used', used_by = $2, used_at = $3, updated_at = $3
-      WHERE id = $1 AND status = 'active'`,
-    values: [id, consumerId, usedAt],
-  });
-  return updated.rowCount === 1;
+/** active -> used by `consumerId`; false when the quote was not active (every settlement makes this step). */
+export async function recordQuoteUse(db: SqlDb, id: string, consumerId: string, usedAt: Date): Promise<boolean> {
+  const updated = await sqlOf(db)
+    .updateTable('quotes')
+    .set({ status: 'used', usedBy: consumerId, usedAt, updatedAt: usedAt })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return updated.numUpdatedRows === 1n;
 }
 
 /** used by `consumerId` -> active; false when it was not used by that consumer. */

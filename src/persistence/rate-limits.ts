@@ -2,7 +2,7 @@
 // one atomic upsert per request). The table is made by the migrations; expired counters are purged by the
 // maintenance schedule, not by a timer in every API process.
 import { RateLimiterPostgres, type RateLimiterMemory } from 'rate-limiter-flexible';
-import { type Db, type PrismaClient, sqlPoolOf } from './database';
+import { type PrismaClient, sql, sqlOf, type SqlDb, sqlPoolOf } from './database';
 
 /** One limit's counters: `keyPrefix` names the limit, `points` requests per `duration` seconds. */
 export function rateLimitCounters(
@@ -22,6 +22,7 @@ export function rateLimitCounters(
 }
 
 /** Deletes the counters whose window ended before `before` (milliseconds since the epoch); returns how many. */
-export function deleteRateLimitsExpiredBefore(db: Db, before: number): Promise<number> {
-  return db.$executeRaw`DELETE FROM rate_limits WHERE expire < ${before}`;
+export async function deleteRateLimitsExpiredBefore(db: SqlDb, before: number): Promise<number> {
+  const deleted = await sql`DELETE FROM rate_limits WHERE expire < ${before}`.execute(sqlOf(db));
+  return Number(deleted.numAffectedRows ?? 0);
 }

@@ -1,7 +1,7 @@
 // The sandbox's simulated exchange, banks and chain keep what they did in sandbox_rail_operations, keyed by the
 // idempotency key the service sent, as real providers keep their operations: a repeated request finds the first
 // one (and counts `requests` up) instead of making a second.
-import type { PrismaClient } from './database';
+import { sql, sqlOf, type SqlDb } from './database';
 
 export type SandboxOperationKind = 'conversion' | 'payout' | 'return' | 'sell_back' | 'chain_send';
 
@@ -15,25 +15,28 @@ export interface SandboxOperation {
 
 /** Records the operation under its key, or finds the first one made under it. Answers the operation kept. */
 export async function recordSandboxOperation(
-  prisma: PrismaClient,
+  db: SqlDb,
   idempotencyKey: string,
   operation: SandboxOperation,
 ): Promise<SandboxOperation> {
-  const [row] = await prisma.$queryRaw<Array<{ kind: string; currency: string; amount: unknown; outcome: string }>>`
+  const [row] = (
+    await sql`
     INSERT INTO sandbox_rail_operations (idempotency_key, kind, currency, amount, outcome)
     VALUES (${idempotencyKey}, ${operation.kind}, ${operation.currency}, ${operation.amount}::numeric, ${operation.outcome})
     ON CONFLICT (idempotency_key) DO UPDATE SET requests = sandbox_rail_operations.requests + 1
-    RETURNING kind, currency, amount, outcome`;
+    RETURNING kind, currency, amount, outcome`.execute(sqlOf(db))
+  ).rows as Array<{ kind: string; currency: string; amount: unknown; outcome: string }>;
   return row ? operationOf(row) : operation;
 }
 
 /** The operation made under the key, or null when none was. */
-export async function findSandboxOperation(
-  prisma: PrismaClient,
-  idempotencyKey: string,
-): Promise<SandboxOperation | null> {
-  const [row] = await prisma.$queryRaw<Array<{ kind: string; currency: string; amount: unknown; outcome: string }>>`
-    SELECT kind, currency, amount, outcome FROM sandbox_rail_operations WHERE idempotency_key = ${idempotencyKey}`;
+export async function findSandboxOperation(db: SqlDb, idempotencyKey: string): Promise<SandboxOperation | null> {
+  const [row] = (
+    await sql`
+    SELECT kind, currency, amount, outcome FROM sandbox_rail_operations WHERE idempotency_key = ${idempotencyKey}`.execute(
+      sqlOf(db),
+    )
+  ).rows as Array<{ kind: string; currency: string; amount: unknown; outcome: string }>;
   return row ? operationOf(row) : null;
 }
 

@@ -9,7 +9,10 @@ import type {
   IssuedDepositDetails,
   SenderCurrency,
 } from '../providers/deposit-accounts';
-import type { DatabaseTransaction, Db, Prisma } from './database';
+import type { Kysely, Updateable } from 'kysely';
+import { jsonObjectFrom } from 'kysely/helpers/postgres';
+import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma, relatedRow } from './database';
+import { findCustomer } from './customers';
 
 export const withWallet = { wallet: true } as const;
 export type VirtualAccountRow = Prisma.VirtualAccountGetPayload<{ include: typeof withWallet }>;
@@ -39,6 +42,22 @@ export async function listVirtualAccounts(
   });
 }
 
+/** The statement reading virtual accounts with their wallet. */
+function virtualAccountRows(db: Kysely<DB>) {
+  return db
+    .selectFrom('virtualAccounts as v')
+    .selectAll('v')
+    .select((select) =>
+      jsonObjectFrom(select.selectFrom('wallets as w').selectAll('w').whereRef('w.id', '=', 'v.walletId')).as('wallet'),
+    );
+}
+
+type SelectedVirtualAccount = Awaited<ReturnType<ReturnType<typeof virtualAccountRows>['executeTakeFirstOrThrow']>>;
+
+function asVirtualAccountRow(row: SelectedVirtualAccount): VirtualAccountRow {
+  return { ...row, wallet: relatedRow<VirtualAccountRow['wallet']>(row.wallet)! };
+}
+
 export async function insertVirtualAccount(
   tx: DatabaseTransaction,
   account: {
@@ -55,21 +74,18 @@ export async function insertVirtualAccount(
     decidedAt: Date | null;
   },
 ): Promise<VirtualAccountRow> {
-  return tx.virtualAccount.create({
-    data: { ...account, depositAddresses: account.depositAddresses as Prisma.InputJsonObject },
-    include: withWallet,
-  });
-}
-
-/** Takes the account's row lock in `tx`: one decision or cancellation of it at a time. */
-async function lockRow(tx: DatabaseTransaction, id: string): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM virtual_accounts WHERE id = ${id}::uuid FOR UPDATE`;
+  const now = new Date();
+  await tx
+    .insertInto('virtualAccounts')
+    .values({ ...account, depositAddresses: jsonParameter(account.depositAddresses)!, createdAt: now, updatedAt: now })
+    .execute();
+  return asVirtualAccountRow(await virtualAccountRows(tx).where('v.id', '=', account.id).executeTakeFirstOrThrow());
 }
 
 /** The account under its row lock, or null. */
 export async function lockVirtualAccount(tx: DatabaseTransaction, id: string): Promise<VirtualAccountRow | null> {
-  await lockRow(tx, id);
-  return tx.virtualAccount.findUnique({ where: { id }, include: withWallet });
+  const row = await virtualAccountRows(tx).where('v.id', '=', id).forUpdate('v').executeTakeFirst();
+  return row ? asVirtualAccountRow(row) : null;
 }
 
 /** The account and its customer under the account's row lock, or null: what a review decision reads. */
@@ -77,8 +93,24 @@ export async function lockVirtualAccountWithCustomer(
   tx: DatabaseTransaction,
   id: string,
 ): Promise<VirtualAccountWithCustomerRow | null> {
-  await lockRow(tx, id);
-  return tx.virtualAccount.findUnique({ where: { id }, include: withWalletAndCustomer });
+  const account = await lockVirtualAccount(tx, id);
+  if (!account) return null;
+  const { beneficiaries: _beneficiaries, ...customer } = (await findCustomer(tx, account.customerId))!;
+  return { ...account, customer };
+}
+
+/** Applies a change to the account and answers it as it is now. */
+async function updateVirtualAccount(
+  tx: DatabaseTransaction,
+  id: string,
+  changes: Updateable<DB['virtualAccounts']>,
+): Promise<VirtualAccountRow> {
+  await tx
+    .updateTable('virtualAccounts')
+    .set({ ...changes, updatedAt: new Date() })
+    .where('id', '=', id)
+    .execute();
+  return asVirtualAccountRow(await virtualAccountRows(tx).where('v.id', '=', id).executeTakeFirstOrThrow());
 }
 
 export async function markVirtualAccountApproved(
@@ -87,10 +119,10 @@ export async function markVirtualAccountApproved(
   depositAddresses: DepositAddresses,
   decidedAt: Date,
 ): Promise<VirtualAccountRow> {
-  return tx.virtualAccount.update({
-    where: { id },
-    data: { status: 'approved', depositAddresses: depositAddresses as Prisma.InputJsonObject, decidedAt },
-    include: withWallet,
+  return updateVirtualAccount(tx, id, {
+    status: 'approved',
+    depositAddresses: jsonParameter(depositAddresses)!,
+    decidedAt,
   });
 }
 
@@ -101,15 +133,11 @@ export async function markVirtualAccountRejected(
   reason: string | null,
   decidedAt: Date,
 ): Promise<VirtualAccountRow> {
-  return tx.virtualAccount.update({
-    where: { id },
-    data: { status: 'rejected', rejectionReason: reason, decidedAt },
-    include: withWallet,
-  });
+  return updateVirtualAccount(tx, id, { status: 'rejected', rejectionReason: reason, decidedAt });
 }
 
 export async function markVirtualAccountCancelled(tx: DatabaseTransaction, id: string): Promise<VirtualAccountRow> {
-  return tx.virtualAccount.update({ where: { id }, data: { status: 'cancelled' }, include: withWallet });
+  return updateVirtualAccount(tx, id, { status: 'cancelled' });
 }
 
 /** Counts the reminders sent about a review nobody has decided; answers whose account it is. */
@@ -154,10 +182,19 @@ export async function allocateDepositDetails(
 ): Promise<IssuedDepositDetails> {
   for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt += 1) {
     const issued = issuer.issue({ ...request, attempt });
-    const taken = await tx.virtualAccountDeposit.count({
-      where: { OR: issued.references.map(({ rail, identifier }) => ({ rail, identifier })) },
-    });
-    if (taken === 0) return issued;
+    const taken = await tx
+      .selectFrom('virtualAccountDeposits')
+      .select('id')
+      .where((where) =>
+        where.or(
+          issued.references.map(({ rail, identifier }) =>
+            where.and([where('rail', '=', rail), where('identifier', '=', identifier)]),
+          ),
+        ),
+      )
+      .limit(1)
+      .execute();
+    if (taken.length === 0) return issued;
   }
   throw new Error(`no free deposit account number after ${MAX_ISSUE_ATTEMPTS} attempts`);
 }
@@ -167,7 +204,8 @@ export async function storeDepositReferences(
   virtualAccountId: string,
   issued: IssuedDepositDetails,
 ): Promise<void> {
-  await tx.virtualAccountDeposit.createMany({
-    data: issued.references.map((reference) => ({ id: newId(), virtualAccountId, ...reference })),
-  });
+  await tx
+    .insertInto('virtualAccountDeposits')
+    .values(issued.references.map((reference) => ({ id: newId(), virtualAccountId, ...reference })))
+    .execute();
 }

@@ -3,7 +3,9 @@
 // table a transfer needs, a destination given by its address.
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { KeysetQuery } from '../http/pagination';
-import type { DatabaseTransaction, Db, Prisma } from './database';
+import type { Kysely } from 'kysely';
+import { jsonObjectFrom } from 'kysely/helpers/postgres';
+import { type DatabaseTransaction, type DB, type Db, type Prisma, relatedRow } from './database';
 
 export const withWallets = { fromWallet: true, toWallet: true } as const;
 export type WalletTransferRow = Prisma.WalletTransferGetPayload<{ include: typeof withWallets }>;
@@ -56,13 +58,43 @@ export async function insertWalletTransfer(
     sandboxSimulation: string | null;
   },
 ): Promise<WalletTransferRow> {
-  return tx.walletTransfer.create({ data: transfer, include: withWallets });
+  const now = new Date();
+  await tx
+    .insertInto('walletTransfers')
+    .values({ ...transfer, createdAt: now, updatedAt: now })
+    .execute();
+  return asWalletTransferRow(await walletTransferRows(tx).where('t.id', '=', transfer.id).executeTakeFirstOrThrow());
+}
+
+/** The statement reading transfers with both wallets. */
+function walletTransferRows(db: Kysely<DB>) {
+  return db
+    .selectFrom('walletTransfers as t')
+    .selectAll('t')
+    .select((select) => [
+      jsonObjectFrom(select.selectFrom('wallets as f').selectAll('f').whereRef('f.id', '=', 't.fromWalletId')).as(
+        'fromWallet',
+      ),
+      jsonObjectFrom(select.selectFrom('wallets as d').selectAll('d').whereRef('d.id', '=', 't.toWalletId')).as(
+        'toWallet',
+      ),
+    ]);
+}
+
+type SelectedWalletTransfer = Awaited<ReturnType<ReturnType<typeof walletTransferRows>['executeTakeFirstOrThrow']>>;
+
+function asWalletTransferRow(row: SelectedWalletTransfer): WalletTransferRow {
+  return {
+    ...row,
+    fromWallet: relatedRow<WalletTransferRow['fromWallet']>(row.fromWallet)!,
+    toWallet: relatedRow<WalletTransferRow['toWallet']>(row.toWallet),
+  };
 }
 
 /** The transfer under its row lock, or null: one status change of it at a time, even across workers. */
 export async function lockWalletTransfer(tx: DatabaseTransaction, id: string): Promise<WalletTransferRow | null> {
-  await tx.$queryRaw`SELECT id FROM wallet_transfers WHERE id = ${id}::uuid FOR UPDATE`;
-  return tx.walletTransfer.findUnique({ where: { id }, include: withWallets });
+  const row = await walletTransferRows(tx).where('t.id', '=', id).forUpdate('t').executeTakeFirst();
+  return row ? asWalletTransferRow(row) : null;
 }
 
 /** Sets the status, with the hash of the send or the failure's reason when there is one. */
@@ -72,5 +104,10 @@ export async function updateWalletTransferStatus(
   status: WalletTransferStatus,
   changes: { txHash?: string; failureReason?: string },
 ): Promise<WalletTransferRow> {
-  return tx.walletTransfer.update({ where: { id }, data: { status, ...changes }, include: withWallets });
+  await tx
+    .updateTable('walletTransfers')
+    .set({ status, ...changes, updatedAt: new Date() })
+    .where('id', '=', id)
+    .execute();
+  return asWalletTransferRow(await walletTransferRows(tx).where('t.id', '=', id).executeTakeFirstOrThrow());
 }

@@ -1,20 +1,26 @@
 // The wallets table: service-managed wallets, read with their balances (their ledger accounts, which the
 // ledger writes).
 import type { KeysetQuery } from '../http/pagination';
-import type { DatabaseTransaction, Db, Prisma } from './database';
-import type { TableMap } from './sql-rows';
+import { type DatabaseTransaction, type Db, type Prisma, sqlOf, type SqlDb } from './database';
 
 export const withBalances = { ledgerAccounts: true } as const;
 export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;
 
 /** Any partner's wallet by id, or null. */
-export async function findWallet(db: Db, id: string): Promise<WalletRow | null> {
-  return db.wallet.findUnique({ where: { id }, include: withBalances });
+export async function findWallet(db: SqlDb, id: string): Promise<WalletRow | null> {
+  const sql = sqlOf(db);
+  const wallet = await sql.selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!wallet) return null;
+  // A statement of their own: balances are decimals, which JSON would not carry exactly.
+  const ledgerAccounts = await sql.selectFrom('ledgerAccounts').selectAll().where('walletId', '=', id).execute();
+  return { ...wallet, ledgerAccounts };
 }
 
 /** A wallet known to exist (e.g. just written in `db`). */
-export async function readWallet(db: Db, id: string): Promise<WalletRow> {
-  return db.wallet.findUniqueOrThrow({ where: { id }, include: withBalances });
+export async function readWallet(db: SqlDb, id: string): Promise<WalletRow> {
+  const wallet = await findWallet(db, id);
+  if (!wallet) throw new Error(`wallet ${id} does not exist`);
+  return wallet;
 }
 
 /** A page of a partner's wallets, optionally one customer's. */
@@ -43,7 +49,11 @@ export async function insertWallet(
     keyReference: string;
   },
 ): Promise<void> {
-  await tx.wallet.create({ data: wallet });
+  const now = new Date();
+  await tx
+    .insertInto('wallets')
+    .values({ ...wallet, createdAt: now, updatedAt: now })
+    .execute();
 }
 
 /** The service-managed wallet at this address on this chain (any partner's), or null. */
@@ -54,19 +64,3 @@ export async function findWalletAtAddress(
 ): Promise<{ id: string; partnerId: string } | null> {
   return db.wallet.findUnique({ where: { chain_address: { chain, address } } });
 }
-
-/** The columns of a wallet, read in SQL (sql-rows.ts) with the transactions it carries. */
-export const walletTable: TableMap<Prisma.WalletGetPayload<object>> = {
-  table: 'wallets',
-  columns: {
-    id: ['id'],
-    partnerId: ['partner_id'],
-    customerId: ['customer_id'],
-    name: ['name'],
-    chain: ['chain'],
-    address: ['address'],
-    keyReference: ['key_reference'],
-    createdAt: ['created_at', 'date'],
-    updatedAt: ['updated_at', 'date'],
-  },
-};

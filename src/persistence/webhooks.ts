@@ -4,7 +4,17 @@
 // A delivery written with its event is recordEvent's (src/persistence/events.ts).
 import type { KeysetQuery } from '../http/pagination';
 import { newId } from '../domain/ids';
-import { Prisma, resilientPool, type DatabaseTransaction, type Db, type PrismaClient } from './database';
+import {
+  type DatabaseTransaction,
+  type Db,
+  type Prisma,
+  type PrismaClient,
+  resilientPool,
+  sql,
+  sqlOf,
+  type SqlDb,
+  withDatabaseTransaction,
+} from './database';
 import { wakeOutboxRelay } from './events';
 
 /** A webhook configuration, every column (its secrets sealed). */
@@ -21,9 +31,9 @@ export type DeliveryToAttemptRow = Prisma.WebhookDeliveryGetPayload<{ include: t
 /** A delivery the outbox relay takes: whose, why, and the resource whose order it keeps. */
 export interface UndispatchedDelivery {
   id: string;
-  partner_id: string;
+  partnerId: string;
   trigger: string;
-  resource_id: string;
+  resourceId: string;
 }
 
 /** What one attempt of a delivery did. */
@@ -45,17 +55,28 @@ export function insertWebhookConfig(
     secretCiphertext: string;
   },
 ): Promise<WebhookConfigRow> {
-  return tx.webhookConfig.create({ data: config });
+  const now = new Date();
+  return tx
+    .insertInto('webhookConfigs')
+    .values({ ...config, createdAt: now, updatedAt: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The partner's configuration (one at most: partner_id is unique). */
-export function findWebhookConfigOfPartner(db: Db, partnerId: string): Promise<WebhookConfigRow | null> {
-  return db.webhookConfig.findUnique({ where: { partnerId } });
+export async function findWebhookConfigOfPartner(db: SqlDb, partnerId: string): Promise<WebhookConfigRow | null> {
+  const row = await sqlOf(db)
+    .selectFrom('webhookConfigs')
+    .selectAll()
+    .where('partnerId', '=', partnerId)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /** The configuration by id, whoever's it is (callers check the partner, see ownedBy). */
-export function findWebhookConfig(db: Db, id: string): Promise<WebhookConfigRow | null> {
-  return db.webhookConfig.findUnique({ where: { id } });
+export async function findWebhookConfig(db: SqlDb, id: string): Promise<WebhookConfigRow | null> {
+  const row = await sqlOf(db).selectFrom('webhookConfigs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ?? null;
 }
 
 /** Changes the fields given (undefined: unchanged); the secrets are not among them. */
@@ -64,20 +85,22 @@ export function updateWebhookConfigSettings(
   id: string,
   changes: { url?: string; subscriptions?: string[]; enabled?: boolean },
 ): Promise<WebhookConfigRow> {
-  return tx.webhookConfig.update({
-    where: { id },
-    data: {
+  return tx
+    .updateTable('webhookConfigs')
+    .set({
       ...(changes.url !== undefined ? { url: changes.url } : {}),
       ...(changes.subscriptions !== undefined ? { subscriptions: changes.subscriptions } : {}),
       ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
-    },
-  });
+      updatedAt: new Date(),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The configuration under its row lock (one rotation at a time), read after the lock is granted. */
 export async function lockWebhookConfig(tx: DatabaseTransaction, id: string): Promise<WebhookConfigRow> {
-  await tx.$queryRaw`SELECT id FROM webhook_configs WHERE id = ${id}::uuid FOR UPDATE`;
-  return tx.webhookConfig.findUniqueOrThrow({ where: { id } });
+  return tx.selectFrom('webhookConfigs').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
 }
 
 /** Stores a rotated secret and the one it replaces, signing until `previousSecretExpiresAt` (or none). */
@@ -90,7 +113,12 @@ export function replaceWebhookSecret(
     previousSecretExpiresAt: Date | null;
   },
 ): Promise<WebhookConfigRow> {
-  return tx.webhookConfig.update({ where: { id }, data: { ...secrets, legacySecret: null } });
+  return tx
+    .updateTable('webhookConfigs')
+    .set({ ...secrets, legacySecret: null, updatedAt: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Configurations whose secret is still stored in plaintext (saved before encryption at rest). */
@@ -119,19 +147,23 @@ export async function queueWebhookRedelivery(
   event: { id: string; partnerId: string },
   configId: string,
 ): Promise<DeliveryRow> {
-  const row = await tx.webhookDelivery.create({
-    data: {
+  const now = new Date();
+  const row = await tx
+    .insertInto('webhookDeliveries')
+    .values({
       id: newId(),
       partnerId: event.partnerId,
       eventId: event.id,
       configId,
       trigger: 'redelivery',
       status: 'pending',
-    },
-    include: withAttempts,
-  });
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await wakeOutboxRelay(tx);
-  return row;
+  return { ...row, sequence: BigInt(row.sequence), attempts: [] };
 }
 
 /** A page of an event's deliveries with their attempts. */
@@ -167,22 +199,25 @@ export async function recordDeliveryAttempt(
   outcome: DeliveryAttemptOutcome,
   succeeded: boolean,
 ): Promise<void> {
-  await prisma.$transaction([
-    prisma.webhookDeliveryAttempt.upsert({
-      where: { deliveryId_attempt: { deliveryId, attempt } },
-      create: { id: newId(), deliveryId, attempt, ...outcome },
-      update: outcome,
-    }),
-    prisma.webhookDelivery.updateMany({
-      where: { id: deliveryId, status: 'pending' },
-      data: {
+  await withDatabaseTransaction(prisma, async (tx) => {
+    await tx
+      .insertInto('webhookDeliveryAttempts')
+      .values({ id: newId(), deliveryId, attempt, ...outcome, createdAt: new Date() })
+      .onConflict((conflict) => conflict.columns(['deliveryId', 'attempt']).doUpdateSet(outcome))
+      .execute();
+    await tx
+      .updateTable('webhookDeliveries')
+      .set({
         attemptCount: attempt,
         lastStatusCode: outcome.statusCode,
         lastError: outcome.error,
         ...(succeeded ? { status: 'succeeded', completedAt: new Date() } : {}),
-      },
-    }),
-  ]);
+        updatedAt: new Date(),
+      })
+      .where('id', '=', deliveryId)
+      .where('status', '=', 'pending')
+      .execute();
+  });
 }
 
 /** Marks the delivery failed unless it is no longer pending. */
@@ -195,22 +230,24 @@ export async function failPendingDelivery(db: Db, id: string): Promise<void> {
 
 /** The first `limit` deliveries not dispatched yet, in sequence order (of `partnerIds` only, when given). */
 export function listUndispatchedDeliveries(
-  db: Db,
+  db: SqlDb,
   options: { limit: number; partnerIds?: readonly string[] },
 ): Promise<UndispatchedDelivery[]> {
-  const onlyPartners = options.partnerIds
-    ? Prisma.sql`AND d.partner_id = ANY(${[...options.partnerIds]}::uuid[])`
-    : Prisma.empty;
-  return db.$queryRaw<UndispatchedDelivery[]>`
-    SELECT d.id::text AS id, d.partner_id::text AS partner_id, d.trigger, e.resource_id::text AS resource_id
-    FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-    WHERE d.dispatched_at IS NULL ${onlyPartners}
-    ORDER BY d.sequence
-    LIMIT ${options.limit}`;
+  let query = sqlOf(db)
+    .selectFrom('webhookDeliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.eventId')
+    .select(['d.id', 'd.partnerId', 'd.trigger', 'e.resourceId'])
+    .where('d.dispatchedAt', 'is', null);
+  if (options.partnerIds) query = query.where('d.partnerId', 'in', [...options.partnerIds]);
+  return query.orderBy('d.sequence').limit(options.limit).execute();
 }
 
-export async function markDeliveriesDispatched(db: Db, ids: string[]): Promise<void> {
-  await db.$executeRaw`UPDATE webhook_deliveries SET dispatched_at = now() WHERE id = ANY(${ids}::uuid[])`;
+export async function markDeliveriesDispatched(db: SqlDb, ids: string[]): Promise<void> {
+  await sqlOf(db)
+    .updateTable('webhookDeliveries')
+    .set({ dispatchedAt: sql`now()` })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** A connection of its own on which one process at a time holds a session-level advisory lock. */

@@ -1,10 +1,9 @@
 // The write path's start intents (src/temporal/write-then-start.ts): owns `workflow_starts`, one row per workflow
 // to start once the transaction that wrote it commits, marked started once Temporal has it.
-// The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create: as
-// SQL they cost a quarter (INSERT, through the transaction) and a fiftieth (UPDATE, on the pool) of the CPU that
-// Prisma's per-call query compilation charged them (`npm run bench`, docs/benchmark.md).
+// The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create:
+// through Kysely, as Prisma's per-call query compilation would cost them several times the CPU (docs/benchmark.md).
 import { newId } from '../domain/ids';
-import { sqlPoolOf, type Db, type Prisma, type PrismaClient, type SqlTransaction } from './database';
+import { type DatabaseTransaction, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
 
 /** A start intent, every column. */
 export type WorkflowStartRow = Prisma.WorkflowStartGetPayload<object>;
@@ -19,10 +18,18 @@ export interface NewWorkflowStart {
 }
 
 /** Writes the intent in the transaction of the write whose workflow it starts. */
-export async function insertWorkflowStart(tx: SqlTransaction, intent: NewWorkflowStart): Promise<void> {
-  await tx.$executeRaw`INSERT INTO workflow_starts (id, partner_id, workflow_type, workflow_id, args, search_attributes)
-    VALUES (${newId()}::uuid, ${intent.searchAttributes.PartnerId ?? null}::uuid, ${intent.workflowType},
-      ${intent.workflowId}, ${JSON.stringify(intent.args)}::jsonb, ${JSON.stringify(intent.searchAttributes)}::jsonb)`;
+export async function insertWorkflowStart(tx: DatabaseTransaction, intent: NewWorkflowStart): Promise<void> {
+  await tx
+    .insertInto('workflowStarts')
+    .values({
+      id: newId(),
+      partnerId: intent.searchAttributes.PartnerId ?? null,
+      workflowType: intent.workflowType,
+      workflowId: intent.workflowId,
+      args: jsonParameter(intent.args)!,
+      searchAttributes: jsonParameter(intent.searchAttributes)!,
+    })
+    .execute();
 }
 
 export function findWorkflowStart(db: Db, workflowId: string): Promise<WorkflowStartRow | null> {
@@ -51,12 +58,13 @@ export async function recordWorkflowStartFailure(db: Db, id: string, error: stri
 }
 
 /** Marks the intents of these workflows started (those not marked yet), on the pool: no transaction. */
-export async function markWorkflowsStarted(prisma: PrismaClient, workflowIds: string[]): Promise<void> {
-  await sqlPoolOf(prisma).query({
-    name: 'mark-workflow-started',
-    text: 'UPDATE workflow_starts SET started_at = now() WHERE workflow_id = ANY($1) AND started_at IS NULL',
-    values: [workflowIds],
-  });
+export async function markWorkflowsStarted(db: SqlDb, workflowIds: string[]): Promise<void> {
+  await sqlOf(db)
+    .updateTable('workflowStarts')
+    .set({ startedAt: new Date() })
+    .where('workflowId', 'in', workflowIds)
+    .where('startedAt', 'is', null)
+    .execute();
 }
 
 /** Deletes the intents started before `startedBefore` (they are only needed until started); returns how many. */

@@ -159,7 +159,6 @@ export async function createQuote(
       );
       return toQuote(row);
     },
-    { sql: true },
   );
 }
 

@@ -1,6 +1,6 @@
 // Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
 // outbox, and the sandbox's one-off mock send.
-import { isUniqueViolation, ownedBy, type Db, type PrismaClient } from '../persistence/database';
+import { isUniqueViolation, ownedBy, type Db, type PrismaClient, type SqlDb } from '../persistence/database';
 import { EventRow, findEvent } from '../persistence/events';
 import {
   findWebhookConfig,
@@ -81,7 +81,7 @@ export async function createWebhookConfig(
   }
 }
 
-export async function findWebhookConfigOrThrow(db: Db, partnerId: string, id?: string): Promise<WebhookConfigRow> {
+export async function findWebhookConfigOrThrow(db: SqlDb, partnerId: string, id?: string): Promise<WebhookConfigRow> {
   const row =
     id === undefined
       ? await findWebhookConfigOfPartner(db, partnerId)
@@ -154,7 +154,7 @@ export async function encryptLegacyWebhookSecrets(prisma: PrismaClient, box: Sec
 }
 
 /** The configuration explicit sends (redeliveries, mocks) go to: it must exist and be enabled. */
-async function requireEnabledConfig(db: Db, partnerId: string): Promise<WebhookConfigRow> {
+async function requireEnabledConfig(db: SqlDb, partnerId: string): Promise<WebhookConfigRow> {
   const config = await findWebhookConfigOfPartner(db, partnerId);
   if (!config) {
     throw new ApiError('webhook_config_missing', 'No webhook configuration; create one with POST /v1/webhook-configs.');

@@ -12,13 +12,7 @@ import { Client, Workflow, WorkflowHandle, WorkflowNotFoundError } from '@tempor
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ApiError } from '../http/errors';
-import {
-  DatabaseTransaction,
-  PrismaClient,
-  SqlTransaction,
-  sqlTransaction,
-  withDatabaseTransaction,
-} from '../persistence/database';
+import { type DatabaseTransaction, type PrismaClient, withDatabaseTransaction } from '../persistence/database';
 import { findWorkflowStart, insertWorkflowStart, markWorkflowsStarted } from '../persistence/workflow-starts';
 import { currentRequestContext } from '../request-context';
 import { customSearchAttributes } from './search-attributes';
@@ -66,46 +60,23 @@ export const writePathFaults: {
   afterCommit?: () => Promise<void>;
 } = {};
 
-/**
- * Which database transaction a write runs in: Prisma's interactive transaction (the model API), or, for writes
- * made wholly of SQL statements (sql-rows.ts, the ledger, events), sqlTransaction on one pooled connection, which
- * costs a fifth of the CPU (src/persistence/database.ts). The hottest creates (quotes, transactions) take the second.
- */
-export interface WriteOptions {
-  sql: true;
-}
-
-type PrismaWrite<T, A extends unknown[]> = (tx: DatabaseTransaction, ...rest: A) => Promise<T>;
-type SqlWrite<T, A extends unknown[]> = (tx: SqlTransaction, ...rest: A) => Promise<T>;
+type Write<T, A extends unknown[]> = (tx: DatabaseTransaction, ...rest: A) => Promise<T>;
 
 /**
  * One write transaction of a request, for writes that start no workflow (the first step of writeThenStart):
  * `write` returns the HTTP response body, which is stored as the Idempotency-Key's response in the same
  * transaction, so a process dying after the commit is replayed on retry and never done twice.
  */
-export async function writeTransaction<T>(prisma: PrismaClient, write: PrismaWrite<T, []>): Promise<T>;
-export async function writeTransaction<T>(
-  prisma: PrismaClient,
-  write: SqlWrite<T, []>,
-  options: WriteOptions,
-): Promise<T>;
-export async function writeTransaction<T>(
-  prisma: PrismaClient,
-  write: PrismaWrite<T, []> | SqlWrite<T, []>,
-  options?: WriteOptions,
-): Promise<T> {
+export async function writeTransaction<T>(prisma: PrismaClient, write: Write<T, []>): Promise<T> {
   const context = currentRequestContext();
-  const inTransaction = async (tx: DatabaseTransaction | SqlTransaction) => {
-    const body = await (write as (tx: unknown) => Promise<T>)(tx);
+  const result = await withDatabaseTransaction(prisma, async (tx) => {
+    const body = await write(tx);
     await writePathFaults.beforeCommit?.();
     if (context?.storeIdempotentResponse && !context.idempotentResponseStored) {
       await context.storeIdempotentResponse(tx, body);
     }
     return body;
-  };
-  const result = options?.sql
-    ? await sqlTransaction(prisma, inTransaction)
-    : await withDatabaseTransaction(prisma, inTransaction);
+  });
   // Only a committed response counts as stored (a failed commit must free the key for a retry).
   if (context?.storeIdempotentResponse) context.idempotentResponseStored = true;
   await writePathFaults.afterCommit?.();
@@ -116,30 +87,18 @@ export async function writeTransaction<T>(
  * Writes (rows, events, start intents) in one transaction, then starts the workflows. `write` returns the
  * HTTP response body of the request: under an Idempotency-Key it is stored in the same transaction.
  */
-export async function writeThenStart<T>(services: WriteServices, write: PrismaWrite<T, [EnqueueStart]>): Promise<T>;
-export async function writeThenStart<T>(
-  services: WriteServices,
-  write: SqlWrite<T, [EnqueueStart]>,
-  options: WriteOptions,
-): Promise<T>;
-export async function writeThenStart<T>(
-  services: WriteServices,
-  write: PrismaWrite<T, [EnqueueStart]> | SqlWrite<T, [EnqueueStart]>,
-  options?: WriteOptions,
-): Promise<T> {
+export async function writeThenStart<T>(services: WriteServices, write: Write<T, [EnqueueStart]>): Promise<T> {
   // A workflow that cannot start would leave a resource without its lifecycle: refuse while the engine is down.
   if (!(await temporalIsReachable(services.temporal, services.config.temporal.callTimeoutMs))) {
     throw ApiError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
   }
   const intents: WorkflowStartIntent[] = [];
-  const withIntents = (tx: SqlTransaction) =>
-    (write as (tx: SqlTransaction, start: EnqueueStart) => Promise<T>)(tx, async (intent) => {
+  const result = await writeTransaction(services.prisma, (tx) =>
+    write(tx, async (intent) => {
       await insertWorkflowStart(tx, intent);
       intents.push(intent);
-    });
-  const result = options
-    ? await writeTransaction(services.prisma, withIntents, options)
-    : await writeTransaction(services.prisma, withIntents);
+    }),
+  );
   for (const intent of intents) {
     try {
       await withTemporalDeadline(services, () =>

@@ -158,11 +158,11 @@ export class OutboxRelay {
         const workflowId =
           row.trigger === 'redelivery'
             ? workflowIds.webhookRedelivery(row.id)
-            : workflowIds.webhookDelivery(row.partner_id, row.resource_id);
+            : workflowIds.webhookDelivery(row.partnerId, row.resourceId);
         const entry = byWorkflow.get(workflowId) ?? {
           input: {
-            partnerId: row.partner_id,
-            resourceId: row.resource_id,
+            partnerId: row.partnerId,
+            resourceId: row.resourceId,
             ...(this.options.retrySchedule ? { retrySchedule: this.options.retrySchedule } : {}),
           },
           ids: [],

@@ -90,7 +90,6 @@ export async function receiveDeposit(
       );
       return toDeposit(deposit);
     },
-    { sql: true },
   );
 }
 

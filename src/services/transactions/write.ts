@@ -2,7 +2,7 @@
 // start of its settlement workflow in one database transaction (writeThenStart), the quote used once and given back
 // when the write fails.
 import { randomBytes } from 'node:crypto';
-import { isUniqueViolation, type SqlTransaction } from '../../persistence/database';
+import { type DatabaseTransaction, isUniqueViolation } from '../../persistence/database';
 import { Currency, Money } from '../../domain/money';
 import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
 import type { PaymentRail } from '../../domain/rails';
@@ -49,7 +49,7 @@ export interface NewTransaction {
   /** Created `processing`: the workflow skips the wait for a deposit. */
   funded?: SettlementInput['funded'];
   /** In the same database transaction, after the row: what a transaction created funded posts. */
-  afterInsert?: (tx: SqlTransaction, row: TransactionRow) => Promise<void>;
+  afterInsert?: (tx: DatabaseTransaction, row: TransactionRow) => Promise<void>;
 }
 
 export const newDepositReference = () => depositReferenceFrom(randomBytes(10));
@@ -117,7 +117,6 @@ export async function writeTransaction(
         );
         return resource;
       },
-      { sql: true },
     );
   } catch (error) {
     if (drawn && t.deposit && attempt < 3 && isUniqueViolation(error, 'deposit_reference')) {
