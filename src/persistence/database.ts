@@ -172,7 +172,8 @@ const decimalParameters: KyselyPlugin = {
 export function sqlBuilderOn(pool: Pool): Kysely<DB> {
   return new Kysely<DB>({
     dialect: new PostgresDialect({ pool }),
-    plugins: [new CamelCasePlugin(), decimalParameters],
+    // Column names only: the keys inside JSON values (addresses, rail details) are the API's and stay as stored.
+    plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true }), decimalParameters],
   });
 }
 
@@ -185,15 +186,18 @@ export function decimalOf(value: DecimalText): Prisma.Decimal {
 }
 
 /**
- * A related row read as JSON within the statement (kysely's jsonObjectFrom): its timestamps back as dates. Only for
- * rows whose other columns JSON carries exactly (no decimals).
+ * A related row read as JSON within the statement (kysely's jsonObjectFrom): its column names in camelCase and its
+ * timestamps back as dates. Only for rows whose other columns JSON carries exactly (no decimals).
  */
 export function relatedRow<Row>(
   value: unknown,
   dateFields: readonly string[] = ['createdAt', 'updatedAt'],
 ): Row | null {
   if (value === null || value === undefined) return null;
-  const row: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  const row: Record<string, unknown> = {};
+  for (const [column, columnValue] of Object.entries(value as Record<string, unknown>)) {
+    row[column.replace(/_([a-z0-9])/g, (_, next: string) => next.toUpperCase())] = columnValue;
+  }
   for (const field of dateFields) if (typeof row[field] === 'string') row[field] = new Date(row[field]);
   return row as Row;
 }
