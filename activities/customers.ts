@@ -68,7 +68,7 @@ export function createCustomerActivities({ prisma, config, verificationProvider 
       if (!outcome.accepted) return outcome;
       const receipt = await verificationProvider.submit({
         customerId,
-        customerType: outcome.customer.type as 'individual' | 'business',
+        customerType: outcome.customer.type,
         documentIds: outcome.customer.documents.map((doc) => doc.id),
       });
       return { accepted: true, receipt };
@@ -78,8 +78,8 @@ export function createCustomerActivities({ prisma, config, verificationProvider 
     async applyVerificationDecision(customerId: string, decision: VerificationDecision): Promise<CustomerStatus> {
       return withDatabaseTransaction(prisma, async (tx) => {
         const customer = await loadCustomer(tx, customerId);
-        if (customer.status !== 'under_review') return customer.status as CustomerStatus; // a retry
-        const known = new Set<string>(stepsFor(customer.type as 'individual' | 'business'));
+        if (customer.status !== 'under_review') return customer.status; // a retry
+        const known = new Set<string>(stepsFor(customer.type));
         for (const step of decision.rejected_steps) {
           if (!known.has(step.name)) continue;
           await rejectVerificationStep(tx, customerId, step.name, {

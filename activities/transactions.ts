@@ -17,6 +17,7 @@ import {
   decideDeposit,
   eventGroupOf,
   FailureReason,
+  type LegKind,
   SandboxSimulation,
   TransactionStatus,
 } from '../src/domain/transactions';
@@ -72,7 +73,7 @@ export interface DepositReceipt {
 }
 
 /** The steps that move money outside, each one provider operation (and one leg row) per transaction. */
-export type RailStep = 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'sell_back' | 'refund';
+export type RailStep = LegKind;
 
 const operationKinds: Record<RailStep, RailOperationKind> = {
   fiat_to_stablecoin: 'conversion',

@@ -40,7 +40,7 @@ export function createVirtualAccountActivities({ prisma, logger, depositAccountI
     async approveVirtualAccount(id: string): Promise<VirtualAccountStatus> {
       return withDatabaseTransaction(prisma, async (tx) => {
         const current = await lockVirtualAccount(tx, id);
-        if (current.status !== 'under_review') return current.status as VirtualAccountStatus; // a retry
+        if (current.status !== 'under_review') return current.status; // a retry
         const issued = await allocateDepositDetails(tx, depositAccountIssuer, {
           virtualAccountId: id,
           senderCurrency: current.senderCurrency as SenderCurrency,
@@ -57,7 +57,7 @@ export function createVirtualAccountActivities({ prisma, logger, depositAccountI
     async rejectVirtualAccount(id: string, reason: string | null): Promise<VirtualAccountStatus> {
       return withDatabaseTransaction(prisma, async (tx) => {
         const current = await lockVirtualAccount(tx, id);
-        if (current.status !== 'under_review') return current.status as VirtualAccountStatus; // a retry
+        if (current.status !== 'under_review') return current.status; // a retry
         const updated = await markVirtualAccountRejected(tx, id, reason, new Date());
         await announce(tx, updated);
         return 'rejected';
@@ -68,7 +68,7 @@ export function createVirtualAccountActivities({ prisma, logger, depositAccountI
     async cancelVirtualAccount(id: string): Promise<VirtualAccountStatus> {
       const row = await withDatabaseTransaction(prisma, (tx) => cancelVirtualAccountRow(tx, id, ['under_review']));
       if (!row) throw ApplicationFailure.nonRetryable(`virtual account ${id} does not exist`, 'VirtualAccountNotFound');
-      return row.status as VirtualAccountStatus;
+      return row.status;
     },
 
     /** Escalates a review nobody has decided: a warning for alerting, and the count on the account. */

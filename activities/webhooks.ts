@@ -37,7 +37,7 @@ export function createWebhookActivities(services: ActivityServices) {
     async attemptWebhookDelivery(deliveryId: string): Promise<DeliveryStatus> {
       const delivery = await findDeliveryToAttempt(prisma, deliveryId);
       if (!delivery) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} does not exist`, 'DeliveryNotFound');
-      if (delivery.status !== 'pending') return delivery.status as DeliveryStatus; // sent already: a duplicate signal
+      if (delivery.status !== 'pending') return delivery.status; // sent already: a duplicate signal
       const { config, event } = delivery;
       const cancelReason = !config.enabled
         ? 'cancelled: the webhook configuration is disabled'

@@ -61,6 +61,10 @@ export function eventGroupOf(type: TransactionType): 'payin' | 'payout' {
 }
 
 /** The legs a type runs, in order (workflows/settlement-legs.ts); the last one completes the transaction. */
+/** The legs a transaction's settlement may open, each once: the two conversions, a refund's sell-back and return. */
+export const legKinds = ['fiat_to_stablecoin', 'stablecoin_to_fiat', 'sell_back', 'refund'] as const;
+export type LegKind = (typeof legKinds)[number];
+
 export function legsOf(type: TransactionType): ReadonlyArray<'fiat_to_stablecoin' | 'stablecoin_to_fiat'> {
   switch (type) {
     case 'fiat_to_fiat':

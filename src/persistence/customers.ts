@@ -3,6 +3,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
 import type { VerificationLinkState } from '../domain/verification-links';
+import type { CustomerStatus } from '../schemas/customers';
 import type { KeysetQuery } from '../http/pagination';
 
 export const withBeneficiaries = { beneficiaries: { orderBy: { position: 'asc' } } } as const;
@@ -159,7 +160,7 @@ export async function renewVerificationLink(
 export async function updateCustomerStatus(
   tx: DatabaseTransaction,
   customerId: string,
-  status: string,
+  status: CustomerStatus,
   link: VerificationLinkColumns,
 ): Promise<CustomerRow> {
   const row = await tx
@@ -223,7 +224,12 @@ export async function rejectVerificationStep(
   tx: DatabaseTransaction,
   customerId: string,
   name: string,
-  rejection: { state: string; rejectionCodes: string[]; rejectionDescription: string; awaitingDocument: boolean },
+  rejection: {
+    state: 'approved' | 'partially_rejected' | 'rejected';
+    rejectionCodes: string[];
+    rejectionDescription: string;
+    awaitingDocument: boolean;
+  },
 ): Promise<void> {
   await tx
     .updateTable('verificationSteps')

@@ -1,9 +1,12 @@
-// The schema's status and type enums hold src/domain's values: a value added on one side only fails the typecheck
+// The schema's status and type enums hold the values of src/domain (and of src/schemas, for the API's own enums): a value added on one side only fails the typecheck
 // here, so rows carry the domain's types without casts.
 import type { $Enums } from '@prisma/client';
 import type { ExternalAccountStatus } from '../domain/external-accounts';
 import type { QuoteStatus, QuoteType } from '../domain/quotes';
-import type { TransactionStatus, TransactionType } from '../domain/transactions';
+import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
+import type { CustomerStatus, CustomerType } from '../schemas/customers';
+import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
+import type { DeliveryStatus } from '../schemas/webhooks';
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -16,4 +19,10 @@ export type SchemaEnumsAgreeWithDomain = [
   Agree<Same<$Enums.QuoteStatus, QuoteStatus>>,
   Agree<Same<$Enums.WalletTransferStatus, WalletTransferStatus>>,
   Agree<Same<$Enums.ExternalAccountStatus, ExternalAccountStatus>>,
+  Agree<Same<$Enums.CustomerType, CustomerType>>,
+  Agree<Same<$Enums.CustomerStatus, CustomerStatus>>,
+  Agree<Same<$Enums.VerificationStepState, CustomerStatus>>,
+  Agree<Same<$Enums.VirtualAccountStatus, VirtualAccountStatus>>,
+  Agree<Same<$Enums.WebhookDeliveryStatus, DeliveryStatus>>,
+  Agree<Same<$Enums.TransactionLegKind, LegKind>>,
 ];

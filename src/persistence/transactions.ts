@@ -17,7 +17,7 @@ import {
 } from './database';
 import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../domain/ids';
-import type { TransactionStatus, TransactionType } from '../domain/transactions';
+import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
 import type { KeysetQuery } from '../http/pagination';
 
 /** What a transaction is shown with: the external account paid and the wallet (a pay-in's receiver). */
@@ -151,7 +151,7 @@ export async function writeTransactionStatus(tx: DatabaseTransaction, updated: T
 }
 
 /** Opens a step's leg (once: a retry finds it open or closed) before its provider is called. */
-export async function openTransactionLeg(db: SqlDb, transactionId: string, kind: string): Promise<void> {
+export async function openTransactionLeg(db: SqlDb, transactionId: string, kind: LegKind): Promise<void> {
   await sqlOf(db)
     .insertInto('transactionLegs')
     .values({ id: newId(), transactionId, kind, status: 'processing', createdAt: sql`now()`, updatedAt: sql`now()` })
@@ -167,7 +167,7 @@ export async function closeTransactionLeg(
   tx: DatabaseTransaction,
   leg: {
     transactionId: string;
-    kind: string;
+    kind: LegKind;
     status: 'completed' | 'rejected';
     providerReference: string;
     failureReason: string | null;
@@ -190,7 +190,7 @@ export async function closeTransactionLeg(
 }
 
 /** A leg's status, or null when it was never opened. */
-export async function transactionLegStatus(db: SqlDb, transactionId: string, kind: string): Promise<string | null> {
+export async function transactionLegStatus(db: SqlDb, transactionId: string, kind: LegKind): Promise<string | null> {
   const row = await sqlOf(db)
     .selectFrom('transactionLegs')
     .select('status')

@@ -21,7 +21,7 @@ export async function cancelVirtualAccountRow(
   from: readonly VirtualAccountStatus[],
 ): Promise<VirtualAccountRow | null> {
   const current = await lockVirtualAccount(tx, id);
-  if (!current || !from.includes(current.status as VirtualAccountStatus)) return current;
+  if (!current || !from.includes(current.status)) return current;
   const updated = await markVirtualAccountCancelled(tx, id);
   await recordEvent(tx, {
     partnerId: updated.partnerId,

@@ -1,6 +1,7 @@
 // The virtual_accounts table (read with the receiving wallet) and virtual_account_deposits: the bank references
 // (IBANs, account numbers) issued to virtual accounts, by which incoming bank credits find their account.
 import type { KeysetQuery } from '../http/pagination';
+import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
 import { newId } from '../domain/ids';
 import type {
   DepositAccountIssuer,
@@ -66,7 +67,7 @@ export async function insertVirtualAccount(
     customerId: string;
     walletId: string;
     name: string;
-    status: string;
+    status: VirtualAccountStatus;
     senderCurrency: string;
     receiverCurrency: string;
     acceptsThirdPartyPayments: boolean | null;

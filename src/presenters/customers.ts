@@ -35,7 +35,7 @@ import type {
 export function missingBeforeReview(customer: CustomerWithReviewInputs): string[] {
   const missing = missingDocuments(
     {
-      type: customer.type as CustomerType,
+      type: customer.type,
       beneficiaries: customer.beneficiaries.map((b) => ({
         id: b.id,
         shareSize: b.shareSize.toString(),
@@ -110,8 +110,8 @@ function beneficiaryOf(row: CustomerRow['beneficiaries'][number]): BeneficiaryRe
 function baseOf(row: CustomerRow) {
   const common = {
     id: row.id,
-    type: row.type as CustomerType,
-    status: row.status as CustomerStatus,
+    type: row.type,
+    status: row.status,
     email: row.email,
     phone_number: row.phoneNumber,
     country: row.country,
@@ -119,7 +119,7 @@ function baseOf(row: CustomerRow) {
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
-  if ((row.type as CustomerType) === 'individual') {
+  if (row.type === 'individual') {
     return {
       ...common,
       type: 'individual' as const,
@@ -156,7 +156,7 @@ export function toCustomerListItem(row: CustomerRow, link: string | null): Custo
 
 /** The customer's verification steps grouped by state, in the order of the customer type's steps. */
 export function toVerificationDetails(customer: CustomerRow, stepRows: VerificationStepRow[]): VerificationDetails {
-  const order = stepsFor(customer.type as CustomerType);
+  const order = stepsFor(customer.type);
   const steps = [...stepRows].sort(
     (a, b) => order.indexOf(a.name as VerificationStep) - order.indexOf(b.name as VerificationStep),
   );
@@ -172,7 +172,7 @@ export function toVerificationDetails(customer: CustomerRow, stepRows: Verificat
       }));
   return {
     customer_id: customer.id,
-    customer_status: customer.status as CustomerStatus,
+    customer_status: customer.status,
     verification_steps: {
       pending: named('pending'),
       under_review: named('under_review'),

@@ -11,7 +11,7 @@ export function toVirtualAccount(row: VirtualAccountRow): VirtualAccountResource
     id: row.id,
     customer_id: row.customerId,
     name: row.name,
-    status: row.status as VirtualAccountStatus,
+    status: row.status,
     sender: { currency: row.senderCurrency as SenderCurrency },
     receiver: {
       currency: row.receiverCurrency as 'USDC' | 'USDT',

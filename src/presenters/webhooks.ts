@@ -39,7 +39,7 @@ export function toWebhookDelivery(row: DeliveryRow): WebhookDeliveryResource {
     id: row.id,
     event_id: row.eventId,
     trigger: row.trigger as 'event' | 'redelivery',
-    status: row.status as DeliveryStatus,
+    status: row.status,
     attempts: row.attempts.map((attempt) => ({
       attempt: attempt.attempt,
       url: attempt.url,

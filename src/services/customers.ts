@@ -107,7 +107,7 @@ export async function createCustomer(
     id,
     partnerId,
     type: request.type,
-    status: 'pending',
+    status: 'pending' as const,
     email: request.email,
     phoneNumber: request.phone_number,
     country: request.country,

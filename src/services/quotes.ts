@@ -122,44 +122,41 @@ export async function createQuote(
   const id = newId();
   const createdAt = new Date();
   const expiresAt = new Date(createdAt.getTime() + QUOTE_LIFETIME_MS);
-  return writeThenStart(
-    services,
-    async (tx, start) => {
-      const row = await insertQuote(tx, {
-        id,
-        partnerId,
-        type: terms.type,
-        status: 'active',
-        senderCurrency: terms.sender.currency,
-        senderPaymentRail: terms.sender.paymentRail,
-        stablecoinCurrency: terms.stablecoin?.currency ?? null,
-        stablecoinPaymentRail: terms.stablecoin?.paymentRail ?? null,
-        receiverCurrency: terms.receiver.currency,
-        receiverPaymentRail: terms.receiver.paymentRail,
-        fixedSide: amounts?.fixedSide ?? null,
-        senderAmount: amounts?.sender.toString() ?? null,
-        stablecoinAmount: amounts?.stablecoin?.toString() ?? null,
-        receiverAmount: amounts?.receiver.toString() ?? null,
-        rates: terms.rates.map((rate) => rate.toFixed()),
-        serviceFeeBps: terms.serviceFeeBps,
-        partnerFeeBps: terms.partnerFee?.percentageBps ?? null,
-        partnerFlatFee: terms.partnerFee?.flat.toString() ?? null,
-        networkFee: terms.networkFee.toString(),
-        serviceFeeAmount: amounts?.fees.service.toString() ?? null,
-        partnerFeeAmount: amounts?.fees.partner.toString() ?? null,
-        createdAt,
-        expiresAt: new Date(createdAt.getTime() + QUOTE_LIFETIME_MS),
-      });
-      await start(
-        workflowStart(quoteLifetimeWorkflow, {
-          workflowId: workflowIds.quote(id),
-          args: [{ quoteId: id, partnerId, type: terms.type, searchAttributesAtStart: true }],
-          searchAttributes: { PartnerId: partnerId, ResourceId: id, ResourceStatus: 'active' },
-        }),
-      );
-      return toQuote(row);
-    },
-  );
+  return writeThenStart(services, async (tx, start) => {
+    const row = await insertQuote(tx, {
+      id,
+      partnerId,
+      type: terms.type,
+      status: 'active',
+      senderCurrency: terms.sender.currency,
+      senderPaymentRail: terms.sender.paymentRail,
+      stablecoinCurrency: terms.stablecoin?.currency ?? null,
+      stablecoinPaymentRail: terms.stablecoin?.paymentRail ?? null,
+      receiverCurrency: terms.receiver.currency,
+      receiverPaymentRail: terms.receiver.paymentRail,
+      fixedSide: amounts?.fixedSide ?? null,
+      senderAmount: amounts?.sender.toString() ?? null,
+      stablecoinAmount: amounts?.stablecoin?.toString() ?? null,
+      receiverAmount: amounts?.receiver.toString() ?? null,
+      rates: terms.rates.map((rate) => rate.toFixed()),
+      serviceFeeBps: terms.serviceFeeBps,
+      partnerFeeBps: terms.partnerFee?.percentageBps ?? null,
+      partnerFlatFee: terms.partnerFee?.flat.toString() ?? null,
+      networkFee: terms.networkFee.toString(),
+      serviceFeeAmount: amounts?.fees.service.toString() ?? null,
+      partnerFeeAmount: amounts?.fees.partner.toString() ?? null,
+      createdAt,
+      expiresAt: new Date(createdAt.getTime() + QUOTE_LIFETIME_MS),
+    });
+    await start(
+      workflowStart(quoteLifetimeWorkflow, {
+        workflowId: workflowIds.quote(id),
+        args: [{ quoteId: id, partnerId, type: terms.type, searchAttributesAtStart: true }],
+        searchAttributes: { PartnerId: partnerId, ResourceId: id, ResourceStatus: 'active' },
+      }),
+    );
+    return toQuote(row);
+  });
 }
 
 export interface ConsumedQuote {

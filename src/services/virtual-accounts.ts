@@ -108,7 +108,7 @@ export async function createVirtualAccount(
               virtualAccountId: id,
               partnerId,
               customerId: customer.id,
-              status: row.status as VirtualAccountStatus,
+              status: row.status,
               review: config.virtualAccountReview,
               ...(request.simulate === 'rejected'
                 ? { sandboxDecision: { outcome: 'rejected' as const, reason: SANDBOX_REJECTION_REASON } }
@@ -152,7 +152,7 @@ export async function cancelVirtualAccount(
   id: string,
 ): Promise<VirtualAccountResource> {
   const row = await findVirtualAccountOrThrow(services.prisma, partnerId, id);
-  if (!cancellableVirtualAccountStatuses.includes(row.status as VirtualAccountStatus)) {
+  if (!cancellableVirtualAccountStatuses.includes(row.status)) {
     throw cannotBeCancelled(row.id, row.status);
   }
   if (row.status === 'under_review') {

@@ -67,30 +67,27 @@ export async function receiveDeposit(
   // A retry whose first attempt's update was taken after all (the transaction has moved on since): that deposit.
   const taken = await findTransactionDeposit(services.prisma, depositId);
   if (taken?.transactionId === row.id) return toDeposit(taken);
-  return writeThenStart(
-    services,
-    async (tx, start) => {
-      const deposit = await insertTransactionDeposit(tx, {
-        id: depositId,
-        transactionId: row.id,
-        currency: report.amount.currency,
-        amount: report.amount.toString(),
-        senderName: report.senderName,
-        reference: report.reference,
-        status: 'returning',
-        returnReason: 'not_awaiting_deposit',
-        receivedAt: report.receivedAt,
-      });
-      await start(
-        workflowStart(depositReturnWorkflow, {
-          workflowId: workflowIds.depositReturn(depositId),
-          args: [{ depositId, transactionId: row.id, partnerId: row.partnerId }],
-          searchAttributes: { PartnerId: row.partnerId, ResourceId: row.id, ResourceStatus: 'returning' },
-        }),
-      );
-      return toDeposit(deposit);
-    },
-  );
+  return writeThenStart(services, async (tx, start) => {
+    const deposit = await insertTransactionDeposit(tx, {
+      id: depositId,
+      transactionId: row.id,
+      currency: report.amount.currency,
+      amount: report.amount.toString(),
+      senderName: report.senderName,
+      reference: report.reference,
+      status: 'returning',
+      returnReason: 'not_awaiting_deposit',
+      receivedAt: report.receivedAt,
+    });
+    await start(
+      workflowStart(depositReturnWorkflow, {
+        workflowId: workflowIds.depositReturn(depositId),
+        args: [{ depositId, transactionId: row.id, partnerId: row.partnerId }],
+        searchAttributes: { PartnerId: row.partnerId, ResourceId: row.id, ResourceStatus: 'returning' },
+      }),
+    );
+    return toDeposit(deposit);
+  });
 }
 
 /** The sandbox deposit endpoint: checks the amount's decimals and the reference, then receiveDeposit. */

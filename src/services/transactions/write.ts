@@ -68,56 +68,53 @@ export async function writeTransaction(
 ): Promise<TransactionResource> {
   const status = t.funded ? 'processing' : 'awaiting_deposit';
   try {
-    return await writeThenStart(
-      services,
-      async (tx, start) => {
-        await insertTransaction(tx, {
-          ...t.columns,
-          id: t.id,
-          partnerId: t.partnerId,
-          customerId: t.customerId,
-          type: t.type,
-          status,
-          depositReference: drawn?.reference ?? null,
-          depositInstructions: drawn?.instructions ?? null,
-          depositDeadline: t.deposit?.deadline ?? null,
-          createdAt: t.createdAt,
-        });
-        const created = (await readTransactionRow(tx, t.id))!;
-        await t.afterInsert?.(tx, created);
-        const resource = toTransaction(created);
-        await recordEvent(tx, {
-          partnerId: t.partnerId,
-          type: `${eventGroupOf(t.type)}.created`,
-          resourceId: t.id,
-          resourceStatus: status,
-          resource,
-        });
-        await start(
-          workflowStart(settlementWorkflow, {
-            workflowId: workflowIds.transaction(t.id),
-            args: [
-              {
-                transactionId: t.id,
-                partnerId: t.partnerId,
-                customerId: t.customerId,
-                senderRail: t.senderRail,
-                type: t.type,
-                ...(t.funded ? { funded: t.funded } : {}),
-                searchAttributesAtStart: true,
-              },
-            ],
-            searchAttributes: {
-              PartnerId: t.partnerId,
-              CustomerId: t.customerId,
-              ResourceId: t.id,
-              ResourceStatus: status,
+    return await writeThenStart(services, async (tx, start) => {
+      await insertTransaction(tx, {
+        ...t.columns,
+        id: t.id,
+        partnerId: t.partnerId,
+        customerId: t.customerId,
+        type: t.type,
+        status,
+        depositReference: drawn?.reference ?? null,
+        depositInstructions: drawn?.instructions ?? null,
+        depositDeadline: t.deposit?.deadline ?? null,
+        createdAt: t.createdAt,
+      });
+      const created = (await readTransactionRow(tx, t.id))!;
+      await t.afterInsert?.(tx, created);
+      const resource = toTransaction(created);
+      await recordEvent(tx, {
+        partnerId: t.partnerId,
+        type: `${eventGroupOf(t.type)}.created`,
+        resourceId: t.id,
+        resourceStatus: status,
+        resource,
+      });
+      await start(
+        workflowStart(settlementWorkflow, {
+          workflowId: workflowIds.transaction(t.id),
+          args: [
+            {
+              transactionId: t.id,
+              partnerId: t.partnerId,
+              customerId: t.customerId,
+              senderRail: t.senderRail,
+              type: t.type,
+              ...(t.funded ? { funded: t.funded } : {}),
+              searchAttributesAtStart: true,
             },
-          }),
-        );
-        return resource;
-      },
-    );
+          ],
+          searchAttributes: {
+            PartnerId: t.partnerId,
+            CustomerId: t.customerId,
+            ResourceId: t.id,
+            ResourceStatus: status,
+          },
+        }),
+      );
+      return resource;
+    });
   } catch (error) {
     if (drawn && t.deposit && attempt < 3 && isUniqueViolation(error, 'deposit_reference')) {
       const reference = newDepositReference();
