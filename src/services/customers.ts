@@ -44,7 +44,7 @@ import {
 import type { ApiServices } from '../app-services';
 import { updateRefusal } from '../temporal/errors';
 import { workflowIds } from '../temporal/workflow-ids';
-import { callWorkflow, workflowStart, writeThenStart, writeTransaction } from '../temporal/write-then-start';
+import { callWorkflow, workflowStart, writeThenStart, writeRequest } from '../temporal/write-then-start';
 import {
   customerVerificationWorkflow,
   setSandboxVerificationOutcomeUpdate,
@@ -258,7 +258,7 @@ export async function uploadDocument(
   await services.documentStore.putFile(storageKey, file.path);
   let outcome: 'stored' | 'hosted_upload_limit_reached' = 'stored';
   try {
-    await writeTransaction(services.prisma, async (tx) => {
+    await writeRequest(services.prisma, async (tx) => {
       // Lock the customer so an upload cannot race a status change (e.g. check or a decision), nor another upload.
       await lockCustomer(tx, customer.id);
       const current = await readCustomer(tx, customer.id);

@@ -24,7 +24,7 @@ import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails 
 import type { ApiServices } from '../app-services';
 import { toExternalAccount } from '../presenters/external-accounts';
 import { findCustomerOrThrow } from './customers';
-import { writeTransaction } from '../temporal/write-then-start';
+import { writeRequest } from '../temporal/write-then-start';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
@@ -190,7 +190,7 @@ export async function createExternalAccount(
   const status: ExternalAccountStatus = screening.outcome;
   const now = new Date();
   try {
-    return await writeTransaction(services.prisma, async (tx) => {
+    return await writeRequest(services.prisma, async (tx) => {
       const row = await insertExternalAccount(tx, {
         id: newId(),
         partnerId,

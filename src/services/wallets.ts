@@ -10,7 +10,7 @@ import { toWallet } from '../presenters/wallets';
 import type { CreateWalletRequest, WalletResource } from '../schemas/wallets';
 import type { ApiServices } from '../app-services';
 import { requireApprovedCustomer } from './customers';
-import { writeTransaction } from '../temporal/write-then-start';
+import { writeRequest } from '../temporal/write-then-start';
 
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
 export async function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
@@ -34,7 +34,7 @@ export async function createWallet(
     walletId: id,
     chain: request.chain,
   });
-  return writeTransaction(services.prisma, async (tx) => {
+  return writeRequest(services.prisma, async (tx) => {
     await insertWallet(tx, {
       id,
       partnerId,

@@ -40,7 +40,7 @@ import type {
   WebhookEvent,
 } from '../schemas/webhooks';
 import type { ApiServices } from '../app-services';
-import { writeTransaction } from '../temporal/write-then-start';
+import { writeRequest } from '../temporal/write-then-start';
 
 function refuseUnusableUrl(url: string | undefined, services: ApiServices): void {
   if (url === undefined) return;
@@ -58,7 +58,7 @@ export async function createWebhookConfig(
   const secret = generateWebhookSecret();
   try {
     // The secret is shown once: the stored response (replayed on a retry) commits with the configuration.
-    return await writeTransaction(services.prisma, async (tx) => {
+    return await writeRequest(services.prisma, async (tx) => {
       const row = await insertWebhookConfig(tx, {
         id,
         partnerId,
@@ -104,7 +104,7 @@ export async function updateWebhookConfig(
 ): Promise<WebhookConfigResource> {
   const current = await findWebhookConfigOrThrow(services.prisma, partnerId, id);
   refuseUnusableUrl(request.url, services);
-  return writeTransaction(services.prisma, async (tx) => {
+  return writeRequest(services.prisma, async (tx) => {
     const row = await updateWebhookConfigSettings(tx, current.id, request);
     return toWebhookConfig(row);
   });
@@ -125,7 +125,7 @@ export async function rotateWebhookSecret(
 ): Promise<RotatedWebhookSecret> {
   const box = secretBoxOf(services.config);
   // The new secret is shown once: the stored response (replayed on a retry) commits with it.
-  return writeTransaction(services.prisma, async (tx) => {
+  return writeRequest(services.prisma, async (tx) => {
     const found = await findWebhookConfigOrThrow(tx, partnerId, id);
     const locked = await lockWebhookConfig(tx, found.id);
     const [currentSecret] = signingSecretsOf(box, locked);
@@ -176,7 +176,7 @@ export async function findEventOrThrow(db: Db, partnerId: string, id: string): P
 
 /** Queues one more delivery of an event; the outbox relay sends it at once, outside the per-resource order. */
 export async function redeliverEvent(services: ApiServices, event: EventRow): Promise<WebhookDeliveryResource> {
-  return writeTransaction(services.prisma, async (tx) => {
+  return writeRequest(services.prisma, async (tx) => {
     const config = await requireEnabledConfig(tx, event.partnerId);
     return toWebhookDelivery(await queueWebhookRedelivery(tx, event, config.id));
   });

@@ -5,7 +5,7 @@
 //    deadline); 3. whatever was not started (crash, Temporal outage between the commit and the start) is
 //    started by the relay in the worker (src/temporal/workflow-start-relay.ts), the reconciler of this pattern.
 // So every committed resource gets its workflow, and no workflow ever acts on a row that did not commit.
-// Writes that start no workflow use step 1 alone (writeTransaction): their stored response commits with them too.
+// Writes that start no workflow use step 1 alone (writeRequest): their stored response commits with them too.
 // Starting is idempotent (ids derived from the resource; reuse policy REJECT_DUPLICATE, conflict policy
 // USE_EXISTING), so a start made both by the API and by the relay is harmless.
 import { Client, Workflow, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
@@ -67,7 +67,7 @@ type Write<T, A extends unknown[]> = (tx: DatabaseTransaction, ...rest: A) => Pr
  * `write` returns the HTTP response body, which is stored as the Idempotency-Key's response in the same
  * transaction, so a process dying after the commit is replayed on retry and never done twice.
  */
-export async function writeTransaction<T>(prisma: PrismaClient, write: Write<T, []>): Promise<T> {
+export async function writeRequest<T>(prisma: PrismaClient, write: Write<T, []>): Promise<T> {
   const context = currentRequestContext();
   const result = await withDatabaseTransaction(prisma, async (tx) => {
     const body = await write(tx);
@@ -93,7 +93,7 @@ export async function writeThenStart<T>(services: WriteServices, write: Write<T,
     throw ApiError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
   }
   const intents: WorkflowStartIntent[] = [];
-  const result = await writeTransaction(services.prisma, (tx) =>
+  const result = await writeRequest(services.prisma, (tx) =>
     write(tx, async (intent) => {
       await insertWorkflowStart(tx, intent);
       intents.push(intent);

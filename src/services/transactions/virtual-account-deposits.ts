@@ -17,7 +17,7 @@ import { lockTerms, priceWithinRanges } from '../quotes';
 import { findVirtualAccountOrThrow } from '../virtual-accounts';
 import type { TransactionResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
-import { writeTransaction, amountColumns } from './write';
+import { writeNewTransaction, amountColumns } from './write';
 
 // ---- virtual-account deposits: pay-ins without a quote ----
 
@@ -66,7 +66,7 @@ export async function receiveVirtualAccountDeposit(
   });
   const amounts = priceWithinRanges(terms, { side: 'sender', amount: credit.amount }, services.config.amountRanges);
   const id = newId();
-  return writeTransaction(
+  return writeNewTransaction(
     services,
     {
       id,

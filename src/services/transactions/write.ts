@@ -60,7 +60,7 @@ export const newDepositReference = () => depositReferenceFrom(randomBytes(10));
  * (1 in 2^50 per pair) draws another. `reference` and `instructions` were drawn by the caller (so a
  * rail that cannot take deposits refuses before anything is used).
  */
-export async function writeTransaction(
+export async function writeNewTransaction(
   services: ApiServices,
   t: NewTransaction,
   drawn: { reference: string; instructions: SenderDepositInstructions } | null,
@@ -118,7 +118,7 @@ export async function writeTransaction(
   } catch (error) {
     if (drawn && t.deposit && attempt < 3 && isUniqueViolation(error, 'deposit_reference')) {
       const reference = newDepositReference();
-      return writeTransaction(
+      return writeNewTransaction(
         services,
         t,
         { reference, instructions: t.deposit.instructionsFor(reference) },
@@ -139,7 +139,7 @@ export async function writeWithQuote(services: ApiServices, quoteId: string, quo
   const drawn = t.deposit && reference ? { reference, instructions: t.deposit.instructionsFor(reference) } : null;
   await consumeQuote(services, t.partnerId, quoteId, quoteType, t.id);
   try {
-    return await writeTransaction(services, t, drawn);
+    return await writeNewTransaction(services, t, drawn);
   } catch (error) {
     // Nothing was written: give the quote back so that the partner can use it again.
     await releaseQuote(services, quoteId, t.id).catch((releaseError: unknown) =>
