@@ -33,17 +33,18 @@ export const migrateCommand = ['npx', 'prisma', 'migrate', 'deploy'];
 export const imageEnv = { NODE_ENV: 'production', ...serviceEnv };
 
 /** docker-compose.yml's x-app-environment, by name: the environment of the API, the worker and the migrations. */
-export interface AppEnvironment {
-  APP_ENV: string;
-  DATABASE_URL: string;
-  TEMPORAL_ADDRESS: string;
-  TEMPORAL_NAMESPACE: string;
-  TEMPORAL_TASK_QUEUE: string;
-  LOG_LEVEL: string;
-  PUBLIC_BASE_URL: string;
-  DOCUMENT_STORAGE_DIR: string;
-  SECRETS_ENCRYPTION_KEY: string;
-}
+export const appEnvironmentNames = [
+  'APP_ENV',
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_TASK_QUEUE',
+  'LOG_LEVEL',
+  'PUBLIC_BASE_URL',
+  'DOCUMENT_STORAGE_DIR',
+  'SECRETS_ENCRYPTION_KEY',
+] as const;
+export type AppEnvironment = Record<(typeof appEnvironmentNames)[number], string>;
 
 /** The Temporal server's databases on a private cluster of scripts/lib/postgres.ts (its superuser, no password). */
 export function temporalDatabaseOn(cluster: LocalPostgres): TemporalDatabase {

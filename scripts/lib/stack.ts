@@ -24,6 +24,7 @@ import {
   temporalServerBinaries,
   TemporalServerBinaries,
   temporalServerEnv,
+  temporalUiEnv,
 } from './temporal-server';
 import { waitUntil } from './wait';
 
@@ -263,7 +264,9 @@ export class Stack {
   async startTemporalServer(options: TemporalServerOptions): Promise<StackProcess> {
     const binaries = await (options.binaries ?? temporalServerBinaries());
     if (!binaries)
-      throw new Error('no Temporal server: scripts/temporal-binaries.sh server builds it (needs Go; docs/production.md)');
+      throw new Error(
+        'no Temporal server: scripts/temporal-binaries.sh server builds it (needs Go; docs/production.md)',
+      );
     this.temporalServerBinaries = binaries;
     if (options.fresh) await dropDatabases(options.database);
     await setUpTemporalSchemas(binaries.sqlTool, options.database);
@@ -304,12 +307,7 @@ export class Stack {
       command: binaries.uiServer,
       // The image's command (`ui-server --env docker start`), with its config template from the binaries' cache.
       args: ['--root', binaries.uiRoot, '--env', 'docker', 'start'],
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: this.temporal.address,
-        TEMPORAL_UI_PORT: String(options.port),
-        TEMPORAL_DEFAULT_NAMESPACE: NAMESPACE,
-      },
+      env: { ...process.env, ...temporalUiEnv(this.temporal.address, options.port) },
       readyWithinMs: options.readyWithinMs,
       ready: () => httpOk(`http://127.0.0.1:${options.port}/`),
     });

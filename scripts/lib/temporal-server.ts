@@ -133,6 +133,11 @@ export async function temporalServerEnv(
   };
 }
 
+/** The Web UI server's environment (the variables of its image's config template, config/docker.yaml). */
+export function temporalUiEnv(temporalAddress: string, port: number): Record<string, string> {
+  return { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_UI_PORT: String(port), TEMPORAL_DEFAULT_NAMESPACE: NAMESPACE };
+}
+
 /**
  * Registers the namespace (with NAMESPACE_RETENTION_DAYS) and the project's search attributes when missing, then
  * waits until a visibility query by one of them answers (the frontend learns of a new namespace a few seconds
@@ -184,5 +189,6 @@ export async function ensureNamespace(client: Client, namespace = NAMESPACE, lim
     limitMs,
     500,
   );
-  if (!queryable) throw new Error(`namespace ${namespace} did not answer a visibility query within ${limitMs / 1000} s`);
+  if (!queryable)
+    throw new Error(`namespace ${namespace} did not answer a visibility query within ${limitMs / 1000} s`);
 }
