@@ -4,16 +4,17 @@
 # server is the Java artifact fetched with Maven plus a wrapper script. Results are cached under
 # .cache/temporal (git-ignored), so a warm run only checks that the files exist.
 #
-# Usage: scripts/temporal-binaries.sh [cli|test-server|all|server]
+# Usage: scripts/temporal-binaries.sh [cli|test-server|all|server|server-cached]
 # Prints one line per requested binary: NAME=PATH. A binary that cannot be provided (no toolchain
 # and no override) prints NAME= and the callers fall back to the SDK's own download.
 # TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH override the cache.
 #
 # `server`: the production topology's binaries (docs/production.md), built with `go install` from the Go
 # module proxy (about 5 minutes on 2 cores the first time, seconds once cached): the Temporal server, its SQL
-# schema tool, the PostgreSQL schemas that ship in its module, and the Web UI server with its config templates.
-# Prints TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH, TEMPORAL_SCHEMA_DIR, TEMPORAL_UI_SERVER_PATH and
+# schema tool (the PostgreSQL schemas of the release are built into it), and the Web UI server with its config
+# template. Prints TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH, TEMPORAL_UI_SERVER_PATH and
 # TEMPORAL_UI_ROOT (empty when Go is missing). The versions are docker-compose.yml's images' (a test checks).
+# `server-cached`: the same lines when the build is cached, empty values otherwise (never builds).
 set -euo pipefail
 
 TEMPORAL_CLI_VERSION="v1.5.1"          # newest release installable with `go install pkg@version` (fallback)
@@ -150,9 +151,10 @@ POM
 provide_server() {
   local dir="$cache/server-$TEMPORAL_SERVER_VERSION-ui-$TEMPORAL_UI_VERSION"
   if [[ ! -f "$dir/.complete" ]]; then
-    if ! command -v go >/dev/null 2>&1; then
+    if [[ "${1:-}" == "cached-only" ]] || ! command -v go >/dev/null 2>&1; then
+      [[ "${1:-}" == "cached-only" ]] ||
       log "go not found: the production topology needs it to build the Temporal server (docs/production.md)"
-      printf 'TEMPORAL_SERVER_PATH=\nTEMPORAL_SQL_TOOL_PATH=\nTEMPORAL_SCHEMA_DIR=\nTEMPORAL_UI_SERVER_PATH=\nTEMPORAL_UI_ROOT=\n'
+      printf 'TEMPORAL_SERVER_PATH=\nTEMPORAL_SQL_TOOL_PATH=\nTEMPORAL_UI_SERVER_PATH=\nTEMPORAL_UI_ROOT=\n'
       return
     fi
     log "building the Temporal server $TEMPORAL_SERVER_VERSION and UI server $TEMPORAL_UI_VERSION with go install" \
@@ -168,16 +170,14 @@ provide_server() {
     mv "$dir/go-ui/server" "$dir/bin/temporal-ui-server"
     rmdir "$dir/go-server" "$dir/go-ui"
     local modcache; modcache="$(go env GOMODCACHE)"
-    # Copies (the module cache may be cleaned): the schemas and the UI's config templates.
-    cp -r "$modcache/go.temporal.io/server@v$TEMPORAL_SERVER_VERSION/schema" "$dir/schema"
+    # A copy (the module cache may be cleaned) of the UI's config template, the one its image uses.
     mkdir -p "$dir/ui/config"
     cp "$modcache/github.com/temporalio/ui-server/v2@v$TEMPORAL_UI_VERSION/config/docker.yaml" "$dir/ui/config/"
-    chmod -R u+w "$dir/schema" "$dir/ui"
+    chmod -R u+w "$dir/ui"
     touch "$dir/.complete"
   fi
   echo "TEMPORAL_SERVER_PATH=$dir/bin/temporal-server"
   echo "TEMPORAL_SQL_TOOL_PATH=$dir/bin/temporal-sql-tool"
-  echo "TEMPORAL_SCHEMA_DIR=$dir/schema/postgresql/v12"
   echo "TEMPORAL_UI_SERVER_PATH=$dir/bin/temporal-ui-server"
   echo "TEMPORAL_UI_ROOT=$dir/ui"
 }
@@ -186,6 +186,7 @@ case "$what" in
   cli) echo "TEMPORAL_CLI_PATH=$(provide_cli)" ;;
   test-server) echo "TEMPORAL_TEST_SERVER_PATH=$(provide_test_server)" ;;
   server) provide_server ;;
+  server-cached) provide_server cached-only ;;
   all) echo "TEMPORAL_TEST_SERVER_PATH=$(provide_test_server)"; echo "TEMPORAL_CLI_PATH=$(provide_cli)" ;;
-  *) log "unknown target '$what' (cli|test-server|all|server)"; exit 2 ;;
+  *) log "unknown target '$what' (cli|test-server|all|server|server-cached)"; exit 2 ;;
 esac
