@@ -58,7 +58,11 @@ export async function runBench(options: BenchOptions): Promise<void> {
   const startedAt = new Date();
   const loadBefore = machineLoad();
   log(`load average ${loadBefore.join(' ')} on ${os.cpus().length} cores; ${options.quick ? 'quick run' : 'full run'}`);
-  const stack = new BenchStack({ kind: options.dist ? 'dist' : 'tsx', profile: options.profile });
+  const stack = new BenchStack({
+    kind: options.dist ? 'dist' : 'tsx',
+    profile: options.profile,
+    engine: options.engine,
+  });
   const sections: BenchResult['sections'] = {};
   const notes: string[] = [];
   const ratios: Ratio[] = [];
@@ -92,7 +96,9 @@ export async function runBench(options: BenchOptions): Promise<void> {
       log(`attached to the API at ${stack.apiUrl}`);
       await stack.startEngineWorker();
     } else {
-      log('starting PostgreSQL (payments_bench) and the Temporal dev server');
+      log(
+        `starting PostgreSQL (payments_bench) and the ${options.engine === 'server' ? 'Temporal server on it' : 'Temporal dev server'}`,
+      );
       await Promise.all([stack.startDatabase(), stack.startTemporal()]);
     }
     const connection = await Connection.connect({ address: stack.temporalAddress });
