@@ -128,7 +128,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
     let deadlocksBefore: number | null = null;
     /** A settlement run, charged the CPU of the API, the given workers and Temporal. */
     const settle = async (workers: string[], settlements: number, recorder?: Recorder) => {
-      const serving = () => stack.cpu(['api', ...workers, 'temporal']);
+      const serving = () => stack.cpu(['api', ...workers, 'temporal', 'postgres']);
       const before = serving();
       const run = await settlementPhase(
         parties,
@@ -172,7 +172,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
         }
         if (!runs('settlement')) break;
         log(`engine ceiling, round ${round + 1}/${rounds}: ${count} no-op copies (${JSON.stringify(bare.settlement)})`);
-        const ceilingCpu = () => stack.cpu(['engine-worker', 'temporal']);
+        const ceilingCpu = () => stack.cpu(['engine-worker', 'temporal', 'postgres']);
         const ceilingCpuBefore = ceilingCpu();
         await ceilingPhase(temporal, bare, { settlements: count, concurrency: options.concurrency }, ceiling);
         ceiling.addCpu('ceiling', cpuDelta(ceilingCpuBefore, ceilingCpu()));

@@ -4,7 +4,7 @@
 // temporal_bench and temporal_bench_visibility, recreated per run; docs/production.md), the API and the worker (the built dist, or the sources through tsx with --tsx),
 // plus the bench's own floor server and engine-ceiling worker. Logs go to .data/bench/logs/ (written by the children directly,
 // so relaying them costs the bench nothing).
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeWorkflowBundle } from '../bundle-workflows';
 import type { PreparedDatabase } from '../lib/database';
@@ -214,15 +214,46 @@ export class BenchStack {
     );
   }
 
-  /** Cumulative CPU ms of the named processes (those running). */
+  /**
+   * Cumulative CPU ms of the named processes (those running). `postgres`: the private cluster's processes together
+   * (its postmaster and every backend; on --engine server they serve the Temporal server too).
+   */
   cpu(names: string[]): Record<string, number> {
     const usage: Record<string, number> = {};
     for (const name of names) {
+      if (name === 'postgres') {
+        const ms = this.postgresCpuMs();
+        if (ms !== null) usage[name] = ms;
+        continue;
+      }
       const pid = this.pidOf(name);
       const ms = pid === undefined ? null : cpuMsOf(pid);
       if (ms !== null) usage[name] = ms;
     }
     return usage;
+  }
+
+  /** CPU ms of the cluster's postmaster and its children so far (a backend that has exited is no longer counted). */
+  private postgresCpuMs(): number | null {
+    const dataDir = this.database?.localCluster?.dataDir;
+    if (!dataDir) return null;
+    try {
+      const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      let total = cpuMsOf(postmaster) ?? 0;
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+          const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          if (parent === postmaster) total += cpuMsOf(Number(entry)) ?? 0;
+        } catch {
+          // The process has exited meanwhile.
+        }
+      }
+      return total;
+    } catch {
+      return null;
+    }
   }
 
   pidOf(name: string): number | undefined {
