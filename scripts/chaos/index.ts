@@ -1,9 +1,9 @@
-// `npm run chaos [-- --quick] [-- --only api-kill,fuzz] [-- --seed N]`: kills, restarts and fuzzes the real
+// `npm run chaos [-- --quick] [-- --only api-kill,fuzz] [-- --seed N] [-- --engine server]`: kills, restarts and fuzzes the real
 // processes (docs/chaos.md). One summary line per scenario; exits non-zero when any scenario failed.
 // Everything runs on loopback; every loop is bounded in count and time, and each scenario has a time limit.
 import { generatePrismaClientIfStale } from '../lib/database';
 import { RunSize, ScenarioReport } from './report';
-import type { ChaosSystem } from './system';
+import type { ChaosEngine, ChaosSystem } from './system';
 
 type ScenarioRun = (system: ChaosSystem, report: ScenarioReport, size: RunSize) => Promise<void>;
 
@@ -59,7 +59,7 @@ function log(message: string): void {
   console.error(`[chaos ${((Date.now() - runStarted) / 1000).toFixed(1)}s] ${message}`);
 }
 
-function parseArgs(argv: string[]): { quick: boolean; only: string[] | null; seed: number } {
+function parseArgs(argv: string[]): { quick: boolean; only: string[] | null; seed: number; engine: ChaosEngine } {
   const valueOf = (flag: string) => {
     const inline = argv.find((arg) => arg.startsWith(`${flag}=`));
     if (inline) return inline.slice(flag.length + 1);
@@ -68,7 +68,10 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[] | null; see
   };
   const only = valueOf('--only');
   const seed = valueOf('--seed');
+  const engine = argv.includes('--production') ? 'server' : (valueOf('--engine') ?? 'dev');
+  if (engine !== 'dev' && engine !== 'server') throw new Error(`--engine takes dev or server, not ${engine}`);
   return {
+    engine,
     quick: argv.includes('--quick'),
     only: only ? only.split(',').map((name) => name.trim()) : null,
     seed: seed !== undefined ? Number(seed) : Math.floor(Math.random() * 2 ** 31),
@@ -92,11 +95,13 @@ async function main(): Promise<number> {
   }
   const started = Date.now();
   const size: RunSize = { quick: args.quick, seed: args.seed };
-  log(`${args.quick ? 'quick' : 'full'} run, seed ${args.seed} (repeat with --seed ${args.seed})`);
+  log(
+    `${args.quick ? 'quick' : 'full'} run on the ${args.engine === 'server' ? 'Temporal server' : 'dev server'}, seed ${args.seed} (repeat with --seed ${args.seed})`,
+  );
   await generatePrismaClientIfStale();
   // Imported only now: the system loads the Prisma client, which must be the one just generated.
   const { ChaosSystem: System } = await import('./system');
-  const system = await System.start(log);
+  const system = await System.start(log, args.engine);
   const reports: ScenarioReport[] = [];
   try {
     for (const scenario of scenarios) {
@@ -113,7 +118,7 @@ async function main(): Promise<number> {
       }
       for (const exit of system.takeUnexpectedExits()) report.fail(exit);
       // A scenario leaves every process running for the next one.
-      for (const process of [system.temporalServer, system.api, system.worker]) {
+      for (const process of [system.temporalServer, system.api, ...system.workers]) {
         if (!process.running) {
           report.fail(`${process.name} was left stopped; starting it for the next scenario`);
           await process.start();

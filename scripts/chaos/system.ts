@@ -3,6 +3,9 @@
 // .data/chaos/temporal.db (so workflows survive its restarts), and the API (src/server.ts) and worker (src/worker.ts)
 // each started with `node --import tsx` (one process each: a SIGKILL reaches the process itself, not a wrapper).
 // Scenarios kill and restart any of them; every wait here is bounded.
+// `--engine server` (docs/production.md): the production topology's engine instead of the dev server, the Temporal
+// server on the same PostgreSQL cluster (its databases recreated empty), and two worker processes (worker-kill
+// and outages then kill one while the other keeps settling). The API and workers still run from source.
 import type { Client, Connection } from '@temporalio/client';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +20,7 @@ import { writeWorkflowBundle } from '../bundle-workflows';
 import { projectRoot } from '../lib/paths';
 import { freePort } from '../lib/ports';
 import type { LocalPostgres } from '../lib/postgres';
+import { startProductionEngine } from '../lib/production';
 import { Stack, StackProcess, tsEntry } from '../lib/stack';
 import { waitUntil } from '../lib/wait';
 import { HttpClient } from './http';
@@ -37,6 +41,9 @@ export interface ChaosPartner {
   api: HttpClient;
 }
 
+/** The Temporal engine under chaos: the CLI's dev server (SQLite) or the Temporal server on PostgreSQL. */
+export type ChaosEngine = 'dev' | 'server';
+
 export class ChaosSystem {
   private constructor(
     /** The supervisor of every process below; a scenario kills and restarts them by name through it. */
@@ -48,31 +55,49 @@ export class ChaosSystem {
     readonly temporalConnection: Connection,
     readonly temporal: Client,
     readonly api: StackProcess,
+    /** The first of `workers`. */
     readonly worker: StackProcess,
+    /** One worker on the dev server, two on the Temporal server. */
+    readonly workers: StackProcess[],
     /** The API without credentials. */
     readonly http: HttpClient,
     readonly apiEnv: NodeJS.ProcessEnv,
   ) {}
 
-  static async start(log: (message: string) => void): Promise<ChaosSystem> {
+  static async start(log: (message: string) => void, engine: ChaosEngine = 'dev'): Promise<ChaosSystem> {
     rmSync(path.join(chaosDataDir, 'temporal.db'), { force: true });
     rmSync(path.join(chaosDataDir, 'documents'), { recursive: true, force: true });
     const stack = new Stack({ logs: path.join(chaosDataDir, 'logs') });
-    const database = await stack.startDatabase({
-      localDatabase: 'payments_chaos',
-      recreate: true,
-      ownClusterIn: chaosDataDir,
-    });
-    const postgres = database.localCluster as LocalPostgres;
-    log(`PostgreSQL: private cluster on port ${postgres.port} (.data/chaos/postgres), database payments_chaos`);
-
     const bundle = path.join(projectRoot, '.cache', 'chaos', 'workflow-bundle.js');
-    await writeWorkflowBundle(bundle);
-    log('workflow code bundled');
-
-    const temporalServer = await stack.startTemporal({ dbFile: path.join(chaosDataDir, 'temporal.db') });
+    let database: Awaited<ReturnType<Stack['startDatabase']>>;
+    let temporalServer: StackProcess;
+    if (engine === 'server') {
+      const bundled = writeWorkflowBundle(bundle);
+      const production = await startProductionEngine(stack, {
+        dataDir: chaosDataDir,
+        database: 'payments_chaos',
+        fresh: true,
+        log,
+      });
+      ({ database, temporal: temporalServer } = production);
+      await bundled;
+      log('workflow code bundled');
+    } else {
+      database = await stack.startDatabase({
+        localDatabase: 'payments_chaos',
+        recreate: true,
+        ownClusterIn: chaosDataDir,
+      });
+      log(
+        `PostgreSQL: private cluster on port ${database.localCluster!.port} (.data/chaos/postgres), database payments_chaos`,
+      );
+      await writeWorkflowBundle(bundle);
+      log('workflow code bundled');
+      temporalServer = await stack.startTemporal({ dbFile: path.join(chaosDataDir, 'temporal.db') });
+      log(`Temporal dev server on ${stack.temporal!.address} (.data/chaos/temporal.db)`);
+    }
+    const postgres = database.localCluster as LocalPostgres;
     const temporal = stack.temporal!;
-    log(`Temporal dev server on ${temporal.address} (.data/chaos/temporal.db)`);
 
     const apiPort = await freePort();
     const env: NodeJS.ProcessEnv = {
@@ -105,7 +130,8 @@ export class ChaosSystem {
       AUTH_FAILURE_LIMIT: '1000000',
     };
     const http = new HttpClient(apiPort);
-    const [api, worker] = await Promise.all([
+    const workerCount = engine === 'server' ? 2 : 1;
+    const [api, ...workers] = await Promise.all([
       stack.start({
         name: 'api',
         ...tsEntry('src/server.ts'),
@@ -115,14 +141,18 @@ export class ChaosSystem {
           return live.kind === 'response' && live.status === 200;
         },
       }),
-      stack.start({
-        name: 'worker',
-        ...tsEntry('src/worker.ts'),
-        env,
-        ready: (worker) => worker.recentOutput().includes('"msg":"worker running"'),
-      }),
+      ...Array.from({ length: workerCount }, (_, index) =>
+        stack.start({
+          name: index === 0 ? 'worker' : `worker-${index + 1}`,
+          ...tsEntry('src/worker.ts'),
+          env,
+          ready: (worker) => worker.recentOutput().includes('"msg":"worker running"'),
+        }),
+      ),
     ]);
-    log(`API on 127.0.0.1:${apiPort} (pid ${api.pid}), worker (pid ${worker.pid}); logs in .data/chaos/logs`);
+    log(
+      `API on 127.0.0.1:${apiPort} (pid ${api.pid}), worker(s) (pid ${workers.map((worker) => worker.pid).join(', ')}); logs in .data/chaos/logs`,
+    );
     const prisma = createPrismaClient(database.url, { role: 'chaos', poolSize: 4 });
     return new ChaosSystem(
       stack,
@@ -133,7 +163,8 @@ export class ChaosSystem {
       temporal.connection,
       temporal.client,
       api,
-      worker,
+      workers[0]!,
+      workers,
       http,
       env,
     );
@@ -168,7 +199,8 @@ export class ChaosSystem {
     const pid = target.pid;
     await target.kill('SIGKILL');
     if (pid === undefined) return undefined;
-    const name = connectionName(target.name, undefined, pid);
+    // A second worker (worker-2) names its connections by its role, as the first does.
+    const name = connectionName(target.name.replace(/-\d+$/, ''), undefined, pid);
     const leftovers = async () =>
       this.prisma.$queryRaw<Array<{ pid: number; application_name: string; state: string; locks: bigint }>>`
         SELECT * FROM (

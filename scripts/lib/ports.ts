@@ -12,3 +12,21 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * A free TCP port on loopback below 32768, for the Temporal server's membership ports: it stores them in a
+ * smallint column (cluster_membership.rpc_port), and the OS's own picks (freePort) come from above that.
+ */
+export async function freeLowPort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port between 20000 and 32000');
+}

@@ -1,6 +1,8 @@
-// The one supervisor of the local stack, shared by `npm run dev` (scripts/dev.ts), `npm run chaos` (scripts/chaos/)
-// and `npm run bench` (scripts/bench/): PostgreSQL (scripts/lib/database.ts), the Temporal dev server and the
-// services (the API, the worker(s), the bench's helpers), each a child process on loopback. It starts each and
+// The one supervisor of the local stack, shared by `npm run dev` (scripts/dev.ts), `npm run stack` (scripts/stack.ts),
+// `npm run chaos` (scripts/chaos/) and `npm run bench` (scripts/bench/): PostgreSQL (scripts/lib/database.ts), the
+// Temporal engine (the CLI's dev server, or the production topology's Temporal server on PostgreSQL and its Web UI:
+// scripts/lib/temporal-server.ts) and the services (the API, the worker(s), the bench's helpers), each a child
+// process on loopback. It starts each and
 // waits until it is ready, kills or restarts one by name (chaos), notices exits nobody asked for, and stops them
 // all. Every wait is bounded.
 import { Client, Connection } from '@temporalio/client';
@@ -8,11 +10,22 @@ import { temporal as temporalProto } from '@temporalio/proto';
 import { ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { Client as PgClient } from 'pg';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 import { prepareDatabase, PreparedDatabase } from './database';
 import { projectRoot } from './paths';
 import { freePort } from './ports';
 import { devServerSqliteArgs, temporalBinary } from './temporal';
+import {
+  ensureNamespace,
+  NAMESPACE,
+  setUpTemporalSchemas,
+  TemporalDatabase,
+  temporalServerBinaries,
+  TemporalServerBinaries,
+  temporalServerEnv,
+  temporalUiEnv,
+} from './temporal-server';
 import { waitUntil } from './wait';
 
 const DEFAULT_START_LIMIT_MS = 120_000;
@@ -180,6 +193,19 @@ export interface TemporalOptions {
   logFile?: string;
 }
 
+export interface TemporalServerOptions {
+  /** The PostgreSQL databases it stores to (created and migrated by scripts/production/temporal-schema.sh). */
+  database: TemporalDatabase;
+  /** Drop its databases first (a run that starts from nothing, like the dev server's deleted SQLite file). */
+  fresh?: boolean;
+  /** The frontend's gRPC port; default a free one. */
+  port?: number;
+  /** From temporalServerBinaries(), when the caller looked them up early. */
+  binaries?: Promise<TemporalServerBinaries | undefined>;
+  readyWithinMs?: number;
+  logFile?: string;
+}
+
 export class Stack {
   private readonly processes = new Map<string, StackProcess>();
   database: PreparedDatabase | undefined;
@@ -227,6 +253,63 @@ export class Stack {
         );
         return true;
       },
+    });
+  }
+
+  /**
+   * The Temporal server on PostgreSQL (process `temporal`, as the dev server's, so that a scenario stops and starts
+   * either alike): its schemas set up or updated, then the server, then the namespace and its search attributes.
+   * Ready (also on a restart) once the frontend describes the namespace.
+   */
+  async startTemporalServer(options: TemporalServerOptions): Promise<StackProcess> {
+    const binaries = await (options.binaries ?? temporalServerBinaries());
+    if (!binaries)
+      throw new Error(
+        'no Temporal server: scripts/temporal-binaries.sh server builds it (needs Go; docs/production.md)',
+      );
+    this.temporalServerBinaries = binaries;
+    if (options.fresh) await dropDatabases(options.database);
+    await setUpTemporalSchemas(binaries.sqlTool, options.database);
+    const port = options.port ?? (await freePort());
+    const address = `127.0.0.1:${port}`;
+    const connection = Connection.lazy({ address });
+    const client = new Client({ connection, namespace: NAMESPACE });
+    this.temporal = { address, connection, client };
+    let namespaceReady = false;
+    const server = await this.start({
+      name: 'temporal',
+      command: binaries.server,
+      args: ['start'],
+      env: { ...process.env, ...(await temporalServerEnv(options.database, port)) },
+      readyWithinMs: options.readyWithinMs,
+      logFile: options.logFile,
+      ready: async () => {
+        await connection.withDeadline(Date.now() + 2000, async () => {
+          if (namespaceReady) await client.workflowService.describeNamespace({ namespace: NAMESPACE });
+          else await client.workflowService.getSystemInfo({});
+        });
+        return true;
+      },
+    });
+    await ensureNamespace(client);
+    namespaceReady = true;
+    return server;
+  }
+
+  private temporalServerBinaries: TemporalServerBinaries | undefined;
+
+  /** The Temporal Web UI server (process `temporal-ui`) on this stack's Temporal server; ready once it serves its page. */
+  startTemporalUi(options: { port: number; readyWithinMs?: number }): Promise<StackProcess> {
+    const binaries = this.temporalServerBinaries;
+    if (!binaries || !this.temporal) throw new Error('startTemporalServer first');
+    return this.start({
+      name: 'temporal-ui',
+      command: binaries.uiServer,
+      // The image's command (`ui-server --env docker start`), with its config template from the binaries' cache.
+      args: ['--root', binaries.uiRoot, '--env', 'docker', 'start'],
+      env: { ...process.env, ...temporalUiEnv(this.temporal.address, options.port) },
+      readyWithinMs: options.readyWithinMs,
+      ready: () => httpOk(`http://127.0.0.1:${options.port}/`),
     });
   }
 
@@ -299,9 +382,28 @@ export class Stack {
   /** SIGTERM to the services (they drain against Temporal and the database), then Temporal, then PostgreSQL. */
   async stop(): Promise<void> {
     const services = [...this.processes.values()].filter((managed) => managed.name !== 'temporal');
+    // The UI only reads: it goes with the services.
     await Promise.all(services.map((managed) => managed.kill('SIGTERM')));
     await this.processes.get('temporal')?.kill('SIGTERM');
     await this.temporal?.connection.close().catch(() => undefined);
     this.database?.localCluster?.stopIfStartedHere();
+  }
+}
+
+/** Drops the Temporal server's databases (TemporalServerOptions.fresh). */
+async function dropDatabases(database: TemporalDatabase): Promise<void> {
+  const admin = new PgClient({
+    host: database.host,
+    port: database.port,
+    user: database.user,
+    password: database.password,
+    database: 'postgres',
+  });
+  await admin.connect();
+  try {
+    for (const name of [database.database ?? 'temporal', database.visibilityDatabase ?? 'temporal_visibility'])
+      await admin.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
   }
 }

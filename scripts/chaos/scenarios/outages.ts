@@ -50,6 +50,12 @@ const outages = {
     begin: (system) => system.temporalServer.kill('SIGTERM'),
     end: (system) => system.temporalServer.start(),
   },
+  /** --engine server: one of the two workers killed; the other carries the load's workflows meanwhile. */
+  oneWorkerKilled: {
+    name: 'one of two workers killed',
+    begin: (system) => system.workers[0]!.kill('SIGKILL'),
+    end: (system) => system.workers[0]!.start(),
+  },
 } satisfies Record<string, Outage>;
 
 class Load {
@@ -175,6 +181,7 @@ export async function outagesScenario(system: ChaosSystem, report: ScenarioRepor
         outages.postgresStopped,
         outages.temporalKilled,
       ];
+  if (system.workers.length > 1) plan.push(outages.oneWorkerKilled);
   const partner = await system.createPartner('chaos outages');
   const load = new Load(partner, report, random, size.quick ? 3_000 : 20_000);
   const clients = Promise.all(Array.from({ length: CLIENTS }, () => load.client()));

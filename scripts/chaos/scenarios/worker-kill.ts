@@ -174,10 +174,12 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
     for (let kill = 0; kill < kills; kill += 1) {
       const target = (await railOperations()) + 1 + Math.floor(random() * 4);
       await waitUntil(async () => (await railOperations()) >= target, 15_000, 5);
-      const leftover = await system.killAndCheckLocks(system.worker);
+      // With two workers (--engine server) each kill hits one of them; the other keeps settling meanwhile.
+      const worker = system.workers[kill % system.workers.length]!;
+      const leftover = await system.killAndCheckLocks(worker);
       if (leftover) report.fail(leftover);
       report.kills += 1;
-      await system.worker.start();
+      await worker.start();
       report.restarts += 1;
     }
   }

@@ -1,0 +1,104 @@
+// The production topology of docker-compose.yml, run without Docker on the stack supervisor: one PostgreSQL cluster
+// (the payments database and the Temporal server's two), the Temporal server on it (scripts/lib/temporal-server.ts),
+// its Web UI server, the migrations, then API and worker processes from `npm run build` (dist/). Used by
+// `npm run stack -- --production` (scripts/stack.ts), `npm run chaos -- --engine server`, `npm run bench -- --engine
+// server` and test/production-stack.browser.test.ts. The names and commands below are docker-compose.yml's:
+// test/production-stack.test.ts reads the compose file and fails when the two drift.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { PreparedDatabase } from './database';
+import type { LocalPostgres } from './postgres';
+import { nodeArgsOf, serviceEnv } from './service-runtime';
+import type { Stack, StackProcess } from './stack';
+import type { TemporalDatabase, TemporalServerBinaries } from './temporal-server';
+
+/** API and worker processes (docker-compose.yml's replicas). */
+export const productionReplicas = { api: 2, worker: 2 } as const;
+
+/** PostgreSQL's major version (docker-compose.yml's postgres image). */
+export const POSTGRES_MAJOR = 15;
+
+/** The command of the API or worker process, as docker-compose.yml runs it in the image (cwd: the project). */
+export function serviceCommand(which: 'api' | 'worker'): { command: string; args: string[] } {
+  return {
+    command: process.execPath,
+    args: [...nodeArgsOf[which], path.join('dist', 'src', which === 'api' ? 'server.js' : 'worker.js')],
+  };
+}
+
+/** The migrations' command (docker-compose.yml's migrate service; scripts/lib/database.ts migrate runs it). */
+export const migrateCommand = ['npx', 'prisma', 'migrate', 'deploy'];
+
+/** What the Dockerfile sets for every process of the image. */
+export const imageEnv = { NODE_ENV: 'production', ...serviceEnv };
+
+/** docker-compose.yml's x-app-environment, by name: the environment of the API, the worker and the migrations. */
+export const appEnvironmentNames = [
+  'APP_ENV',
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_TASK_QUEUE',
+  'LOG_LEVEL',
+  'PUBLIC_BASE_URL',
+  'DOCUMENT_STORAGE_DIR',
+  'SECRETS_ENCRYPTION_KEY',
+] as const;
+export type AppEnvironment = Record<(typeof appEnvironmentNames)[number], string>;
+
+/** The Temporal server's databases on a private cluster of scripts/lib/postgres.ts (its superuser, no password). */
+export function temporalDatabaseOn(cluster: LocalPostgres): TemporalDatabase {
+  return { host: '127.0.0.1', port: cluster.port, user: 'postgres', password: '' };
+}
+
+/** The major version of the PostgreSQL that runs `cluster` (its data folder's PG_VERSION). */
+export function postgresMajorOf(cluster: LocalPostgres): number {
+  return Number(readFileSync(path.join(cluster.dataDir, 'PG_VERSION'), 'utf8').trim());
+}
+
+export interface ProductionEngine {
+  database: PreparedDatabase;
+  temporal: StackProcess;
+  temporalAddress: string;
+  ui: StackProcess | undefined;
+}
+
+/**
+ * PostgreSQL (its own cluster under `dataDir`), the payments database migrated, the Temporal server on the same
+ * cluster and, when `uiPort` is given, the Web UI. `fresh`: every database recreated empty (chaos, bench, tests).
+ */
+export async function startProductionEngine(
+  stack: Stack,
+  options: {
+    dataDir: string;
+    database: string;
+    fresh: boolean;
+    temporalPort?: number;
+    uiPort?: number;
+    binaries?: Promise<TemporalServerBinaries | undefined>;
+    log?: (message: string) => void;
+  },
+): Promise<ProductionEngine> {
+  const database = await stack.startDatabase({
+    localDatabase: options.database,
+    recreate: options.fresh,
+    ownClusterIn: options.dataDir,
+  });
+  const cluster = database.localCluster as LocalPostgres;
+  const major = postgresMajorOf(cluster);
+  if (major !== POSTGRES_MAJOR)
+    options.log?.(`PostgreSQL ${major} here; docker-compose.yml runs ${POSTGRES_MAJOR} (Debian: postgresql-15)`);
+  options.log?.(`PostgreSQL ${major} on port ${cluster.port}, database ${options.database} migrated`);
+  const temporal = await stack.startTemporalServer({
+    database: temporalDatabaseOn(cluster),
+    fresh: options.fresh,
+    port: options.temporalPort,
+    binaries: options.binaries,
+    readyWithinMs: 180_000,
+  });
+  const temporalAddress = stack.temporal!.address;
+  options.log?.(`Temporal server on ${temporalAddress} (PostgreSQL persistence and visibility)`);
+  const ui = options.uiPort === undefined ? undefined : await stack.startTemporalUi({ port: options.uiPort });
+  if (ui) options.log?.(`Temporal UI on http://localhost:${options.uiPort}`);
+  return { database, temporal, temporalAddress, ui };
+}

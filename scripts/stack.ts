@@ -1,0 +1,137 @@
+// `npm run stack -- --production`: what docker-compose.yml starts, without Docker, on the stack supervisor
+// (scripts/lib/stack.ts, scripts/lib/production.ts): PostgreSQL (a cluster of its own in .data/production), the
+// Temporal server on it with its schemas set up or updated and the namespace and search attributes registered, the
+// Temporal Web UI, the migrations, and two API and two worker processes from `npm run build`. Data is kept across
+// starts; logs are in .data/production/logs/. Ctrl-C stops everything; so does a process that exits by itself.
+// Options: --no-build (use the dist/ there is). docs/production.md describes the topology and its settings.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { generatePrismaClient } from './lib/database';
+import { projectRoot } from './lib/paths';
+import { AppEnvironment, imageEnv, productionReplicas, serviceCommand, startProductionEngine } from './lib/production';
+import { httpOk, Stack } from './lib/stack';
+import { NAMESPACE, temporalServerBinaries } from './lib/temporal-server';
+
+const dataDir = path.join(projectRoot, '.data', 'production');
+const firstApiPort = Number(process.env.PORT ?? 3000);
+const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
+const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+const startedAt = Date.now();
+
+function log(message: string): void {
+  console.error(`[stack] ${message} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
+}
+
+/** A SECRETS_ENCRYPTION_KEY kept in .data/production (0600), as `npm run dev` keeps its own. */
+function secretsKey(): string {
+  const file = path.join(dataDir, 'secrets-encryption.key');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+async function start(stack: Stack, build: boolean): Promise<void> {
+  // The slow first steps overlap: building the Temporal binaries (go install, first time only), the Prisma client
+  // and dist (npm run build), PostgreSQL with the migrations.
+  const binaries = temporalServerBinaries();
+  binaries.catch(() => undefined);
+  await generatePrismaClient();
+  if (build) {
+    log('npm run build');
+    const result = spawnSync('npm', ['run', 'build'], { cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (result.status !== 0) throw new Error('npm run build failed');
+  }
+  const engine = await startProductionEngine(stack, {
+    dataDir,
+    database: 'payments',
+    fresh: false,
+    temporalPort,
+    uiPort: temporalUiPort,
+    binaries,
+    log,
+  });
+  const env: AppEnvironment = {
+    APP_ENV: process.env.APP_ENV ?? 'sandbox',
+    DATABASE_URL: engine.database.url,
+    TEMPORAL_ADDRESS: engine.temporalAddress,
+    TEMPORAL_NAMESPACE: NAMESPACE,
+    TEMPORAL_TASK_QUEUE: process.env.TEMPORAL_TASK_QUEUE ?? 'payments',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${firstApiPort}`,
+    DOCUMENT_STORAGE_DIR: path.join(dataDir, 'documents'),
+    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || secretsKey(),
+  };
+  const childEnv = { ...process.env, ...imageEnv, ...env };
+  const apiPorts = Array.from({ length: productionReplicas.api }, (_, index) => firstApiPort + index);
+  await Promise.all([
+    ...apiPorts.map((port, index) =>
+      stack.start({
+        name: `api-${index + 1}`,
+        ...serviceCommand('api'),
+        env: { ...childEnv, PORT: String(port) },
+        ready: () => httpOk(`http://127.0.0.1:${port}/health/ready`, 2000),
+      }),
+    ),
+    ...Array.from({ length: productionReplicas.worker }, (_, index) =>
+      stack.start({
+        name: `worker-${index + 1}`,
+        ...serviceCommand('worker'),
+        env: childEnv,
+        ready: stack.pollsTaskQueue(env.TEMPORAL_TASK_QUEUE),
+        readyWithinMs: 180_000,
+      }),
+    ),
+  ]);
+  console.log(
+    [
+      '',
+      ...apiPorts.map((port, index) => `  API ${index + 1}          http://localhost:${port}`),
+      `  Temporal UI    http://localhost:${temporalUiPort}`,
+      `  Temporal       ${engine.temporalAddress} (namespace ${NAMESPACE})`,
+      `  Database       ${engine.database.url}`,
+      `  Logs           ${path.relative(projectRoot, path.join(dataDir, 'logs'))}/`,
+      `  Ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s. A partner key: npm run partner:create -- --name Acme`,
+      `  (with DATABASE_URL=${engine.database.url}). Ctrl-C stops everything.`,
+      '',
+    ].join('\n'),
+  );
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const unknown = args.filter((arg) => !['--production', '--no-build'].includes(arg));
+  if (!args.includes('--production') || unknown.length > 0) {
+    console.error(
+      'usage: npm run stack -- --production [--no-build]   (the development stack is `npm run dev`; docs/production.md)',
+    );
+    process.exit(2);
+  }
+  mkdirSync(dataDir, { recursive: true });
+  let stopping = false;
+  const stack = new Stack({
+    logs: path.join(dataDir, 'logs'),
+    onUnexpectedExit: (child, code) => {
+      if (stopping) return;
+      log(`${child.name} exited (${code}); shutting down (its log: ${child.logFile})`);
+      void stop(code ?? 1);
+    },
+  });
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping the APIs, the workers, the UI, Temporal and PostgreSQL');
+    await stack.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  try {
+    await start(stack, !args.includes('--no-build'));
+  } catch (error) {
+    console.error(error);
+    await stop(1);
+  }
+}
+
+void main();
