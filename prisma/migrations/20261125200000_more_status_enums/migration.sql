@@ -1,6 +1,6 @@
 -- The remaining status, type and kind columns become enums (customers, verification steps, webhook deliveries,
 -- virtual accounts, transaction deposits and legs), so the database refuses a value the code does not know. Rows convert
--- in place (USING). The CHECK constraints listing the same values go; the partial indexes and the deposit amount rule
+-- in place (USING). The CHECK constraints listing the same values go, and the partial indexes and the deposit amount rule
 -- that compare these columns with text are dropped before and made again after over the enums.
 CREATE TYPE "customer_type" AS ENUM ('individual', 'business');
 CREATE TYPE "customer_status" AS ENUM ('pending', 'under_review', 'approved', 'partially_rejected', 'rejected');
