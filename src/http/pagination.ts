@@ -34,7 +34,7 @@ function parseDateBound(value: string, bound: 'start' | 'end'): Date | null {
   return inBounds(new Date(value));
 }
 
-interface Position {
+export interface Position {
   createdAt: Date;
   id: string;
 }
@@ -100,14 +100,16 @@ export function listSchema<T extends z.ZodType>(item: T, id: string) {
   return z.object({ items: z.array(item), cursor: cursorSchema }).meta({ id });
 }
 
-type DateFilter = { gte?: Date; lte?: Date; lt?: Date; gt?: Date };
-type KeysetCondition =
-  | { createdAt: DateFilter }
-  | { OR: Array<{ createdAt: DateFilter } | { createdAt: Date; id: { lt: string } | { gt: string } }> };
-
+/**
+ * One page of a list, for the persistence layer to apply (src/persistence/keyset.ts): the rows created within the
+ * dates, strictly older than `after` or newer than `before` by (created_at, id), `take` of them in `direction`.
+ */
 export interface KeysetQuery {
-  where: { AND: KeysetCondition[] };
-  orderBy: Array<{ createdAt: 'asc' | 'desc' } | { id: 'asc' | 'desc' }>;
+  createdFrom?: Date;
+  createdTo?: Date;
+  after?: Position;
+  before?: Position;
+  direction: 'asc' | 'desc';
   take: number;
 }
 
@@ -123,25 +125,13 @@ export async function paginate<Row extends Position>(
   if (page.start_date && page.end_date && page.start_date > page.end_date) {
     throw ApiError.invalidParam('end_date', 'must not be before start_date');
   }
-  const conditions: KeysetCondition[] = [];
-  if (page.start_date || page.end_date) {
-    conditions.push({
-      createdAt: { ...(page.start_date && { gte: page.start_date }), ...(page.end_date && { lte: page.end_date }) },
-    });
-  }
   const backwards = page.before !== undefined;
   const anchor = page.before ?? page.after;
-  if (anchor) {
-    conditions.push(
-      backwards
-        ? { OR: [{ createdAt: { gt: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { gt: anchor.id } }] }
-        : { OR: [{ createdAt: { lt: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { lt: anchor.id } }] },
-    );
-  }
-  const direction = backwards ? 'asc' : 'desc';
   const fetched = await fetch({
-    where: { AND: conditions },
-    orderBy: [{ createdAt: direction }, { id: direction }],
+    ...(page.start_date && { createdFrom: page.start_date }),
+    ...(page.end_date && { createdTo: page.end_date }),
+    ...(backwards ? { before: page.before } : page.after ? { after: page.after } : {}),
+    direction: backwards ? 'asc' : 'desc',
     take: page.limit + 1,
   });
   const hasMore = fetched.length > page.limit;

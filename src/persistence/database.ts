@@ -5,8 +5,10 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma, PrismaClient } from '@prisma/client';
 import {
   CamelCasePlugin,
+  type CompiledQuery,
   Kysely,
   type KyselyPlugin,
+  type LogEvent,
   OperationNodeTransformer,
   PostgresDialect,
   type PrimitiveValueListNode,
@@ -169,9 +171,10 @@ const decimalParameters: KyselyPlugin = {
 };
 
 /** Kysely on a pool: camelCase names in code, snake_case in the database (as schema.prisma maps them). */
-export function sqlBuilderOn(pool: Pool): Kysely<DB> {
+export function sqlBuilderOn(pool: Pool, log?: (query: CompiledQuery) => void): Kysely<DB> {
   return new Kysely<DB>({
     dialect: new PostgresDialect({ pool }),
+    ...(log && { log: (event: LogEvent) => log(event.query) }),
     // Column names only: the keys inside JSON values (addresses, rail details) are the API's and stay as stored.
     plugins: [new CamelCasePlugin({ maintainNestedObjectKeys: true }), decimalParameters],
   });

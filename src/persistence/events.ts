@@ -3,6 +3,7 @@
 // change writes its event in the same database transaction as the change.
 import { Client } from 'pg';
 import type { KeysetQuery } from '../http/pagination';
+import { keysetPage } from './keyset';
 import { newId } from '../domain/ids';
 import { EventType, resourceTypeOf } from '../events';
 import {
@@ -14,6 +15,7 @@ import {
   type Prisma,
   type SqlDb,
   sql,
+  sqlOf,
   withDatabaseTransaction,
 } from './database';
 
@@ -114,20 +116,15 @@ export function findEvent(db: Db, id: string): Promise<EventRow | null> {
 }
 
 /** A page of the partner's events (GET /v1/events), optionally of one type or one resource. */
-export function listPartnerEvents(
-  db: Db,
+export async function listPartnerEvents(
+  db: SqlDb,
   partnerId: string,
   filters: { eventType?: string; resourceId?: string },
   keyset: KeysetQuery,
 ): Promise<EventRow[]> {
-  return db.event.findMany({
-    where: {
-      partnerId,
-      ...(filters.eventType ? { eventType: filters.eventType } : {}),
-      ...(filters.resourceId ? { resourceId: filters.resourceId } : {}),
-      ...keyset.where,
-    },
-    orderBy: keyset.orderBy,
-    take: keyset.take,
-  });
+  let query = sqlOf(db).selectFrom('events as e').selectAll('e').where('e.partnerId', '=', partnerId);
+  if (filters.eventType) query = query.where('e.eventType', '=', filters.eventType);
+  if (filters.resourceId) query = query.where('e.resourceId', '=', filters.resourceId);
+  const rows = await keysetPage(query, 'e', keyset).execute();
+  return rows.map((row) => ({ ...row, sequence: BigInt(row.sequence) }));
 }

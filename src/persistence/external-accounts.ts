@@ -3,6 +3,7 @@
 import type { Insertable } from 'kysely';
 import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
 import type { KeysetQuery } from '../http/pagination';
+import { keysetPage } from './keyset';
 
 export type ExternalAccountRow = Prisma.ExternalAccountGetPayload<object>;
 
@@ -28,16 +29,14 @@ export function findExternalAccountByIdentity(
 
 /** A page of the partner's accounts, of one customer when `customerId` is given (src/http/pagination.ts). */
 export function listExternalAccounts(
-  db: Db,
+  db: SqlDb,
   partnerId: string,
   filter: { customerId?: string },
   keyset: KeysetQuery,
 ): Promise<ExternalAccountRow[]> {
-  return db.externalAccount.findMany({
-    where: { partnerId, ...filter, ...keyset.where },
-    orderBy: keyset.orderBy,
-    take: keyset.take,
-  });
+  let query = sqlOf(db).selectFrom('externalAccounts as a').selectAll('a').where('a.partnerId', '=', partnerId);
+  if (filter.customerId) query = query.where('a.customerId', '=', filter.customerId);
+  return keysetPage(query, 'a', keyset).execute();
 }
 
 /** Inserts the account; the unique index on (customer, account identity) refuses a second registration. */

@@ -19,6 +19,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../domain/ids';
 import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
 import type { KeysetQuery } from '../http/pagination';
+import { keysetPage } from './keyset';
 
 /** What a transaction is shown with: the external account paid and the wallet (a pay-in's receiver). */
 export const withReceiverAccount = { externalAccount: true, wallet: true } as const;
@@ -116,23 +117,17 @@ export interface TransactionFilter {
 }
 
 /** One page of a partner's transactions, newest first (the keyset from http/pagination.ts). */
-export const listTransactionRows = (
-  db: Db,
+export async function listTransactionRows(
+  db: SqlDb,
   filter: TransactionFilter,
   keyset: KeysetQuery,
-): Promise<TransactionRow[]> =>
-  db.transaction.findMany({
-    where: {
-      partnerId: filter.partnerId,
-      ...(filter.customerId ? { customerId: filter.customerId } : {}),
-      ...(filter.type ? { type: filter.type } : {}),
-      ...(filter.status ? { status: filter.status } : {}),
-      ...keyset.where,
-    },
-    orderBy: keyset.orderBy,
-    take: keyset.take,
-    include: withReceiverAccount,
-  });
+): Promise<TransactionRow[]> {
+  let query = transactionRows(sqlOf(db)).where('t.partnerId', '=', filter.partnerId);
+  if (filter.customerId) query = query.where('t.customerId', '=', filter.customerId);
+  if (filter.type) query = query.where('t.type', '=', filter.type);
+  if (filter.status) query = query.where('t.status', '=', filter.status);
+  return (await keysetPage(query, 't', keyset).execute()).map(asTransactionRow);
+}
 
 // ---- settlement steps (activities/transactions.ts) ----
 

@@ -1,6 +1,7 @@
 // The virtual_accounts table (read with the receiving wallet) and virtual_account_deposits: the bank references
 // (IBANs, account numbers) issued to virtual accounts, by which incoming bank credits find their account.
 import type { KeysetQuery } from '../http/pagination';
+import { keysetPage } from './keyset';
 import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
 import { newId } from '../domain/ids';
 import type {
@@ -12,7 +13,16 @@ import type {
 } from '../providers/deposit-accounts';
 import type { Kysely, Updateable } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma, relatedRow } from './database';
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Db,
+  jsonParameter,
+  type Prisma,
+  relatedRow,
+  sqlOf,
+  type SqlDb,
+} from './database';
 import { findCustomer } from './customers';
 
 export const withWallet = { wallet: true } as const;
@@ -31,16 +41,13 @@ export async function findVirtualAccount(db: Db, id: string): Promise<VirtualAcc
 
 /** A page of a partner's virtual accounts, optionally one customer's. */
 export async function listVirtualAccounts(
-  db: Db,
+  db: SqlDb,
   filter: { partnerId: string; customerId?: string },
   keyset: KeysetQuery,
 ): Promise<VirtualAccountRow[]> {
-  return db.virtualAccount.findMany({
-    where: { ...filter, ...keyset.where },
-    orderBy: keyset.orderBy,
-    take: keyset.take,
-    include: withWallet,
-  });
+  let query = virtualAccountRows(sqlOf(db)).where('v.partnerId', '=', filter.partnerId);
+  if (filter.customerId) query = query.where('v.customerId', '=', filter.customerId);
+  return (await keysetPage(query, 'v', keyset).execute()).map(asVirtualAccountRow);
 }
 
 /** The statement reading virtual accounts with their wallet. */

@@ -3,9 +3,10 @@
 // table a transfer needs, a destination given by its address.
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { KeysetQuery } from '../http/pagination';
+import { keysetPage } from './keyset';
 import type { Kysely } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import { type DatabaseTransaction, type DB, type Db, type Prisma, relatedRow } from './database';
+import { type DatabaseTransaction, type DB, type Db, type Prisma, relatedRow, sqlOf, type SqlDb } from './database';
 
 export const withWallets = { fromWallet: true, toWallet: true } as const;
 export type WalletTransferRow = Prisma.WalletTransferGetPayload<{ include: typeof withWallets }>;
@@ -26,19 +27,29 @@ export async function findPartnerWalletTransfer(
 
 /** A page of a partner's transfers, optionally those from or to one wallet, optionally of one status. */
 export async function listWalletTransfers(
-  db: Db,
+  db: SqlDb,
   filter: { partnerId: string; walletId?: string; status?: WalletTransferStatus },
   keyset: KeysetQuery,
 ): Promise<WalletTransferRow[]> {
-  const byWallet = filter.walletId ? { OR: [{ fromWalletId: filter.walletId }, { toWalletId: filter.walletId }] } : {};
-  return db.walletTransfer.findMany({
-    where: {
-      AND: [{ partnerId: filter.partnerId }, byWallet, filter.status ? { status: filter.status } : {}, keyset.where],
-    },
-    orderBy: keyset.orderBy,
-    take: keyset.take,
-    include: withWallets,
-  });
+  const status = filter.status;
+  const transfers = () => {
+    const query = walletTransferRows(sqlOf(db)).where('t.partnerId', '=', filter.partnerId);
+    return status ? query.where('t.status', '=', status) : query;
+  };
+  const walletId = filter.walletId;
+  if (!walletId) return (await keysetPage(transfers(), 't', keyset).execute()).map(asWalletTransferRow);
+  // From or to the wallet: a page from each of the two wallet indexes, merged (an OR would page the partner's
+  // whole history in order). A transfer to itself comes from the first.
+  const from = await keysetPage(transfers().where('t.fromWalletId', '=', walletId), 't', keyset).execute();
+  const to = await keysetPage(
+    transfers().where('t.toWalletId', '=', walletId).where('t.fromWalletId', '!=', walletId),
+    't',
+    keyset,
+  ).execute();
+  const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+    b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
+  const merged = [...from, ...to].sort(keyset.direction === 'desc' ? newestFirst : (a, b) => newestFirst(b, a));
+  return merged.slice(0, keyset.take).map(asWalletTransferRow);
 }
 
 export async function insertWalletTransfer(

@@ -1,6 +1,7 @@
 // The wallets table: service-managed wallets, read with their balances (their ledger accounts, which the
 // ledger writes).
 import type { KeysetQuery } from '../http/pagination';
+import { keysetPage } from './keyset';
 import { type DatabaseTransaction, type Db, type Prisma, sqlOf, type SqlDb } from './database';
 
 export const withBalances = { ledgerAccounts: true } as const;
@@ -25,16 +26,28 @@ export async function readWallet(db: SqlDb, id: string): Promise<WalletRow> {
 
 /** A page of a partner's wallets, optionally one customer's. */
 export async function listWallets(
-  db: Db,
+  db: SqlDb,
   filter: { partnerId: string; customerId?: string },
   keyset: KeysetQuery,
 ): Promise<WalletRow[]> {
-  return db.wallet.findMany({
-    where: { ...filter, ...keyset.where },
-    orderBy: keyset.orderBy,
-    take: keyset.take,
-    include: withBalances,
-  });
+  const sql = sqlOf(db);
+  let query = sql.selectFrom('wallets as w').selectAll('w').where('w.partnerId', '=', filter.partnerId);
+  if (filter.customerId) query = query.where('w.customerId', '=', filter.customerId);
+  const wallets = await keysetPage(query, 'w', keyset).execute();
+  if (wallets.length === 0) return [];
+  const accounts = await sql
+    .selectFrom('ledgerAccounts')
+    .selectAll()
+    .where(
+      'walletId',
+      'in',
+      wallets.map(({ id }) => id),
+    )
+    .execute();
+  return wallets.map((wallet) => ({
+    ...wallet,
+    ledgerAccounts: accounts.filter(({ walletId }) => walletId === wallet.id),
+  }));
 }
 
 export async function insertWallet(

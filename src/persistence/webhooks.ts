@@ -3,6 +3,7 @@
 // `webhook_delivery_attempts`; and the outbox relay's own connection, which takes turns on its advisory lock.
 // A delivery written with its event is recordEvent's (src/persistence/events.ts).
 import type { KeysetQuery } from '../http/pagination';
+import { keysetPage } from './keyset';
 import { newId } from '../domain/ids';
 import {
   type DatabaseTransaction,
@@ -167,13 +168,26 @@ export async function queueWebhookRedelivery(
 }
 
 /** A page of an event's deliveries with their attempts. */
-export function listEventDeliveries(db: Db, eventId: string, keyset: KeysetQuery): Promise<DeliveryRow[]> {
-  return db.webhookDelivery.findMany({
-    where: { eventId, ...keyset.where },
-    orderBy: keyset.orderBy,
-    take: keyset.take,
-    include: withAttempts,
-  });
+export async function listEventDeliveries(db: SqlDb, eventId: string, keyset: KeysetQuery): Promise<DeliveryRow[]> {
+  const sql = sqlOf(db);
+  const query = sql.selectFrom('webhookDeliveries as d').selectAll('d').where('d.eventId', '=', eventId);
+  const deliveries = await keysetPage(query, 'd', keyset).execute();
+  if (deliveries.length === 0) return [];
+  const attempts = await sql
+    .selectFrom('webhookDeliveryAttempts')
+    .selectAll()
+    .where(
+      'deliveryId',
+      'in',
+      deliveries.map(({ id }) => id),
+    )
+    .orderBy('attempt', 'asc')
+    .execute();
+  return deliveries.map((delivery) => ({
+    ...delivery,
+    sequence: BigInt(delivery.sequence),
+    attempts: attempts.filter(({ deliveryId }) => deliveryId === delivery.id),
+  }));
 }
 
 export function findDeliveryToAttempt(db: Db, id: string): Promise<DeliveryToAttemptRow | null> {

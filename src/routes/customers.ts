@@ -1,4 +1,5 @@
 // HTTP operations on customers and their verification (SPEC 4.1, 2.3, 2.4, 3.1).
+import { z } from 'zod';
 import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
@@ -16,6 +17,7 @@ import {
 } from '../services/customers';
 import {
   createCustomerRequestSchema,
+  customerStatuses,
   customerListItemSchema,
   customerSchema,
   documentUploadSchema,
@@ -57,14 +59,20 @@ const listCustomers = defineRoute({
   description:
     'Newest first. List items carry no partner_id or verification object; `verification_link` is present only for ' +
     'customers in pending or partially_rejected.',
-  query: paginationQuerySchema,
+  query: paginationQuerySchema
+    .extend({
+      status: z.enum(customerStatuses).optional().meta({ description: 'Only customers in this status.' }),
+    })
+    .strict(),
   response: {
     status: 200,
     description: 'A page of customers.',
     schema: listSchema(customerListItemSchema, 'CustomerList'),
   },
   async handler({ query, partner, services }) {
-    const { rows, cursor } = await paginate(query, (keyset) => listCustomerRows(services.prisma, partner.id, keyset));
+    const { rows, cursor } = await paginate(query, (keyset) =>
+      listCustomerRows(services.prisma, partner.id, { status: query.status }, keyset),
+    );
     const current = await Promise.all(rows.map((row) => withCurrentLink(services, row)));
     return { items: current.map((row) => toCustomerListItem(row, customerLinkOf(services.config, row))), cursor };
   },

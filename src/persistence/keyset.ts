@@ -1,0 +1,29 @@
+// Lists in keyset order (src/http/pagination.ts): newest first by (created_at, id), a page starting strictly after
+// its cursor by a row comparison, so each list is one index range scan on an index ending in (created_at, id) after
+// its equality filters, whatever the page's depth and the partner's total rows (test/list-plans.test.ts).
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { KeysetQuery } from '../http/pagination';
+
+/** `query` (a list of table alias `alias`) limited to the page `keyset` describes, in its order. */
+export function keysetPage<Tables, TB extends keyof Tables, O>(
+  query: SelectQueryBuilder<Tables, TB, O>,
+  alias: string & TB,
+  keyset: KeysetQuery,
+): SelectQueryBuilder<Tables, TB, O> {
+  const createdAt = sql.ref(`${alias}.createdAt`);
+  const id = sql.ref(`${alias}.id`);
+  let page = query;
+  if (keyset.createdFrom) page = page.where(sql<boolean>`${createdAt} >= ${keyset.createdFrom}`);
+  if (keyset.createdTo) page = page.where(sql<boolean>`${createdAt} <= ${keyset.createdTo}`);
+  if (keyset.after) {
+    page = page.where(sql<boolean>`(${createdAt}, ${id}) < (${keyset.after.createdAt}, ${keyset.after.id}::uuid)`);
+  }
+  if (keyset.before) {
+    page = page.where(sql<boolean>`(${createdAt}, ${id}) > (${keyset.before.createdAt}, ${keyset.before.id}::uuid)`);
+  }
+  const direction = keyset.direction === 'asc' ? sql`asc` : sql`desc`;
+  return page
+    .orderBy(sql`${createdAt} ${direction}`)
+    .orderBy(sql`${id} ${direction}`)
+    .limit(keyset.take);
+}
