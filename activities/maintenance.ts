@@ -1,11 +1,16 @@
 // Housekeeping of the database, run by the maintenance workflow.
+import { deleteEventsCreatedBefore } from '../src/persistence/events';
 import { deleteExpiredIdempotencyKeys } from '../src/persistence/idempotency-keys';
 import { deleteRateLimitsExpiredBefore } from '../src/persistence/rate-limits';
 import { deleteWorkflowStartsStartedBefore } from '../src/persistence/workflow-starts';
 import type { ActivityServices } from './services';
 
-export function createMaintenanceActivities({ prisma }: ActivityServices) {
+export function createMaintenanceActivities({ prisma, config }: ActivityServices) {
   return {
+    /** Deletes events (with their webhook deliveries and attempts) past their retention (EVENT_RETENTION_DAYS). */
+    async purgeExpiredEvents(): Promise<number> {
+      return deleteEventsCreatedBefore(prisma, new Date(Date.now() - config.eventRetentionDays * 24 * 3600 * 1000));
+    },
     /** Deletes idempotency keys past their 24-hour retention; returns how many. */
     async purgeExpiredIdempotencyKeys(): Promise<number> {
       return deleteExpiredIdempotencyKeys(prisma, new Date());

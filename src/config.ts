@@ -133,6 +133,11 @@ const environmentSchema = z
      * is not capped). An individual needs 2 or 3, a business at most 9 before a review; 20 leaves a rejection round.
      */
     HOSTED_UPLOADS_PER_CUSTOMER: z.coerce.number().int().min(1).max(1000).default(20),
+    /**
+     * Days partners can list an event (GET /v1/events) and its webhook deliveries; older ones are purged by the
+     * maintenance schedule. The ledger and transactions are kept forever.
+     */
+    EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** Hours a hosted verification link stays valid (it is also replaced on every status change). */
     VERIFICATION_LINK_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(168),
     /** Requests per partner per window on the API. */
@@ -202,6 +207,8 @@ export interface AppConfig {
   /** Keys of secrets at rest (src/secrets.ts); the sandbox falls back to a public key when none is set. */
   secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
   verificationLinkTtlHours: number;
+  /** Days events and their webhook deliveries are kept (EVENT_RETENTION_DAYS). */
+  eventRetentionDays: number;
   /** Documents one customer may upload through the hosted verification page. */
   hostedUploadsPerCustomer: number;
   rateLimits: {
@@ -286,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       previousEncryptionKeys: values.SECRETS_ENCRYPTION_PREVIOUS_KEYS ?? [],
     },
     verificationLinkTtlHours: values.VERIFICATION_LINK_TTL_HOURS,
+    eventRetentionDays: values.EVENT_RETENTION_DAYS,
     hostedUploadsPerCustomer: values.HOSTED_UPLOADS_PER_CUSTOMER,
     rateLimits: {
       partnerRequests: values.RATE_LIMIT_PARTNER_REQUESTS,

@@ -4,6 +4,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../src/temporal/client';
 import { maintenanceWorkflow } from '../workflows/maintenance';
+import { deleteEventsCreatedBefore } from '../src/persistence/events';
 import { Harness, startHarness, TestPartner } from './support/harness';
 
 let harness: Harness;
@@ -62,6 +63,83 @@ it('purges expired keys, intents started over a week ago and old rate-limit coun
   const counters = await harness.prisma.$queryRaw<Array<{ key: string }>>`
     SELECT key FROM rate_limits WHERE key IN (${oldCounter}, ${liveCounter})`;
   expect(counters.map((row) => row.key)).toEqual([liveCounter]);
+});
+
+describe('event retention', () => {
+  const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600_000);
+  async function eventWithDelivery(createdAt: Date, configId: string): Promise<string> {
+    const id = crypto.randomUUID();
+    await harness.prisma.event.create({
+      data: {
+        id,
+        partnerId: partner.partnerId,
+        event: 'customer',
+        eventType: 'customer.approved',
+        resourceId: crypto.randomUUID(),
+        resourceStatus: 'approved',
+        resource: {},
+        createdAt,
+      },
+    });
+    const deliveryId = crypto.randomUUID();
+    await harness.prisma.webhookDelivery.create({
+      data: {
+        id: deliveryId,
+        partnerId: partner.partnerId,
+        eventId: id,
+        configId,
+        trigger: 'event',
+        status: 'succeeded',
+      },
+    });
+    await harness.prisma.webhookDeliveryAttempt.create({
+      data: {
+        id: crypto.randomUUID(),
+        deliveryId,
+        attempt: 1,
+        url: 'https://example.com',
+        statusCode: 200,
+        latencyMs: 5,
+      },
+    });
+    return id;
+  }
+  const ofPartner = async () =>
+    (await harness.prisma.event.findMany({ where: { partnerId: partner.partnerId }, select: { id: true } })).map(
+      ({ id }) => id,
+    );
+
+  it('purges events older than EVENT_RETENTION_DAYS with their deliveries and attempts, in bounded batches', async () => {
+    const config = await harness.prisma.webhookConfig.create({
+      data: {
+        id: crypto.randomUUID(),
+        partnerId: partner.partnerId,
+        url: 'https://example.com/hooks',
+        subscriptions: ['customer.approved'],
+        enabled: false,
+        secretCiphertext: 'sealed',
+      },
+    });
+    const old: string[] = [];
+    for (let index = 0; index < 5; index += 1) old.push(await eventWithDelivery(daysAgo(31 + index), config.id));
+    const recent = await eventWithDelivery(daysAgo(29), config.id);
+
+    // Bounded: a run deletes at most its batches; the next run goes on.
+    const cutoff = daysAgo(harness.config.eventRetentionDays);
+    expect(await deleteEventsCreatedBefore(harness.prisma, cutoff, { batchSize: 2, maxBatches: 2 })).toBe(4);
+    expect((await ofPartner()).filter((id) => old.includes(id))).toHaveLength(1);
+
+    await harness.env.client.workflow.execute(maintenanceWorkflow, {
+      workflowId: `maintenance-events-${partner.partnerId}`,
+      taskQueue: harness.config.temporal.taskQueue,
+    });
+    expect(await ofPartner()).toEqual([recent]);
+    const deliveries = await harness.prisma.webhookDelivery.findMany({
+      where: { configId: config.id },
+      include: { attempts: true },
+    });
+    expect(deliveries.map((delivery) => [delivery.eventId, delivery.attempts.length])).toEqual([[recent, 1]]);
+  });
 });
 
 describe('the maintenance schedule (on a Temporal dev server: the test server has no schedules)', () => {

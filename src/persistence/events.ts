@@ -4,6 +4,7 @@
 import { Client } from 'pg';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
+import { inBatches, type PurgeLimits } from './purges';
 import { newId } from '../domain/ids';
 import { EventType, resourceTypeOf } from '../events';
 import {
@@ -13,6 +14,7 @@ import {
   isDatabaseTransaction,
   jsonParameter,
   type Prisma,
+  type PrismaClient,
   type SqlDb,
   sql,
   sqlOf,
@@ -64,6 +66,34 @@ export async function recordEvent(db: SqlDb, event: NewEvent): Promise<string> {
     WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(db);
   if (Number(delivered.numAffectedRows ?? 0) > 0) await wakeOutboxRelay(db);
   return id;
+}
+
+/**
+ * Deletes the events created before `before` with their webhook deliveries and attempts, in batches of events (each
+ * batch one short transaction: attempts, deliveries, then the events); returns how many events.
+ */
+export function deleteEventsCreatedBefore(prisma: PrismaClient, before: Date, limits?: PurgeLimits): Promise<number> {
+  return inBatches(
+    (size) =>
+      withDatabaseTransaction(prisma, async (tx) => {
+        const events = await tx
+          .selectFrom('events')
+          .select('id')
+          .where('createdAt', '<', before)
+          .limit(size)
+          .forUpdate()
+          .skipLocked()
+          .execute();
+        if (events.length === 0) return 0;
+        const eventIds = events.map(({ id }) => id);
+        const deliveries = tx.selectFrom('webhookDeliveries').select('id').where('eventId', 'in', eventIds);
+        await tx.deleteFrom('webhookDeliveryAttempts').where('deliveryId', 'in', deliveries).execute();
+        await tx.deleteFrom('webhookDeliveries').where('eventId', 'in', eventIds).execute();
+        await tx.deleteFrom('events').where('id', 'in', eventIds).execute();
+        return events.length;
+      }),
+    limits,
+  );
 }
 
 /** Channel the outbox relay LISTENs on. */

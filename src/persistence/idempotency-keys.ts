@@ -1,6 +1,7 @@
 // The idempotency_keys table: one row per partner and Idempotency-Key, claimed by the request processing it (an
 // owner token), then holding its stored response until it expires. The rules are in src/http/idempotency.ts.
 import { type Db, type Prisma, sql, sqlOf, type SqlDb } from './database';
+import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
 export type IdempotencyKeyRow = Prisma.IdempotencyKeyGetPayload<object>;
 
@@ -80,8 +81,7 @@ export async function completeIdempotencyKey(
   return count.numAffectedRows === 1n;
 }
 
-/** Deletes the keys whose retention ended before `now` (the maintenance schedule); returns how many. */
-export async function deleteExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
-  const { count } = await db.idempotencyKey.deleteMany({ where: { expiresAt: { lt: now } } });
-  return count;
+/** Deletes the keys whose retention ended before `now` (the maintenance schedule), in batches; returns how many. */
+export function deleteExpiredIdempotencyKeys(db: SqlDb, now: Date, limits?: PurgeLimits): Promise<number> {
+  return inBatches((size) => deleteBatchBefore(db, 'idempotency_keys', 'expires_at', now, size), limits);
 }

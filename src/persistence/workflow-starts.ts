@@ -4,6 +4,7 @@
 // through Kysely, as Prisma's per-call query compilation would cost them several times the CPU (docs/benchmark.md).
 import { newId } from '../domain/ids';
 import { type DatabaseTransaction, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
+import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
 /** A start intent, every column. */
 export type WorkflowStartRow = Prisma.WorkflowStartGetPayload<object>;
@@ -68,7 +69,10 @@ export async function markWorkflowsStarted(db: SqlDb, workflowIds: string[]): Pr
 }
 
 /** Deletes the intents started before `startedBefore` (they are only needed until started); returns how many. */
-export async function deleteWorkflowStartsStartedBefore(db: Db, startedBefore: Date): Promise<number> {
-  const { count } = await db.workflowStart.deleteMany({ where: { startedAt: { lt: startedBefore } } });
-  return count;
+export function deleteWorkflowStartsStartedBefore(
+  db: SqlDb,
+  startedBefore: Date,
+  limits?: PurgeLimits,
+): Promise<number> {
+  return inBatches((size) => deleteBatchBefore(db, 'workflow_starts', 'started_at', startedBefore, size), limits);
 }
