@@ -43,6 +43,7 @@ const createCustomerRoute = defineRoute({
     'Fields of the other customer type are rejected. Phone numbers are returned in E.164. Event: customer.created.',
   body: createCustomerRequestSchema,
   response: { status: 201, description: 'The customer, with its verification link.', schema: customerSchema },
+  errors: ['beneficiary_shares_exceed_100'],
   async handler({ body, partner, services }) {
     return createCustomer(services, partner.id, body);
   },
@@ -122,6 +123,7 @@ const uploadCustomerDocument = defineRoute({
     'not_found',
     'unsupported_media_type',
     'payload_too_large',
+    'document_not_applicable',
     'customer_rejected',
     'customer_already_approved',
     'customer_verification_in_progress',
@@ -191,7 +193,7 @@ const setSandboxVerificationOutcome = defineRoute({
   params: customerIdParam,
   body: sandboxVerificationOutcomeSchema,
   response: { status: 200, description: 'Verification details after the call.', schema: verificationDetailsSchema },
-  errors: ['not_found', 'customer_rejected', 'customer_already_approved'],
+  errors: ['not_found', 'customer_rejected', 'customer_already_approved', 'invalid_verification_outcome'],
   async handler({ params, body, partner, services }) {
     const customer = await findCustomerOrThrow(services.prisma, partner.id, params.customerId as string);
     await setSandboxOutcome(services, customer, body);
