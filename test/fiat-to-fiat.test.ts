@@ -68,7 +68,11 @@ describe('creation', () => {
         payment_rail: 'pix',
         amount: '1000.00',
       },
-      stablecoin: { currency: 'USDC', payment_rail: 'solana', amount: quote.stablecoin && (quote.stablecoin as { amount: string }).amount },
+      stablecoin: {
+        currency: 'USDC',
+        payment_rail: 'solana',
+        amount: quote.stablecoin && (quote.stablecoin as { amount: string }).amount,
+      },
       receiver: {
         external_account_id: parties.externalAccountId,
         currency: 'MXN',
@@ -126,19 +130,59 @@ describe('creation', () => {
   });
 
   it.each([
-    ['sepa', { currency: 'EUR', payment_rail: 'sepa', amount: '500.00' }, 2 * 24 * 60, ['iban', 'bic', 'bank_name', 'beneficiary_name']],
-    ['wire', { currency: 'USD', payment_rail: 'wire', amount: '500.00' }, 2 * 24 * 60, ['bank_account_number', 'routing_number', 'bank_name', 'bank_address', 'beneficiary_name']],
-    ['ach', { currency: 'USD', payment_rail: 'ach', amount: '500.00' }, 3 * 24 * 60, ['bank_account_number', 'routing_number', 'bank_name', 'bank_address', 'beneficiary_name']],
-    ['cvu', { currency: 'ARS', payment_rail: 'cvu', amount: '100000.00' }, 30, ['cvu', 'bank_name', 'beneficiary_name']],
-    ['pix_account', { currency: 'BRL', payment_rail: 'pix_account', amount: '800.00' }, 30, ['bank_code', 'branch_code', 'bank_account_number', 'account_type', 'beneficiary_document', 'bank_name', 'beneficiary_name']],
-  ])('gives %s deposit instructions with the reference and the rail’s deadline', async (rail, sender, minutes, fields) => {
-    const transaction = await createTransaction(parties, fiatToFiatQuoteBody({ sender }));
-    const instructions = transaction.sender_deposit_instructions as Record<string, unknown>;
-    expect(instructions.payment_rail).toBe(rail);
-    expect(Object.keys(instructions).sort()).toEqual(['amount', 'currency', 'deadline', 'payment_rail', 'reference', rail].sort());
-    expect(Object.keys(instructions[rail] as object).sort()).toEqual([...fields].sort());
-    expect(Date.parse(transaction.deposit_deadline as string) - Date.parse(transaction.created_at as string)).toBe(minutes * 60_000);
-  });
+    [
+      'sepa',
+      { currency: 'EUR', payment_rail: 'sepa', amount: '500.00' },
+      2 * 24 * 60,
+      ['iban', 'bic', 'bank_name', 'beneficiary_name'],
+    ],
+    [
+      'wire',
+      { currency: 'USD', payment_rail: 'wire', amount: '500.00' },
+      2 * 24 * 60,
+      ['bank_account_number', 'routing_number', 'bank_name', 'bank_address', 'beneficiary_name'],
+    ],
+    [
+      'ach',
+      { currency: 'USD', payment_rail: 'ach', amount: '500.00' },
+      3 * 24 * 60,
+      ['bank_account_number', 'routing_number', 'bank_name', 'bank_address', 'beneficiary_name'],
+    ],
+    [
+      'cvu',
+      { currency: 'ARS', payment_rail: 'cvu', amount: '100000.00' },
+      30,
+      ['cvu', 'bank_name', 'beneficiary_name'],
+    ],
+    [
+      'pix_account',
+      { currency: 'BRL', payment_rail: 'pix_account', amount: '800.00' },
+      30,
+      [
+        'bank_code',
+        'branch_code',
+        'bank_account_number',
+        'account_type',
+        'beneficiary_document',
+        'bank_name',
+        'beneficiary_name',
+      ],
+    ],
+  ])(
+    'gives %s deposit instructions with the reference and the rail’s deadline',
+    async (rail, sender, minutes, fields) => {
+      const transaction = await createTransaction(parties, fiatToFiatQuoteBody({ sender }));
+      const instructions = transaction.sender_deposit_instructions as Record<string, unknown>;
+      expect(instructions.payment_rail).toBe(rail);
+      expect(Object.keys(instructions).sort()).toEqual(
+        ['amount', 'currency', 'deadline', 'payment_rail', 'reference', rail].sort(),
+      );
+      expect(Object.keys(instructions[rail] as object).sort()).toEqual([...fields].sort());
+      expect(Date.parse(transaction.deposit_deadline as string) - Date.parse(transaction.created_at as string)).toBe(
+        minutes * 60_000,
+      );
+    },
+  );
 
   it('gives spei deposit instructions (a CLABE) when the sender pays in MXN', async () => {
     const quote = await createQuote(
@@ -148,9 +192,7 @@ describe('creation', () => {
         receiver: { currency: 'BRL', payment_rail: 'pix' },
       }),
     );
-    const response = await post(
-      fiatToFiatBody(parties, quote.id, { receiver: { external_account_id: pixAccountId } }),
-    );
+    const response = await post(fiatToFiatBody(parties, quote.id, { receiver: { external_account_id: pixAccountId } }));
     expect(response.status).toBe(201);
     expect(response.body.sender_deposit_instructions.spei).toEqual({
       clabe: '646180157000000004',
@@ -163,17 +205,21 @@ describe('creation', () => {
   it('prices a rate-only quote with the amount given on either side', async () => {
     const rateOnly = fiatToFiatQuoteBody({ sender: { currency: 'BRL', payment_rail: 'pix' } });
     const bySender = await createQuote(parties.partner.api, rateOnly);
-    const sent = await post(fiatToFiatBody(parties, bySender.id, {
-      sender: { name: 'João Pereira', document: { type: 'cpf', number: '52998224725' }, amount: '1000' },
-    }));
+    const sent = await post(
+      fiatToFiatBody(parties, bySender.id, {
+        sender: { name: 'João Pereira', document: { type: 'cpf', number: '52998224725' }, amount: '1000' },
+      }),
+    );
     expect(sent.status).toBe(201);
     expect(sent.body.sender.amount).toBe('1000.00');
     expect(sent.body.fees.total).toEqual({ amount: '16.06', currency: 'BRL' });
 
     const byReceiver = await createQuote(parties.partner.api, rateOnly);
-    const received = await post(fiatToFiatBody(parties, byReceiver.id, {
-      receiver: { external_account_id: parties.externalAccountId, amount: sent.body.receiver.amount },
-    }));
+    const received = await post(
+      fiatToFiatBody(parties, byReceiver.id, {
+        receiver: { external_account_id: parties.externalAccountId, amount: sent.body.receiver.amount },
+      }),
+    );
     expect(received.status).toBe(201);
     expect(received.body.receiver.amount).toBe(sent.body.receiver.amount);
     expect(received.body.sender.amount).toBe('1000.00');
@@ -183,7 +229,10 @@ describe('creation', () => {
     const quote = await createQuote(parties.partner.api);
     const before = await transactionCount();
     const send = () =>
-      parties.partner.api.post('/v1/fiat-to-fiat').set('Idempotency-Key', `f2f-${quote.id}`).send(fiatToFiatBody(parties, quote.id));
+      parties.partner.api
+        .post('/v1/fiat-to-fiat')
+        .set('Idempotency-Key', `f2f-${quote.id}`)
+        .send(fiatToFiatBody(parties, quote.id));
     const first = await send();
     const again = await send();
     expect(first.status).toBe(201);
@@ -214,7 +263,10 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
     rejectedAccount = (
       await createExternalAccount(
         parties.partner.api,
-        externalAccount(parties.customer.id, 'spei', { beneficiary_name: 'Sanctioned Person', clabe: '002010077777777784' }),
+        externalAccount(parties.customer.id, 'spei', {
+          beneficiary_name: 'Sanctioned Person',
+          clabe: '002010077777777784',
+        }),
       )
     ).id;
     pendingCustomer = (await createCustomer(parties.partner.api)).id;
@@ -237,7 +289,7 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
     ['an unknown quote', async () => body({ quote_id: '00000000-0000-4000-8000-000000000000' }), 404, 'not_found'],
     ['a malformed quote id', async () => body({ quote_id: 'nope' }), 404, 'not_found'],
     ["another partner's quote", async () => body({ quote_id: outsiderQuote }), 404, 'not_found'],
-    ['a pay-in quote', async () => body({ quote_id: await payinQuote() }), 400, 'validation_error'],
+    ['a pay-in quote', async () => body({ quote_id: await payinQuote() }), 422, 'quote_type_mismatch'],
     ["another partner's customer", async () => body({ customer_id: outsider.partnerId }), 404, 'not_found'],
     ['a customer not approved', async () => body({ customer_id: pendingCustomer }), 422, 'customer_not_approved'],
     ['an unknown wallet', async () => body({ wallet_id: '00000000-0000-4000-8000-000000000000' }), 404, 'not_found'],
@@ -264,8 +316,8 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
     [
       'an amount with a quote that has one',
       async () => body({ receiver: { external_account_id: parties.externalAccountId, amount: '100.00' } }),
-      400,
-      'validation_error',
+      422,
+      'quote_amount_mismatch',
     ],
     [
       'an invalid sender document',
@@ -287,7 +339,9 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
   });
 
   it('names the field of a validation error', async () => {
-    const response = await post(body({ sender: { name: 'João', document: { type: 'cpf', number: '123.456.789-00' } } }));
+    const response = await post(
+      body({ sender: { name: 'João', document: { type: 'cpf', number: '123.456.789-00' } } }),
+    );
     expect(response.body.error.details).toEqual([
       { code: 'invalid_param', param: 'sender.document.number', message: 'is not a valid CPF' },
     ]);
@@ -303,10 +357,11 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
       fiatToFiatQuoteBody({ sender: { currency: 'BRL', payment_rail: 'pix' } }),
     );
     const withoutAmount = await post(fiatToFiatBody(parties, rateOnly.id));
-    expect(withoutAmount.status).toBe(400);
-    expect(withoutAmount.body.error.details).toEqual([
-      { code: 'missing_param', param: 'sender.amount', message: 'the quote is rate-only: give sender.amount or receiver.amount' },
-    ]);
+    expect(withoutAmount.status).toBe(422);
+    expect(withoutAmount.body.error).toEqual({
+      code: 'quote_amount_mismatch',
+      message: 'sender.amount: the quote is rate-only: give sender.amount or receiver.amount.',
+    });
     const tooMuch = await post(
       fiatToFiatBody(parties, rateOnly.id, {
         sender: { name: 'João Pereira', document: { type: 'cpf', number: '52998224725' }, amount: '1500.00' },
@@ -322,8 +377,10 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
         sender: { name: 'João Pereira', document: { type: 'cpf', number: '52998224725' }, amount: '10.001' },
       }),
     );
-    expect(tooPrecise.status).toBe(400);
-    expect(tooPrecise.body.error.details[0].param).toBe('sender.amount');
+    // The decimals allowed are the quote's currency's: a rule across resources (422), not of the request's shape.
+    expect(tooPrecise.status).toBe(422);
+    expect(tooPrecise.body.error.code).toBe('quote_amount_mismatch');
+    expect(tooPrecise.body.error.message).toMatch(/^sender\.amount: /);
     expect((await parties.partner.api.get(`/v1/quotes/${rateOnly.id}`)).body.status).toBe('active');
   });
 
@@ -391,7 +448,9 @@ describe('reading', () => {
     const typed = await partner.api.get(`/v1/transactions?type=fiat_to_fiat&customer_id=${mine.customer.id}`);
     expect(typed.body.items).toHaveLength(2);
     const today = new Date().toISOString().slice(0, 10);
-    expect((await partner.api.get(`/v1/transactions?start_date=${today}&end_date=${today}`)).body.items).toHaveLength(2);
+    expect((await partner.api.get(`/v1/transactions?start_date=${today}&end_date=${today}`)).body.items).toHaveLength(
+      2,
+    );
     expect((await partner.api.get('/v1/transactions?end_date=2020-01-01')).body.items).toHaveLength(0);
 
     expect((await partner.api.get(`/v1/transactions?customer_id=${parties.customer.id}`)).status).toBe(404);
@@ -399,7 +458,9 @@ describe('reading', () => {
     expect((await partner.api.get('/v1/transactions?type=card')).status).toBe(400);
     expect((await parties.partner.api.get(`/v1/transactions/${first.id}`)).status).toBe(404);
     expect((await parties.partner.api.get('/v1/transactions/nope')).status).toBe(404);
-    expect((await parties.partner.api.put(`/v1/transactions/${first.id}`).send({ status: 'cancelled' })).status).toBe(404);
+    expect((await parties.partner.api.put(`/v1/transactions/${first.id}`).send({ status: 'cancelled' })).status).toBe(
+      404,
+    );
     const foreignDeposit = await parties.partner.api
       .post(`/v1/sandbox/transactions/${second.id}/deposit`)
       .send({ amount: '1000.00' });
@@ -410,10 +471,12 @@ describe('reading', () => {
     const transaction = await createTransaction(parties);
     const send = (body: object) =>
       parties.partner.api.post(`/v1/sandbox/transactions/${transaction.id}/deposit`).send(body);
-    expect((await send({ amount: '1000.001' })).body.error.details[0].param).toBe('amount');
+    // The decimals allowed depend on the transaction's currency, and the reference is the transaction's: 422.
+    const tooPrecise = await send({ amount: '1000.001' });
+    expect([tooPrecise.status, tooPrecise.body.error.code]).toEqual([422, 'amount_too_precise']);
     expect((await send({ amount: 1000 })).status).toBe(400);
     const wrongReference = await send({ amount: '1000.00', reference: 'TX0000000000' });
-    expect(wrongReference.body.error.details[0].param).toBe('reference');
+    expect([wrongReference.status, wrongReference.body.error.code]).toEqual([422, 'deposit_reference_mismatch']);
     expect((await send({ amount: '1000.00', simulate: 'explode' })).status).toBe(400);
     // The reference as a bank statement may carry it: any case, spaced.
     const spaced = transaction.sender_deposit_instructions.reference.toLowerCase().replace(/(.{4})/g, '$1 ');
@@ -461,7 +524,11 @@ describe('end to end over HTTP', () => {
       ]);
       for (const delivered of mineReceived) expect(verifiesWithStandardWebhooks(delivered, secret)).toBe(true);
       expect(mineReceived[0]?.body.event_resource).toEqual(transaction);
-      expect(mineReceived[1]?.body.event_resource).toEqual({ ...transaction, status: 'processing', updated_at: expect.any(String) });
+      expect(mineReceived[1]?.body.event_resource).toEqual({
+        ...transaction,
+        status: 'processing',
+        updated_at: expect.any(String),
+      });
       expect(mineReceived[2]?.body.event_resource).toEqual(final);
       // Each event once.
       expect(new Set(mineReceived.map((r) => r.headers['webhook-id'])).size).toBe(3);
