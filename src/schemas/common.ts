@@ -13,6 +13,7 @@ export const countryCodeSchema = z
   .string()
   .refine(isCountryCode, 'must be an ISO 3166-1 alpha-3 country code (e.g. BRA, USA, DEU)')
   .meta({
+    id: 'CountryCode',
     description: 'ISO 3166-1 alpha-3 country code, upper case.',
     example: 'BRA',
     enum: [...alpha3Codes].sort(),
