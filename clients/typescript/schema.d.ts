@@ -100,7 +100,7 @@ export interface paths {
         put?: never;
         /**
          * Upload one verification document
-         * @description multipart/form-data with a `file` part and a `metadata` part (JSON string). One document per call; NATIONAL_ID, PASSPORT and DRIVER_LICENSE need document_side, one call per side. Individuals upload PASSPORT, NATIONAL_ID, DRIVER_LICENSE, PROOF_OF_ADDRESS and SELFIE. Businesses upload INCORPORATION_ARTICLES, INCORPORATION_CERTIFICATE, INCUMBENCY_CERTIFICATE, SHAREHOLDER_REGISTRY and STATE_COMPANY_REGISTRY, and the personal documents of their beneficiaries with that beneficiary's `beneficiary_id`. Files are recognised by content: PDF, JPEG, PNG, WEBP or HEIC, not empty, at most 10 MB (larger: 413). Accepted while the customer is pending or partially_rejected.
+         * @description multipart/form-data with a `file` part and a `metadata` part (JSON string). One document per call; national_id, passport and driver_license need document_side (front, back), one call per side. Individuals upload passport, national_id, driver_license, proof_of_address and selfie. Businesses upload incorporation_articles, incorporation_certificate, incumbency_certificate, shareholder_registry and state_company_registry, and the personal documents of their beneficiaries with that beneficiary's `beneficiary_id` (422 `document_not_applicable` otherwise). Values are lower case; the SPEC's upper case (`PASSPORT`, `FRONT`) is accepted too. Files are recognised by content: PDF, JPEG, PNG, WEBP or HEIC, not empty, at most 10 MB (larger: 413). Accepted while the customer is pending or partially_rejected.
          */
         post: operations["uploadCustomerDocument"];
         delete?: never;
