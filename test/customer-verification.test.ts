@@ -344,8 +344,9 @@ describe('sandbox verification outcome endpoint', () => {
       outcome: 'partially_rejected',
       rejected_steps: [{ name: 'INCORPORATION_CERT', rejection_code: ['EXPIRED'], rejection_description: 'x' }],
     });
-    expect(response.status).toBe(400);
-    expect(response.body.error.details[0].message).toContain('not a individual step');
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('invalid_verification_outcome');
+    expect(response.body.error.message).toContain('not a individual step');
     expect((await details(customerId)).customer_status).toBe('under_review');
   });
 

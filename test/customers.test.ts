@@ -217,11 +217,6 @@ describe('POST /v1/customers', () => {
       [{ code: 'invalid_param', param: 'beneficiaries' }],
     ],
     [
-      'shares above 100% in total',
-      businessCustomer({ beneficiaries: [beneficiary({ share_size: '60' }), beneficiary({ share_size: '40.01' })] }),
-      [{ code: 'invalid_param', param: 'beneficiaries' }],
-    ],
-    [
       'a share above 100',
       businessCustomer({ beneficiaries: [beneficiary({ share_size: '100.5' })] }),
       [{ code: 'invalid_param', param: 'beneficiaries.0.share_size' }],
@@ -240,6 +235,20 @@ describe('POST /v1/customers', () => {
       ],
     ],
   ];
+
+  it('refuses shares above 100% in total with 422 beneficiary_shares_exceed_100 and creates nothing', async () => {
+    // Each share is valid on its own (the description's rule); their sum is not a rule of the shape.
+    const before = await harness.prisma.customer.count({ where: { partnerId: partner.partnerId } });
+    const response = await partner.api
+      .post('/v1/customers')
+      .send(
+        businessCustomer({ beneficiaries: [beneficiary({ share_size: '60' }), beneficiary({ share_size: '40.01' })] }),
+      );
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('beneficiary_shares_exceed_100');
+    expect(response.body.error.message).toContain('100.01%');
+    expect(await harness.prisma.customer.count({ where: { partnerId: partner.partnerId } })).toBe(before);
+  });
 
   it.each(invalidCases)('rejects %s with validation_error and creates nothing', async (_name, body, expected) => {
     const before = await harness.prisma.customer.count({ where: { partnerId: partner.partnerId } });
@@ -396,14 +405,29 @@ describe('POST /v1/customers/{customerId}/documents', () => {
     ],
   ];
 
-  it.each(badMetadata)('rejects %s', async (_name, metadata, target, param) => {
+  /** Rules that depend on the customer (its type, its beneficiaries): 422, not a matter of the request's shape. */
+  const customerRules = new Set([
+    'a business document for an individual',
+    'a beneficiary_id for an individual',
+    'a personal document of a business without beneficiary',
+    'a beneficiary of another customer',
+    'a company document with a beneficiary',
+  ]);
+
+  it.each(badMetadata)('rejects %s', async (name, metadata, target, param) => {
     const before = await harness.prisma.customerDocument.count({
       where: { customer: { partnerId: partner.partnerId } },
     });
     const response = await uploadDocument(partner.api, target(), metadata());
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe('validation_error');
-    expect(response.body.error.details).toEqual([expect.objectContaining({ code: 'invalid_param', param })]);
+    if (customerRules.has(name)) {
+      expect(response.status).toBe(422);
+      expect(response.body.error.code).toBe('document_not_applicable');
+      expect(response.body.error.message).toContain(param);
+    } else {
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('validation_error');
+      expect(response.body.error.details).toEqual([expect.objectContaining({ code: 'invalid_param', param })]);
+    }
     expect(await harness.prisma.customerDocument.count({ where: { customer: { partnerId: partner.partnerId } } })).toBe(
       before,
     );

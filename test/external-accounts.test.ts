@@ -278,7 +278,6 @@ describe('request validation', () => {
     ['spei', { clabe: '002010077777777772' }, 'spei.clabe', 'check digit does not match'],
     ['spei', { clabe: '00201007777777777' }, 'spei.clabe', 'must be 18 digits'],
     ['spei', { clabe: '03218000011835971A' }, 'spei.clabe', 'must be 18 digits'],
-    ['spei', { bank_code: '012' }, 'spei.bank_code', 'does not match the CLABE, whose bank code is 002'],
     ['spei', { bank_code: '2' }, 'spei.bank_code', '3-digit bank code'],
     ['spei', { protocol: 'debitcard' }, 'spei.protocol', '"clabe", "phonenumber"'],
     ['spei', { phone_number: '+525512345678' }, 'spei.phone_number', 'only allowed when protocol is phonenumber'],
@@ -322,6 +321,14 @@ describe('request validation', () => {
     ['cvu', { cbu: '2850590940090418135201' }, 'cvu.cbu', 'exactly one of them'],
     ['cvu', { cvu: undefined }, 'cvu.cvu', 'send exactly one of cvu and cbu'],
   ];
+
+  it('refuses a spei bank_code that is not the CLABE’s with 422 clabe_bank_code_mismatch', async () => {
+    // Both fields are well formed (the description's rules); that they disagree is not a matter of shape.
+    const response = await post(externalAccount(customerId, 'spei', { bank_code: '012' }));
+    expect(response.status).toBe(422);
+    expect(response.body.error.code).toBe('clabe_bank_code_mismatch');
+    expect(response.body.error.message).toContain('whose bank code is 002');
+  });
 
   it.each(invalidNumbers)('%s %j: invalid_param %s', async (rail, overrides, param, fragment) => {
     // This partner's accounts: test files share the database and create accounts meanwhile.
@@ -673,7 +680,8 @@ describe('lookups and lists', () => {
 
   it.each([
     ['limit=0', 'limit'],
-    ['after=garbage', 'after'],
+    ['after=not%20a%20cursor', 'after'],
+    ['after=', 'after'],
     ['end_date=2026-13-01', 'end_date'],
     ['status=approved', 'status'],
   ])('rejects %s as invalid_param %s', async (query, param) => {

@@ -289,7 +289,7 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
     ['an unknown quote', async () => body({ quote_id: '00000000-0000-4000-8000-000000000000' }), 404, 'not_found'],
     ['a malformed quote id', async () => body({ quote_id: 'nope' }), 404, 'not_found'],
     ["another partner's quote", async () => body({ quote_id: outsiderQuote }), 404, 'not_found'],
-    ['a pay-in quote', async () => body({ quote_id: await payinQuote() }), 400, 'validation_error'],
+    ['a pay-in quote', async () => body({ quote_id: await payinQuote() }), 422, 'quote_type_mismatch'],
     ["another partner's customer", async () => body({ customer_id: outsider.partnerId }), 404, 'not_found'],
     ['a customer not approved', async () => body({ customer_id: pendingCustomer }), 422, 'customer_not_approved'],
     ['an unknown wallet', async () => body({ wallet_id: '00000000-0000-4000-8000-000000000000' }), 404, 'not_found'],
@@ -316,8 +316,8 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
     [
       'an amount with a quote that has one',
       async () => body({ receiver: { external_account_id: parties.externalAccountId, amount: '100.00' } }),
-      400,
-      'validation_error',
+      422,
+      'quote_amount_mismatch',
     ],
     [
       'an invalid sender document',
@@ -357,14 +357,11 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
       fiatToFiatQuoteBody({ sender: { currency: 'BRL', payment_rail: 'pix' } }),
     );
     const withoutAmount = await post(fiatToFiatBody(parties, rateOnly.id));
-    expect(withoutAmount.status).toBe(400);
-    expect(withoutAmount.body.error.details).toEqual([
-      {
-        code: 'missing_param',
-        param: 'sender.amount',
-        message: 'the quote is rate-only: give sender.amount or receiver.amount',
-      },
-    ]);
+    expect(withoutAmount.status).toBe(422);
+    expect(withoutAmount.body.error).toEqual({
+      code: 'quote_amount_mismatch',
+      message: 'sender.amount: the quote is rate-only: give sender.amount or receiver.amount.',
+    });
     const tooMuch = await post(
       fiatToFiatBody(parties, rateOnly.id, {
         sender: { name: 'João Pereira', document: { type: 'cpf', number: '52998224725' }, amount: '1500.00' },
@@ -380,8 +377,10 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
         sender: { name: 'João Pereira', document: { type: 'cpf', number: '52998224725' }, amount: '10.001' },
       }),
     );
-    expect(tooPrecise.status).toBe(400);
-    expect(tooPrecise.body.error.details[0].param).toBe('sender.amount');
+    // The decimals allowed are the quote's currency's: a rule across resources (422), not of the request's shape.
+    expect(tooPrecise.status).toBe(422);
+    expect(tooPrecise.body.error.code).toBe('quote_amount_mismatch');
+    expect(tooPrecise.body.error.message).toMatch(/^sender\.amount: /);
     expect((await parties.partner.api.get(`/v1/quotes/${rateOnly.id}`)).body.status).toBe('active');
   });
 
@@ -472,10 +471,12 @@ describe('reading', () => {
     const transaction = await createTransaction(parties);
     const send = (body: object) =>
       parties.partner.api.post(`/v1/sandbox/transactions/${transaction.id}/deposit`).send(body);
-    expect((await send({ amount: '1000.001' })).body.error.details[0].param).toBe('amount');
+    // The decimals allowed depend on the transaction's currency, and the reference is the transaction's: 422.
+    const tooPrecise = await send({ amount: '1000.001' });
+    expect([tooPrecise.status, tooPrecise.body.error.code]).toEqual([422, 'amount_too_precise']);
     expect((await send({ amount: 1000 })).status).toBe(400);
     const wrongReference = await send({ amount: '1000.00', reference: 'TX0000000000' });
-    expect(wrongReference.body.error.details[0].param).toBe('reference');
+    expect([wrongReference.status, wrongReference.body.error.code]).toEqual([422, 'deposit_reference_mismatch']);
     expect((await send({ amount: '1000.00', simulate: 'explode' })).status).toBe(400);
     // The reference as a bank statement may carry it: any case, spaced.
     const spaced = transaction.sender_deposit_instructions.reference.toLowerCase().replace(/(.{4})/g, '$1 ');

@@ -296,15 +296,27 @@ describe('pagination', () => {
     ['limit=0', 'limit'],
     ['limit=101', 'limit'],
     ['limit=abc', 'limit'],
-    ['after=garbage', 'after'],
+    ['after=not%20a%20cursor', 'after'],
+    ['after=', 'after'],
+    ['start_date=', 'start_date'],
     ['start_date=2026-02-30', 'start_date'],
-    ['start_date=2026-01-13&end_date=2026-01-11', 'end_date'],
     ['unknown=1', 'unknown'],
   ])('rejects %s as invalid_param %s', async (query, param) => {
     const response = await lister.api.get(`/v1/customers?${query}`);
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('validation_error');
     expect(response.body.error.details).toEqual([expect.objectContaining({ code: 'invalid_param', param })]);
+  });
+
+  // Well-formed values whose trouble is not their shape: a cursor this API did not issue, filters that contradict.
+  it.each([
+    ['after=garbage', 'invalid_cursor', 'after is not a cursor'],
+    ['start_date=2026-01-13&end_date=2026-01-11', 'conflicting_list_filters', 'end_date must not be before start_date'],
+    ['after=AAAA&before=AAAA', 'conflicting_list_filters', 'before cannot be combined with after'],
+  ])('answers %s with 422 %s', async (query, code, message) => {
+    const response = await lister.api.get(`/v1/customers?${query}`);
+    expect(response.status).toBe(422);
+    expect(response.body.error).toEqual({ code, message: expect.stringContaining(message) });
   });
 });
 

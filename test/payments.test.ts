@@ -165,7 +165,7 @@ describe('pay-ins', () => {
     const fiatQuote = await createQuote(parties.partner.api);
     const count = await transactionCount();
     const refusals: Array<[Record<string, unknown>, number, string, string?]> = [
-      [payinBody(parties, fiatQuote.id), 400, 'validation_error', 'quote_id'],
+      [payinBody(parties, fiatQuote.id), 422, 'quote_type_mismatch'],
       [payinBody(parties, '00000000-0000-4000-8000-000000000000'), 404, 'not_found'],
       [payinBody(parties, payinQuote.id, { wallet_id: other.wallet.id }), 422, 'customer_mismatch'],
       [payinBody(parties, payinQuote.id, { wallet_id: ethereumWallet.id }), 422, 'quote_currency_mismatch'],
@@ -173,9 +173,8 @@ describe('pay-ins', () => {
         payinBody(parties, payinQuote.id, {
           sender: { name: 'Ana Souza', document: { type: 'passport', number: 'X1234567' }, amount: '10.00' },
         }),
-        400,
-        'validation_error',
-        'sender.amount',
+        422,
+        'quote_amount_mismatch',
       ],
       [payinBody(parties, payinQuote.id, { sender: { name: 'Ana' } }), 400, 'validation_error', 'sender.document'],
     ];
@@ -440,13 +439,11 @@ describe('payout refusals', () => {
     const count = await transactionCount();
     const payinQuote = await quote(api, payinQuoteBody());
     const wrongType = await post(payoutBody(parties, payinQuote.id, { wallet_id: undefined }));
-    expect([wrongType.status, wrongType.body.error.details?.[0]?.param]).toEqual([400, 'quote_id']);
+    expect([wrongType.status, wrongType.body.error.code]).toEqual([422, 'quote_type_mismatch']);
     const rateOnly = await quote(api, payoutQuoteBody({ sender: { currency: 'USDC', payment_rail: 'solana' } }));
     const noAmount = await post(payoutBody(parties, rateOnly.id, { wallet_id: undefined }));
-    expect([noAmount.status, noAmount.body.error.details?.[0]]).toEqual([
-      400,
-      expect.objectContaining({ code: 'missing_param', param: 'amount' }),
-    ]);
+    expect([noAmount.status, noAmount.body.error.code]).toEqual([422, 'quote_amount_mismatch']);
+    expect(noAmount.body.error.message).toMatch(/^amount: /);
     const tooMuch = await post(payoutBody(parties, rateOnly.id, { wallet_id: undefined, amount: '999999.000000' }));
     expect(tooMuch.body.error.code).toBe('amount_out_of_range');
     const simulateWithoutWallet = await post(

@@ -964,15 +964,9 @@ describe('lifetime', () => {
     const quote = await createQuote('/v1/quote', payin());
     const error = await expectApiError(
       consumeQuote(harness.services, partner.partnerId, quote.id, 'fiat_to_fiat', 'transaction-6'),
-      'validation_error',
+      'quote_type_mismatch',
     );
-    expect(error.details).toEqual([
-      {
-        code: 'invalid_param',
-        param: 'quote_id',
-        message: 'is a payin quote; this operation needs a fiat_to_fiat quote',
-      },
-    ]);
+    expect(error.message).toBe('quote_id is a payin quote; this operation needs a fiat_to_fiat quote.');
     expect(await handleOf(quote.id).query(quoteStateQuery)).toMatchObject({ status: 'active' });
   });
 

@@ -136,6 +136,54 @@ export const errorCatalogue = {
     status: 422,
     when: 'Only a virtual account under review or approved can be cancelled; the message names its status (rejected or cancelled).',
   },
+  invalid_cursor: {
+    status: 422,
+    when: '`after` or `before` is not a cursor this API returned; pass `cursor.after` / `cursor.before` back unchanged.',
+  },
+  conflicting_list_filters: {
+    status: 422,
+    when: 'A list was given `after` together with `before`, or an `end_date` earlier than its `start_date`.',
+  },
+  beneficiary_shares_exceed_100: {
+    status: 422,
+    when: "The beneficiaries' `share_size` values add up to more than 100 (each one is within 0-100).",
+  },
+  document_not_applicable: {
+    status: 422,
+    when: 'The document does not apply to this customer: a business document for an individual (or the reverse), or a `beneficiary_id` that is not one of the customer\'s beneficiaries (or given for an individual).',
+  },
+  invalid_verification_outcome: {
+    status: 422,
+    when: "A sandbox verification outcome names a step this customer's type does not have.",
+  },
+  clabe_bank_code_mismatch: {
+    status: 422,
+    when: "spei: `bank_code` is not the CLABE's first three digits.",
+  },
+  quote_type_mismatch: {
+    status: 422,
+    when: '`quote_id` names a quote of another type than the operation takes (fiat to fiat, pay-in or payout).',
+  },
+  quote_amount_mismatch: {
+    status: 422,
+    when: "The amount does not fit the quote: a quote with amounts takes none, a rate-only quote needs one (the message names where), with at most its currency's decimal places.",
+  },
+  amount_too_precise: {
+    status: 422,
+    when: "The amount has more decimal places than the currency of the resource it is for (the transaction's sender currency) allows.",
+  },
+  deposit_reference_mismatch: {
+    status: 422,
+    when: "A sandbox deposit's `reference` is not the transaction's deposit reference.",
+  },
+  tx_hash_chain_mismatch: {
+    status: 422,
+    when: "`tx_hash` is a transaction hash of the other chain than the payout's stablecoin chain.",
+  },
+  webhook_url_not_allowed: {
+    status: 422,
+    when: 'The webhook URL cannot be used: its host is private, loopback, link-local, reserved, `localhost` or a single label, it carries credentials, or (production) it is not https.',
+  },
   rate_limited: {
     status: 429,
     when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`.',

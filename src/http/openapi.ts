@@ -8,6 +8,8 @@ import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './pagination';
 import { isRateLimited } from './rate-limit';
 import { isCustomBody, RouteDefinition } from './route';
+import { documentMetadataSchema } from '../schemas/customers';
+import { addOperationLinks } from './openapi-links';
 
 extendZodWithOpenApi(z);
 
@@ -25,6 +27,27 @@ Cross-border payments API for platforms (partners) acting for their customers.
   ends, whatever its key: no key is looked up meanwhile. Successful requests are never counted.
 - **Scoping**: every lookup and list only sees the authenticated partner's resources. Another partner's id answers
   404 \`not_found\`, exactly like an id that does not exist (and so does a malformed id).
+- **What 400 means**: a request is refused with 400 only when this description says no: a field, parameter or header
+  that breaks its schema (type, format, pattern, length, bounds, enum, \`oneOf\`/\`not\`/\`dependentRequired\`), or
+  a body that is not JSON or too deep. A request the schemas accept is never refused for its shape: rules across
+  resources or state (a quote of another type, an amount the quote already fixes, a cursor this API did not issue,
+  shares adding up to more than 100%) answer 422 with their own code. Generate requests from this description and
+  every 400 is a bug on one side.
+- **Formats beyond JSON Schema's**: \`phone\` (a number valid for its country; E.164 with or without \`+\`, or the
+  national format of the customer's \`country\`), \`mx-phone\` (a Mexican mobile number), \`cpf\`, \`cnpj\` and
+  \`cpf-cnpj\` (Brazilian tax ids with valid check digits, bare or masked), \`iban\` (country length and format,
+  mod-97 and national check digits; not a Swiss QR-IBAN), \`bic\`, \`aba-routing-number\` (9 digits, valid checksum,
+  prefix 01-12, 21-32 or 61-72), \`clabe\` (18 digits, check digit), \`cvu\` and \`cbu\` (22 digits, check digits; a
+  CVU starts with 000), \`blockchain-address\` (ethereum: 0x + 40 hex in one case or EIP-55 checksum case; solana:
+  base58 of 32 bytes). A value that is not of its format answers 400 naming the field.
+- **Enum values** are lower snake_case (\`passport\`, \`front\`, \`awaiting_deposit\`), as Stripe's and Bridge's are; codes
+  of ISO standards keep their standard's spelling (currencies \`USD\`, countries \`BRA\`), and event types are the
+  SPEC's (\`walletTransfer.created\`). Where the SPEC shows upper case in a request (\`document_type: PASSPORT\`,
+  \`document_side: FRONT\`) both spellings are accepted; the lower-case one is canonical.
+- **Empty query parameters** are refused, like any value their schema does not allow (\`?after=\` answers 400 naming
+  \`after\`), as Stripe does: leave a parameter out to leave it unset.
+- **Links**: each create operation's response links (OpenAPI \`links\`) to the operations that take the new id (read,
+  update, lists filtered by it, sub-resources), so that clients and stateful testers can chain them.
 - **Errors**: \`{"error": {"code", "message"}}\`; a 400 \`validation_error\` adds \`details\`, a list of
   \`{code: missing_param | invalid_param, param, message}\` where \`param\` is the dotted path of the field
   (\`address.country\`, \`beneficiaries.0.share_size\`). Unknown fields are rejected as \`invalid_param\`.
@@ -77,6 +100,7 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors);
   if (route.auth === 'partner') codes.add('unauthorized');
   if (route.params || route.query || route.body) codes.add('validation_error');
+  if (isListQuery(route.query)) codes.add('invalid_cursor').add('conflicting_list_filters');
   if (route.body && !isCustomBody(route.body)) {
     codes.add('invalid_json').add('unsupported_media_type').add('payload_too_large');
   }
@@ -88,6 +112,11 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   return [...codes];
 }
 
+/** A list's query (the pagination parameters, extended or not). */
+function isListQuery(query: RouteDefinition['query']): boolean {
+  return query instanceof z.ZodObject && 'after' in query.shape && 'before' in query.shape;
+}
+
 export function acceptsIdempotencyKey(route: RouteDefinition): boolean {
   return route.auth === 'partner' && (route.method === 'post' || route.method === 'put');
 }
@@ -97,6 +126,9 @@ const idempotencyHeader = z.object({
     .string()
     .optional()
     .meta({
+      pattern: '^[\\x21-\\x7E]{1,255}$',
+      minLength: 1,
+      maxLength: 255,
       description:
         'Makes the request safe to retry: repeats with the same key and the same request within 24 hours return the stored ' +
         'response (with the header `Idempotent-Replayed: true`) without doing anything again. 1-255 visible ASCII characters.',
@@ -113,6 +145,12 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<App
     description: 'The API key, bare or as `Bearer <API_KEY>`.',
   });
   registry.registerComponent('securitySchemes', 'ApiKeyHeader', { type: 'apiKey', in: 'header', name: 'api-key' });
+  // The JSON inside the document upload's `metadata` part (referenced by its contentSchema).
+  // (Registered as a definition: the schema carries its id in its metadata already.)
+  (registry as unknown as { _definitions: unknown[] })._definitions.push({
+    type: 'schema',
+    schema: documentMetadataSchema,
+  });
 
   for (const route of routes) {
     const byStatus = new Map<number, ErrorCode[]>();
@@ -173,9 +211,63 @@ export function buildOpenApiDocument(routes: RouteDefinition[], config: Pick<App
     });
   }
 
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Payments API', version: API_VERSION, description: conventions },
     servers: [{ url: config.publicBaseUrl, description: config.appEnv }],
   });
+  stateServerWideRules(document, config.appEnv);
+  addOperationLinks(document);
+  return document;
+}
+
+type Json = Record<string, unknown>;
+type GeneratedDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+/** Every schema object reachable from `start`, each once ($refs followed into the components). */
+function reachableSchemas(document: GeneratedDocument, start: unknown[]): Json[] {
+  const components = (document.components?.schemas ?? {}) as Record<string, Json>;
+  const seen = new Set<unknown>();
+  const found: Json[] = [];
+  const stack = [...start];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (!value || typeof value !== 'object' || seen.has(value)) continue;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      stack.push(...value);
+      continue;
+    }
+    const schema = value as Json;
+    found.push(schema);
+    if (typeof schema.$ref === 'string') stack.push(components[schema.$ref.replace('#/components/schemas/', '')]);
+    stack.push(...Object.values(schema));
+  }
+  return found;
+}
+
+/**
+ * Rules the server applies to every request, stated in each schema they concern: no NUL character in any text (no
+ * column can store it), a path parameter is not empty, and production has no sandbox controls (`simulate`).
+ */
+function stateServerWideRules(document: GeneratedDocument, appEnv: AppConfig['appEnv']): void {
+  const requestSide: unknown[] = [];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, Json>)) {
+      for (const parameter of (operation.parameters as Json[] | undefined) ?? []) {
+        if (parameter.in === 'path') Object.assign(parameter.schema as Json, { minLength: 1 });
+        requestSide.push(parameter.schema);
+      }
+      requestSide.push(operation.requestBody);
+    }
+  }
+  for (const schema of reachableSchemas(document, requestSide)) {
+    const plainText =
+      schema.type === 'string' && !schema.pattern && !schema.enum && !('const' in schema) && !schema.format;
+    if (plainText) schema.pattern = '^[^\\u0000]*$';
+    const properties = schema.properties as Json | undefined;
+    if (appEnv === 'production' && properties && 'simulate' in properties) {
+      delete properties.simulate;
+    }
+  }
 }

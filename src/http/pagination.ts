@@ -13,6 +13,18 @@ const EARLIEST = Date.UTC(1970, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const inBounds = (date: Date): Date | null =>
   !Number.isNaN(date.getTime()) && date.getTime() >= EARLIEST && date.getTime() <= LATEST ? date : null;
+/** A filter bound outside them selects the same rows as the bound itself. */
+const clamped = (date: Date): Date | null =>
+  Number.isNaN(date.getTime()) ? null : new Date(Math.min(Math.max(date.getTime(), EARLIEST), LATEST));
+
+/** The date-times a date filter takes (seconds optional). */
+const dateBoundPattern =
+  '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d))?$';
+/** What the description states: a calendar date, or a date-time with seconds (a subset of what is accepted). */
+const describedDateBound = {
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:[0-5]\\d(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2}))?$',
+  anyOf: [{ format: 'date' }, { format: 'date-time' }],
+};
 
 /** YYYY-MM-DD (a whole UTC day) or an ISO 8601 date-time with offset. */
 const dateBound = (bound: 'start' | 'end') =>
@@ -20,18 +32,27 @@ const dateBound = (bound: 'start' | 'end') =>
     .string()
     .refine(
       (value) => parseDateBound(value, bound) !== null,
-      'must be a date (YYYY-MM-DD) or an ISO 8601 date-time between 1970-01-01 and 9999-12-31',
+      'must be a date (YYYY-MM-DD) or an ISO 8601 date-time (YYYY-MM-DDThh:mm[:ss[.fff]] with Z or an offset)',
     )
-    .transform((value) => parseDateBound(value, bound) as Date);
+    .transform((value) => parseDateBound(value, bound) as Date)
+    .meta(describedDateBound);
 
 function parseDateBound(value: string, bound: 'start' | 'end'): Date | null {
   if (datePattern.test(value)) {
     const date = new Date(`${value}T00:00:00.000Z`);
     if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) return null;
-    return inBounds(bound === 'start' ? date : new Date(date.getTime() + 24 * 3600 * 1000 - 1));
+    return clamped(bound === 'start' ? date : new Date(date.getTime() + 24 * 3600 * 1000 - 1));
   }
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return null;
-  return inBounds(new Date(value));
+  if (!new RegExp(dateBoundPattern).test(value)) return null;
+  const date = new Date(value);
+  // A calendar day that does not exist (2026-02-30T10:00Z) is refused, as for a bare date.
+  if (Number.isNaN(date.getTime()) || !isCalendarDay(value.slice(0, 10))) return null;
+  return clamped(date);
+}
+
+function isCalendarDay(day: string): boolean {
+  const date = new Date(`${day}T00:00:00.000Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day;
 }
 
 export interface Position {
@@ -56,10 +77,11 @@ function decodeCursor(cursor: string): Position | null {
   }
 }
 
-const cursorParam = z
-  .string()
-  .refine((value) => decodeCursor(value) !== null, 'is not a cursor returned by this API')
-  .transform((value) => decodeCursor(value) as Position);
+/**
+ * A cursor's shape is stated (base64url); whether this API issued it is not a matter of shape, so an unknown cursor
+ * answers 422 invalid_cursor from paginate, not 400.
+ */
+const cursorParam = z.string().regex(/^[A-Za-z0-9_-]{1,512}$/, 'must be a cursor from a previous response (base64url)');
 
 /** Query parameters shared by every list; list routes extend it with their own filters. */
 export const paginationQuerySchema = z
@@ -121,16 +143,25 @@ export async function paginate<Row extends Position>(
   page: PageQuery,
   fetch: (query: KeysetQuery) => Promise<Row[]>,
 ): Promise<{ rows: Row[]; cursor: CursorBody }> {
-  if (page.after && page.before) throw ApiError.invalidParam('before', 'cannot be combined with after');
+  if (page.after && page.before) {
+    throw new ApiError('conflicting_list_filters', 'before cannot be combined with after: page one way at a time.');
+  }
   if (page.start_date && page.end_date && page.start_date > page.end_date) {
-    throw ApiError.invalidParam('end_date', 'must not be before start_date');
+    throw new ApiError('conflicting_list_filters', 'end_date must not be before start_date.');
   }
   const backwards = page.before !== undefined;
-  const anchor = page.before ?? page.after;
+  const given = page.before ?? page.after;
+  const anchor = given === undefined ? undefined : decodeCursor(given);
+  if (anchor === null) {
+    throw new ApiError(
+      'invalid_cursor',
+      `${backwards ? 'before' : 'after'} is not a cursor this API returned; pass cursor.after or cursor.before back unchanged.`,
+    );
+  }
   const fetched = await fetch({
     ...(page.start_date && { createdFrom: page.start_date }),
     ...(page.end_date && { createdTo: page.end_date }),
-    ...(backwards ? { before: page.before } : page.after ? { after: page.after } : {}),
+    ...(anchor && (backwards ? { before: anchor } : { after: anchor })),
     direction: backwards ? 'asc' : 'desc',
     take: page.limit + 1,
   });

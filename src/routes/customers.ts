@@ -45,6 +45,7 @@ const createCustomerRoute = defineRoute({
     'Fields of the other customer type are rejected. Phone numbers are returned in E.164. Event: customer.created.',
   body: createCustomerRequestSchema,
   response: { status: 201, description: 'The customer, with its verification link.', schema: customerSchema },
+  errors: ['beneficiary_shares_exceed_100'],
   async handler({ body, partner, services }) {
     return createCustomer(services, partner.id, body);
   },
@@ -104,10 +105,12 @@ const uploadCustomerDocument = defineRoute({
   summary: 'Upload one verification document',
   description:
     'multipart/form-data with a `file` part and a `metadata` part (JSON string). One document per call; ' +
-    'NATIONAL_ID, PASSPORT and DRIVER_LICENSE need document_side, one call per side. Individuals upload PASSPORT, ' +
-    'NATIONAL_ID, DRIVER_LICENSE, PROOF_OF_ADDRESS and SELFIE. Businesses upload INCORPORATION_ARTICLES, ' +
-    'INCORPORATION_CERTIFICATE, INCUMBENCY_CERTIFICATE, SHAREHOLDER_REGISTRY and STATE_COMPANY_REGISTRY, and the ' +
-    "personal documents of their beneficiaries with that beneficiary's `beneficiary_id`. Files are recognised by " +
+    'national_id, passport and driver_license need document_side (front, back), one call per side. Individuals ' +
+    'upload passport, national_id, driver_license, proof_of_address and selfie. Businesses upload ' +
+    'incorporation_articles, incorporation_certificate, incumbency_certificate, shareholder_registry and ' +
+    "state_company_registry, and the personal documents of their beneficiaries with that beneficiary's " +
+    "`beneficiary_id` (422 `document_not_applicable` otherwise). Values are lower case; the SPEC's upper case " +
+    '(`PASSPORT`, `FRONT`) is accepted too. Files are recognised by ' +
     `content: PDF, JPEG, PNG, WEBP or HEIC, not empty, at most ${MAX_DOCUMENT_BYTES / (1024 * 1024)} MB (larger: 413). ` +
     'Accepted while the customer is pending or partially_rejected.',
   params: customerIdParam,
@@ -130,6 +133,7 @@ const uploadCustomerDocument = defineRoute({
     'not_found',
     'unsupported_media_type',
     'payload_too_large',
+    'document_not_applicable',
     'customer_rejected',
     'customer_already_approved',
     'customer_verification_in_progress',
@@ -199,7 +203,7 @@ const setSandboxVerificationOutcome = defineRoute({
   params: customerIdParam,
   body: sandboxVerificationOutcomeSchema,
   response: { status: 200, description: 'Verification details after the call.', schema: verificationDetailsSchema },
-  errors: ['not_found', 'customer_rejected', 'customer_already_approved'],
+  errors: ['not_found', 'customer_rejected', 'customer_already_approved', 'invalid_verification_outcome'],
   async handler({ params, body, partner, services }) {
     const customer = await findCustomerOrThrow(services.prisma, partner.id, params.customerId as string);
     await setSandboxOutcome(services, customer, body);

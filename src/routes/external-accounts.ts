@@ -48,6 +48,7 @@ const createExternalAccountRoute = defineRoute({
     'pix_key_invalid',
     'pix_directory_unavailable',
     'external_account_already_exists',
+    'clabe_bank_code_mismatch',
   ],
   async handler({ body, partner, services }) {
     return createExternalAccount(services, partner.id, body);

@@ -225,6 +225,8 @@ function errorCodeOf(error: ApiError): PageErrorCode {
       return 'rejected';
     case 'verification_documents_missing':
       return 'documents_missing';
+    case 'document_not_applicable':
+      return 'document_invalid';
     case 'validation_error': {
       const [first] = error.details ?? [];
       if (first?.param === 'file') return first.code === 'missing_param' ? 'file_missing' : 'file_invalid';

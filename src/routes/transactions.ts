@@ -35,6 +35,8 @@ const quoteBasedErrors = [
   'customer_not_approved',
   'customer_mismatch',
   'quote_currency_mismatch',
+  'quote_type_mismatch',
+  'quote_amount_mismatch',
 ] as const;
 
 const lifecycle = `
@@ -171,7 +173,13 @@ const confirmPayoutRoute = defineRoute({
     'waiting.',
   body: confirmPayoutRequestSchema,
   response: { status: 200, description: 'The payout, processing.', schema: transactionSchema },
-  errors: ['not_found', 'payout_cannot_be_confirmed', 'payin_cannot_be_confirmed', 'service_unavailable'],
+  errors: [
+    'not_found',
+    'payout_cannot_be_confirmed',
+    'payin_cannot_be_confirmed',
+    'tx_hash_chain_mismatch',
+    'service_unavailable',
+  ],
   async handler({ body, partner, services }) {
     return confirmPayout(services, partner.id, body);
   },
@@ -262,7 +270,7 @@ const simulateDeposit = defineRoute({
   params: idParam('id', 'Transaction id.'),
   body: sandboxDepositRequestSchema,
   response: { status: 201, description: 'The deposit and what became of it.', schema: depositSchema },
-  errors: ['not_found', 'service_unavailable'],
+  errors: ['not_found', 'amount_too_precise', 'deposit_reference_mismatch', 'service_unavailable'],
   async handler({ params, body, partner, services }) {
     return receiveSandboxDeposit(services, partner.id, params.id as string, body);
   },

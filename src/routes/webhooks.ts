@@ -54,7 +54,7 @@ const createConfig = defineRoute({
     description: 'The configuration, with its signing secret.',
     schema: createdWebhookConfigSchema,
   },
-  errors: ['webhook_config_already_exists'],
+  errors: ['webhook_config_already_exists', 'webhook_url_not_allowed'],
   async handler({ body, partner, services }) {
     return createWebhookConfig(services, partner.id, body);
   },
@@ -88,7 +88,7 @@ const updateConfig = defineRoute({
   params: configIdParam,
   body: updateWebhookConfigRequestSchema,
   response: { status: 200, description: 'The updated configuration.', schema: webhookConfigSchema },
-  errors: ['not_found'],
+  errors: ['not_found', 'webhook_url_not_allowed'],
   async handler({ params, body, partner, services }) {
     return updateWebhookConfig(services, partner.id, params.id as string, body);
   },

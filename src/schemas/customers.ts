@@ -12,6 +12,7 @@ import {
   emailSchema,
   isCountryCode,
   normalisePhoneNumber,
+  pastDate,
   pastDateSchema,
   phoneNumberInputSchema,
   text,
@@ -19,6 +20,7 @@ import {
   websiteSchema,
 } from './common';
 import Decimal from 'decimal.js';
+import { ApiError } from '../http/errors';
 import { allSteps, documentSides, documentTypes, rejectionCodes, sidedDocumentTypes } from '../domain/verification';
 
 export const customerTypes = ['individual', 'business'] as const;
@@ -31,7 +33,26 @@ export const MAX_BENEFICIARIES = 25;
 
 const shareSizeSchema = decimalString(4)
   .refine((value) => new Decimal(value).lte(100), 'must be a percentage between 0 and 100')
-  .meta({ description: 'Percentage of shares held, "0" to "100", up to 4 decimals.', example: '25.5' });
+  .meta({
+    description: 'Percentage of shares held, "0" to "100", up to 4 decimals.',
+    example: '25.5',
+    pattern: '^(100(\\.0{1,4})?|\\d{1,2}(\\.\\d{1,4})?)$',
+  });
+
+/**
+ * An enum whose canonical values are lower snake_case (the API's convention) and whose upper-case spelling (the
+ * SPEC's) is accepted too; the value inside the service stays the upper-case one.
+ */
+function caseInsensitiveEnum<const T extends string>(values: readonly T[]) {
+  const canonical = values.map((value) => value.toLowerCase());
+  return z
+    .string()
+    .refine((value) => (values as readonly string[]).includes(value.toUpperCase()), {
+      message: `must be one of: ${canonical.join(', ')}`,
+    })
+    .transform((value) => value.toUpperCase() as T)
+    .meta({ enum: canonical });
+}
 
 type PhoneHolder = { phone_number?: unknown; country?: unknown };
 
@@ -76,7 +97,8 @@ const individualRequestSchema = z
     last_name: text(100),
     email: emailSchema,
     phone_number: phoneNumberInputSchema,
-    date_of_birth: pastDateSchema.refine(
+    // The description states years at least MINIMUM_AGE + 1 back, all of which are old enough on any day.
+    date_of_birth: pastDate(MINIMUM_AGE + 1).refine(
       (value) => ageInYears(value) >= MINIMUM_AGE,
       `the customer must be at least ${MINIMUM_AGE} years old`,
     ),
@@ -107,7 +129,21 @@ const businessRequestSchema = z
     }),
   })
   .strict()
-  .meta({ id: 'BusinessCustomerRequest' });
+  .meta({
+    id: 'BusinessCustomerRequest',
+    oneOf: [
+      {
+        title: 'No beneficial owners',
+        properties: { no_ubos: { const: true }, beneficiaries: { maxItems: 0 } },
+        required: ['no_ubos'],
+      },
+      {
+        title: 'With beneficial owners',
+        properties: { no_ubos: { const: false }, beneficiaries: { minItems: 1 } },
+        required: ['beneficiaries'],
+      },
+    ],
+  });
 
 export const createCustomerRequestSchema = z
   .discriminatedUnion('type', [individualRequestSchema, businessRequestSchema])
@@ -129,18 +165,20 @@ export const createCustomerRequestSchema = z
         message: 'at least one beneficiary is required unless no_ubos is true',
       });
     }
-    const shares = beneficiaries.map((beneficiary: { share_size?: unknown }) => beneficiary?.share_size);
-    // The total is only meaningful once every share is itself valid (each problem is reported on its own).
-    if (!shares.every((share) => shareSizeSchema.safeParse(share).success)) return;
-    const total = (shares as string[]).reduce((sum, share) => sum.plus(share), new Decimal(0));
-    if (total.gt(100)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['beneficiaries'],
-        message: `share_size values add up to ${total.toString()}%, more than 100%`,
-      });
-    }
   }, always)
+  .transform((body) => {
+    // A sum is not a rule of the shape (JSON Schema cannot state it): checked once the shape is valid, 422.
+    if (body.type === 'business') {
+      const total = body.beneficiaries.reduce((sum, beneficiary) => sum.plus(beneficiary.share_size), new Decimal(0));
+      if (total.gt(100)) {
+        throw new ApiError(
+          'beneficiary_shares_exceed_100',
+          `The beneficiaries' share_size values add up to ${total.toString()}%, more than 100%.`,
+        );
+      }
+    }
+    return body;
+  })
   .transform((body) => ({
     ...body,
     phone_number: normalisePhoneNumber(body.phone_number, body.country) as string,
@@ -246,13 +284,17 @@ export type BeneficiaryResource = z.input<typeof beneficiarySchema>;
 
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
+const sidedTypes = sidedDocumentTypes.map((type) => type.toLowerCase());
+
 export const documentMetadataSchema = z
   .object({
-    document_type: z.enum(documentTypes),
-    document_side: z
-      .enum(documentSides)
-      .optional()
-      .meta({ description: 'Required for NATIONAL_ID, PASSPORT and DRIVER_LICENSE; not allowed for other types.' }),
+    document_type: caseInsensitiveEnum(documentTypes).meta({
+      description: 'Lower snake_case (canonical); the upper-case spelling of the SPEC (`PASSPORT`) is accepted too.',
+    }),
+    document_side: caseInsensitiveEnum(documentSides).optional().meta({
+      description:
+        'Required for national_id, passport and driver_license; not allowed for other types. `FRONT`/`BACK` are accepted too.',
+    }),
     country: countryCodeSchema.optional().meta({ description: 'Issuing country of the document.' }),
     beneficiary_id: z.string().optional().meta({
       description: "Business customers only: one of the customer's beneficiaries, for that person's documents.",
@@ -262,17 +304,30 @@ export const documentMetadataSchema = z
   .superRefine((metadata, ctx) => {
     const sided = (sidedDocumentTypes as readonly string[]).includes(metadata.document_type);
     if (sided && metadata.document_side === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['document_side'], message: `is required for ${metadata.document_type}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['document_side'],
+        message: `is required for ${metadata.document_type.toLowerCase()}`,
+      });
     }
     if (!sided && metadata.document_side !== undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['document_side'],
-        message: `only applies to ${sidedDocumentTypes.join(', ')}`,
+        message: `only applies to ${sidedTypes.join(', ')}`,
       });
     }
   })
-  .meta({ id: 'DocumentMetadata' });
+  .meta({
+    id: 'DocumentMetadata',
+    oneOf: [
+      { properties: { document_type: { enum: sidedTypes } }, required: ['document_side'] },
+      {
+        properties: { document_type: { not: { enum: sidedTypes } } },
+        not: { required: ['document_side'] },
+      },
+    ],
+  });
 
 export type DocumentMetadata = z.output<typeof documentMetadataSchema>;
 
@@ -280,10 +335,13 @@ export const documentUploadSchema = z
   .object({
     file: z.string().meta({
       format: 'binary',
+      contentMediaType: 'application/pdf, image/jpeg, image/png, image/webp, image/heic',
       description: `The document: PDF, JPEG, PNG, WEBP or HEIC (recognised by content), not empty, at most ${MAX_DOCUMENT_BYTES / (1024 * 1024)} MB.`,
     }),
     metadata: z.string().meta({
-      description: 'JSON string of DocumentMetadata, e.g. {"document_type":"PASSPORT","document_side":"FRONT"}.',
+      description: 'JSON string of DocumentMetadata, e.g. {"document_type":"passport","document_side":"front"}.',
+      contentMediaType: 'application/json',
+      contentSchema: { $ref: '#/components/schemas/DocumentMetadata' },
     }),
   })
   .meta({ id: 'DocumentUpload' });
@@ -329,6 +387,15 @@ export const sandboxVerificationOutcomeSchema = z
       .meta({ description: 'Steps that fail; at least one for partially_rejected and rejected, none for approved.' }),
   })
   .strict()
+  .meta({
+    oneOf: [
+      { properties: { outcome: { const: 'approved' }, rejected_steps: { maxItems: 0 } } },
+      {
+        properties: { outcome: { enum: ['partially_rejected', 'rejected'] }, rejected_steps: { minItems: 1 } },
+        required: ['rejected_steps'],
+      },
+    ],
+  })
   .superRefine((body, ctx) => {
     const steps = Array.isArray(body.rejected_steps) ? body.rejected_steps : [];
     if (!['approved', 'partially_rejected', 'rejected'].includes(body.outcome)) return;

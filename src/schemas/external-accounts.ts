@@ -9,7 +9,8 @@ import { checkClabe } from '../domain/clabe';
 import { externalAccountStatuses } from '../domain/external-accounts';
 import { alpha2Of, checkBic, checkIban, sepaCountries } from '../domain/iban';
 import { paginationQuerySchema } from '../http/pagination';
-import { addressSchema, text, timestampSchema } from './common';
+import { ApiError } from '../http/errors';
+import { addressSchema, NON_BLANK_PATTERN, text, timestampSchema } from './common';
 
 type Check = { ok: true } | { ok: false; reason: string };
 
@@ -58,6 +59,7 @@ const pixRequestSchema = z
           'has none of these formats, or that the pix directory does not know, answers 422 `pix_key_invalid`. ' +
           'Returned in the directory form (digits only, lower case, E.164).',
         example: '+5511987654321',
+        pattern: NON_BLANK_PATTERN,
       }),
   })
   .strict()
@@ -96,6 +98,7 @@ const pixAccountRequestSchema = z
         '`checking` (conta corrente), `savings` (poupança), `payment` (conta de pagamento) or `salary` (conta salário).',
     }),
     beneficiary_document: taxIdSchema.meta({
+      format: 'cpf-cnpj',
       description: "Holder's CPF or CNPJ (check digits verified), bare or with the official mask; returned bare.",
       example: '52998224725',
     }),
@@ -130,10 +133,12 @@ const speiRequestSchema = z
         example: '002',
       }),
     clabe: checkedString(checkClabe).optional().meta({
+      format: 'clabe',
       description: '18-digit CLABE with a valid check digit. Required with protocol clabe, not allowed otherwise.',
       example: '002010077777777771',
     }),
     phone_number: z.string().optional().meta({
+      format: 'mx-phone',
       description:
         'Mexican mobile number, 10 digits or E.164 (+52...). Required with protocol phonenumber, not allowed otherwise. Returned in E.164.',
       example: '+525512345678',
@@ -153,15 +158,6 @@ const speiRequestSchema = z
           path: ['phone_number'],
           message: 'is only allowed when protocol is phonenumber',
         });
-      const bankCode = str(spei.bank_code);
-      const check = clabe === undefined ? undefined : checkClabe(clabe);
-      if (check?.ok && bankCode !== undefined && /^\d{3}$/.test(bankCode) && bankCode !== check.bankCode) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['bank_code'],
-          message: `does not match the CLABE, whose bank code is ${check.bankCode}`,
-        });
-      }
     }
     if (protocol === 'phonenumber') {
       if (phone === undefined) {
@@ -177,11 +173,27 @@ const speiRequestSchema = z
         ctx.addIssue({ code: 'custom', path: ['clabe'], message: 'is only allowed when protocol is clabe' });
     }
   }, always)
-  .transform((spei) => ({
-    ...spei,
-    phone_number: spei.phone_number === undefined ? undefined : (normaliseMexicanPhone(spei.phone_number) as string),
-  }))
-  .meta({ id: 'SpeiRequest' });
+  .transform((spei) => {
+    // Two fields that must agree: not a rule JSON Schema can state, so checked once the shape is valid (422).
+    const check = spei.clabe === undefined ? undefined : checkClabe(spei.clabe);
+    if (check?.ok && spei.bank_code !== check.bankCode) {
+      throw new ApiError(
+        'clabe_bank_code_mismatch',
+        `spei.bank_code ${spei.bank_code} does not match the CLABE, whose bank code is ${check.bankCode}.`,
+      );
+    }
+    return {
+      ...spei,
+      phone_number: spei.phone_number === undefined ? undefined : (normaliseMexicanPhone(spei.phone_number) as string),
+    };
+  })
+  .meta({
+    id: 'SpeiRequest',
+    oneOf: [
+      { properties: { protocol: { const: 'clabe' } }, required: ['clabe'], not: { required: ['phone_number'] } },
+      { properties: { protocol: { const: 'phonenumber' } }, required: ['phone_number'], not: { required: ['clabe'] } },
+    ],
+  });
 
 const wireRequestSchema = z
   .object({
@@ -194,6 +206,7 @@ const wireRequestSchema = z
       .regex(/^\d{4,17}$/, 'must be a US bank account number of 4 to 17 digits')
       .meta({ description: 'US account number, 4 to 17 digits.', example: '000123456789' }),
     routing_number: checkedString(checkAbaRoutingNumber).meta({
+      format: 'aba-routing-number',
       description:
         'ABA routing number: 9 digits with a valid checksum, starting with 01-12, 21-32 or 61-72 (a bank or thrift).',
       example: '021000021',
@@ -214,6 +227,7 @@ const sepaRequestSchema = z
         return check.ok ? check.iban : value;
       })
       .meta({
+        format: 'iban',
         description:
           "IBAN, with or without spaces, any case: the country's length and format, the mod-97 check digits and the " +
           'national check digits where a country has them are verified. Swiss QR-IBANs are refused. Returned without ' +
@@ -223,6 +237,7 @@ const sepaRequestSchema = z
     bic: checkedString(checkBic)
       .transform((value) => value.toUpperCase())
       .meta({
+        format: 'bic',
         description: 'BIC (SWIFT code) of the bank, 8 or 11 characters; returned upper case.',
         example: 'DEUTDEFF',
       }),
@@ -246,7 +261,20 @@ const sepaRequestSchema = z
       }
     }
   }, always)
-  .meta({ id: 'SepaRequest' });
+  .meta({
+    id: 'SepaRequest',
+    // The IBAN's first two letters (any case) are the country's alpha-2 code.
+    oneOf: sepaCountries.map((country) => {
+      const alpha2 = alpha2Of(country) as string;
+      const letter = (char: string) => `[${char}${char.toLowerCase()}]`;
+      return {
+        properties: {
+          country: { const: country },
+          iban: { pattern: `^\\s*${letter(alpha2[0] as string)}${letter(alpha2[1] as string)}` },
+        },
+      };
+    }),
+  });
 
 const cvuRequestSchema = z
   .object({
@@ -254,6 +282,7 @@ const cvuRequestSchema = z
     cvu: checkedString((value) => checkArgentineAccount(value, 'cvu'))
       .optional()
       .meta({
+        format: 'cvu',
         description:
           'CVU (22 digits, valid check digits, starts with 000), an account at a payment provider. Exactly one of cvu and cbu.',
         example: '0000003110001234567898',
@@ -261,6 +290,7 @@ const cvuRequestSchema = z
     cbu: checkedString((value) => checkArgentineAccount(value, 'cbu'))
       .optional()
       .meta({
+        format: 'cbu',
         description: 'CBU (22 digits, valid check digits), a bank account. Exactly one of cvu and cbu.',
         example: '2850590940090418135201',
       }),
@@ -278,7 +308,7 @@ const cvuRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['cvu'], message: 'send exactly one of cvu and cbu' });
     }
   }, always)
-  .meta({ id: 'CvuRequest' });
+  .meta({ id: 'CvuRequest', oneOf: [{ required: ['cvu'] }, { required: ['cbu'] }] });
 
 const commonRequestFields = {
   customer_id: z.string().meta({ description: 'The customer who owns the account (404 if it is not one of yours).' }),

@@ -24,17 +24,41 @@ import {
   QuoteType,
 } from '../domain/quotes';
 import { allPaymentRails, blockchains, fiatRails, PaymentRail, railsByCurrency } from '../domain/rails';
-import { always, positiveAmountSchema, timestampSchema } from './common';
+import { always, positiveAmountPattern, positiveAmountSchema, timestampSchema } from './common';
 
 const amountSchema = positiveAmountSchema.meta({
-    description:
-      "Decimal string in the side's currency with at most its decimals (fiat 2, USDC/USDT 6), greater than 0.",
-    example: '100.00',
-  });
+  description: "Decimal string in the side's currency with at most its decimals (fiat 2, USDC/USDT 6), greater than 0.",
+  example: '100.00',
+});
 
 const railDescription = `Rail of the currency: ${Object.entries(railsByCurrency)
   .map(([currency, rails]) => `${currency} ${rails.join('/')}`)
   .join(', ')}.`;
+
+/**
+ * What the description states about a side per currency: its rails and its amount's decimal places (one branch per
+ * currency, exclusive by `currency`).
+ */
+const sideBranches = (currencyList: readonly Currency[]) => ({
+  oneOf: currencyList.map((currency) => ({
+    properties: {
+      currency: { const: currency },
+      payment_rail: { enum: [...railsByCurrency[currency]] },
+      amount: { pattern: positiveAmountPattern(decimalsOf(currency)) },
+    },
+  })),
+});
+
+/** A flat fee in the sender currency: zero allowed, at most the currency's decimal places. */
+const flatFeePattern = (decimals: number) => `^\\d{1,15}(\\.\\d{1,${decimals}})?$`;
+
+/** Not an amount on both sides. */
+const amountOnOneSideAtMost = {
+  not: {
+    required: ['sender', 'receiver'],
+    properties: { sender: { required: ['amount'] }, receiver: { required: ['amount'] } },
+  },
+};
 
 const quoteSideRequest = (side: QuoteSide) =>
   z
@@ -182,14 +206,37 @@ export const createQuoteRequestSchema = z
     sender: quoteSideRequest('sender').meta({
       id: 'QuoteSenderRequest',
       description: 'Pay-in: USD (wire, ach) or EUR (sepa). Payout: USDC or USDT on ethereum or solana.',
+      ...sideBranches(allCurrencies),
     }),
     receiver: quoteSideRequest('receiver').meta({
       id: 'QuoteReceiverRequest',
       description: 'Pay-in: USDC or USDT on ethereum or solana. Payout: a fiat currency on one of its rails.',
+      ...sideBranches(allCurrencies),
     }),
     partner_fee: partnerFeeRequestSchema.optional(),
   })
   .strict()
+  .meta({
+    ...amountOnOneSideAtMost,
+    oneOf: [
+      {
+        title: 'Pay-in: fiat (USD or EUR) to a stablecoin',
+        properties: {
+          sender: { properties: { currency: { enum: [...payinCurrencies] } } },
+          receiver: { properties: { currency: { enum: [...stablecoins] } } },
+          partner_fee: { properties: { flat_fee: { pattern: flatFeePattern(2) } } },
+        },
+      },
+      {
+        title: 'Payout: a stablecoin to fiat',
+        properties: {
+          sender: { properties: { currency: { enum: [...stablecoins] } } },
+          receiver: { properties: { currency: { enum: [...fiatCurrencies] } } },
+          partner_fee: { properties: { flat_fee: { pattern: flatFeePattern(6) } } },
+        },
+      },
+    ],
+  })
   .superRefine((body, ctx) => {
     const raw = body as RawBody;
     const sender = knownCurrency(raw.sender);
@@ -233,6 +280,7 @@ export const createFiatToFiatQuoteRequestSchema = z
     sender: fiatSideRequest('sender').meta({
       id: 'FiatToFiatSenderRequest',
       description: 'The fiat the sender pays in, on a local rail.',
+      ...sideBranches(fiatCurrencies),
     }),
     stablecoin: z
       .object({
@@ -247,10 +295,22 @@ export const createFiatToFiatQuoteRequestSchema = z
     receiver: fiatSideRequest('receiver').meta({
       id: 'FiatToFiatReceiverRequest',
       description: 'The fiat the receiver gets, on a local rail; a different currency from the sender.',
+      ...sideBranches(fiatCurrencies),
     }),
     partner_fee: partnerFeeRequestSchema.optional(),
   })
   .strict()
+  .meta({
+    ...amountOnOneSideAtMost,
+    // The receiver's currency differs from the sender's; the flat fee has the sender currency's decimals.
+    oneOf: fiatCurrencies.map((currency) => ({
+      properties: {
+        sender: { properties: { currency: { const: currency } } },
+        receiver: { properties: { currency: { enum: fiatCurrencies.filter((other) => other !== currency) } } },
+        partner_fee: { properties: { flat_fee: { pattern: flatFeePattern(decimalsOf(currency)) } } },
+      },
+    })),
+  })
   .superRefine((body, ctx) => {
     const raw = body as RawBody;
     const sender = knownCurrency(raw.sender);

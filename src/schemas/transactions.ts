@@ -13,14 +13,31 @@ import {
   transactionTypes,
 } from '../domain/transactions';
 import { paginationQuerySchema } from '../http/pagination';
-import { addressSchema, always, positiveAmountSchema, text, timestampSchema } from './common';
+import {
+  addressSchema,
+  always,
+  NON_BLANK_PATTERN,
+  positiveAmountOf,
+  positiveAmountSchema,
+  text,
+  timestampSchema,
+} from './common';
 
 const amountSchema = positiveAmountSchema;
 
 export const senderDocumentTypes = ['cpf', 'cnpj', 'tax_id', 'national_id', 'passport'] as const;
 export type SenderDocumentType = (typeof senderDocumentTypes)[number];
 
-const documentNumberPattern = /^[A-Za-z0-9][A-Za-z0-9 ./-]{2,39}$/;
+// 3-40 characters, tested on the trimmed number; stated as is, it also says that no space ends it.
+const documentNumberPattern = /^[A-Za-z0-9][A-Za-z0-9 ./-]{1,38}[A-Za-z0-9./-]$/;
+
+/** Per document type: cpf and cnpj by their check digits (formats), the others by their pattern. */
+const senderDocumentBranches = (types: readonly SenderDocumentType[]) =>
+  types.map((type) =>
+    type === 'cpf' || type === 'cnpj'
+      ? { properties: { type: { const: type }, number: { format: type } } }
+      : { properties: { type: { const: type }, number: { pattern: documentNumberPattern.source } } },
+  );
 
 export const senderDocumentSchema = z
   .object({
@@ -63,7 +80,11 @@ export const senderDocumentSchema = z
         ? (parseBrazilianTaxId(document.number)?.value ?? document.number)
         : document.number.toUpperCase(),
   }))
-  .meta({ id: 'SenderDocument', description: 'A tax id or government-issued document of the sender.' });
+  .meta({
+    id: 'SenderDocument',
+    description: 'A tax id or government-issued document of the sender.',
+    oneOf: senderDocumentBranches(senderDocumentTypes),
+  });
 
 export const createFiatToFiatRequestSchema = z
   .object({
@@ -108,7 +129,10 @@ export const createFiatToFiatRequestSchema = z
       });
     }
   }, always)
-  .meta({ id: 'CreateFiatToFiatRequest' });
+  .meta({
+    id: 'CreateFiatToFiatRequest',
+    not: { properties: { sender: { required: ['amount'] }, receiver: { required: ['amount'] } } },
+  });
 
 export type CreateFiatToFiatRequest = z.output<typeof createFiatToFiatRequestSchema>;
 
@@ -145,7 +169,10 @@ const pixPayoutDestinationSchema = z
         'The receiver’s pix key (CPF, CNPJ, email, +55 phone or random key), looked up in the pix directory.',
       example: 'ana@example.com',
     }),
-    document: senderDocumentSchema.meta({ description: 'The receiver’s CPF or CNPJ (recorded with the payout).' }),
+    document: senderDocumentSchema.meta({
+      description: 'The receiver’s CPF or CNPJ (recorded with the payout).',
+      oneOf: senderDocumentBranches(['cpf', 'cnpj']),
+    }),
   })
   .strict()
   .superRefine((destination, ctx) => {
@@ -209,7 +236,11 @@ export const createPayoutRequestSchema = z
       });
     }
   }, always)
-  .meta({ id: 'CreatePayoutRequest' });
+  .meta({
+    id: 'CreatePayoutRequest',
+    oneOf: [{ required: ['external_account_id'] }, { required: ['pix'] }],
+    dependentRequired: { simulate: ['wallet_id'] },
+  });
 
 export type CreatePayoutRequest = z.output<typeof createPayoutRequestSchema>;
 
@@ -233,8 +264,9 @@ export const confirmPayoutRequestSchema = z
 
 export const sandboxVirtualAccountDepositRequestSchema = z
   .object({
-    amount: amountSchema.meta({
-      description: 'What arrived, in the account’s currency (USD or EUR).',
+    // Both virtual-account currencies (USD, EUR) have 2 decimal places.
+    amount: positiveAmountOf(2).meta({
+      description: 'What arrived, in the account’s currency (USD or EUR), at most 2 decimal places.',
       example: '250.00',
     }),
     sender_name: text(140).meta({

@@ -52,7 +52,16 @@ export const createVirtualAccountRequestSchema = z
       });
     }
   }, always)
-  .meta({ id: 'CreateVirtualAccountRequest' });
+  .meta({
+    id: 'CreateVirtualAccountRequest',
+    oneOf: [
+      { properties: { sender: { properties: { currency: { const: 'EUR' } } } } },
+      {
+        properties: { sender: { properties: { currency: { not: { const: 'EUR' } } } } },
+        not: { required: ['accepts_third_party_payments'] },
+      },
+    ],
+  });
 
 export type CreateVirtualAccountRequest = z.output<typeof createVirtualAccountRequestSchema>;
 

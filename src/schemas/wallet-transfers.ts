@@ -9,7 +9,7 @@ import {
   walletTransferStatuses,
 } from '../domain/wallet-transfers';
 import { paginationQuerySchema } from '../http/pagination';
-import { always, positiveAmountSchema, timestampSchema } from './common';
+import { always, positiveAmountOf, timestampSchema } from './common';
 
 const stablecoinSchema = z.enum(stablecoins as [string, ...string[]]);
 
@@ -27,13 +27,16 @@ export const createWalletTransferRequestSchema = z
       .max(100)
       .optional()
       .meta({
+        format: 'blockchain-address',
+        pattern: '^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$',
         description:
           'Destination: an address on the source wallet’s chain (ethereum: EIP-55 checksum case; solana: base58 of 32 ' +
           'bytes). Give this or `to_wallet_id`. The address of a service-managed wallet is credited to that wallet.',
         example: '0x52908400098527886E0F7030069857D2E4169EE7',
       }),
     currency: stablecoinSchema.meta({ description: 'The stablecoin moved; the same at both ends.' }),
-    amount: positiveAmountSchema.meta({
+    // Both stablecoins have 6 decimal places.
+    amount: positiveAmountOf(6).meta({
       description: 'Decimal string, at most 6 decimal places, greater than 0; what the destination receives.',
       example: '25.50',
     }),
@@ -59,7 +62,7 @@ export const createWalletTransferRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['to_address'], message: 'give to_wallet_id or to_address, not both' });
     }
   }, always)
-  .meta({ id: 'CreateWalletTransferRequest' });
+  .meta({ id: 'CreateWalletTransferRequest', oneOf: [{ required: ['to_wallet_id'] }, { required: ['to_address'] }] });
 
 export type CreateWalletTransferRequest = z.output<typeof createWalletTransferRequestSchema>;
 
@@ -120,7 +123,7 @@ export const listWalletTransfersQuerySchema = paginationQuerySchema
 export const sandboxFundWalletRequestSchema = z
   .object({
     currency: stablecoinSchema,
-    amount: positiveAmountSchema.meta({ description: 'Decimal string, at most 6 decimal places.', example: '100.00' }),
+    amount: positiveAmountOf(6).meta({ description: 'Decimal string, at most 6 decimal places.', example: '100.00' }),
   })
   .strict()
   .meta({ id: 'SandboxFundWalletRequest' });

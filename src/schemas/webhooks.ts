@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { eventTypes } from '../events';
 import { paginationQuerySchema } from '../http/pagination';
-import { timestampSchema, uuidSchema } from './common';
+import { PORT_PATTERN, timestampSchema, uuidSchema } from './common';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -13,10 +13,22 @@ export const eventTypeSchema = z
 /** Types POST /webhooks/mock can send (SPEC 4.6: payout, payin and walletTransfer types only). */
 export const mockEventTypes = eventTypes.filter((type) => /^(payin|payout|walletTransfer)\./.test(type));
 
+/**
+ * The URL's shape: http(s), no credentials (`user@`), a host name whose last label starts with a letter or a dotted
+ * IPv4 address (what a URL parser takes), an optional port. Whether the host is public is not a matter of shape
+ * (422 webhook_url_not_allowed).
+ */
+const webhookUrlPattern =
+  '^[Hh][Tt][Tt][Pp][Ss]?://(([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*|((25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1?\\d?\\d))' +
+  `(:${PORT_PATTERN})?([/?#]\\S*)?$`;
+
 const webhookUrlSchema = z
   .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
   .max(MAX_WEBHOOK_URL_LENGTH)
+  .regex(new RegExp(webhookUrlPattern), 'must be an http(s) URL with a host name or IPv4 address, without credentials')
   .meta({
+    format: 'uri',
+    pattern: webhookUrlPattern,
     description:
       'Absolute URL receiving the POSTs: http or https in the sandbox, https only in production. The host must ' +
       'be public: not a private, loopback, link-local or reserved address, `localhost` or a single-label name ' +
@@ -35,6 +47,7 @@ const subscriptionsSchema = z
     });
   })
   .meta({
+    uniqueItems: true,
     description: 'Event types to deliver (SPEC 6), at least one, no duplicates.',
     example: ['customer.approved'],
   });
@@ -63,7 +76,7 @@ export const updateWebhookConfigRequestSchema = z
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, 'give at least one of url, subscriptions, enabled')
-  .meta({ id: 'UpdateWebhookConfigRequest', description: 'Fields left out keep their value.' });
+  .meta({ id: 'UpdateWebhookConfigRequest', description: 'Fields left out keep their value.', minProperties: 1 });
 
 export type CreateWebhookConfigRequest = z.output<typeof createWebhookConfigRequestSchema>;
 export type UpdateWebhookConfigRequest = z.output<typeof updateWebhookConfigRequestSchema>;

@@ -181,7 +181,7 @@ function refusalToApiError(error: unknown): ApiError | null {
     case verificationRefusals.underReview:
       return new ApiError('customer_verification_in_progress', refusal.message);
     case verificationRefusals.invalidDecision:
-      return ApiError.invalidParam('rejected_steps', refusal.message);
+      return new ApiError('invalid_verification_outcome', refusal.message);
     default:
       return null;
   }
@@ -247,8 +247,12 @@ export async function uploadDocument(
     if (!fileType)
       details.push({ code: 'invalid_param', param: 'file', message: 'must be a PDF, JPEG, PNG, WEBP or HEIC file' });
   }
-  if (metadata) details.push(...documentRuleProblems(customer, metadata));
   if (details.length > 0) throw ApiError.validation(details);
+  // Rules that depend on the customer (its type, its beneficiaries): the request's shape was fine.
+  const ruleProblems = documentRuleProblems(customer, metadata as DocumentMetadata);
+  if (ruleProblems.length > 0) {
+    throw new ApiError('document_not_applicable', ruleProblems.map((p) => `${p.param}: ${p.message}`).join('; '));
+  }
   const valid = metadata as DocumentMetadata;
   const file = upload.file as NonNullable<SingleFileUpload['file']>;
   const detected = fileType as DetectedFileType;

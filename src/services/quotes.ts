@@ -188,7 +188,10 @@ function expired(row: QuoteRow): ApiError {
 }
 
 function wrongType(row: QuoteRow, expectedType: QuoteType): ApiError {
-  return ApiError.invalidParam('quote_id', `is a ${row.type} quote; this operation needs a ${expectedType} quote`);
+  return new ApiError(
+    'quote_type_mismatch',
+    `quote_id is a ${row.type} quote; this operation needs a ${expectedType} quote.`,
+  );
 }
 
 /**

@@ -45,7 +45,7 @@ import { writeRequest } from '../temporal/write-then-start';
 function refuseUnusableUrl(url: string | undefined, services: ApiServices): void {
   if (url === undefined) return;
   const problem = webhookUrlProblem(url, { appEnv: services.config.appEnv, ...services.config.webhooks });
-  if (problem) throw ApiError.invalidParam('url', problem);
+  if (problem) throw new ApiError('webhook_url_not_allowed', `url ${problem}.`);
 }
 
 export async function createWebhookConfig(

@@ -40,7 +40,10 @@ async function usableQuoteOrThrow(
 ) {
   const quote = await findQuoteOrThrow(services.prisma, partnerId, quoteId);
   if (quote.type !== type) {
-    throw ApiError.invalidParam('quote_id', `is a ${quote.type} quote; this operation needs a ${type} quote`);
+    throw new ApiError(
+      'quote_type_mismatch',
+      `quote_id is a ${quote.type} quote; this operation needs a ${type} quote.`,
+    );
   }
   if (quote.status === 'used' && quote.usedBy !== transactionId) {
     throw new ApiError('quote_already_used', `Quote ${quote.id} was already used; request a new quote.`);
@@ -115,16 +118,20 @@ function amountsFor(
 ): QuoteAmounts {
   const locked = quoteAmountsOf(quote);
   if (locked) {
-    if (given) throw ApiError.invalidParam(given.param, 'the quote already fixes the amounts; leave the amount out');
+    if (given)
+      throw new ApiError(
+        'quote_amount_mismatch',
+        `${given.param}: the quote already fixes the amounts; leave the amount out.`,
+      );
     return locked;
   }
   if (!given) {
-    throw ApiError.validation([{ code: 'missing_param', ...missing }]);
+    throw new ApiError('quote_amount_mismatch', `${missing.param}: ${missing.message}.`);
   }
   const terms = termsOf(quote);
   const currency = (given.side === 'sender' ? terms.sender.currency : terms.receiver.currency) as Currency;
   const problem = amountTextProblem(given.text, currency);
-  if (problem) throw ApiError.invalidParam(given.param, problem);
+  if (problem) throw new ApiError('quote_amount_mismatch', `${given.param}: ${problem}.`);
   return priceWithinRanges(
     terms,
     { side: given.side, amount: Money.parse(currency, given.text) },

@@ -100,11 +100,11 @@ export async function receiveSandboxDeposit(
   const row = await findTransactionOrThrow(services.prisma, partnerId, transactionId);
   const currency = row.senderCurrency as Currency;
   const problem = amountTextProblem(body.amount, currency);
-  if (problem) throw ApiError.invalidParam('amount', problem);
+  if (problem) throw new ApiError('amount_too_precise', `amount: ${problem}.`);
   if (body.reference !== undefined && normaliseDepositReference(body.reference) !== row.depositReference) {
-    throw ApiError.invalidParam(
-      'reference',
-      `must be this transaction's deposit reference (${row.depositReference ?? ''})`,
+    throw new ApiError(
+      'deposit_reference_mismatch',
+      `reference must be this transaction's deposit reference (${row.depositReference ?? ''}).`,
     );
   }
   return receiveDeposit(services, row, {

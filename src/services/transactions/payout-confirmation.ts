@@ -52,7 +52,10 @@ export async function confirmPayout(
   if (row.status !== 'awaiting_deposit') throw cannotBeConfirmed(row, row.status);
   const chain = row.senderPaymentRail as Blockchain;
   if (!txHashPatterns[chain].test(body.tx_hash)) {
-    throw ApiError.invalidParam('tx_hash', `is not a ${chain} transaction hash`);
+    throw new ApiError(
+      'tx_hash_chain_mismatch',
+      `tx_hash is not a ${chain} transaction hash; the payout's stablecoin is on ${chain}.`,
+    );
   }
   if (services.config.appEnv !== 'sandbox') {
     throw ApiError.unavailable(
