@@ -3606,6 +3606,8 @@ export interface operations {
                 limit?: number;
                 /** @description Only items created at or after this instant; a bare date starts at 00:00 UTC. */
                 start_date?: string | unknown | unknown;
+                /** @description Only customers in this status. */
+                status?: "pending" | "under_review" | "approved" | "partially_rejected" | "rejected";
             };
             header?: never;
             path?: never;
