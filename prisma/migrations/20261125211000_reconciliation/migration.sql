@@ -58,5 +58,7 @@ WHERE r."id" = e."id";
 -- Hand-added: balance transactions of a partner, newest first (a keyset range scan), only for the rows that have one
 CREATE INDEX "ledger_entries_partner_id_created_at_id_idx" ON "ledger_entries"("partner_id", "created_at", "id")
   WHERE "partner_id" IS NOT NULL;
+CREATE INDEX "ledger_entries_partner_id_currency_created_at_id_idx"
+  ON "ledger_entries"("partner_id", "currency", "created_at", "id") WHERE "partner_id" IS NOT NULL;
 -- Hand-added: balance transactions of one wallet account, and a fee account sum, in keyset order
 CREATE INDEX "ledger_entries_account_id_created_at_id_idx" ON "ledger_entries"("account_id", "created_at", "id");
