@@ -2,6 +2,7 @@
 import { createCustomerActivities } from './customers';
 import { createMaintenanceActivities } from './maintenance';
 import { createQuoteActivities } from './quotes';
+import { createReconciliationActivities } from './reconciliation';
 import type { ActivityServices } from './services';
 import { ApplicationFailure } from '@temporalio/common';
 import { Prisma } from '../src/persistence/database';
@@ -44,6 +45,7 @@ export function createActivities(services: ActivityServices) {
     ...createMaintenanceActivities(services),
     ...createTransactionActivities(services),
     ...createWalletTransferActivities(services),
+    ...createReconciliationActivities(services),
   });
 }
 

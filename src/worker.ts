@@ -9,6 +9,7 @@ import { createPrismaClient } from './persistence/database';
 import { createLogger, Logger } from './logger';
 import { assertProductionReady, createProviders } from './providers';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
+import { ensureReconciliationSchedule } from './temporal/reconciliation-schedule';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
   });
   startRelay.start();
   await ensureMaintenanceSchedule(temporalClient.client, config.temporal.taskQueue);
+  await ensureReconciliationSchedule(temporalClient.client, config.temporal.taskQueue);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
   await startRelay.stop();

@@ -15,6 +15,7 @@ import {
   sqlPoolOf,
 } from '../src/persistence/database';
 import type { KeysetQuery } from '../src/http/pagination';
+import { listBalanceTransactions } from '../src/persistence/balance-transactions';
 import { listCustomers } from '../src/persistence/customers';
 import { listPartnerEvents } from '../src/persistence/events';
 import { listExternalAccounts } from '../src/persistence/external-accounts';
@@ -32,6 +33,7 @@ const largeTables = [
   'external_accounts',
   'wallets',
   'ledger_accounts',
+  'ledger_entries',
   'virtual_accounts',
   'wallet_transfers',
   'webhook_deliveries',
@@ -235,6 +237,18 @@ const shapes: Array<{
     table: 'wallet_transfers',
     filters: ['partner_id', 'status'],
     list: (k) => listWalletTransfers(prisma, { partnerId, status: 'processing' }, k),
+  },
+  {
+    name: 'balance transactions',
+    table: 'ledger_entries',
+    filters: ['partner_id'],
+    list: (k) => listBalanceTransactions(prisma, { partnerId }, k),
+  },
+  {
+    name: 'balance transactions by currency',
+    table: 'ledger_entries',
+    filters: ['partner_id', 'currency'],
+    list: (k) => listBalanceTransactions(prisma, { partnerId, currency: 'USDC' }, k),
   },
   {
     name: 'webhook deliveries of an event',

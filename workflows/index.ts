@@ -7,3 +7,4 @@ export { maintenanceWorkflow } from './maintenance';
 export { settlementWorkflow, depositReturnWorkflow } from './settlement';
 export { fiatToStablecoinLegWorkflow, stablecoinToFiatLegWorkflow } from './settlement-legs';
 export { walletTransferWorkflow } from './wallet-transfer';
+export { reconciliationWorkflow } from './reconciliation';

@@ -45,6 +45,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List balance transactions
+         * @description Every movement of your money in the ledger, newest first: on your wallets’ spendable balances (with the balance right after it) and on the partner fees collected for you. Each names the transaction or wallet transfer, and the step, that caused it; the movements of a wallet add up to its balance. Filters: `wallet_id` (404 if not yours), `currency`, `source_type`, and the dates of the movements.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers": {
         parameters: {
             query?: never;
@@ -309,6 +329,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/partner/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your fee balance
+         * @description The partner fees collected on your behalf, per currency (the `partner_fees` balance transactions).
+         */
+        get: operations["getPartnerBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payin": {
         parameters: {
             query?: never;
@@ -487,6 +527,26 @@ export interface paths {
          * @description Any quote of the partner, pay-in, payout or fiat to fiat, in the shape its create operation answered, with its current status: active, used or expired.
          */
         get: operations["getQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the settlement report of a day
+         * @description One row per transaction of yours that reached a final status (`completed`, `refunded`, `cancelled`, `failed`) on `date`, a UTC day, in the order they did. CSV by default (a header row, comma-separated, CRLF line ends, UTF-8; it opens in a spreadsheet as is: amounts as plain decimals at the currency’s decimals, times as `YYYY-MM-DD HH:MM:SS` in UTC); JSON (the `SettlementReport` schema, times in ISO 8601) with `format=json` or `Accept: application/json`. Streamed: a day of any size. Fees are what the transaction kept (0 unless completed), so the fee columns add up to what the ledger collected for these transactions. Columns: `transaction_id`, `type`, `customer_id`, `status`, `failure_reason`, `sender_currency`, `sender_amount`, `sender_payment_rail`, `stablecoin_currency`, `stablecoin_amount`, `stablecoin_payment_rail`, `receiver_currency`, `receiver_amount`, `receiver_payment_rail`, `sender_quotation`, `receiver_quotation`, `fee_currency`, `service_fee`, `partner_fee`, `network_fee`, `created_at`, `finalized_at`.
+         */
+        get: operations["getSettlementReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -990,6 +1050,56 @@ export interface components {
             street_line_2?: string;
         };
         AnyQuote: components["schemas"]["Quote"] | components["schemas"]["FiatToFiatQuote"];
+        BalanceTransaction: {
+            /**
+             * @description `wallet`: a wallet’s spendable balance (`wallet_id`). `partner_fees`: the partner fees the service collected on your behalf and owes you (GET /v1/partner/balance).
+             * @enum {string}
+             */
+            account: "wallet" | "partner_fees";
+            /**
+             * @description Signed decimal string at the currency’s decimals: positive credits the account, negative debits it.
+             * @example -25.000000
+             */
+            amount: string;
+            /**
+             * @description The wallet’s balance right after this movement (decimal string). Null for `partner_fees`: that balance is a sum that is never locked, so it has no order of its own (GET /v1/partner/balance has its total).
+             * @example 75.000000
+             */
+            balance_after: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @enum {string} */
+            currency: "USD" | "EUR" | "BRL" | "MXN" | "ARS" | "USDC" | "USDT";
+            /**
+             * Format: uuid
+             * @description The ledger entry.
+             */
+            id: string;
+            /** @description What caused the movement. */
+            source: {
+                id: string;
+                /** @description The step of its lifecycle that moved the money: `deposit`, `funding`, `fiat_to_stablecoin`, `delivered`, `stablecoin_to_fiat`, `payout`, `sell_back`, `refund` (transactions); `hold`, `delivered`, `returned` (wallet transfers); null for sandbox funding. */
+                step: string | null;
+                /**
+                 * @description `transaction`: a pay-in, payout or fiat to fiat (`id` its id). `wallet_transfer`: a wallet transfer. `sandbox_funding`: test money (`id` the posting).
+                 * @enum {string}
+                 */
+                type: "transaction" | "wallet_transfer" | "sandbox_funding";
+            };
+            /**
+             * Format: uuid
+             * @description The wallet, for `account: wallet`; otherwise null.
+             */
+            wallet_id: string | null;
+        };
+        BalanceTransactionList: {
+            cursor: components["schemas"]["Cursor"];
+            items: components["schemas"]["BalanceTransaction"][];
+        };
         Beneficiary: {
             address: components["schemas"]["Address"];
             country: string;
@@ -2019,6 +2129,15 @@ export interface components {
                 url: string;
             };
             event: components["schemas"]["WebhookEvent"];
+        };
+        PartnerBalance: {
+            /** @description Partner fees collected on your behalf and owed to you, per currency (those with movements): the sum of your `partner_fees` balance transactions (a refund gives its fee back). */
+            partner_fees: {
+                /** @example 12.50 */
+                amount: string;
+                /** @enum {string} */
+                currency: "USD" | "EUR" | "BRL" | "MXN" | "ARS" | "USDC" | "USDT";
+            }[];
         };
         /** @description The partner fee as requested (flat_fee in the sender currency); null when none. */
         PartnerFee: {
@@ -3543,6 +3662,205 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                /** @description Cursor from `cursor.after`: the next (older) page. */
+                after?: string;
+                /** @description Cursor from `cursor.before`: the previous (newer) page. */
+                before?: string;
+                /** @description Only movements in this currency. */
+                currency?: "USD" | "EUR" | "BRL" | "MXN" | "ARS" | "USDC" | "USDT";
+                /** @description Only items created at or before this instant; a bare date includes the whole UTC day. */
+                end_date?: string | unknown | unknown;
+                /** @description Page size, 1-100 (default 10). */
+                limit?: number;
+                /** @description Only movements caused by this kind. */
+                source_type?: "transaction" | "wallet_transfer" | "sandbox_funding";
+                /** @description Only items created at or after this instant; a bare date starts at 00:00 UTC. */
+                start_date?: string | unknown | unknown;
+                /** @description Only movements of this wallet; a wallet that is not yours answers 404. */
+                wallet_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of balance transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransactionList"];
+                };
+            };
+            /** @description `validation_error`: Some fields are missing or invalid; `details` lists each one. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_found`: The resource does not exist or belongs to another partner; also unknown routes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `invalid_cursor`: `after` or `before` is not a cursor this API returned; pass `cursor.after` / `cursor.before` back unchanged.
+             *
+             *     `conflicting_list_filters`: A list was given `after` together with `before`, or an `end_date` earlier than its `start_date`.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_cursor" | "conflicting_list_filters";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
                 };
             };
             /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
@@ -6437,6 +6755,118 @@ export interface operations {
             };
         };
     };
+    getPartnerBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your fee balance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerBalance"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     createPayin: {
         parameters: {
             query?: never;
@@ -7805,6 +8235,145 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "not_found";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSettlementReport: {
+        parameters: {
+            query: {
+                /** @description The UTC day (00:00 to 24:00 UTC) the transactions reached their final status. */
+                date: string;
+                /** @description `csv` (the default) or `json`; without it, `Accept: application/json` asks for JSON. */
+                format?: "csv" | "json";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report (CSV; JSON on request). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `validation_error`: Some fields are missing or invalid; `details` lists each one. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */

@@ -171,7 +171,7 @@ function mountRoute(router: Router, route: RouteDefinition, services: ApiService
       response = await execute();
     }
     ctx.status = response.status;
-    if (route.response.contentType) ctx.type = route.response.contentType;
+    if (route.response.contentType && !ctx.type) ctx.type = route.response.contentType; // unless the handler chose
     if (response.status !== 204 && response.body !== undefined && response.body !== null) ctx.body = response.body;
   });
 }

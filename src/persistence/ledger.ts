@@ -98,18 +98,36 @@ export async function postLedgerEntries(
     }
   }
 
+  // The balance after each entry of a running-balance account, in the order written (its row is locked).
+  const running = new Map<string, Decimal>();
+  const balancesAfter = written.map(({ account, amount }) => {
+    const key = keyOf(account);
+    const before = running.get(key) ?? accounts.get(key)!.balance;
+    if (before === null) return null;
+    running.set(key, before.plus(amount));
+    return before.plus(amount).toFixed();
+  });
+
   // Entries and running balances in one statement each (through Prisma's model API, one compiled query per entry
-  // and per account cost most of a settlement step's CPU: `npm run bench`).
+  // and per account cost most of a settlement step's CPU: `npm run bench`). The partner of an entry is its wallet's or
+  // its fee account's (balance transactions); clock_timestamp, as the entries are written after their accounts' locks.
   await sql`
-    INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount)
-    SELECT e.id, e.transaction_id, e.account_id, e.currency, e.amount
+    INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount, balance_after, partner_id, created_at)
+    SELECT e.id, e.transaction_id, e.account_id, e.currency, e.amount, e.balance_after,
+      COALESCE(w.partner_id, CASE WHEN a.system_code ~ '^partner_fees:[0-9a-f-]{36}$'
+        THEN substr(a.system_code, 14)::uuid END),
+      clock_timestamp()
     FROM unnest(
       ${written.map(() => newId())}::uuid[],
       ${written.map(({ transactionId }) => transactionId)}::uuid[],
       ${written.map(({ account }) => accounts.get(keyOf(account))!.id)}::uuid[],
       ${written.map(({ account }) => account.currency)}::text[],
-      ${written.map(({ amount }) => amount.toFixed())}::numeric[]
-    ) AS e(id, transaction_id, account_id, currency, amount)`.execute(tx);
+      ${written.map(({ amount }) => amount.toFixed())}::numeric[],
+      ${balancesAfter}::numeric[]
+    ) WITH ORDINALITY AS e(id, transaction_id, account_id, currency, amount, balance_after, position)
+    JOIN ledger_accounts a ON a.id = e.account_id
+    LEFT JOIN wallets w ON w.id = a.wallet_id
+    ORDER BY e.position`.execute(tx);
   const changed = [...deltas].filter(([, delta]) => !delta.isZero());
   if (changed.length > 0) {
     await sql`

@@ -1,11 +1,13 @@
 // The route table of the API, one module per resource.
 import type { RouteDefinition } from '../http/route';
+import { balanceTransactionRoutes } from './balance-transactions';
 import { customerRoutes } from './customers';
 import { eventRoutes } from './events';
 import { healthRoutes } from './health';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
 import { quoteRoutes } from './quotes';
+import { reportRoutes } from './reports';
 import { transactionRoutes } from './transactions';
 import { virtualAccountRoutes } from './virtual-accounts';
 import { walletRoutes } from './wallets';
@@ -22,6 +24,8 @@ export const allRoutes: RouteDefinition[] = [
   ...transactionRoutes,
   ...webhookRoutes,
   ...eventRoutes,
+  ...balanceTransactionRoutes,
+  ...reportRoutes,
   ...hostedVerificationRoutes,
   ...healthRoutes,
 ];

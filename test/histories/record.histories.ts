@@ -12,6 +12,7 @@ import { verificationDecisionUpdate, verificationStateQuery } from '../../workfl
 import { virtualAccountDecisionUpdate } from '../../workflows/virtual-account';
 import { deliveriesQueuedSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { maintenanceWorkflow } from '../../workflows/maintenance';
+import { reconciliationWorkflow } from '../../workflows/reconciliation';
 import { resolveErrorUpdate } from '../../workflows/settlement';
 import { approvedCustomer, createWallet, virtualAccountBody } from '../support/accounts';
 import { eventually } from '../support/eventually';
@@ -356,6 +357,18 @@ describe('maintenanceWorkflow', () => {
     await sandbox.env.client.workflow.execute(maintenanceWorkflow, {
       workflowId,
       taskQueue: sandbox.config.temporal.taskQueue,
+    });
+    await save(sandbox, workflowId, 'one-run');
+  });
+});
+
+describe('reconciliationWorkflow', () => {
+  it('checks one partner in batches and closes its report', async () => {
+    const workflowId = `reconciliation-${newId()}`;
+    await sandbox.env.client.workflow.execute(reconciliationWorkflow, {
+      workflowId,
+      taskQueue: sandbox.config.temporal.taskQueue,
+      args: [{ partnerIds: [partner.partnerId], batchSize: 2 }],
     });
     await save(sandbox, workflowId, 'one-run');
   });

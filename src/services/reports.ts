@@ -1,0 +1,132 @@
+// The settlement report: a partner's transactions that reached a final status on one UTC day, one row each, as CSV
+// (opens in a spreadsheet as is) or JSON, streamed a batch at a time (docs/reconciliation.md has the columns).
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import { type Currency, Money } from '../domain/money';
+import type { Db } from '../persistence/database';
+import { settlementBatch, type SettlementRow } from '../persistence/reports';
+
+/** Rows read per query: bounded memory whatever the day's volume. */
+const BATCH = 500;
+
+/** The report's columns, in order (CSV header = JSON keys). */
+export const settlementColumns = [
+  'transaction_id',
+  'type',
+  'customer_id',
+  'status',
+  'failure_reason',
+  'sender_currency',
+  'sender_amount',
+  'sender_payment_rail',
+  'stablecoin_currency',
+  'stablecoin_amount',
+  'stablecoin_payment_rail',
+  'receiver_currency',
+  'receiver_amount',
+  'receiver_payment_rail',
+  'sender_quotation',
+  'receiver_quotation',
+  'fee_currency',
+  'service_fee',
+  'partner_fee',
+  'network_fee',
+  'created_at',
+  'finalized_at',
+] as const;
+
+export type SettlementReportRow = Record<(typeof settlementColumns)[number], string | null>;
+
+const amount = (currency: string | null, value: { toString(): string } | null) =>
+  currency && value !== null ? Money.of(currency as Currency, value.toString()).toString() : null;
+
+/**
+ * A row as reported. Fees are what the transaction kept, as the ledger has them: the quote's when it completed, 0
+ * when it was refunded (the refund gives them back), cancelled or failed (nothing was charged).
+ */
+export function toSettlementReportRow(row: SettlementRow, timestamp: (date: Date) => string): SettlementReportRow {
+  const rate = (index: number) => row.rates[index]?.toFixed(8) ?? null;
+  const [senderQuotation, receiverQuotation] =
+    row.type === 'fiat_to_fiat' ? [rate(0), rate(1)] : row.type === 'payin' ? [rate(0), null] : [null, rate(0)];
+  const kept = (fee: { toString(): string }) => amount(row.senderCurrency, row.status === 'completed' ? fee : '0');
+  return {
+    transaction_id: row.id,
+    type: row.type,
+    customer_id: row.customerId,
+    status: row.status,
+    failure_reason: row.failureReason,
+    sender_currency: row.senderCurrency,
+    sender_amount: amount(row.senderCurrency, row.senderAmount),
+    sender_payment_rail: row.senderPaymentRail,
+    stablecoin_currency: row.stablecoinCurrency,
+    stablecoin_amount: amount(row.stablecoinCurrency, row.stablecoinAmount),
+    stablecoin_payment_rail: row.stablecoinPaymentRail,
+    receiver_currency: row.receiverCurrency,
+    receiver_amount: amount(row.receiverCurrency, row.receiverAmount),
+    receiver_payment_rail: row.receiverPaymentRail,
+    sender_quotation: senderQuotation,
+    receiver_quotation: receiverQuotation,
+    fee_currency: row.senderCurrency,
+    service_fee: kept(row.serviceFee),
+    partner_fee: kept(row.partnerFee),
+    network_fee: kept(row.networkFee),
+    created_at: timestamp(row.createdAt),
+    finalized_at: timestamp(row.finalizedAt),
+  };
+}
+
+/** Spreadsheets read `2026-11-25 14:03:07` as a date and time (UTC); ISO 8601 with `T` and `Z` they keep as text. */
+const spreadsheetTime = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
+const isoTime = (date: Date) => date.toISOString();
+
+/**
+ * The report of `date` (YYYY-MM-DD, the UTC day) for a partner. The first batch is read before answering (a database
+ * that cannot answer fails the request, not the stream); the rest are read as the client takes the body.
+ */
+export async function settlementReport(
+  db: Db,
+  partnerId: string,
+  date: string,
+  format: 'csv' | 'json',
+): Promise<{ contentType: string; filename: string; body: Readable }> {
+  const from = new Date(`${date}T00:00:00.000Z`);
+  const to = new Date(from.getTime() + 24 * 3600 * 1000);
+  const batch = (after: SettlementRow | undefined) =>
+    settlementBatch(db, {
+      partnerId,
+      from,
+      to,
+      after: after ? { finalizedAt: after.finalizedAt, eventId: after.eventId } : null,
+      limit: BATCH,
+    });
+  const first = await batch(undefined);
+  async function* rows(): AsyncGenerator<SettlementRow> {
+    let rowsRead = first;
+    while (rowsRead.length > 0) {
+      yield* rowsRead;
+      if (rowsRead.length < BATCH) return;
+      rowsRead = await batch(rowsRead[rowsRead.length - 1]);
+    }
+  }
+  if (format === 'json') {
+    async function* json(): AsyncGenerator<string> {
+      yield `{"date":${JSON.stringify(date)},"time_zone":"UTC","items":[`;
+      let separator = '';
+      for await (const row of rows()) {
+        yield separator + JSON.stringify(toSettlementReportRow(row, isoTime));
+        separator = ',';
+      }
+      yield ']}';
+    }
+    return { contentType: 'application/json', filename: `settlements-${date}.json`, body: Readable.from(json()) };
+  }
+  const csv = stringify({ header: true, columns: [...settlementColumns], record_delimiter: 'windows' });
+  const source = Readable.from(
+    (async function* () {
+      for await (const row of rows()) yield toSettlementReportRow(row, spreadsheetTime);
+    })(),
+  );
+  source.on('error', (error) => csv.destroy(error));
+  source.pipe(csv);
+  return { contentType: 'text/csv; charset=utf-8', filename: `settlements-${date}.csv`, body: csv };
+}

@@ -1,0 +1,356 @@
+// Reconciliation (issue 27): a partner's balance transactions and fee balance, the settlement report of a day (CSV and
+// JSON, its sums equal to the ledger's), and the daily reconciliation: clean after every sandbox flow, and each kind
+// of discrepancy, injected on purpose, found and named.
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import { Decimal } from '../src/domain/money';
+import { reconciliationWorkflow } from '../workflows/reconciliation';
+import { createWallet } from './support/accounts';
+import { Harness, startHarness } from './support/harness';
+import { createPayin, createPayout, payoutQuoteBody } from './support/payments';
+import {
+  createTransaction,
+  deposit,
+  Parties,
+  setUpParties,
+  settlementHandle,
+  TransactionBody,
+  waitForStatus,
+} from './support/transactions';
+
+let harness: Harness;
+let parties: Parties;
+/** Every flow's transactions and transfers, by name. */
+const flows: Record<string, string> = {};
+
+beforeAll(async () => {
+  harness = await startHarness();
+  parties = await setUpParties(harness);
+  const { api } = parties.partner;
+  const settled = async (transaction: TransactionBody, expected: string) => {
+    expect(await settlementHandle(harness, transaction.id).result()).toBe(expected);
+    return transaction.id;
+  };
+
+  // Pay-ins fund the wallet for the payouts below.
+  const payin = await createPayin(parties);
+  await deposit(parties, payin);
+  flows.payin = await settled(payin, 'completed');
+  const f2f = await createTransaction(parties);
+  await deposit(parties, f2f);
+  flows.fiatToFiat = await settled(f2f, 'completed');
+  const rejected = await createTransaction(parties);
+  await deposit(parties, rejected, { simulate: 'payout_rejected' });
+  flows.refundedAfterLeg1 = await settled(rejected, 'refunded');
+  const mismatch = await createTransaction(parties);
+  await deposit(parties, mismatch, { amount: '999.00' });
+  flows.wrongAmount = await settled(mismatch, 'refunded');
+  const cancelled = await createTransaction(parties);
+  expect((await api.put(`/v1/transactions/${cancelled.id}`).send({ status: 'cancelled' })).status).toBe(200);
+  flows.cancelled = await settled(cancelled, 'cancelled');
+  // A second deposit for a funded transaction goes back on its own.
+  const twice = await createTransaction(parties);
+  await deposit(parties, twice);
+  const second = await deposit(parties, twice);
+  flows.depositedTwice = await settled(twice, 'completed');
+  await harness.env.client.workflow.getHandle(`deposit-return-${second.id}`).result();
+  const payout = await createPayout(parties);
+  flows.payout = await settled(payout, 'completed');
+  const payoutRejected = await createPayout(parties, { simulate: 'payout_rejected' });
+  flows.payoutRefunded = await settled(payoutRejected, 'refunded');
+  const sentIn = await createPayout(parties, { wallet_id: undefined });
+  const confirmed = await api.post('/v1/payout/confirm').send({ transaction_id: sentIn.id, tx_hash: '5'.repeat(88) });
+  expect(confirmed.status).toBe(200);
+  flows.payoutSentIn = await settled(sentIn, 'completed');
+
+  const other = await createWallet(api, parties.customer.id, 'solana', 'Other');
+  expect((await api.post(`/v1/sandbox/wallets/${other.id}/fund`).send({ currency: 'USDC', amount: '50' })).status).toBe(
+    200,
+  );
+  const outside = base58.encode(randomBytes(32));
+  for (const [name, body] of [
+    ['internalTransfer', { to_wallet_id: other.id, amount: '10' }],
+    ['outsideTransfer', { to_address: outside, amount: '5' }],
+    ['rejectedTransfer', { to_address: outside, amount: '5', simulate: 'network_rejected' }],
+  ] as const) {
+    const response = await api
+      .post('/v1/wallet-transfer')
+      .send({ currency: 'USDC', from_wallet_id: parties.wallet.id, ...body });
+    expect([response.status, response.body.error]).toEqual([201, undefined]);
+    flows[name] = response.body.id as string;
+    await harness.env.client.workflow.getHandle(`wallet-transfer-${response.body.id}`).result();
+  }
+});
+afterAll(() => harness?.teardown());
+
+/** A run limited to the partners (test files share the database), and its search attributes once it ended. */
+async function reconcile(partnerIds: string[], batchSize = 3) {
+  const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
+    workflowId: `reconciliation-test-${crypto.randomUUID()}`,
+    taskQueue: harness.config.temporal.taskQueue,
+    args: [{ partnerIds, batchSize }],
+  });
+  const summary = await handle.result();
+  return { ...summary, searchAttributes: (await handle.describe()).searchAttributes };
+}
+
+async function discrepanciesOf(reportId: string): Promise<string[]> {
+  const rows = await harness.prisma.reconciliationDiscrepancy.findMany({ where: { reportId } });
+  return rows.map((row) => `${row.kind} ${row.subjectId}`).sort();
+}
+
+describe('reconciliation', () => {
+  it('is clean after every sandbox flow, having checked each kind of thing in batches; the run shows it', async () => {
+    const summary = await reconcile([parties.partner.partnerId]);
+    expect(await discrepanciesOf(summary.reportId)).toEqual([]);
+    expect(summary.status).toBe('clean');
+    expect(summary.searchAttributes).toMatchObject({ ResourceId: [summary.reportId], ResourceStatus: ['clean'] });
+    // 9 transactions, 3 transfers, and what they posted and asked providers for.
+    expect(summary.checks.transactions).toEqual({ checked: 9, found: 0 });
+    expect(summary.checks.wallet_transfers).toEqual({ checked: 3, found: 0 });
+    expect(summary.checks.postings!.checked).toBeGreaterThan(30);
+    expect(summary.checks.accounts!.checked).toBeGreaterThan(4);
+    expect(summary.checks.provider_operations!.checked).toBeGreaterThan(10);
+    const report = await harness.prisma.reconciliationReport.findUniqueOrThrow({ where: { id: summary.reportId } });
+    expect(report).toMatchObject({ status: 'clean', discrepancyCount: 0, partnerIds: [parties.partner.partnerId] });
+    expect(report.finishedAt).not.toBeNull();
+  });
+
+  it('finds and names a missing posting, an extra provider operation, a tampered balance, money left in transit', async () => {
+    // Isolated from the clean run: the same flows on a partner of their own.
+    const own = await setUpParties(harness);
+    const payin = await createPayin(own);
+    await deposit(own, payin);
+    expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
+    const f2f = await createTransaction(own);
+    await deposit(own, f2f);
+    expect(await settlementHandle(harness, f2f.id).result()).toBe('completed');
+    const stuck = await createTransaction(own);
+    await deposit(own, stuck, { simulate: 'payout_error' });
+    await waitForStatus(harness, stuck.id, 'error');
+    const account = await harness.prisma.ledgerAccount.findFirstOrThrow({
+      where: { walletId: own.wallet.id, currency: 'USDC' },
+    });
+
+    // A missing posting: the payout of a completed transaction, gone.
+    await harness.prisma.$executeRaw`
+      DELETE FROM ledger_entries WHERE transaction_id = (SELECT id FROM ledger_transactions
+        WHERE reference = ${`transaction:${f2f.id}:payout`})`;
+    await harness.prisma
+      .$executeRaw`DELETE FROM ledger_transactions WHERE reference = ${`transaction:${f2f.id}:payout`}`;
+    // An extra provider operation: a return nobody asked for, of a completed pay-in.
+    await harness.prisma.sandboxRailOperation.create({
+      data: {
+        idempotencyKey: `${payin.id}:refund`,
+        kind: 'return',
+        currency: 'USD',
+        amount: '1000',
+        outcome: 'completed',
+      },
+    });
+    // Money in transit on a transaction marked completed (its payout never happened).
+    await harness.prisma.$executeRaw`UPDATE transactions SET status = 'completed' WHERE id = ${stuck.id}::uuid`;
+    // A tampered wallet balance: restored right after the run (other test files check every balance).
+    await harness.prisma.$executeRaw`UPDATE ledger_accounts SET balance = balance + 1 WHERE id = ${account.id}::uuid`;
+    let summary: Awaited<ReturnType<typeof reconcile>>;
+    try {
+      summary = await reconcile([own.partner.partnerId], 1000);
+    } finally {
+      await harness.prisma.$executeRaw`UPDATE ledger_accounts SET balance = balance - 1 WHERE id = ${account.id}::uuid`;
+    }
+
+    expect(await discrepanciesOf(summary.reportId)).toEqual(
+      [
+        `account_balance_mismatch ${account.id}`,
+        `final_event_missing ${stuck.id}`,
+        `money_left_in_transit ${f2f.id}`,
+        `money_left_in_transit ${stuck.id}`,
+        `posting_missing transaction:${f2f.id}:payout`,
+        `posting_missing transaction:${stuck.id}:payout`,
+        `posting_missing transaction:${stuck.id}:stablecoin_to_fiat`,
+        `provider_operation_without_posting ${f2f.id}:stablecoin_to_fiat`,
+        `provider_operation_without_posting ${payin.id}:refund`,
+      ].sort(),
+    );
+    expect(summary).toMatchObject({ status: 'discrepancies', discrepancyCount: 9 });
+    const details = await harness.prisma.reconciliationDiscrepancy.findMany({ where: { reportId: summary.reportId } });
+    expect(details.find((row) => row.kind === 'account_balance_mismatch')?.detail).toBe(
+      `wallet ${own.wallet.id} USDC: balance ${new Decimal(payin.stablecoin.amount).plus(1).toFixed()}, ` +
+        `its entries add up to ${new Decimal(payin.stablecoin.amount).toFixed()}`,
+    );
+    expect(details.find((row) => row.subjectId === stuck.id && row.kind === 'money_left_in_transit')?.detail).toMatch(
+      /^completed, yet its postings leave .* USDC on in_transit:/,
+    );
+    // The run is found in the Temporal UI by its report and status.
+    expect(summary.searchAttributes).toMatchObject({
+      ResourceId: [summary.reportId],
+      ResourceStatus: ['discrepancies'],
+    });
+  });
+});
+
+describe('balance transactions', () => {
+  it('lists every movement of the wallets and the fees, newest first, each balance after its movement', async () => {
+    const { api } = parties.partner;
+    const items: Array<Record<string, any>> = [];
+    let after: string | null = null;
+    do {
+      const page: { status: number; body: any } = await api
+        .get('/v1/balance-transactions')
+        .query({ limit: 7, ...(after ? { after } : {}) });
+      expect(page.status).toBe(200);
+      items.push(...page.body.items);
+      after = page.body.cursor.after;
+    } while (after);
+    const ledger = await harness.prisma.ledgerEntry.count({
+      where: {
+        OR: [
+          { account: { wallet: { partnerId: parties.partner.partnerId } } },
+          { account: { systemCode: `partner_fees:${parties.partner.partnerId}` } },
+        ],
+      },
+    });
+    expect(items).toHaveLength(ledger);
+
+    // Per wallet, oldest first: each balance is the one before plus the amount, and the last is the wallet's balance.
+    const wallets = await api.get('/v1/wallets');
+    for (const wallet of wallets.body.items as Array<{
+      id: string;
+      balances: Array<{ currency: string; amount: string }>;
+    }>) {
+      const mine = items.filter((item) => item.wallet_id === wallet.id && item.currency === 'USDC').reverse();
+      expect(mine.length).toBeGreaterThan(0);
+      let balance = new Decimal(0);
+      for (const item of mine) {
+        balance = balance.plus(item.amount);
+        expect(item.balance_after).toBe(balance.toFixed(6));
+      }
+      expect(balance.toFixed(6)).toBe(wallet.balances.find((b) => b.currency === 'USDC')!.amount);
+      const filtered = await api.get('/v1/balance-transactions').query({ wallet_id: wallet.id, limit: 100 });
+      expect(filtered.body.items.map((item: { id: string }) => item.id)).toEqual(
+        items.filter((item) => item.wallet_id === wallet.id).map((item) => item.id),
+      );
+    }
+    expect(items.find((item) => item.source.id === flows.payin && item.account === 'wallet')).toMatchObject({
+      source: { type: 'transaction', id: flows.payin, step: 'delivered' },
+      amount: expect.stringMatching(/^\d+\.\d{6}$/),
+    });
+    expect(
+      items
+        .filter((item) => item.source.id === flows.internalTransfer)
+        .map((item) => item.source.step)
+        .sort(),
+    ).toEqual(['delivered', 'hold']);
+
+    // Fees: the partner's fee account, without a balance after, adding up to its fee balance.
+    const fees = items.filter((item) => item.account === 'partner_fees');
+    expect(fees.every((item) => item.balance_after === null && item.wallet_id === null)).toBe(true);
+    const balance = await api.get('/v1/partner/balance');
+    expect(balance.status).toBe(200);
+    const expected = new Map<string, Decimal>();
+    for (const fee of fees) expected.set(fee.currency, (expected.get(fee.currency) ?? new Decimal(0)).plus(fee.amount));
+    expect(
+      (balance.body.partner_fees as Array<{ currency: string; amount: string }>).map((b) => [
+        b.currency,
+        new Decimal(b.amount).toFixed(),
+      ]),
+    ).toEqual([...expected].sort().map(([currency, total]) => [currency, total.toFixed()]));
+    expect(balance.body.partner_fees.length).toBeGreaterThan(1);
+
+    const bySource = await api.get('/v1/balance-transactions').query({ source_type: 'wallet_transfer', limit: 100 });
+    expect(bySource.body.items.length).toBeGreaterThan(0);
+    expect(bySource.body.items.every((item: any) => item.source.type === 'wallet_transfer')).toBe(true);
+    const usdt = await api.get('/v1/balance-transactions').query({ currency: 'USDT' });
+    expect(usdt.body.items).toEqual([]);
+    const foreign = await (
+      await harness.createPartner()
+    ).api
+      .get('/v1/balance-transactions')
+      .query({ wallet_id: parties.wallet.id });
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'not_found']);
+  });
+});
+
+describe('settlement report', () => {
+  it('is a CSV of the day’s final transactions whose columns add up to the ledger’s, and the same in JSON', async () => {
+    const finals = await harness.prisma.event.findMany({
+      where: { partnerId: parties.partner.partnerId, resourceId: flows.fiatToFiat, eventType: 'payin.completed' },
+    });
+    const date = finals[0]!.createdAt.toISOString().slice(0, 10);
+    const response = await parties.partner.api.get('/v1/reports/settlements').query({ date }).buffer(true);
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(response.headers['content-disposition']).toBe(`attachment; filename="settlements-${date}.csv"`);
+    const text = response.text;
+    const lines = text.split('\r\n').filter((line) => line !== '');
+    expect(text.endsWith('\r\n')).toBe(true);
+    const header = lines[0]!.split(',');
+    expect(header.slice(0, 5)).toEqual(['transaction_id', 'type', 'customer_id', 'status', 'failure_reason']);
+    const rows = lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((cell, i) => [header[i], cell])));
+    const transactionIds = [
+      flows.payin,
+      flows.fiatToFiat,
+      flows.refundedAfterLeg1,
+      flows.wrongAmount,
+      flows.cancelled,
+      flows.depositedTwice,
+      flows.payout,
+      flows.payoutRefunded,
+      flows.payoutSentIn,
+    ];
+    // The file's rows are this partner's, one per transaction that ended (a run crossing midnight UTC would split them).
+    expect(rows.map((row) => row.transaction_id).sort()).toEqual([...transactionIds].sort());
+    expect(rows.find((row) => row.transaction_id === flows.refundedAfterLeg1)).toMatchObject({
+      type: 'fiat_to_fiat',
+      status: 'refunded',
+      failure_reason: 'payout_rejected',
+      service_fee: '0.00',
+      finalized_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+    });
+
+    // The ledger's side, per currency: fees on each fee account, and what went out to receivers.
+    const ledgerSum = async (account: string, step?: string) => {
+      const sums = await harness.prisma.$queryRaw<Array<{ currency: string; total: string }>>`
+        SELECT e.currency, sum(e.amount)::text AS total
+        FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+        JOIN ledger_accounts a ON a.id = e.account_id
+        WHERE split_part(t.reference, ':', 2) = ANY(${transactionIds}::text[]) AND t.reference LIKE 'transaction:%'
+          AND a.system_code = ${account} AND (${step ?? null}::text IS NULL OR split_part(t.reference, ':', 3) = ${step ?? null})
+        GROUP BY e.currency HAVING sum(e.amount) <> 0 ORDER BY e.currency`;
+      return sums.map(({ currency, total }) => [currency, new Decimal(total).toFixed()]);
+    };
+    const reportSum = (column: string, currencyColumn: string, keep = (_row: Record<string, string>) => true) => {
+      const sums = new Map<string, Decimal>();
+      for (const row of rows.filter(keep)) {
+        sums.set(row[currencyColumn]!, (sums.get(row[currencyColumn]!) ?? new Decimal(0)).plus(row[column]!));
+      }
+      return [...sums]
+        .filter(([, total]) => !total.isZero())
+        .sort()
+        .map(([currency, total]) => [currency, total.toFixed()]);
+    };
+    expect(reportSum('service_fee', 'fee_currency')).toEqual(await ledgerSum('fee_revenue'));
+    expect(reportSum('partner_fee', 'fee_currency')).toEqual(
+      await ledgerSum(`partner_fees:${parties.partner.partnerId}`),
+    );
+    expect(reportSum('network_fee', 'fee_currency')).toEqual(await ledgerSum('network_fees'));
+    expect(reportSum('service_fee', 'fee_currency').length).toBeGreaterThan(1);
+    const paidOut = (row: Record<string, string>) => row.status === 'completed' && row.type !== 'payin';
+    expect(reportSum('receiver_amount', 'receiver_currency', paidOut)).toEqual(await ledgerSum('settlement', 'payout'));
+
+    const json = await parties.partner.api
+      .get('/v1/reports/settlements')
+      .query({ date })
+      .set('Accept', 'application/json');
+    expect(json.status).toBe(200);
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    expect(json.body.time_zone).toBe('UTC');
+    expect(json.body.items.map((item: any) => item.transaction_id)).toEqual(rows.map((row) => row.transaction_id));
+    expect(json.body.items[0].finalized_at).toMatch(/Z$/);
+
+    const empty = await parties.partner.api.get('/v1/reports/settlements').query({ date: '2001-01-01' }).buffer(true);
+    expect(empty.text).toBe(`${header.join(',')}\r\n`);
+    const invalid = await parties.partner.api.get('/v1/reports/settlements').query({ date: '2026-02-30' });
+    expect(invalid.status).toBe(400);
+  });
+});
