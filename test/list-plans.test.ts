@@ -81,7 +81,7 @@ async function planOf(query: CompiledQuery): Promise<PlanNode[]> {
   return nodesOf(rows[0]!['QUERY PLAN'][0]!.Plan);
 }
 
-/** The indexes of `table` whose columns start with `columns`, in that order (the equality filters in any order). */
+/** The indexes of `table` (partial ones too) whose columns start with `columns`: the equality filters in any order, then (created_at, id). */
 async function indexesLeadingWith(table: string, columns: string[]): Promise<string[]> {
   const { rows } = await explainer.query<{ name: string; columns: string[] }>(
     `SELECT i.relname AS name, array_agg(a.attname::text ORDER BY k.position) AS columns
@@ -90,7 +90,7 @@ async function indexesLeadingWith(table: string, columns: string[]): Promise<str
      JOIN pg_class t ON t.oid = x.indrelid
      CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, position)
      JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-     WHERE t.relname = $1 AND x.indpred IS NULL
+     WHERE t.relname = $1
      GROUP BY i.relname`,
     [table],
   );
