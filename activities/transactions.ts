@@ -33,6 +33,7 @@ import {
   sellBackEntries,
 } from '../src/domain/ledger';
 import { isPosted, postLedgerEntries } from '../src/persistence/ledger';
+import { observeTransactionStatus } from '../src/observability/observe';
 import {
   closeTransactionLeg,
   findDepositWithTransaction,
@@ -126,6 +127,7 @@ async function moveTo(
     resourceStatus: to,
     resource: toTransaction(updated),
   });
+  await observeTransactionStatus(tx, updated); // metrics: settlements finished, deposit-to-completed time
   return updated;
 }
 
