@@ -10,14 +10,14 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { TelemetryOptions, WorkerOptions } from '@temporalio/worker';
 import net from 'node:net';
+import path from 'node:path';
 import type { AppConfig } from '../config';
 import { isTemporalUnavailable } from '../temporal/errors';
 import { type TemporalCallOutcome, temporalClientCalls } from './metrics';
 import { activeTracing, disabledTracing } from './tracing';
 
-/** The workflow interceptors of OpenTelemetry, part of every workflow bundle (scripts/bundle-workflows.ts). */
-export const workflowTracingModule =
-  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+/** The workflow interceptors of tracing, part of every workflow bundle (scripts/bundle-workflows.ts). */
+export const workflowTracingModule = path.join(__dirname, 'workflow-interceptors');
 
 const GRPC_DEADLINE_EXCEEDED = 4;
 
