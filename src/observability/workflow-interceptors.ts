@@ -1,15 +1,16 @@
 // The OpenTelemetry workflow interceptors as bundled with our workflow code (scripts/bundle-workflows.ts). Runs in the
 // workflow sandbox: deterministic code only.
 //
-// Tracing wraps scheduling (activities, children, signals, the run itself) in an async span, which moves those
-// commands after others of the same task: a workflow that ran without tracing (an update that schedules an activity)
-// would fail to replay with it (test/workflow-histories.test.ts). So tracing is a patch (docs/workflow-versioning.md):
-// a workflow that got to the patch without it keeps running untraced, and the package's own interceptors' compatibility
-// yields (for histories of their older versions, which we never had) are left out.
+// A workflow is traced when it was started with trace context (a client with tracing on puts it in the start's
+// headers); any other workflow, and every workflow that ran before tracing existed, passes through untouched and pays
+// nothing (the package's tracer is made only for a traced run). Once traced, the package's interceptors do the work,
+// without the extra `await` they add when replaying histories of their older versions (we have none): the behaviour
+// they have for every history recorded with their current version.
 import {
   extractContextFromHeaders,
   headersWithContext,
   instrument,
+  TRACE_HEADER,
 } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import {
   OpenTelemetryInboundInterceptor,
@@ -32,15 +33,19 @@ import {
   workflowInfo,
   WorkflowInterceptors,
   WorkflowOutboundCallsInterceptor,
-  patched,
+  QueryInput,
+  LocalActivityInput,
+  DisposeInput,
+  WorkflowInternalsInterceptor,
+  GetLogAttributesInput,
+  GetMetricTagsInput,
 } from '@temporalio/workflow';
 
-/** The patch id of tracing in workflows. */
-export const TRACING_PATCH = 'opentelemetry-tracing';
+/** Whether this run was started with trace context (module state is per workflow run in the sandbox). */
+let traced = false;
 
 class InboundTracing extends OpenTelemetryInboundInterceptor {
   override execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
-    if (!patched(TRACING_PATCH)) return next(input);
     return instrument({
       tracer: this.tracer,
       spanName: `${SpanName.WORKFLOW_EXECUTE}${SPAN_DELIMITER}${workflowInfo().workflowType}`,
@@ -49,20 +54,10 @@ class InboundTracing extends OpenTelemetryInboundInterceptor {
       acceptableErrors: (error) => error instanceof ContinueAsNew,
     });
   }
-
-  // The package's handlers are async functions even when they pass through, which delays the handler's result.
-  override handleSignal(input: SignalInput, next: Next<WorkflowInboundCallsInterceptor, 'handleSignal'>) {
-    return patched(TRACING_PATCH) ? super.handleSignal(input, next) : next(input);
-  }
-
-  override handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>) {
-    return patched(TRACING_PATCH) ? super.handleUpdate(input, next) : next(input);
-  }
 }
 
 class OutboundTracing extends OpenTelemetryOutboundInterceptor {
   override scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>) {
-    if (!patched(TRACING_PATCH)) return next(input);
     return instrument({
       tracer: this.tracer,
       spanName: `${SpanName.ACTIVITY_START}${SPAN_DELIMITER}${input.activityType}`,
@@ -74,7 +69,6 @@ class OutboundTracing extends OpenTelemetryOutboundInterceptor {
     input: StartChildWorkflowExecutionInput,
     next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
   ) {
-    if (!patched(TRACING_PATCH)) return next(input);
     return instrument({
       tracer: this.tracer,
       spanName: `${SpanName.CHILD_WORKFLOW_START}${SPAN_DELIMITER}${input.workflowType}`,
@@ -83,7 +77,6 @@ class OutboundTracing extends OpenTelemetryOutboundInterceptor {
   }
 
   override continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>) {
-    if (!patched(TRACING_PATCH)) return next(input);
     return instrument({
       tracer: this.tracer,
       spanName: `${SpanName.CONTINUE_AS_NEW}${SPAN_DELIMITER}${input.options.workflowType}`,
@@ -93,7 +86,6 @@ class OutboundTracing extends OpenTelemetryOutboundInterceptor {
   }
 
   override signalWorkflow(input: SignalWorkflowInput, next: Next<WorkflowOutboundCallsInterceptor, 'signalWorkflow'>) {
-    if (!patched(TRACING_PATCH)) return next(input);
     return instrument({
       tracer: this.tracer,
       spanName: `${SpanName.WORKFLOW_SIGNAL}${SPAN_DELIMITER}${input.signalName}`,
@@ -102,8 +94,85 @@ class OutboundTracing extends OpenTelemetryOutboundInterceptor {
   }
 }
 
+// The package's handlers are async functions even when they pass through, which delays their result: an untraced
+// run calls the next interceptor directly.
+class Inbound implements WorkflowInboundCallsInterceptor {
+  private tracing?: InboundTracing;
+  private get traced(): InboundTracing {
+    return (this.tracing ??= new InboundTracing());
+  }
+
+  execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
+    traced = TRACE_HEADER in input.headers;
+    return traced ? this.traced.execute(input, next) : next(input);
+  }
+
+  handleSignal(input: SignalInput, next: Next<WorkflowInboundCallsInterceptor, 'handleSignal'>) {
+    return traced ? this.traced.handleSignal(input, next) : next(input);
+  }
+
+  handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>) {
+    return traced ? this.traced.handleUpdate(input, next) : next(input);
+  }
+
+  validateUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'validateUpdate'>) {
+    return traced ? this.traced.validateUpdate(input, next) : next(input);
+  }
+
+  handleQuery(input: QueryInput, next: Next<WorkflowInboundCallsInterceptor, 'handleQuery'>) {
+    return traced ? this.traced.handleQuery(input, next) : next(input);
+  }
+}
+
+class Outbound implements WorkflowOutboundCallsInterceptor {
+  private tracing?: OutboundTracing;
+  private get traced(): OutboundTracing {
+    return (this.tracing ??= new OutboundTracing());
+  }
+
+  scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>) {
+    return traced ? this.traced.scheduleActivity(input, next) : next(input);
+  }
+
+  scheduleLocalActivity(
+    input: LocalActivityInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>,
+  ) {
+    return traced ? this.traced.scheduleLocalActivity(input, next) : next(input);
+  }
+
+  startChildWorkflowExecution(
+    input: StartChildWorkflowExecutionInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
+  ) {
+    return traced ? this.traced.startChildWorkflowExecution(input, next) : next(input);
+  }
+
+  continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>) {
+    return traced ? this.traced.continueAsNew(input, next) : next(input);
+  }
+
+  signalWorkflow(input: SignalWorkflowInput, next: Next<WorkflowOutboundCallsInterceptor, 'signalWorkflow'>) {
+    return traced ? this.traced.signalWorkflow(input, next) : next(input);
+  }
+
+  getLogAttributes(input: GetLogAttributesInput, next: Next<WorkflowOutboundCallsInterceptor, 'getLogAttributes'>) {
+    return traced ? this.traced.getLogAttributes(input, next) : next(input);
+  }
+
+  getMetricTags(input: GetMetricTagsInput, next: Next<WorkflowOutboundCallsInterceptor, 'getMetricTags'>) {
+    return traced ? this.traced.getMetricTags(input, next) : next(input);
+  }
+}
+
+class Internals implements WorkflowInternalsInterceptor {
+  dispose(input: DisposeInput, next: Next<WorkflowInternalsInterceptor, 'dispose'>) {
+    return traced ? new OpenTelemetryInternalsInterceptor().dispose(input, next) : next(input);
+  }
+}
+
 export const interceptors = (): WorkflowInterceptors => ({
-  inbound: [new InboundTracing()],
-  outbound: [new OutboundTracing()],
-  internals: [new OpenTelemetryInternalsInterceptor()],
+  inbound: [new Inbound()],
+  outbound: [new Outbound()],
+  internals: [new Internals()],
 });
