@@ -29,7 +29,11 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
   const tracing = workerTracingOptions();
   return Worker.create({
     ...tracing,
-    interceptors: { ...tracing.interceptors, workflowModules: [workflowTracingModule] },
+    // A pre-built bundle carries the workflow interceptors already (scripts/bundle-workflows.ts).
+    interceptors: {
+      ...tracing.interceptors,
+      ...(setup.workflowBundlePath ? {} : { workflowModules: [workflowTracingModule] }),
+    },
     connection: setup.connection,
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
