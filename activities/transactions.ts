@@ -34,6 +34,7 @@ import {
   sellBackEntries,
 } from '../src/domain/ledger';
 import { isPosted, postLedgerEntries } from '../src/persistence/ledger';
+import { observeTransactionStatus } from '../src/observability/observe';
 import {
   closeTransactionLeg,
   findDepositWithTransaction,
@@ -127,6 +128,7 @@ async function moveTo(
     resourceStatus: to,
     resource: toTransaction(updated),
   });
+  await observeTransactionStatus(tx, updated); // metrics: settlements finished, deposit-to-completed time
   return updated;
 }
 

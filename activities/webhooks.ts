@@ -16,6 +16,7 @@ import {
   recordDeliveryAttempt,
 } from '../src/persistence/webhooks';
 import { isSuccessfulDelivery } from '../src/providers/webhook-sender';
+import { observeWebhookAttempt, observeWebhookDeliveryEnded } from '../src/observability/observe';
 import { toWebhookEvent } from '../src/presenters/webhooks';
 import type { DeliveryStatus } from '../src/schemas/webhooks';
 import type { ActivityServices } from './services';
@@ -46,6 +47,7 @@ export function createWebhookActivities(services: ActivityServices) {
           : null;
       if (cancelReason) {
         await cancelPendingDelivery(prisma, deliveryId, cancelReason);
+        observeWebhookDeliveryEnded('cancelled');
         return 'cancelled';
       }
 
@@ -82,6 +84,7 @@ export function createWebhookActivities(services: ActivityServices) {
         error: result.error,
       };
       await recordDeliveryAttempt(prisma, deliveryId, attempt, recorded, succeeded);
+      observeWebhookAttempt(succeeded);
       if (!succeeded) {
         logger.info({ deliveryId, eventId: event.id, attempt, error: result.error }, 'webhook attempt failed');
         // Benign: a receiver that fails is expected, not a fault of the worker (logged at DEBUG, no failure metrics).
@@ -98,6 +101,7 @@ export function createWebhookActivities(services: ActivityServices) {
     /** After the retry window: the delivery failed (unless it finished some other way meanwhile). */
     async markWebhookDeliveryFailed(deliveryId: string): Promise<void> {
       await failPendingDelivery(prisma, deliveryId);
+      observeWebhookDeliveryEnded('failed');
     },
   };
 }

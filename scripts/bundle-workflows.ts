@@ -4,6 +4,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './lib/paths';
+import { workflowTracingModule } from '../src/observability/temporal';
 
 export async function writeWorkflowBundle(
   target: string,
@@ -11,6 +12,8 @@ export async function writeWorkflowBundle(
 ): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath,
+    // Trace context through workflows (the worker hands their spans to its tracer, or drops them without one).
+    workflowInterceptorModules: [workflowTracingModule],
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never,
   });
   mkdirSync(path.dirname(target), { recursive: true });

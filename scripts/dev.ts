@@ -17,6 +17,11 @@ const dataDir = path.join(projectRoot, '.data');
 const apiPort = Number(process.env.PORT ?? 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
 const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+/** Prometheus endpoints: the API's, the worker's (with the Temporal SDK's on the next port, loopback only). */
+const metricsPorts = {
+  api: Number(process.env.METRICS_PORT ?? 9464),
+  worker: Number(process.env.METRICS_PORT ?? 9464) + 1,
+};
 
 const startedAt = Date.now();
 
@@ -104,11 +109,14 @@ async function start(stack: Stack): Promise<void> {
     WEBHOOK_ALLOW_PRIVATE_URLS: process.env.WEBHOOK_ALLOW_PRIVATE_URLS ?? String(appEnv === 'sandbox'),
     // Secrets at rest are encrypted with a key of this machine's own, generated once and kept in .data/.
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || devSecretsKey(),
+    // Readable lines on this terminal; production keeps JSON.
+    LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty',
+    METRICS_HOST: process.env.METRICS_HOST ?? '127.0.0.1',
   };
   const service = (name: keyof typeof nodeArgsOf, entry: string, ready: ProcessSpec['ready']): ProcessSpec => ({
     name,
     ...tsEntry(entry, [...nodeArgsOf[name]]),
-    env: childEnv,
+    env: { ...childEnv, METRICS_PORT: String(metricsPorts[name]) },
     ready,
   });
 
@@ -136,6 +144,7 @@ async function start(stack: Stack): Promise<void> {
       `  API            http://localhost:${apiPort}   (OpenAPI: http://localhost:${apiPort}/openapi.json)`,
       `  Temporal UI    http://localhost:${temporalUiPort}`,
       `  Temporal       127.0.0.1:${temporalPort} (namespace default)`,
+      `  Metrics        http://127.0.0.1:${metricsPorts.api}/metrics (API), http://127.0.0.1:${metricsPorts.worker}/metrics (worker)`,
       `  Database       ${database.url}`,
       `  Sandbox key    ${partner.api_key}   (partner ${partner.partner_id})`,
       '',

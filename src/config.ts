@@ -57,6 +57,24 @@ const environmentSchema = z
     /** Worker: seconds between sweeps of the workflow-start relay (starts what the API could not). */
     WORKFLOW_START_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
     LOG_LEVEL: z.enum(logLevels).default('info'),
+    /** `json` (production, log shippers) or `pretty` (human-readable lines; `npm run dev` sets it). */
+    LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+    /**
+     * Port of the Prometheus endpoint (`GET /metrics`), apart from the partner API; 0: any free port (logged);
+     * unset: no metrics endpoint.
+     */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** Address the metrics endpoint listens on. */
+    METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+    /**
+     * Worker: loopback port of the Temporal SDK's own Prometheus exporter, served again on METRICS_PORT's /metrics
+     * (default METRICS_PORT + 1, or any free port when METRICS_PORT is 0).
+     */
+    TEMPORAL_SDK_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    /** OTLP/HTTP base URL of a trace collector (spans go to <url>/v1/traces); unset: no tracing, nothing leaves. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    /** Share of new traces kept (a trace started by a partner's `traceparent` follows its sampled flag). */
+    TRACES_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(1),
     /** Base URL partners reach this API at; used to build links such as verification links. */
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** Folder of the local-disk document store. */
@@ -185,6 +203,13 @@ export interface AppConfig {
   /** Worker: pre-bundled workflow code, or null to use dist/workflow-bundle.js when present (else bundle at start). */
   workflowBundlePath: string | null;
   logLevel: (typeof logLevels)[number];
+  logFormat: 'json' | 'pretty';
+  /** Prometheus endpoint and OTLP trace export (docs/observability.md); each off when null. */
+  observability: {
+    /** temporalSdkPort 0: a free port picked at start. */
+    metrics: { port: number; host: string; temporalSdkPort: number } | null;
+    tracing: { otlpEndpoint: string; sampleRatio: number } | null;
+  };
   publicBaseUrl: string;
   documentStorageDir: string;
   sandboxVerificationDelaySeconds: number;
@@ -267,6 +292,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workflowStartSweepSeconds: values.WORKFLOW_START_SWEEP_SECONDS,
     workflowBundlePath: values.WORKFLOW_BUNDLE_PATH ? path.resolve(values.WORKFLOW_BUNDLE_PATH) : null,
     logLevel: values.LOG_LEVEL,
+    logFormat: values.LOG_FORMAT,
+    observability: {
+      metrics:
+        values.METRICS_PORT === undefined
+          ? null
+          : {
+              port: values.METRICS_PORT,
+              host: values.METRICS_HOST,
+              temporalSdkPort:
+                values.TEMPORAL_SDK_METRICS_PORT ?? (values.METRICS_PORT === 0 ? 0 : values.METRICS_PORT + 1),
+            },
+      tracing: values.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? {
+            otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, ''),
+            sampleRatio: values.TRACES_SAMPLE_RATIO,
+          }
+        : null,
+    },
     publicBaseUrl: (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ''),
     documentStorageDir: path.resolve(values.DOCUMENT_STORAGE_DIR),
     sandboxVerificationDelaySeconds: values.SANDBOX_VERIFICATION_DELAY_SECONDS,

@@ -1,4 +1,5 @@
 // Production entry point of the HTTP API: `node dist/src/server.js`. Configured by environment only.
+import './observability/instrument'; // first: patches http and pg as they load, when tracing is configured
 import type { Server } from 'node:http';
 import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './persistence/database';
@@ -7,10 +8,11 @@ import { createLogger } from './logger';
 import { assertProductionReady, createProviders } from './providers';
 import { LocalDiskDocumentStore } from './storage/document-store';
 import { lazyTemporalClient } from './temporal/client';
+import { startObservability } from './observability';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, { process: 'api', app_env: config.appEnv });
+  const logger = createLogger(config.logLevel, { process: 'api', app_env: config.appEnv }, config.logFormat);
   const prisma = createPrismaClient(config.databaseUrl, {
     role: 'api',
     timeouts: config.database,
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
   });
   const providers = createProviders(config, prisma);
   assertProductionReady(config, providers);
+  const observability = await startObservability(config, logger, prisma, 'api');
   // Connects on first use: the API starts (and answers /health/ready 503) while Temporal is down.
   const { client, connection } = lazyTemporalClient(config.temporal);
   const app = createApp({
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       await prisma.$disconnect();
       await connection.close();
+      await observability.shutdown();
       logger.info('stopped');
       process.exit(0);
     });

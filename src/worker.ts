@@ -1,5 +1,6 @@
 // Production entry point of the Temporal worker: `node dist/src/worker.js`. Configured by
 // environment only. On SIGTERM/SIGINT the SDK stops polling and lets running tasks finish.
+import './observability/instrument'; // first: patches http and pg as they load, when tracing is configured
 import { DefaultLogger, LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,9 @@ import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
 import { encryptLegacyWebhookSecrets } from './services/webhooks';
 import { secretBoxOf } from './domain/secret-box';
+import { startObservability } from './observability';
+import { temporalRuntimeTelemetry, withTemporalSdkMetricsPort } from './observability/temporal';
+import type { AppConfig } from './config';
 
 /** Where `npm run build` writes the pre-bundled workflow code. */
 export const builtWorkflowBundle = path.resolve(__dirname, '..', 'workflow-bundle.js');
@@ -30,9 +34,12 @@ function sdkLogLevel(level: string): LogLevel {
   return levels[level] ?? 'WARN';
 }
 
-function installSdkLogger(logger: Logger, level: string): void {
+/** The SDK runtime: its logs through ours, and its own Prometheus metrics when METRICS_PORT is set. */
+function installSdkRuntime(logger: Logger, config: AppConfig): void {
+  const telemetryOptions = temporalRuntimeTelemetry(config);
   Runtime.install({
-    logger: new DefaultLogger(sdkLogLevel(level), (entry) => {
+    ...(telemetryOptions ? { telemetryOptions } : {}),
+    logger: new DefaultLogger(sdkLogLevel(config.logLevel), (entry) => {
       const method =
         entry.level === 'TRACE' ? 'trace' : (entry.level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
       logger[method]({ ...entry.meta, sdk: true }, entry.message);
@@ -41,9 +48,9 @@ function installSdkLogger(logger: Logger, level: string): void {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config.logLevel, { process: 'worker', app_env: config.appEnv });
-  installSdkLogger(logger, config.logLevel);
+  const config = await withTemporalSdkMetricsPort(loadConfig());
+  const logger = createLogger(config.logLevel, { process: 'worker', app_env: config.appEnv }, config.logFormat);
+  installSdkRuntime(logger, config);
   const prisma = createPrismaClient(config.databaseUrl, {
     role: 'worker',
     timeouts: config.database,
@@ -52,6 +59,7 @@ async function main(): Promise<void> {
   });
   const providers = createProviders(config, prisma);
   assertProductionReady(config, providers);
+  const observability = await startObservability(config, logger, prisma, 'worker');
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   await ensureSearchAttributes(connection.operatorService, config.temporal.namespace).catch((error: unknown) =>
     logger.warn(
@@ -102,6 +110,7 @@ async function main(): Promise<void> {
   await temporalClient.connection.close();
   await prisma.$disconnect();
   await connection.close();
+  await observability.shutdown();
   logger.info('worker stopped');
 }
 

@@ -23,6 +23,8 @@ import { isDatabaseUnavailable } from '../persistence/database';
 import { isTemporalUnavailable } from '../temporal/errors';
 import { ProviderUnavailableError } from '../providers/unavailable';
 import { runInRequestContext } from '../request-context';
+import { observeRequest } from '../observability/observe';
+import { nameServerSpan } from '../observability/http';
 
 /**
  * Requests node's HTTP parser refuses (broken framing, header syntax, oversized headers, headers too slow) never reach
@@ -86,6 +88,16 @@ export function createApp(
       respondWithError(ctx, error);
     } finally {
       hooks.onResponse?.(ctx);
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const template = routeTemplateOf(ctx);
+      observeRequest({
+        method: ctx.method,
+        route: template,
+        status: ctx.status,
+        durationSeconds: durationMs / 1000,
+        replayed: ctx.response.get('Idempotent-Replayed') === 'true',
+      });
+      nameServerSpan(ctx.method, template);
       ctx.state.log.info(
         {
           method: ctx.method,
@@ -93,7 +105,7 @@ export function createApp(
           path: ctx.state.route ? undefined : ctx.path.replace(/^\/verify\/[^/]+/, '/verify/{token}'),
           route: ctx.state.route ?? null,
           status: ctx.status,
-          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          duration_ms: durationMs,
           partner_id: ctx.state.partner?.id,
         },
         'request',
@@ -113,6 +125,16 @@ export function createApp(
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/**
+ * The path template of the route that answered (`/v1/customers/{customer_id}`), for metrics and span names: an API
+ * route's declared path, or the router's pattern for the others (/openapi.json, /docs); null when none matched.
+ */
+function routeTemplateOf(ctx: Context): string | null {
+  const declared = ctx.state.route as string | undefined;
+  if (declared) return declared.slice(declared.indexOf(' ') + 1);
+  return (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? null;
 }
 
 function mountRoute(router: Router, route: RouteDefinition, services: ApiServices): void {

@@ -8,6 +8,7 @@ import {
 } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { AppConfig } from '../config';
+import { workflowClientInterceptors } from '../observability/temporal';
 import { customSearchAttributes } from './search-attributes';
 import { workflowIds } from './workflow-ids';
 
@@ -20,13 +21,18 @@ export interface TemporalClientHandle {
 
 export async function connectTemporalClient(config: AppConfig['temporal']): Promise<TemporalClientHandle> {
   const connection = await Connection.connect({ address: config.address });
-  return { connection, client: new Client({ connection, namespace: config.namespace }) };
+  return { connection, client: observedClient(connection, config.namespace) };
 }
 
 /** A client that connects on first use and reconnects by itself: the API must start while Temporal is down. */
 export function lazyTemporalClient(config: AppConfig['temporal']): TemporalClientHandle {
   const connection = Connection.lazy({ address: config.address });
-  return { connection, client: new Client({ connection, namespace: config.namespace }) };
+  return { connection, client: observedClient(connection, config.namespace) };
+}
+
+/** Every client counts its calls by outcome and, when tracing is on, carries the trace into the workflows. */
+function observedClient(connection: Connection, namespace: string): Client {
+  return new Client({ connection, namespace, interceptors: { workflow: workflowClientInterceptors() } });
 }
 
 /**

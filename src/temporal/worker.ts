@@ -1,6 +1,7 @@
 // The one place that builds a Temporal worker: production (src/worker.ts), `npm run dev` and tests.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import path from 'node:path';
+import { workerTracingOptions, workflowTracingModule } from '../observability/temporal';
 
 export interface WorkerSetup {
   connection: NativeConnection;
@@ -25,7 +26,14 @@ export interface WorkerSetup {
 export const workflowsEntryPoint = path.resolve(__dirname, '..', '..', 'workflows', 'index');
 
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
+  const tracing = workerTracingOptions();
   return Worker.create({
+    ...tracing,
+    // A pre-built bundle carries the workflow interceptors already (scripts/bundle-workflows.ts).
+    interceptors: {
+      ...tracing.interceptors,
+      ...(setup.workflowBundlePath ? {} : { workflowModules: [workflowTracingModule] }),
+    },
     connection: setup.connection,
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,

@@ -4,6 +4,7 @@
 // partners) and what the time-skipping test server cannot host (the maintenance Schedule; sticky queues that time
 // out, hence no workflow cache). Prints `worker-ready` once it polls.
 // Run: node --import tsx test/support/worker-process.ts
+import '../../src/observability/instrument'; // as src/worker.ts: tracing's patches first, when configured
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
@@ -11,16 +12,20 @@ import { createPrismaClient } from '../../src/persistence/database';
 import { createLogger } from '../../src/logger';
 import { createProviders } from '../../src/providers';
 import { createWorker } from '../../src/temporal/worker';
+import { startObservability } from '../../src/observability';
+import { temporalRuntimeTelemetry, withTemporalSdkMetricsPort } from '../../src/observability/temporal';
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const config = loadConfig();
+  const config = await withTemporalSdkMetricsPort(loadConfig());
+  const telemetryOptions = temporalRuntimeTelemetry(config);
+  Runtime.install({ logger: new DefaultLogger('ERROR'), ...(telemetryOptions ? { telemetryOptions } : {}) });
   const logger = createLogger(config.logLevel, { process: 'test-worker' });
   const prisma = createPrismaClient(config.databaseUrl, {
     role: 'worker',
     poolSize: 5,
     timeouts: config.database,
   });
+  await startObservability(config, logger, prisma, 'worker');
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await createWorker({
     connection,
