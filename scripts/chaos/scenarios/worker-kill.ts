@@ -19,6 +19,7 @@ import {
 import { approvedCustomer, fiatToFiatAccounts, fiatToFiatBody, fiatToFiatQuote, idOf } from '../fixtures';
 import { describe as describeOutcome, HttpClient, HttpOutcome, HttpRequest, HttpResponse } from '../http';
 import { isFinal } from '../invariants';
+import { reconciliationWorkflow } from '../../../workflows/reconciliation';
 import { randomSource, RunSize, ScenarioReport } from '../report';
 import { ChaosSystem } from '../system';
 import { pause, waitUntil } from '../../lib/wait';
@@ -224,6 +225,21 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
   }
 
   await checkSettlements(system, report, partner.partnerId, walletId, settlements);
+
+  // The daily proof, run now over this scenario's partner: the ledger, the provider operations and the transactions
+  // agree after the kills (docs/reconciliation.md).
+  const reconciliation = await system.temporal.workflow.execute(reconciliationWorkflow, {
+    workflowId: `chaos-reconciliation-${partner.partnerId}`,
+    taskQueue: 'payments',
+    args: [{ partnerIds: [partner.partnerId] }],
+  });
+  report.notes.reconciliation = `${reconciliation.status}: ${JSON.stringify(reconciliation.checks)}`;
+  if (reconciliation.status !== 'clean') {
+    report.fail(
+      `reconciliation found ${reconciliation.discrepancyCount} discrepancies ` +
+        `(npm run reconciliation -- show ${reconciliation.reportId})`,
+    );
+  }
 }
 
 async function checkSettlements(
