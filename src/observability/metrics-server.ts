@@ -45,6 +45,11 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
         response.writeHead(503).end();
       });
   });
+  // A scraper keeps its connection between scrapes and closes it when idle by its own clock: the server waits longer
+  // (Node's default is 5 s), so a scrape never goes out on a socket the server has just closed (seen as "other side
+  // closed" on a loaded machine, whose timers run late).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -53,6 +58,10 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   options.logger.info({ port, host: options.host }, 'metrics listening');
   return {
     port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections(); // the kept-alive scrape connections do not hold the close
+      }),
   };
 }
