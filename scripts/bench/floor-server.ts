@@ -9,8 +9,9 @@ import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import { Pool } from 'pg';
-import { createPrismaClient, SQL_BUILDER, sqlBuilderOn } from '../../src/persistence/database';
+import { createPrismaClient } from '../../src/persistence/database';
 import { listTransactionRows } from '../../src/persistence/transactions';
+import { capturingClient } from './capture';
 
 const table = process.env.FLOOR_TABLE === 'transactions' ? 'transactions' : 'customers';
 
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     table === 'customers' ? 'customer' : 'transaction'
   ]!;
 
-  const listStatement = await transactionListStatement(prisma, pool);
+  const listStatement = await transactionListStatement(prisma);
 
   const router = new Router();
   router.get('/prisma/:id', async (ctx) => {
@@ -66,14 +67,13 @@ const placeholderPartner = '00000000-0000-4000-8000-000000000000';
  */
 async function transactionListStatement(
   prisma: ReturnType<typeof createPrismaClient>,
-  pool: Pool,
 ): Promise<{ sql: string; parameters: (partnerId: string) => unknown[] }> {
   const captured: CompiledQuery[] = [];
-  const builder = sqlBuilderOn(pool, (query) => captured.push(query));
-  const capturing = new Proxy(prisma, {
-    get: (target, property) => (property === SQL_BUILDER ? builder : Reflect.get(target, property)),
-  });
-  await listTransactionRows(capturing, { partnerId: placeholderPartner }, { direction: 'desc', take: 101 });
+  await listTransactionRows(
+    capturingClient(prisma, (query) => captured.push(query)),
+    { partnerId: placeholderPartner },
+    { direction: 'desc', take: 101 },
+  );
   const [query] = captured;
   if (!query || captured.length !== 1) throw new Error(`expected one list statement, got ${captured.length}`);
   const at = query.parameters.indexOf(placeholderPartner);

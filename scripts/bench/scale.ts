@@ -293,6 +293,13 @@ async function seedPartner(seeder: Seeder, made: Made, rows: number): Promise<Se
   });
   // Deliveries: copies of the completion event's delivery, 111 of them for that event, the others spread over the
   // copied events; one attempt each.
+  // The real delivery of that event, whose attempt the copies' attempts copy (looked up before the copies exist).
+  const { rows: realDeliveries } = await seeder.client.query<{ id: string }>(
+    'SELECT id FROM webhook_deliveries WHERE event_id = $1 ORDER BY created_at, id LIMIT 1',
+    [target.id],
+  );
+  const realDelivery = realDeliveries[0]?.id;
+  if (!realDelivery) throw new Error(`event ${target.id} (${target.event_type}) has no webhook delivery to copy`);
   const toTarget = `g.i % ${Math.max(2, Math.floor(side / 111))} = 0`;
   await seeder.copy('webhook_deliveries', {
     where: `event_id = ${lit(target.id)}`,
@@ -307,7 +314,7 @@ async function seedPartner(seeder: Seeder, made: Made, rows: number): Promise<Se
     },
   });
   await seeder.copy('webhook_delivery_attempts', {
-    where: `delivery_id IN (SELECT id FROM webhook_deliveries WHERE event_id = ${lit(target.id)} ORDER BY created_at LIMIT 1)`,
+    where: `delivery_id = ${lit(realDelivery)}`,
     count: side,
     set: { id: 'gen_random_uuid()', delivery_id: idOf('delivery', 'g.i'), created_at: ago(side) },
   });
@@ -472,20 +479,22 @@ async function middleCursor(s: Seeded): Promise<{ cursor: string; position: Posi
   return { cursor: page.cursor.after as string, position: { createdAt: new Date(last.created_at), id: last.id } };
 }
 
-const capturedStatements = async (
+/** The statements `run` sends through a client of its own, captured (and run: they only read). */
+async function capturedStatements(
   databaseUrl: string,
   run: (db: unknown) => Promise<unknown>,
-): Promise<{ statements: CompiledQuery[]; close: () => Promise<void> }> => {
-  const { createPrismaClient, SQL_BUILDER, sqlBuilderOn, sqlPoolOf } = await import('../../src/persistence/database');
+): Promise<CompiledQuery[]> {
+  const { createPrismaClient } = await import('../../src/persistence/database');
+  const { capturingClient } = await import('./capture');
   const base = createPrismaClient(databaseUrl, { role: 'bench-explain', poolSize: 1 });
   const statements: CompiledQuery[] = [];
-  const builder = sqlBuilderOn(sqlPoolOf(base), (query) => statements.push(query));
-  const db = new Proxy(base, {
-    get: (target, property) => (property === SQL_BUILDER ? builder : Reflect.get(target, property)),
-  });
-  await run(db);
-  return { statements, close: () => base.$disconnect() };
-};
+  try {
+    await run(capturingClient(base, (query) => statements.push(query)));
+  } finally {
+    await base.$disconnect();
+  }
+  return statements;
+}
 
 export async function scalePhase(
   stack: BenchStack,
@@ -653,10 +662,9 @@ export async function scalePhase(
     for (const read of explained) {
       const spec = readList.find((candidate) => candidate.name === read.read)!;
       const keyset: KeysetQuery = { direction: 'desc', take: PAGE + 1, ...spec.keyset?.(large) };
-      const { statements, close } = await capturedStatements(stack.database.url, (db) =>
+      const statements = await capturedStatements(stack.database.url, (db) =>
         spec.statements(large, lists)(db, keyset),
       );
-      await close();
       const texts: string[] = [];
       for (const statement of statements) {
         const { rows } = await explainer.query<{ 'QUERY PLAN': string }>(
