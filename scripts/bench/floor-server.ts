@@ -1,13 +1,17 @@
-// The HTTP floor of `npm run bench`: bare Koa routes doing one query each on the table the API reads, and one
-// starting a no-op workflow, with none of the service's layers (auth, logging, validation, idempotency). A
-// separate process, like the API. Environment: PORT, DATABASE_URL, FLOOR_TABLE (customers | transactions),
-// TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, BENCH_TASK_QUEUE.
+// The HTTP floor of `npm run bench`: bare Koa routes doing one query each on the table the API reads, the API's
+// transaction list statement run with pg, and one starting a no-op workflow, with none of the service's layers
+// (auth, logging, validation, idempotency, presenters). Also a webhook receiver that answers 204, so the scale
+// section's partners have real deliveries to copy. A separate process, like the API. Environment: PORT,
+// DATABASE_URL, FLOOR_TABLE (customers | transactions), TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, BENCH_TASK_QUEUE.
 import Router from '@koa/router';
 import { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
+import type { CompiledQuery } from 'kysely';
 import { Pool } from 'pg';
 import { createPrismaClient } from '../../src/persistence/database';
+import { listTransactionRows } from '../../src/persistence/transactions';
+import { capturingClient } from './capture';
 
 const table = process.env.FLOOR_TABLE === 'transactions' ? 'transactions' : 'customers';
 
@@ -23,6 +27,8 @@ async function main(): Promise<void> {
     table === 'customers' ? 'customer' : 'transaction'
   ]!;
 
+  const listStatement = await transactionListStatement(prisma);
+
   const router = new Router();
   router.get('/prisma/:id', async (ctx) => {
     const row = await delegate.findUnique({ where: { id: ctx.params.id } });
@@ -34,6 +40,13 @@ async function main(): Promise<void> {
     if (rows.length === 0) ctx.throw(404);
     ctx.body = rows[0];
   });
+  router.get('/pg-list/transactions', async (ctx) => {
+    const { rows } = await pool.query(listStatement.sql, listStatement.parameters(String(ctx.query.partner_id)));
+    ctx.body = rows;
+  });
+  router.post('/webhook', (ctx) => {
+    ctx.status = 204;
+  });
   router.post('/noop-start', async (ctx) => {
     const handle = await temporal.workflow.start('noopWorkflow', { taskQueue, workflowId: `noop-${randomUUID()}` });
     ctx.status = 201;
@@ -43,6 +56,32 @@ async function main(): Promise<void> {
   app.use(router.routes());
   const port = Number(process.env.PORT ?? 3999);
   app.listen(port, '127.0.0.1', () => console.error(`floor server listening on ${port} (${table})`));
+}
+
+const placeholderPartner = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * The statement GET /v1/transactions?limit=100 runs (a first page of a partner's transactions with their accounts),
+ * as the persistence layer compiles it: captured once by running it for a partner that has no rows, so the route
+ * sends the very same SQL text with only the partner id changed.
+ */
+async function transactionListStatement(
+  prisma: ReturnType<typeof createPrismaClient>,
+): Promise<{ sql: string; parameters: (partnerId: string) => unknown[] }> {
+  const captured: CompiledQuery[] = [];
+  await listTransactionRows(
+    capturingClient(prisma, (query) => captured.push(query)),
+    { partnerId: placeholderPartner },
+    { direction: 'desc', take: 101 },
+  );
+  const [query] = captured;
+  if (!query || captured.length !== 1) throw new Error(`expected one list statement, got ${captured.length}`);
+  const at = query.parameters.indexOf(placeholderPartner);
+  if (at < 0) throw new Error('the list statement does not take the partner id as a parameter');
+  return {
+    sql: query.sql,
+    parameters: (partnerId) => query.parameters.map((value, index) => (index === at ? partnerId : value)),
+  };
 }
 
 main().catch((error: unknown) => {

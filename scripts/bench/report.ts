@@ -27,6 +27,8 @@ export interface BenchResult {
   memory_mb: Record<string, { peak: number | null; under_load: number | null }>;
   /** What one settlement makes the engine do (from its history), and the ceiling's copy of it. */
   workflow_shapes?: unknown;
+  /** The scale section (scripts/bench/scale.ts): per list read, the small and the large partner, and the plans. */
+  scale?: unknown;
   notes: string[];
 }
 

@@ -10,6 +10,7 @@ import { cpuDelta, HttpClient, OpStats, Recorder } from './load';
 import type { WorkflowShape } from './engine/workflows';
 import { BenchPartner, createCustomer, createParty, createPartners, Party } from './partners';
 import { BenchResult, formatTable, Ratio, writeResults } from './report';
+import { formatScale, scalePhase, ScaleResult, SMALL_ROWS } from './scale';
 import { ceilingPhase, PhaseOptions, quotePhase, Readable, readPhase, settlementPhase } from './scenarios';
 import { pause } from '../lib/wait';
 import { BenchStack, memoryOf, MemorySampler } from './stack';
@@ -120,8 +121,8 @@ export async function runBench(options: BenchOptions): Promise<void> {
       warmupMs: options.warmupMs,
       rounds: options.rounds,
     };
-    let readables: Readable[];
-    let readPath: string;
+    let readables: Readable[] = [];
+    let readPath = '';
     let settlementRps: number | null = null;
     let parties: Party[] = [];
     /** pg_stat_database's count before the first settlement; null when no settlement section runs. */
@@ -139,7 +140,10 @@ export async function runBench(options: BenchOptions): Promise<void> {
       return run;
     };
 
-    if (hasSettlement && (runs('settlement') || runs('read'))) {
+    const classic = runs('read') || runs('quote') || runs('settlement');
+    if (!classic) {
+      // --only scale: nothing to prepare for the other sections.
+    } else if (hasSettlement && (runs('settlement') || runs('read'))) {
       // The read phase reads completed transactions, so it needs a settlement run too.
       log(`preparing ${options.concurrency} approved customers with wallets and spei accounts`);
       parties = await inParallel(
@@ -211,7 +215,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
       readPath = '/v1/customers/';
     }
 
-    const table = readPath.includes('transactions') ? 'transactions' : 'customers';
+    const table = readPath.includes('transactions') || !classic ? 'transactions' : 'customers';
     await stack.startFloor(table);
     if (runs('read')) {
       log(
@@ -278,6 +282,25 @@ export async function runBench(options: BenchOptions): Promise<void> {
       });
     }
 
+    let scale: ScaleResult | undefined;
+    if (runs('scale')) {
+      if (table !== 'transactions') throw new Error('the scale section needs fiat to fiat on this branch');
+      log(`scale: a partner with ${SMALL_ROWS} rows against one with ${options.scaleRows}`);
+      const scalePartners = await createPartners(stack.database.url, stack.apiUrl, 2);
+      partners.push(...scalePartners);
+      scale = await scalePhase(stack, scalePartners, {
+        rows: options.scaleRows,
+        concurrency: options.scaleConcurrency,
+        // Short turns, many of them: the two partners see the same moments of a shared machine.
+        durationMs: options.quick ? 1_500 : 2_000,
+        warmupMs: 300,
+        rounds: options.quick ? 4 : 6,
+      });
+      sections.list = scale.list;
+      ratios.push(...scale.ratios);
+      notes.push(...scale.notes.map((note) => `scale: ${note}`));
+    }
+
     if (deadlocksBefore !== null) {
       // From the first settlement to the end of the last: the read and quote sections between post nothing.
       log('waiting for PostgreSQL to flush its counters, then counting deadlocks');
@@ -322,9 +345,14 @@ export async function runBench(options: BenchOptions): Promise<void> {
       ),
       memory_mb: memory,
       workflow_shapes: shapes,
+      ...(scale && { scale }),
       notes,
     };
     const files = writeResults(resultsDir, result, ratios);
+    if (scale) {
+      for (const plan of scale.plans) console.error(`\n[bench] plan of ${plan.read}:\n${plan.statements.join('\n\n')}`);
+      console.log(`${formatScale(scale)}\n`);
+    }
     console.log(formatTable(result, ratios));
     log(`wrote ${path.relative(projectRoot, files.json)} and ${path.relative(projectRoot, files.svg)}`);
   } finally {

@@ -154,6 +154,8 @@ export class BenchStack {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       // The per-partner limit is still checked on every request (its cost is measured), never reached.
       RATE_LIMIT_PARTNER_REQUESTS: '1000000',
+      // The scale section's webhook configurations point at the floor server on loopback.
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       ...extra,
     };
   }
