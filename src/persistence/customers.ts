@@ -5,7 +5,7 @@ import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma,
 import type { VerificationLinkState } from '../domain/verification-links';
 import type { CustomerStatus } from '../schemas/customers';
 import type { KeysetQuery } from '../http/pagination';
-import { keysetPage } from './keyset';
+import { childrenByParent, keysetPage } from './keyset';
 
 export const withBeneficiaries = { beneficiaries: { orderBy: { position: 'asc' } } } as const;
 export type CustomerRow = Prisma.CustomerGetPayload<{ include: typeof withBeneficiaries }>;
@@ -120,10 +120,8 @@ export async function listCustomers(
     )
     .orderBy('position', 'asc')
     .execute();
-  return customers.map((customer) => ({
-    ...customer,
-    beneficiaries: beneficiaries.filter(({ customerId }) => customerId === customer.id),
-  }));
+  const beneficiariesOf = childrenByParent(beneficiaries, 'customerId');
+  return customers.map((customer) => ({ ...customer, beneficiaries: beneficiariesOf(customer.id) }));
 }
 
 /** Row lock: one status change of a customer at a time (uploads included), even across workers. */

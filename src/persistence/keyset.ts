@@ -27,3 +27,20 @@ export function keysetPage<Tables, TB extends keyof Tables, O>(
     .orderBy(sql`${id} ${direction}`)
     .limit(keyset.take);
 }
+
+/**
+ * The to-many rows of a page (read in one statement for all its items), grouped by the item they belong to: each
+ * item's in the order they were read, none for an item without any.
+ */
+export function childrenByParent<Child, Key extends keyof Child>(
+  children: Child[],
+  parentKey: Key,
+): (parentId: Child[Key]) => Child[] {
+  const grouped = new Map<Child[Key], Child[]>();
+  for (const child of children) {
+    const siblings = grouped.get(child[parentKey]);
+    if (siblings) siblings.push(child);
+    else grouped.set(child[parentKey], [child]);
+  }
+  return (parentId) => grouped.get(parentId) ?? [];
+}

@@ -1,7 +1,7 @@
 // The wallets table: service-managed wallets, read with their balances (their ledger accounts, which the
 // ledger writes).
 import type { KeysetQuery } from '../http/pagination';
-import { keysetPage } from './keyset';
+import { childrenByParent, keysetPage } from './keyset';
 import { type DatabaseTransaction, type Db, type Prisma, sqlOf, type SqlDb } from './database';
 
 export const withBalances = { ledgerAccounts: true } as const;
@@ -44,10 +44,8 @@ export async function listWallets(
       wallets.map(({ id }) => id),
     )
     .execute();
-  return wallets.map((wallet) => ({
-    ...wallet,
-    ledgerAccounts: accounts.filter(({ walletId }) => walletId === wallet.id),
-  }));
+  const accountsOf = childrenByParent(accounts, 'walletId');
+  return wallets.map((wallet) => ({ ...wallet, ledgerAccounts: accountsOf(wallet.id) }));
 }
 
 export async function insertWallet(

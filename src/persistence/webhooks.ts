@@ -3,7 +3,7 @@
 // `webhook_delivery_attempts`; and the outbox relay's own connection, which takes turns on its advisory lock.
 // A delivery written with its event is recordEvent's (src/persistence/events.ts).
 import type { KeysetQuery } from '../http/pagination';
-import { keysetPage } from './keyset';
+import { childrenByParent, keysetPage } from './keyset';
 import { newId } from '../domain/ids';
 import {
   type DatabaseTransaction,
@@ -183,10 +183,11 @@ export async function listEventDeliveries(db: SqlDb, eventId: string, keyset: Ke
     )
     .orderBy('attempt', 'asc')
     .execute();
+  const attemptsOf = childrenByParent(attempts, 'deliveryId');
   return deliveries.map((delivery) => ({
     ...delivery,
     sequence: BigInt(delivery.sequence),
-    attempts: attempts.filter(({ deliveryId }) => deliveryId === delivery.id),
+    attempts: attemptsOf(delivery.id),
   }));
 }
 
