@@ -17,6 +17,7 @@ import {
 } from '../src/persistence/webhooks';
 import { isSuccessfulDelivery } from '../src/providers/webhook-sender';
 import { observeWebhookAttempt, observeWebhookDeliveryEnded } from '../src/observability/observe';
+import { inKeptTrace } from '../src/observability/trace-context';
 import { toWebhookEvent } from '../src/presenters/webhooks';
 import type { DeliveryStatus } from '../src/schemas/webhooks';
 import type { ActivityServices } from './services';
@@ -66,11 +67,18 @@ export function createWebhookActivities(services: ActivityServices) {
       inFlight.set(delivery.partnerId, busy + 1);
       let result;
       try {
-        result = await webhookSender.send({
-          url: config.url,
-          headers: webhookHeaders(event.id, body, signingSecretsOf(secretBoxOf(services.config), config)),
-          body,
-        });
+        // In the trace of the change that queued the delivery: the partner's request leads to its webhook.
+        result = await inKeptTrace(
+          delivery.traceParent,
+          `WebhookDelivery:${event.eventType}`,
+          { 'webhook.delivery_id': deliveryId, 'webhook.event_type': event.eventType, 'webhook.attempt': attempt },
+          () =>
+            webhookSender.send({
+              url: config.url,
+              headers: webhookHeaders(event.id, body, signingSecretsOf(secretBoxOf(services.config), config)),
+              body,
+            }),
+        );
       } finally {
         const left = (inFlight.get(delivery.partnerId) ?? 1) - 1;
         if (left > 0) inFlight.set(delivery.partnerId, left);

@@ -23,7 +23,8 @@ import { listTransactionRows } from '../src/persistence/transactions';
 import { listVirtualAccounts } from '../src/persistence/virtual-accounts';
 import { listWalletTransfers } from '../src/persistence/wallet-transfers';
 import { listWallets } from '../src/persistence/wallets';
-import { listEventDeliveries } from '../src/persistence/webhooks';
+import { listEventDeliveries, listUndispatchedDeliveries } from '../src/persistence/webhooks';
+import { readMonitoringSnapshot } from '../src/persistence/monitoring';
 
 const largeTables = [
   'transactions',
@@ -294,5 +295,19 @@ describe('list queries have an index path (plans with sequential scans disabled)
     for (const side of ['from_wallet_id', 'to_wallet_id']) {
       expect(await indexesLeadingWith('wallet_transfers', [side, 'created_at', 'id'])).not.toEqual([]);
     }
+  });
+
+  it('the metrics snapshot and the outbox relay read only the few rows they count, through partial indexes', async () => {
+    captured = [];
+    await readMonitoringSnapshot(prisma);
+    await listUndispatchedDeliveries(prisma, { limit: 100 });
+    const nodes = (await Promise.all(captured.map(planOf))).flat();
+    expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan').map((node) => node['Relation Name'])).toEqual([]);
+    const indexes = new Set(nodes.flatMap((node) => node['Index Name'] ?? []));
+    expect([...indexes].filter((name) => /^(transactions|webhook_deliveries)_/.test(name)).sort()).toEqual([
+      'transactions_in_error_updated_at_idx', // count and oldest of the operator queue
+      'webhook_deliveries_pending_created_at_idx', // count and oldest of the pending deliveries
+      'webhook_deliveries_undispatched_idx', // the relay's batch, in sequence order
+    ]);
   });
 });

@@ -45,6 +45,8 @@ beforeAll(async () => {
     env: {
       ...tracing,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      // Workflows leave the cache and are replayed from history: their spans must keep the ids their children got.
+      WORKER_MAX_CACHED_WORKFLOWS: '2',
       METRICS_PORT: String(workerMetricsPort),
       METRICS_HOST: '127.0.0.1',
       TEMPORAL_SDK_METRICS_PORT: String(sdkMetricsPort),
@@ -219,7 +221,7 @@ describe('traces', () => {
     );
   });
 
-  it('carry W3C trace context on the webhook POST to the partner, from the delivery activity', async () => {
+  it('carry the webhook POST to the partner in the trace of the request that caused the event, linked to its delivery activity', async () => {
     const delivered = receiver.requests.find((each) => each.body.event_type === 'payin.completed');
     const traceparent = String(delivered?.headers.traceparent ?? '');
     const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(traceparent);
@@ -230,9 +232,36 @@ describe('traces', () => {
       (span) => span !== undefined,
     );
     expect(post).toMatchObject({ service: 'payments-worker', kind: 3 });
-    expect(collector.ancestors(post as ExportedSpan).map((span) => span.name)).toContain(
-      'RunActivity:attemptWebhookDelivery',
+    const chain = collector.ancestors(post as ExportedSpan);
+    // The POST, under the delivery's span, under the activity that recorded the event, ... under the partner's request.
+    expect(chain[0]).toMatchObject({ name: 'WebhookDelivery:payin.completed', service: 'payments-worker' });
+    const recordedBy = chain.findIndex((span) => /^RunActivity:/.test(span.name));
+    const request = chain.findIndex((span) => span.service === 'payments-api' && /^POST \/v1\//.test(span.name));
+    expect(recordedBy).toBeGreaterThan(0);
+    expect(request).toBeGreaterThan(recordedBy);
+    expect(chain.at(-1)).toBe(chain[request]); // the request is the trace's root
+    // The delivery's span links to the activity that made the attempt (a trace of its own: the delivery workflow).
+    const [link] = (chain[0] as ExportedSpan).links ?? [];
+    expect(link).toBeDefined();
+    const attempt = collector.spans.find((span) => span.spanId === link?.spanId);
+    expect(attempt?.name).toBe('RunActivity:attemptWebhookDelivery');
+    writeFileSync(path.join(artifacts, 'observability-trace-webhook.txt'), collector.printTree(traceId));
+  });
+
+  it('give every activity its parent, even in workflows replayed from history (a worker caching 2 workflows)', async () => {
+    expect(settled).toBeDefined();
+    // An activity's start span ends when its result is back; give the last ones time to be exported.
+    const orphans = await eventually(
+      async () => {
+        const ids = new Set(collector.spans.map((span) => span.spanId));
+        return collector.spans
+          .filter((span) => /^RunActivity:/.test(span.name) && span.parentSpanId && !ids.has(span.parentSpanId))
+          .map((span) => span.name);
+      },
+      (names) => names.length === 0,
     );
+    expect(orphans).toEqual([]);
+    expect(collector.spans.filter((span) => /^RunActivity:/.test(span.name)).length).toBeGreaterThan(5);
   });
 });
 

@@ -7,6 +7,7 @@ import { keysetPage } from './keyset';
 import { inBatches, type PurgeLimits } from './purges';
 import { newId } from '../domain/ids';
 import { EventType, resourceTypeOf } from '../events';
+import { currentTraceParent } from '../observability/trace-context';
 import {
   type connectionSettings,
   type DatabaseTransaction,
@@ -60,8 +61,10 @@ export async function recordEvent(db: SqlDb, event: NewEvent): Promise<string> {
     })
     .execute();
   const delivered = await sql`
-    INSERT INTO webhook_deliveries (id, partner_id, event_id, config_id, trigger, status, created_at, updated_at)
-    SELECT ${newId()}::uuid, c.partner_id, ${id}::uuid, c.id, 'event', 'pending', ${createdAt}, ${createdAt}
+    INSERT INTO webhook_deliveries
+      (id, partner_id, event_id, config_id, trigger, status, trace_parent, created_at, updated_at)
+    SELECT ${newId()}::uuid, c.partner_id, ${id}::uuid, c.id, 'event', 'pending', ${currentTraceParent()},
+      ${createdAt}, ${createdAt}
     FROM webhook_configs c
     WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(db);
   if (Number(delivered.numAffectedRows ?? 0) > 0) await wakeOutboxRelay(db);

@@ -5,6 +5,7 @@
 import type { KeysetQuery } from '../http/pagination';
 import { childrenByParent, keysetPage } from './keyset';
 import { newId } from '../domain/ids';
+import { currentTraceParent } from '../observability/trace-context';
 import {
   type DatabaseTransaction,
   type Db,
@@ -158,6 +159,7 @@ export async function queueWebhookRedelivery(
       configId,
       trigger: 'redelivery',
       status: 'pending',
+      traceParent: currentTraceParent(),
       createdAt: now,
       updatedAt: now,
     })

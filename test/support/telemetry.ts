@@ -63,6 +63,8 @@ export interface ExportedSpan {
   kind: number;
   attributes: Record<string, unknown>;
   startTimeUnixNano: string;
+  /** Spans this one follows from without being their child. */
+  links?: Array<{ traceId: string; spanId: string }>;
 }
 
 interface OtlpJsonValue {
