@@ -1,109 +1,49 @@
-// The OpenTelemetry workflow interceptors as bundled with our workflow code (scripts/bundle-workflows.ts). Runs in the
-// workflow sandbox: deterministic code only.
+// The workflow interceptors bundled with our workflow code (scripts/bundle-workflows.ts). Runs in the workflow
+// sandbox: deterministic code only.
 //
 // A workflow is traced when it was started with trace context (a client with tracing on puts it in the start's
 // headers); any other workflow, and every workflow that ran before tracing existed, passes through untouched and pays
-// nothing (the package's tracer is made only for a traced run). Once traced, the package's interceptors do the work,
-// without the extra `await` they add when replaying histories of their older versions (we have none): the behaviour
-// they have for every history recorded with their current version.
-import {
-  extractContextFromHeaders,
-  headersWithContext,
-  instrument,
-  TRACE_HEADER,
-} from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-  SPAN_DELIMITER,
-  SpanName,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow';
-import {
+// nothing: the OpenTelemetry modules (workflow-tracing.ts) are loaded only in a traced run (module state is per run in
+// the sandbox).
+import type {
   ActivityInput,
-  ContinueAsNew,
   ContinueAsNewInput,
-  Next,
-  SignalInput,
-  SignalWorkflowInput,
-  UpdateInput,
-  StartChildWorkflowExecutionInput,
-  WorkflowExecuteInput,
-  WorkflowInboundCallsInterceptor,
-  workflowInfo,
-  WorkflowInterceptors,
-  WorkflowOutboundCallsInterceptor,
-  QueryInput,
-  LocalActivityInput,
   DisposeInput,
-  WorkflowInternalsInterceptor,
   GetLogAttributesInput,
   GetMetricTagsInput,
+  LocalActivityInput,
+  Next,
+  QueryInput,
+  SignalInput,
+  SignalWorkflowInput,
+  StartChildWorkflowExecutionInput,
+  UpdateInput,
+  WorkflowExecuteInput,
+  WorkflowInboundCallsInterceptor,
+  WorkflowInterceptors,
+  WorkflowInternalsInterceptor,
+  WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
+import type * as WorkflowTracing from './workflow-tracing';
 
-/** Whether this run was started with trace context (module state is per workflow run in the sandbox). */
+let tracingModule: typeof WorkflowTracing | undefined;
+const tracingOf = (): typeof WorkflowTracing =>
+  (tracingModule ??= require('./workflow-tracing') as typeof WorkflowTracing);
+
+/** Whether this run was started with trace context. */
 let traced = false;
-
-class InboundTracing extends OpenTelemetryInboundInterceptor {
-  override execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
-    return instrument({
-      tracer: this.tracer,
-      spanName: `${SpanName.WORKFLOW_EXECUTE}${SPAN_DELIMITER}${workflowInfo().workflowType}`,
-      fn: () => next(input),
-      context: extractContextFromHeaders(input.headers),
-      acceptableErrors: (error) => error instanceof ContinueAsNew,
-    });
-  }
-}
-
-class OutboundTracing extends OpenTelemetryOutboundInterceptor {
-  override scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>) {
-    return instrument({
-      tracer: this.tracer,
-      spanName: `${SpanName.ACTIVITY_START}${SPAN_DELIMITER}${input.activityType}`,
-      fn: () => next({ ...input, headers: headersWithContext(input.headers) }),
-    });
-  }
-
-  override startChildWorkflowExecution(
-    input: StartChildWorkflowExecutionInput,
-    next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
-  ) {
-    return instrument({
-      tracer: this.tracer,
-      spanName: `${SpanName.CHILD_WORKFLOW_START}${SPAN_DELIMITER}${input.workflowType}`,
-      fn: () => next({ ...input, headers: headersWithContext(input.headers) }),
-    });
-  }
-
-  override continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>) {
-    return instrument({
-      tracer: this.tracer,
-      spanName: `${SpanName.CONTINUE_AS_NEW}${SPAN_DELIMITER}${input.options.workflowType}`,
-      fn: () => next({ ...input, headers: headersWithContext(input.headers) }),
-      acceptableErrors: (error) => error instanceof ContinueAsNew,
-    });
-  }
-
-  override signalWorkflow(input: SignalWorkflowInput, next: Next<WorkflowOutboundCallsInterceptor, 'signalWorkflow'>) {
-    return instrument({
-      tracer: this.tracer,
-      spanName: `${SpanName.WORKFLOW_SIGNAL}${SPAN_DELIMITER}${input.signalName}`,
-      fn: () => next({ ...input, headers: headersWithContext(input.headers) }),
-    });
-  }
-}
 
 // The package's handlers are async functions even when they pass through, which delays their result: an untraced
 // run calls the next interceptor directly.
 class Inbound implements WorkflowInboundCallsInterceptor {
-  private tracing?: InboundTracing;
-  private get traced(): InboundTracing {
-    return (this.tracing ??= new InboundTracing());
+  private tracing?: WorkflowTracing.InboundTracing;
+  private get traced(): WorkflowTracing.InboundTracing {
+    return (this.tracing ??= new (tracingOf().InboundTracing)());
   }
 
   execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
-    traced = TRACE_HEADER in input.headers;
+    // An untraced start carries no headers: telling needs no OpenTelemetry module.
+    traced = Object.keys(input.headers).length > 0 && tracingOf().TRACE_HEADER in input.headers;
     return traced ? this.traced.execute(input, next) : next(input);
   }
 
@@ -129,9 +69,9 @@ class Inbound implements WorkflowInboundCallsInterceptor {
 }
 
 class Outbound implements WorkflowOutboundCallsInterceptor {
-  private tracing?: OutboundTracing;
-  private get traced(): OutboundTracing {
-    return (this.tracing ??= new OutboundTracing());
+  private tracing?: WorkflowTracing.OutboundTracing;
+  private get traced(): WorkflowTracing.OutboundTracing {
+    return (this.tracing ??= new (tracingOf().OutboundTracing)());
   }
 
   scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>) {
@@ -171,7 +111,7 @@ class Outbound implements WorkflowOutboundCallsInterceptor {
 
 class Internals implements WorkflowInternalsInterceptor {
   dispose(input: DisposeInput, next: Next<WorkflowInternalsInterceptor, 'dispose'>) {
-    return traced ? new OpenTelemetryInternalsInterceptor().dispose(input, next) : next(input);
+    return traced ? new (tracingOf().InternalsTracing)().dispose(input, next) : next(input);
   }
 }
 
