@@ -5,7 +5,8 @@
 //
 // Options: --quick (under 5 minutes), --tsx (API and worker from sources; by default from `npm run build`, as production),
 // --attach (use a running stack, see docs/benchmark.md), --settlements N, --concurrency C, --duration SECONDS,
-// --rounds R, --poll-ms MS, --engine server (the Temporal server on PostgreSQL instead of the dev server), --profile (CPU profiles of the API and workers; summarise them with
+// --rounds R, --poll-ms MS, --engine server (the Temporal server on PostgreSQL instead of the dev server), --telemetry (metrics
+// served and every span exported over OTLP, to measure their cost), --profile (CPU profiles of the API and workers; summarise them with
 // `npx tsx scripts/bench/profile-summary.ts .data/bench/profiles/api`).
 import { spawnSync } from 'node:child_process';
 import { generatePrismaClient } from '../lib/database';

@@ -6,6 +6,8 @@ export interface BenchOptions {
   /** The API and the worker from `npm run build` (as production runs them; the default), or from sources (--tsx). */
   dist: boolean;
   profile: boolean;
+  /** Metrics served and every span exported by the API and the workers (BenchStack's Runtime.telemetry). */
+  telemetry: boolean;
   /** Sections to run (default read, quote, settlement (with the ceiling and the 2-worker run); scale only when named). */
   only: Set<string>;
   attach: boolean;
@@ -48,6 +50,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     'dist',
     'tsx',
     'profile',
+    'telemetry',
     'attach',
     'settlements',
     'concurrency',
@@ -68,6 +71,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     quick,
     dist: !flag('tsx'),
     profile: flag('profile'),
+    telemetry: flag('telemetry'),
     only,
     attach: flag('attach'),
     engine,

@@ -62,6 +62,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
   const stack = new BenchStack({
     kind: options.dist ? 'dist' : 'tsx',
     profile: options.profile,
+    telemetry: options.telemetry,
     engine: options.engine,
   });
   const sections: BenchResult['sections'] = {};
@@ -348,6 +349,11 @@ export async function runBench(options: BenchOptions): Promise<void> {
       ...(scale && { scale }),
       notes,
     };
+    const telemetryMb = await stack.exportedTelemetryMb();
+    if (telemetryMb !== null) {
+      notes.push(`telemetry on: metrics served, every span exported (${telemetryMb.toFixed(1)} MB of OTLP JSON)`);
+      log(notes.at(-1)!);
+    }
     const files = writeResults(resultsDir, result, ratios);
     if (scale) {
       for (const plan of scale.plans) console.error(`\n[bench] plan of ${plan.read}:\n${plan.statements.join('\n\n')}`);

@@ -5,6 +5,8 @@
 // plus the bench's own floor server and engine-ceiling worker. Logs go to .data/bench/logs/ (written by the children directly,
 // so relaying them costs the bench nothing).
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { writeWorkflowBundle } from '../bundle-workflows';
 import type { PreparedDatabase } from '../lib/database';
@@ -24,6 +26,11 @@ export interface Runtime {
   /** V8 CPU profiles of the API and the workers, written to .data/bench/profiles/ when they stop. */
   profile?: boolean;
   engine?: 'dev' | 'server';
+  /**
+   * The API and the workers with telemetry on, as an operator runs them: metrics served (METRICS_PORT=0, any port) and
+   * every span exported over OTLP to a receiver in the bench that counts and drops them.
+   */
+  telemetry?: boolean;
 }
 
 export const profileDir = path.join(benchDir, 'profiles');
@@ -95,6 +102,30 @@ export class BenchStack {
 
   private databaseStarted: Promise<void> | undefined;
 
+  private otlp: Promise<{ server: http.Server; url: string; bytes: number }> | undefined;
+
+  /** `--telemetry`: the OTLP/HTTP receiver the services export to (started once, before the first service). */
+  private telemetrySink(): Promise<{ url: string } | undefined> {
+    if (!this.runtime.telemetry) return Promise.resolve(undefined);
+    this.otlp ??= new Promise((resolve) => {
+      const sink = { server: http.createServer(), url: '', bytes: 0 };
+      sink.server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
+        request.on('data', (chunk: Buffer) => (sink.bytes += chunk.length));
+        request.on('end', () => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'));
+      });
+      sink.server.listen(0, '127.0.0.1', () => {
+        sink.url = `http://127.0.0.1:${(sink.server.address() as AddressInfo).port}`;
+        resolve(sink);
+      });
+    });
+    return this.otlp;
+  }
+
+  /** Megabytes of OTLP the services exported (`--telemetry`), or null without it. */
+  async exportedTelemetryMb(): Promise<number | null> {
+    return this.otlp ? (await this.otlp).bytes / 1e6 : null;
+  }
+
   startDatabase(): Promise<void> {
     this.databaseStarted = this.stack
       .startDatabase({ localDatabase: 'payments_bench', recreate: true, privateCluster: true })
@@ -142,7 +173,8 @@ export class BenchStack {
   }
 
   /** Environment of the API and the worker: `npm run dev`'s, on this stack. */
-  private serviceEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  private async serviceEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+    const sink = await this.telemetrySink();
     return {
       ...process.env,
       ...serviceEnv,
@@ -156,6 +188,7 @@ export class BenchStack {
       RATE_LIMIT_PARTNER_REQUESTS: '1000000',
       // The scale section's webhook configurations point at the floor server on loopback.
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' } : {}),
       ...extra,
     };
   }
@@ -164,7 +197,11 @@ export class BenchStack {
     const port = await freePort();
     this.apiUrl = `http://127.0.0.1:${port}`;
     return this.startService(
-      { name: 'api', env: this.serviceEnv({ PORT: String(port) }), ready: () => httpOk(`${this.apiUrl}/health/live`) },
+      {
+        name: 'api',
+        env: await this.serviceEnv({ PORT: String(port) }),
+        ready: () => httpOk(`${this.apiUrl}/health/live`),
+      },
       'server',
     );
   }
@@ -175,7 +212,7 @@ export class BenchStack {
     return this.startService(
       {
         name: `worker-${index}`,
-        env: this.serviceEnv({ WORKFLOW_BUNDLE_PATH: bundle }),
+        env: await this.serviceEnv({ WORKFLOW_BUNDLE_PATH: bundle }),
         ready: this.stack.pollsTaskQueue(process.env.TEMPORAL_TASK_QUEUE ?? 'payments'),
         readyWithinMs: 180_000,
       },
@@ -263,8 +300,10 @@ export class BenchStack {
   }
 
   /** The services first (they drain), then Temporal, then the database. */
-  stop(): Promise<void> {
-    return this.stack.stop();
+  async stop(): Promise<void> {
+    await this.stack.stop();
+    const sink = await this.otlp;
+    if (sink) await new Promise((resolve) => sink.server.close(resolve));
   }
 }
 
