@@ -3,6 +3,7 @@
 // scrape and what an OTLP collector receives; and the alert rules and dashboard in ops/, checked with promtool and
 // against a real scrape.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
@@ -31,6 +32,7 @@ let api: ServiceProcess;
 let worker: ServiceProcess;
 let parties: Parties;
 const metricsUrl = { api: '', worker: '' };
+let apiUrl = '';
 let settled: TransactionBody;
 const artifacts = path.join(projectRoot, 'test-artifacts');
 
@@ -39,8 +41,12 @@ beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   harness = await startHarness({}, { inProcessWorker: false });
   const [apiMetricsPort, workerMetricsPort, sdkMetricsPort] = [await freePort(), await freePort(), await freePort()];
-  // Spans are exported within 100 ms instead of the default 5 s.
-  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
+  // Every new trace kept, and exported within 100 ms instead of the default 5 s.
+  const tracing = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    TRACES_SAMPLE_RATIO: '1',
+  };
   worker = await startWorkerProcess(harness, {
     env: {
       ...tracing,
@@ -62,6 +68,7 @@ beforeAll(async () => {
     },
   });
   api = started.service;
+  apiUrl = started.url;
   metricsUrl.api = `http://127.0.0.1:${apiMetricsPort}/metrics`;
   metricsUrl.worker = `http://127.0.0.1:${workerMetricsPort}/metrics`;
   const created = await harness.createPartner('Observability');
@@ -246,6 +253,33 @@ describe('traces', () => {
     const attempt = collector.spans.find((span) => span.spanId === link?.spanId);
     expect(attempt?.name).toBe('RunActivity:attemptWebhookDelivery');
     writeFileSync(path.join(artifacts, 'observability-trace-webhook.txt'), collector.printTree(traceId));
+  });
+
+  it("leave a request its partner marked unsampled without a span anywhere: its own, its workflows', their activities'", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const unsampled: Parties = {
+      ...parties,
+      partner: {
+        ...parties.partner,
+        api: request
+          .agent(apiUrl)
+          .set('Authorization', parties.partner.apiKey)
+          .set('traceparent', `00-${traceId}-${randomBytes(8).toString('hex')}-00`),
+      },
+    };
+    const transaction = await createTransaction(unsampled);
+    await deposit(unsampled, transaction);
+    await waitForStatus(harness, transaction.id, 'completed');
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // spans leave in batches every 100 ms
+    expect(collector.trace(traceId)).toEqual([]);
+    // Its workflows and their activities stayed out of traces too (not in a trace of their own). Webhook delivery
+    // workflows are the outbox relay's, each attempt in a trace of its own linked from the causing trace's span.
+    const workflowIdOf = (span: ExportedSpan) => String(span.attributes.temporalWorkflowId ?? '');
+    expect(
+      collector.spans
+        .filter((span) => workflowIdOf(span).includes(transaction.id) && !workflowIdOf(span).startsWith('webhook-'))
+        .map((span) => span.name),
+    ).toEqual([]);
   });
 
   it('give every activity its parent, even in workflows replayed from history (a worker caching 2 workflows)', async () => {

@@ -1,10 +1,11 @@
 // The workflow interceptors bundled with our workflow code (scripts/bundle-workflows.ts). Runs in the workflow
 // sandbox: deterministic code only.
 //
-// A workflow is traced when it was started with trace context (a client with tracing on puts it in the start's
-// headers); any other workflow, and every workflow that ran before tracing existed, passes through untouched and pays
-// nothing: the OpenTelemetry modules (workflow-tracing.ts) are loaded only in a traced run (module state is per run in
-// the sandbox).
+// A workflow is traced when it was started with sampled trace context (a client with tracing on puts the context in
+// the start's headers, sampled or not); any other workflow, and every workflow that ran before tracing existed, passes
+// through untouched and pays nothing: the OpenTelemetry modules (workflow-tracing.ts) are loaded only in a traced run
+// (module state is per run in the sandbox), and its activities and children get no trace context, so they make no
+// spans either.
 import type {
   ActivityInput,
   ContinueAsNewInput,
@@ -24,14 +25,45 @@ import type {
   WorkflowInternalsInterceptor,
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
+import { defaultPayloadConverter, type Payload } from '@temporalio/workflow';
 import type * as WorkflowTracing from './workflow-tracing';
 
 let tracingModule: typeof WorkflowTracing | undefined;
 const tracingOf = (): typeof WorkflowTracing =>
   (tracingModule ??= require('./workflow-tracing') as typeof WorkflowTracing);
 
-/** Whether this run was started with trace context. */
+/** Whether this run was started with sampled trace context. */
 let traced = false;
+/**
+ * The trace context of a run started in a trace that is not sampled, handed on as it came to its activities and
+ * children: they stay out of the trace (a new root span would be sampled afresh), with no OpenTelemetry module loaded.
+ */
+let unsampledContext: Record<string, Payload> = {};
+
+/** The start's headers that carry W3C trace context, and whether that trace is sampled (flags `01`). */
+function traceContextOf(headers: Record<string, Payload>): { headers: Record<string, Payload>; sampled: boolean } {
+  const found = { headers: {} as Record<string, Payload>, sampled: false };
+  for (const [name, payload] of Object.entries(headers)) {
+    let traceparent: unknown;
+    try {
+      traceparent = defaultPayloadConverter.fromPayload<{ traceparent?: unknown }>(payload)?.traceparent;
+    } catch {
+      continue; // not a header this code reads
+    }
+    const flags =
+      typeof traceparent === 'string'
+        ? /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-([0-9a-f]{2})$/.exec(traceparent)
+        : null;
+    if (!flags) continue;
+    found.headers[name] = payload;
+    found.sampled ||= (parseInt(flags[1]!, 16) & 1) === 1;
+  }
+  return found;
+}
+
+/** A call's input with the unsampled trace context added to its headers. */
+const withUnsampledContext = <T extends { headers: Record<string, Payload> }>(input: T): T =>
+  Object.keys(unsampledContext).length > 0 ? { ...input, headers: { ...input.headers, ...unsampledContext } } : input;
 
 // The package's handlers are async functions even when they pass through, which delays their result: an untraced
 // run calls the next interceptor directly.
@@ -42,8 +74,9 @@ class Inbound implements WorkflowInboundCallsInterceptor {
   }
 
   execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
-    // An untraced start carries no headers: telling needs no OpenTelemetry module.
-    traced = Object.keys(input.headers).length > 0 && tracingOf().TRACE_HEADER in input.headers;
+    const context = traceContextOf(input.headers);
+    traced = context.sampled;
+    unsampledContext = traced ? {} : context.headers;
     return traced ? this.traced.execute(input, next) : next(input);
   }
 
@@ -75,29 +108,29 @@ class Outbound implements WorkflowOutboundCallsInterceptor {
   }
 
   scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>) {
-    return traced ? this.traced.scheduleActivity(input, next) : next(input);
+    return traced ? this.traced.scheduleActivity(input, next) : next(withUnsampledContext(input));
   }
 
   scheduleLocalActivity(
     input: LocalActivityInput,
     next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>,
   ) {
-    return traced ? this.traced.scheduleLocalActivity(input, next) : next(input);
+    return traced ? this.traced.scheduleLocalActivity(input, next) : next(withUnsampledContext(input));
   }
 
   startChildWorkflowExecution(
     input: StartChildWorkflowExecutionInput,
     next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
   ) {
-    return traced ? this.traced.startChildWorkflowExecution(input, next) : next(input);
+    return traced ? this.traced.startChildWorkflowExecution(input, next) : next(withUnsampledContext(input));
   }
 
   continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>) {
-    return traced ? this.traced.continueAsNew(input, next) : next(input);
+    return traced ? this.traced.continueAsNew(input, next) : next(withUnsampledContext(input));
   }
 
   signalWorkflow(input: SignalWorkflowInput, next: Next<WorkflowOutboundCallsInterceptor, 'signalWorkflow'>) {
-    return traced ? this.traced.signalWorkflow(input, next) : next(input);
+    return traced ? this.traced.signalWorkflow(input, next) : next(withUnsampledContext(input));
   }
 
   getLogAttributes(input: GetLogAttributesInput, next: Next<WorkflowOutboundCallsInterceptor, 'getLogAttributes'>) {

@@ -27,7 +27,6 @@ import {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 
-export { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 export { OpenTelemetryInternalsInterceptor as InternalsTracing } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 
 export class InboundTracing extends OpenTelemetryInboundInterceptor {
