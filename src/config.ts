@@ -73,8 +73,11 @@ const environmentSchema = z
     TEMPORAL_SDK_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     /** OTLP/HTTP base URL of a trace collector (spans go to <url>/v1/traces); unset: no tracing, nothing leaves. */
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-    /** Share of new traces kept (a trace started by a partner's `traceparent` follows its sampled flag). */
-    TRACES_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(1),
+    /**
+     * Share of new traces kept (a trace started by a partner's `traceparent` follows its sampled flag). A tenth by
+     * default: every span of every settlement costs the worker about half again its CPU (docs/observability.md).
+     */
+    TRACES_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
     /** Base URL partners reach this API at; used to build links such as verification links. */
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** Folder of the local-disk document store. */
