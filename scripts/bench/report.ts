@@ -1,4 +1,4 @@
-// The results of `npm run bench`: a table on stdout, bench-results/latest.json and bench-results/latest.svg
+// The results of `npm run bench`: a table on stdout, bench-results/latest.json (and runs/<start>.json) and bench-results/latest.svg
 // (throughput and latency percentiles; drawn here, no chart library needed for a few bars).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -194,6 +194,12 @@ export function writeResults(directory: string, result: BenchResult, ratios: Rat
   const json = path.join(directory, 'latest.json');
   const svg = path.join(directory, 'latest.svg');
   writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
+  // Every run kept as well: runs compared side by side, and the error samples of a run an hour ago.
+  mkdirSync(path.join(directory, 'runs'), { recursive: true });
+  writeFileSync(
+    path.join(directory, 'runs', `${result.started_at.replace(/[:.]/g, '-')}.json`),
+    `${JSON.stringify(result, null, 2)}\n`,
+  );
   writeFileSync(svg, chartSvg(result, ratios));
   return { json, svg };
 }
