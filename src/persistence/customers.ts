@@ -29,18 +29,23 @@ export type NewBeneficiary = Omit<Insertable<DB['beneficiaries']>, 'customerId' 
 };
 export type NewCustomerDocument = Omit<Insertable<DB['customerDocuments']>, 'createdAt'>;
 
+/** The beneficiaries of these customers, in their order (one statement: their decimals and dates stay exact). */
+function beneficiariesOf(db: Kysely<DB>, customerIds: string[]) {
+  return db
+    .selectFrom('beneficiaries')
+    .selectAll()
+    .where('customerId', 'in', customerIds)
+    .orderBy('position', 'asc')
+    .execute();
+}
+
 /** Reads a customer's related rows (a statement each: their decimals and dates stay exact). */
 async function withRelations<Row extends { id: string }, Review extends boolean>(
   db: Kysely<DB>,
   row: Row,
   reviewInputs: Review,
 ): Promise<Review extends true ? CustomerWithReviewInputs : CustomerRow> {
-  const beneficiaries = await db
-    .selectFrom('beneficiaries')
-    .selectAll()
-    .where('customerId', '=', row.id)
-    .orderBy('position', 'asc')
-    .execute();
+  const beneficiaries = await beneficiariesOf(db, [row.id]);
   if (!reviewInputs) return { ...row, beneficiaries } as never;
   const documents = await db.selectFrom('customerDocuments').selectAll().where('customerId', '=', row.id).execute();
   const verificationSteps = await db
@@ -109,19 +114,15 @@ export async function listCustomers(
   if (filter.status) query = query.where('c.status', '=', filter.status);
   const customers = await keysetPage(query, 'c', keyset).execute();
   if (customers.length === 0) return [];
-  // The page's beneficiaries in one more statement (their decimals and dates exact, no query per customer).
-  const beneficiaries = await sql
-    .selectFrom('beneficiaries')
-    .selectAll()
-    .where(
-      'customerId',
-      'in',
+  // The page's beneficiaries in one more statement, not one per customer.
+  const ofCustomer = childrenByParent(
+    await beneficiariesOf(
+      sql,
       customers.map(({ id }) => id),
-    )
-    .orderBy('position', 'asc')
-    .execute();
-  const beneficiariesOf = childrenByParent(beneficiaries, 'customerId');
-  return customers.map((customer) => ({ ...customer, beneficiaries: beneficiariesOf(customer.id) }));
+    ),
+    'customerId',
+  );
+  return customers.map((customer) => ({ ...customer, beneficiaries: ofCustomer(customer.id) }));
 }
 
 /** Row lock: one status change of a customer at a time (uploads included), even across workers. */
