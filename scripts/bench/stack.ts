@@ -110,6 +110,7 @@ export class BenchStack {
     this.otlp ??= new Promise((resolve) => {
       const sink = { server: http.createServer(), url: '', bytes: 0 };
       sink.server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
+        request.on('error', () => undefined); // an exporter cut off as its service stops
         request.on('data', (chunk: Buffer) => (sink.bytes += chunk.length));
         request.on('end', () => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'));
       });
