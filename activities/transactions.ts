@@ -162,8 +162,8 @@ export function createTransactionActivities(services: ActivityServices) {
 
   /** Before a call to an outside system: the transaction, its leg opened (once), its amounts, and the request. */
   async function railStep(transactionId: string, kind: RailStep, round: number) {
-    const row = await transactionRow(transactionId);
-    await openTransactionLeg(prisma, transactionId, kind);
+    const row = await openTransactionLeg(prisma, transactionId, kind);
+    if (!row) throw notFound('transaction', transactionId);
     return { row, amounts: amountsOf(row), request: requestOf(row, kind, round) };
   }
 
@@ -220,14 +220,14 @@ export function createTransactionActivities(services: ActivityServices) {
     async receiveDeposit(transactionId: string, input: DepositInput): Promise<DepositReceipt> {
       return withDatabaseTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
-        const previous = await findTransactionDeposit(tx, input.depositId);
-        if (previous) {
-          // A retry after the commit.
-          return { action: previous.status === 'accepted' ? 'settle' : 'refund', deposit: toDeposit(previous) };
-        }
         const received = Money.parse(row.senderCurrency as Currency, input.amount);
         const decision = decideDeposit(row.status, amountsOf(row).sender, received);
         if (decision.action === 'return') {
+          // A retry after the commit finds its deposit (recorded with the status change it caused).
+          const previous = await findTransactionDeposit(tx, input.depositId);
+          if (previous) {
+            return { action: previous.status === 'accepted' ? 'settle' : 'refund', deposit: toDeposit(previous) };
+          }
           throw ApplicationFailure.nonRetryable(`transaction ${transactionId} is ${row.status}`, 'DepositNotExpected');
         }
         const deposit = await insertTransactionDeposit(tx, {

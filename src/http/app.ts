@@ -140,8 +140,9 @@ function routeTemplateOf(ctx: Context): string | null {
 function mountRoute(router: Router, route: RouteDefinition, services: ApiServices): void {
   router[route.method](toKoaPath(route.path), async (ctx: Context) => {
     ctx.state.route = `${route.method.toUpperCase()} ${route.path}`;
-    const partner = route.auth === 'partner' ? await authenticate(services, ctx) : undefined;
-    await enforceRateLimit(services, ctx, route, partner); // before any body is read
+    const authentication = route.auth === 'partner' ? await authenticate(services, ctx) : undefined;
+    await enforceRateLimit(services, ctx, route, authentication); // before any body is read
+    const partner = authentication?.partner;
     if (partner) {
       ctx.state.partner = partner;
       ctx.state.log = ctx.state.log.child({ partner_id: partner.id });

@@ -3,8 +3,9 @@
 // `Authorization: Bearer <key>` and `api-key: <key>`. A key works only in its environment: `sk_live_` keys in
 // production, `sk_sandbox_` keys in the sandbox. Keys are looked up on every request (no cache), so a revocation
 // takes effect on the next request; `last_used_at` is refreshed at most once a minute. The lookup is one prepared
-// SQL statement on the Prisma client's pool (src/persistence/api-keys.ts): every request makes it, and through Prisma
-// it cost four times the CPU (`npm run bench`). Failed lookups are limited per client address (AUTH_FAILURE_LIMIT): over the limit the
+// SQL statement on the Prisma client's pool (src/persistence/api-keys.ts) that also counts the request against the
+// partner's rate limit: every request makes it, and through Prisma it cost four times the CPU (`npm run bench`).
+// Failed lookups are limited per client address (AUTH_FAILURE_LIMIT): over the limit the
 // address is answered 429 rate_limited before its key is looked up.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
@@ -12,8 +13,8 @@ import type { AppConfig, AppEnvironment } from '../config';
 import type { PrismaClient } from '../persistence/database';
 import { findApiKeyByHash, touchApiKey } from '../persistence/api-keys';
 import { ApiError } from './errors';
-import { countAuthFailure, refuseAddressOverAuthFailureLimit } from './rate-limit';
-import type { AuthenticatedPartner } from './route';
+import { countAuthFailure, partnerRequestCounter, refuseAddressOverAuthFailureLimit } from './rate-limit';
+import type { Authentication } from './route';
 
 export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
@@ -46,17 +47,28 @@ export function apiKeyFromHeaders(ctx: Context): string | null {
 }
 
 /**
- * The partner of the request's API key. A client address over its limit of failed authentications is refused (429)
- * before anything else, without a query; an unknown or revoked key counts as a failure of its address (src/http/rate-limit.ts).
+ * The partner of the request's API key, with the request counted against the partner's rate limit (the limit itself
+ * is enforced by enforceRateLimit). A client address over its limit of failed authentications is refused (429)
+ * before anything else, without a query; an unknown or revoked key counts as a failure of its address
+ * (src/http/rate-limit.ts).
  */
 export async function authenticate(
   services: { prisma: PrismaClient; config: { appEnv: AppEnvironment } & Pick<AppConfig, 'rateLimits'> },
   ctx: Context,
-): Promise<AuthenticatedPartner> {
+): Promise<Authentication> {
   refuseAddressOverAuthFailureLimit(services, ctx);
   const apiKey = presentedApiKey(ctx, services.config.appEnv);
-  const partner = await partnerOfApiKey(services.prisma, apiKey);
-  if (partner) return partner;
+  const key = await findApiKeyByHash(
+    services.prisma,
+    hashApiKey(apiKey),
+    partnerRequestCounter(services.config.rateLimits),
+  );
+  if (key && !key.revoked && key.requests) {
+    if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+      await touchApiKey(services.prisma, key.key_id);
+    }
+    return { partner: { id: key.id, name: key.name }, requests: key.requests };
+  }
   await countAuthFailure(services, ctx); // throws 429 instead when the address is over the limit
   throw new ApiError('unauthorized', 'Invalid API key.');
 }
@@ -79,14 +91,4 @@ function presentedApiKey(ctx: Context, appEnv: AppEnvironment): string {
     );
   }
   return apiKey;
-}
-
-/** The key's partner, or null for an unknown or revoked key: the one lookup by its hash (and the last-used stamp). */
-async function partnerOfApiKey(prisma: PrismaClient, apiKey: string): Promise<AuthenticatedPartner | null> {
-  const key = await findApiKeyByHash(prisma, hashApiKey(apiKey));
-  if (!key || key.revoked) return null;
-  if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await touchApiKey(prisma, key.key_id);
-  }
-  return { id: key.id, name: key.name };
 }

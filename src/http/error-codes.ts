@@ -150,7 +150,7 @@ export const errorCatalogue = {
   },
   document_not_applicable: {
     status: 422,
-    when: 'The document does not apply to this customer: a business document for an individual (or the reverse), or a `beneficiary_id` that is not one of the customer\'s beneficiaries (or given for an individual).',
+    when: "The document does not apply to this customer: a business document for an individual (or the reverse), or a `beneficiary_id` that is not one of the customer's beneficiaries (or given for an individual).",
   },
   invalid_verification_outcome: {
     status: 422,

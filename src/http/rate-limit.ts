@@ -1,8 +1,11 @@
 // Rate limits: RATE_LIMIT_PARTNER_REQUESTS per partner on the API, RATE_LIMIT_PUBLIC_REQUESTS per client address
 // on the unauthenticated routes that opt in (the hosted verification pages and uploads; not health checks), per
-// RATE_LIMIT_WINDOW_SECONDS (fixed windows). The counters live in PostgreSQL (table rate_limits, rate-limiter-flexible's PostgreSQL store, one
-// atomic upsert per request, src/persistence/rate-limits.ts), so the limits hold across every API process. Should the database not answer, a
-// per-process counter with the same limits stands in (the library's insurance limiter).
+// RATE_LIMIT_WINDOW_SECONDS (fixed windows). The counters live in PostgreSQL (table rate_limits, rate-limiter-flexible's
+// PostgreSQL store, src/persistence/rate-limits.ts: one atomic upsert per request), so the limits hold across every API
+// process. A partner's request is counted by the API key lookup itself, the same upsert in the same statement
+// (src/persistence/api-keys.ts), as every authenticated request makes both. Should the database not answer, a public
+// route's address is counted per process with the same limits (the library's insurance limiter); a partner's request
+// cannot be authenticated then and answers 503.
 // Failed authentications: AUTH_FAILURE_LIMIT failed key lookups (unknown or revoked keys) per client address per
 // AUTH_FAILURE_WINDOW_SECONDS, counted in the same table (only failures are counted: a valid key costs nothing more).
 // The process that counts the last allowed failure remembers the address as blocked until its window ends, and
@@ -19,7 +22,7 @@ import type { AppConfig } from '../config';
 import type { PrismaClient } from '../persistence/database';
 import { rateLimitCounters } from '../persistence/rate-limits';
 import { ApiError } from './errors';
-import type { AuthenticatedPartner, RouteDefinition } from './route';
+import type { Authentication, RouteDefinition } from './route';
 
 type Policy = 'partner' | 'address' | 'auth';
 
@@ -51,7 +54,6 @@ class BlockedAddresses {
 }
 
 interface Limiters {
-  partner: RateLimiterPostgres;
   address: RateLimiterPostgres;
   authFailures: RateLimiterPostgres;
   blockedAddresses: BlockedAddresses;
@@ -66,7 +68,6 @@ function createLimiters(prisma: PrismaClient, limits: AppConfig['rateLimits']): 
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: policy, points, duration: windowSeconds }),
     });
   return {
-    partner: make('partner', limits.partnerRequests),
     address: make('address', limits.publicRequests),
     authFailures: make('auth', limits.authFailures, limits.authFailureWindowSeconds),
     blockedAddresses: new BlockedAddresses(),
@@ -107,40 +108,55 @@ export function isRateLimited(route: Pick<RouteDefinition, 'auth' | 'rateLimit'>
   return route.auth === 'partner' || route.rateLimit === 'client-address';
 }
 
-/** Counts the request against its limit; sets the RateLimit headers and throws 429 rate_limited when over. */
+/**
+ * Where the partner limit counts (the key lookup counts every authenticated request in the same statement:
+ * src/persistence/api-keys.ts), in the store's key format, so both kinds of counter share the table and its purge.
+ */
+export function partnerRequestCounter(limits: AppConfig['rateLimits']): { keyPrefix: Policy; windowMs: number } {
+  return { keyPrefix: 'partner', windowMs: limits.windowSeconds * 1_000 };
+}
+
+/**
+ * Enforces the request's limit: a partner's request was counted by authenticate, a public route's request is counted
+ * here by its client address. Sets the RateLimit headers and throws 429 rate_limited when over.
+ */
 export async function enforceRateLimit(
   services: LimitsOf,
   ctx: Context,
   route: Pick<RouteDefinition, 'auth' | 'rateLimit'>,
-  partner: AuthenticatedPartner | undefined,
+  authentication: Authentication | undefined,
 ): Promise<void> {
   if (!isRateLimited(route)) return;
   const limits = services.config.rateLimits;
-  const policy: Policy = partner ? 'partner' : 'address';
-  const subject = partner ? partner.id : clientAddress(ctx, limits.trustProxyHops);
-  const quota = partner ? limits.partnerRequests : limits.publicRequests;
-  let result: RateLimiterRes;
-  let refused = false;
-  try {
-    result = await limiters(services.prisma, limits)[policy].consume(subject);
-  } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    result = rejection;
-    refused = true;
+  const policy: Policy = authentication ? 'partner' : 'address';
+  const quota = authentication ? limits.partnerRequests : limits.publicRequests;
+  let remaining: number;
+  let resetMs: number;
+  let refused: boolean;
+  if (authentication) {
+    const { consumed, expiresAt } = authentication.requests;
+    remaining = Math.max(0, quota - consumed);
+    resetMs = expiresAt - Date.now();
+    refused = consumed > quota;
+  } else {
+    let result: RateLimiterRes;
+    try {
+      result = await limiters(services.prisma, limits).address.consume(clientAddress(ctx, limits.trustProxyHops));
+      refused = false;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      result = rejection;
+      refused = true;
+    }
+    remaining = result.remainingPoints;
+    resetMs = result.msBeforeNext;
   }
-  const resetSeconds = setHeaders(
-    ctx,
-    policy,
-    quota,
-    limits.windowSeconds,
-    result.remainingPoints,
-    result.msBeforeNext,
-  );
+  const resetSeconds = setHeaders(ctx, policy, quota, limits.windowSeconds, remaining, resetMs);
   if (refused) {
     const error = new ApiError(
       'rate_limited',
-      `Too many requests: at most ${quota} per ${limits.windowSeconds} s per ${partner ? 'partner' : 'client address'}. ` +
-        `Retry in ${resetSeconds} s.`,
+      `Too many requests: at most ${quota} per ${limits.windowSeconds} s ` +
+        `per ${authentication ? 'partner' : 'client address'}. Retry in ${resetSeconds} s.`,
     );
     error.retryAfterSeconds = resetSeconds; // sent as Retry-After by the error mapper
     throw error;

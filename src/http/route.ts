@@ -6,10 +6,17 @@ import type { AppEnvironment } from '../config';
 import type { Logger } from '../logger';
 import type { ApiServices } from '../app-services';
 import type { ErrorCode } from './error-codes';
+import type { RequestCount } from '../persistence/api-keys';
 
 export interface AuthenticatedPartner {
   id: string;
   name: string;
+}
+
+/** Who the request is, and its partner's requests in the current rate-limit window (counted with the key lookup). */
+export interface Authentication {
+  partner: AuthenticatedPartner;
+  requests: RequestCount;
 }
 
 export interface RouteRequest<P, Q, B> {

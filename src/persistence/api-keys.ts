@@ -1,5 +1,6 @@
 // The api_keys table: partners' keys, stored as their SHA-256 with a display prefix, an optional label and when
-// they were created, last used and revoked. The lookup every request makes is plain SQL on the pool (sqlPoolOf).
+// they were created, last used and revoked. The lookup every request makes (with its partner's request count) is
+// plain SQL on the pool (sqlPoolOf).
 import { type Db, type Prisma, type PrismaClient, sqlPoolOf } from './database';
 
 /** A key as listings show it: with its partner's name. */
@@ -44,18 +45,54 @@ export interface ApiKeyLookup {
   name: string;
 }
 
-const keyLookup = `SELECT k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, k.last_used_at, p.id, p.name
-  FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_hash = $1`;
+/** A partner's request counter in its fixed window (the rate_limits row): requests so far, and when it ends. */
+export interface RequestCount {
+  consumed: number;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
 
-/** The key with this hash and its partner, or null: on the pool, not through Prisma (every request makes it). */
-export async function findApiKeyByHash(prisma: PrismaClient, keyHash: string): Promise<ApiKeyLookup | null> {
+// The key, and for a key that is not revoked its partner's request counted: the same atomic fixed-window upsert on
+// rate_limits as rate-limiter-flexible's PostgreSQL store (src/persistence/rate-limits.ts; key `<prefix><partner>`,
+// expire in epoch ms by the API's clock), in the same statement as the lookup, as every request makes both.
+const keyLookupAndCount = `WITH k AS (
+    SELECT k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, k.last_used_at, p.id, p.name
+    FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_hash = $1
+  ), counted AS (
+    INSERT INTO rate_limits (key, points, expire)
+    SELECT $2 || k.id, 1, $3::bigint FROM k WHERE NOT k.revoked
+    ON CONFLICT (key) DO UPDATE SET
+      points = CASE WHEN rate_limits.expire <= $4::bigint THEN 1 ELSE rate_limits.points + 1 END,
+      expire = CASE WHEN rate_limits.expire <= $4::bigint THEN $3::bigint ELSE rate_limits.expire END
+    RETURNING points, expire
+  )
+  SELECT k.*, c.points AS consumed, c.expire::text AS expires_at FROM k LEFT JOIN counted c ON true`;
+
+/**
+ * The key with this hash and its partner, or null; for a key not revoked, its partner's request counted in
+ * `counter` (`keyPrefix` the limit's, a window of `windowMs`). One statement on the pool, not through Prisma.
+ */
+export async function findApiKeyByHash(
+  prisma: PrismaClient,
+  keyHash: string,
+  counter: { keyPrefix: string; windowMs: number },
+): Promise<(ApiKeyLookup & { requests: RequestCount | null }) | null> {
+  const now = Date.now();
   // A named (prepared) statement: parsed and planned once per connection.
-  const { rows } = await sqlPoolOf(prisma).query<ApiKeyLookup>({
-    name: 'authenticate-api-key',
-    text: keyLookup,
-    values: [keyHash],
-  });
-  return rows[0] ?? null;
+  const { rows } = await sqlPoolOf(prisma).query<ApiKeyLookup & { consumed: number | null; expires_at: string | null }>(
+    {
+      name: 'authenticate-api-key',
+      text: keyLookupAndCount,
+      values: [keyHash, `${counter.keyPrefix}:`, now + counter.windowMs, now],
+    },
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { consumed, expires_at: expiresAt, ...key } = row;
+  return {
+    ...key,
+    requests: consumed === null || expiresAt === null ? null : { consumed, expiresAt: Number(expiresAt) },
+  };
 }
 
 export async function touchApiKey(prisma: PrismaClient, keyId: string): Promise<void> {

@@ -47,20 +47,13 @@ export async function recordEvent(db: SqlDb, event: NewEvent): Promise<string> {
   if (!isDatabaseTransaction(db)) return withDatabaseTransaction(db, (tx) => recordEvent(tx, event));
   const id = newId();
   const createdAt = event.createdAt ?? new Date();
-  await db
-    .insertInto('events')
-    .values({
-      id,
-      partnerId: event.partnerId,
-      event: resourceTypeOf(event.type),
-      eventType: event.type,
-      resourceId: event.resourceId,
-      resourceStatus: event.resourceStatus,
-      resource: jsonParameter(event.resource)!,
-      createdAt,
-    })
-    .execute();
+  // The event and its delivery in one statement (one round trip per state change less).
   const delivered = await sql`
+    WITH event AS (
+      INSERT INTO events (id, partner_id, event, event_type, resource_id, resource_status, resource, created_at)
+      VALUES (${id}::uuid, ${event.partnerId}::uuid, ${resourceTypeOf(event.type)}, ${event.type}, ${event.resourceId},
+        ${event.resourceStatus}, ${jsonParameter(event.resource)}::jsonb, ${createdAt})
+    )
     INSERT INTO webhook_deliveries
       (id, partner_id, event_id, config_id, trigger, status, trace_parent, created_at, updated_at)
     SELECT ${newId()}::uuid, c.partner_id, ${id}::uuid, c.id, 'event', 'pending', ${currentTraceParent()},

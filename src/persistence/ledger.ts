@@ -108,36 +108,36 @@ export async function postLedgerEntries(
     return before.plus(amount).toFixed();
   });
 
-  // Entries and running balances in one statement each (through Prisma's model API, one compiled query per entry
-  // and per account cost most of a settlement step's CPU: `npm run bench`). The partner of an entry is its wallet's or
-  // its fee account's (balance transactions); clock_timestamp, as the entries are written after their accounts' locks.
-  await sql`
-    INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount, balance_after, partner_id, created_at)
-    SELECT e.id, e.transaction_id, e.account_id, e.currency, e.amount, e.balance_after,
-      COALESCE(w.partner_id, CASE WHEN a.system_code ~ '^partner_fees:[0-9a-f-]{36}$'
-        THEN substr(a.system_code, 14)::uuid END),
-      clock_timestamp()
-    FROM unnest(
-      ${written.map(() => newId())}::uuid[],
-      ${written.map(({ transactionId }) => transactionId)}::uuid[],
-      ${written.map(({ account }) => accounts.get(keyOf(account))!.id)}::uuid[],
-      ${written.map(({ account }) => account.currency)}::text[],
-      ${written.map(({ amount }) => amount.toFixed())}::numeric[],
-      ${balancesAfter}::numeric[]
-    ) WITH ORDINALITY AS e(id, transaction_id, account_id, currency, amount, balance_after, position)
-    JOIN ledger_accounts a ON a.id = e.account_id
-    LEFT JOIN wallets w ON w.id = a.wallet_id
-    ORDER BY e.position`.execute(tx);
+  // Entries and running balances in one statement (through Prisma's model API, one compiled query per entry and per
+  // account cost most of a settlement step's CPU; each statement more is a round trip: `npm run bench`). The partner
+  // of an entry is its wallet's or its fee account's (balance transactions); clock_timestamp, as the entries are
+  // written after their accounts' locks.
   const changed = [...deltas].filter(([, delta]) => !delta.isZero());
-  if (changed.length > 0) {
-    await sql`
-      UPDATE ledger_accounts a SET balance = a.balance + d.delta, updated_at = now()
+  await sql`
+    WITH entries AS (
+      INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount, balance_after, partner_id, created_at)
+      SELECT e.id, e.transaction_id, e.account_id, e.currency, e.amount, e.balance_after,
+        COALESCE(w.partner_id, CASE WHEN a.system_code ~ '^partner_fees:[0-9a-f-]{36}$'
+          THEN substr(a.system_code, 14)::uuid END),
+        clock_timestamp()
       FROM unnest(
-        ${changed.map(([key]) => accounts.get(key)!.id)}::uuid[],
-        ${changed.map(([, delta]) => delta.toFixed())}::numeric[]
-      ) AS d(id, delta)
-      WHERE a.id = d.id`.execute(tx);
-  }
+        ${written.map(() => newId())}::uuid[],
+        ${written.map(({ transactionId }) => transactionId)}::uuid[],
+        ${written.map(({ account }) => accounts.get(keyOf(account))!.id)}::uuid[],
+        ${written.map(({ account }) => account.currency)}::text[],
+        ${written.map(({ amount }) => amount.toFixed())}::numeric[],
+        ${balancesAfter}::numeric[]
+      ) WITH ORDINALITY AS e(id, transaction_id, account_id, currency, amount, balance_after, position)
+      JOIN ledger_accounts a ON a.id = e.account_id
+      LEFT JOIN wallets w ON w.id = a.wallet_id
+      ORDER BY e.position
+    )
+    UPDATE ledger_accounts a SET balance = a.balance + d.delta, updated_at = now()
+    FROM unnest(
+      ${changed.map(([key]) => accounts.get(key)!.id)}::uuid[],
+      ${changed.map(([, delta]) => delta.toFixed())}::numeric[]
+    ) AS d(id, delta)
+    WHERE a.id = d.id`.execute(tx);
   return results;
 }
 
@@ -219,9 +219,9 @@ const lockedIn = new WeakMap<DatabaseTransaction, Set<string>>();
 /**
  * The accounts of a database transaction's postings, by keyOf, the ones with a running balance under their row
  * locks. Wallet accounts must exist (opened with the wallet); system accounts appear on first use (ON CONFLICT makes
- * concurrent first uses agree on one row, inserted in key order). The running-balance accounts are locked in one
- * statement in id order; FOR NO KEY UPDATE, as only the balance changes, so the key-share locks that new entries
- * take on their accounts (the foreign key) never wait on it. The first lock of a database transaction must name
+ * concurrent first uses agree on one row, inserted in key order). The accounts are found, and the running-balance
+ * ones locked, in one statement, in id order; FOR NO KEY UPDATE, as only the balance changes, so the key-share locks
+ * that new entries take on their accounts (the foreign key) never wait on it. The first lock of a database transaction must name
  * every account it will post to: a later one naming another could wait on a lock after taking others.
  */
 async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): Promise<Map<string, AccountRow>> {
@@ -245,7 +245,42 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
   const wallets = keys.map((key) => byKey.get(key)!).filter((ref) => 'walletId' in ref);
   const systemCodes = systems.map((ref) => ('system' in ref ? ref.system : ''));
   const systemCurrencies = systems.map((ref) => ref.currency as string);
-  if (systems.length > 0 && !earlier) {
+  // Found and locked in one statement; when a system account is missing (its first use) nothing is locked, the
+  // missing ones are opened, and the statement runs again: the locks are still all taken at once.
+  const findAndLock = async () =>
+    (
+      await sql`
+      WITH found AS MATERIALIZED (
+        SELECT a.id, a.wallet_id, a.system_code, a.currency, NOT a.allow_negative AS locks
+        FROM ledger_accounts a
+        JOIN unnest(${systemCodes}::text[], ${systemCurrencies}::text[]) AS s(code, currency)
+          ON a.system_code = s.code AND a.currency = s.currency
+        UNION ALL
+        SELECT a.id, a.wallet_id, a.system_code, a.currency, NOT a.allow_negative
+        FROM ledger_accounts a
+        JOIN unnest(
+          ${wallets.map((ref) => ('walletId' in ref ? ref.walletId : ''))}::uuid[],
+          ${wallets.map((ref) => ref.currency as string)}::text[]
+        ) AS w(wallet_id, currency)
+          ON a.wallet_id = w.wallet_id AND a.currency = w.currency
+      ), locked AS MATERIALIZED (
+        SELECT a.id, a.balance FROM ledger_accounts a
+        WHERE a.id IN (SELECT id FROM found WHERE locks) AND (SELECT count(*) FROM found) = ${keys.length}
+        ORDER BY a.id FOR NO KEY UPDATE
+      )
+      SELECT f.id::text, f.wallet_id::text, f.system_code, f.currency, f.locks, l.balance::text
+      FROM found f LEFT JOIN locked l ON l.id = f.id`.execute(tx)
+    ).rows as Array<{
+      id: string;
+      walletId: string | null;
+      systemCode: string | null;
+      currency: string;
+      locks: boolean;
+      balance: string | null;
+    }>;
+  let rows = await findAndLock();
+  const missingSystems = systems.length - rows.filter((row) => row.walletId === null).length;
+  if (missingSystems > 0 && !earlier) {
     await sql`
       INSERT INTO ledger_accounts (id, system_code, currency, allow_negative, balance, updated_at)
       SELECT s.id, s.system_code, s.currency, s.allow_negative, CASE WHEN s.allow_negative THEN NULL ELSE 0 END, now()
@@ -256,38 +291,14 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
         ${systems.map((ref) => ('system' in ref ? (ref.allowNegative ?? true) : true))}::boolean[]
       ) AS s(id, system_code, currency, allow_negative)
       ON CONFLICT (system_code, currency) DO NOTHING`.execute(tx);
+    rows = await findAndLock();
   }
-  const rows = (
-    await sql`
-    SELECT a.id::text, a.wallet_id::text, a.system_code, a.currency, NOT a.allow_negative AS locks
-    FROM ledger_accounts a
-    JOIN unnest(${systemCodes}::text[], ${systemCurrencies}::text[]) AS s(code, currency)
-      ON a.system_code = s.code AND a.currency = s.currency
-    UNION ALL
-    SELECT a.id::text, a.wallet_id::text, a.system_code, a.currency, NOT a.allow_negative
-    FROM ledger_accounts a
-    JOIN unnest(
-      ${wallets.map((ref) => ('walletId' in ref ? ref.walletId : ''))}::uuid[],
-      ${wallets.map((ref) => ref.currency as string)}::text[]
-    ) AS w(wallet_id, currency)
-      ON a.wallet_id = w.wallet_id AND a.currency = w.currency`.execute(tx)
-  ).rows as Array<{ id: string; walletId: string | null; systemCode: string | null; currency: string; locks: boolean }>;
-  const toLock = rows.filter((row) => row.locks).map((row) => row.id);
-  const balances =
-    toLock.length === 0
-      ? []
-      : ((
-          await sql`
-          SELECT id::text, balance::text FROM ledger_accounts WHERE id = ANY(${toLock}::uuid[])
-          ORDER BY id FOR NO KEY UPDATE`.execute(tx)
-        ).rows as Array<{ id: string; balance: string }>);
-  const balanceById = new Map(balances.map(({ id, balance }) => [id, new Decimal(balance)]));
   const found = new Map<string, AccountRow>();
   for (const row of rows) {
     const key = row.walletId
       ? keyOf({ walletId: row.walletId, currency: row.currency as LedgerCurrency })
       : keyOf({ system: row.systemCode ?? '', currency: row.currency as Currency });
-    found.set(key, { id: row.id, balance: balanceById.get(row.id) ?? null });
+    found.set(key, { id: row.id, balance: row.locks && row.balance !== null ? new Decimal(row.balance) : null });
   }
   for (const [key, ref] of byKey) {
     if (!found.has(key)) {

@@ -15,7 +15,7 @@ import {
   sqlOf,
   type SqlDb,
 } from './database';
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable, QueryCreator } from 'kysely';
 import { newId } from '../domain/ids';
 import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
 import type { KeysetQuery } from '../http/pagination';
@@ -26,7 +26,7 @@ export const withReceiverAccount = { externalAccount: true, wallet: true } as co
 export type TransactionRow = Prisma.TransactionGetPayload<{ include: typeof withReceiverAccount }>;
 
 /** The statement reading transactions with their receiver accounts (one statement, no per-row queries). */
-function transactionRows(db: Kysely<DB>) {
+function transactionRows(db: QueryCreator<DB>) {
   return db
     .selectFrom('transactions as t')
     .selectAll('t')
@@ -145,13 +145,28 @@ export async function writeTransactionStatus(tx: DatabaseTransaction, updated: T
     .execute();
 }
 
-/** Opens a step's leg (once: a retry finds it open or closed) before its provider is called. */
-export async function openTransactionLeg(db: SqlDb, transactionId: string, kind: LegKind): Promise<void> {
-  await sqlOf(db)
-    .insertInto('transactionLegs')
-    .values({ id: newId(), transactionId, kind, status: 'processing', createdAt: sql`now()`, updatedAt: sql`now()` })
-    .onConflict((conflict) => conflict.columns(['transactionId', 'kind']).doNothing())
-    .execute();
+/**
+ * Opens a step's leg (once: a retry finds it open or closed) before its provider is called, and reads the transaction
+ * as readTransactionRow does, in one statement; null (and no leg) when there is no such transaction.
+ */
+export async function openTransactionLeg(
+  db: SqlDb,
+  transactionId: string,
+  kind: LegKind,
+): Promise<TransactionRow | null> {
+  const opening = sqlOf(db).with(
+    'leg',
+    // Parenthesised: kysely writes a raw expression after `AS` as it is.
+    () => sql`(
+      INSERT INTO transaction_legs (id, transaction_id, kind, status, created_at, updated_at)
+      SELECT ${newId()}::uuid, t.id, ${kind}::transaction_leg_kind, 'processing', now(), now()
+      FROM transactions t WHERE t.id = ${transactionId}::uuid
+      ON CONFLICT (transaction_id, kind) DO NOTHING)`,
+  );
+  const row = await transactionRows(opening as unknown as QueryCreator<DB>)
+    .where('t.id', '=', transactionId)
+    .executeTakeFirst();
+  return row ? asTransactionRow(row) : null;
 }
 
 /**
