@@ -48,7 +48,7 @@ import {
   readTransactionRow,
   transactionLegStatus,
   type TransactionRow,
-  writeTransactionStatus,
+  transactionStatusChange,
 } from '../src/persistence/transactions';
 import { toDeposit, toTransaction } from '../src/presenters/transactions';
 import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
@@ -120,14 +120,17 @@ async function moveTo(
   // update would (its @updatedAt is set here too).
   const changes = Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
   const updated: TransactionRow = { ...row, ...changes, status: to, updatedAt: new Date() };
-  await writeTransactionStatus(tx, updated);
-  await recordEvent(tx, {
-    partnerId: row.partnerId,
-    type: `${eventGroupOf(row.type)}.${to as Exclude<TransactionStatus, 'awaiting_deposit'>}`,
-    resourceId: row.id,
-    resourceStatus: to,
-    resource: toTransaction(updated),
-  });
+  await recordEvent(
+    tx,
+    {
+      partnerId: row.partnerId,
+      type: `${eventGroupOf(row.type)}.${to as Exclude<TransactionStatus, 'awaiting_deposit'>}`,
+      resourceId: row.id,
+      resourceStatus: to,
+      resource: toTransaction(updated),
+    },
+    transactionStatusChange(updated),
+  );
   await observeTransactionStatus(tx, updated); // metrics: settlements finished, deposit-to-completed time
   return updated;
 }

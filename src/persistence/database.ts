@@ -5,6 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma, PrismaClient } from '@prisma/client';
 import {
   CamelCasePlugin,
+  type Compilable,
   type CompiledQuery,
   Kysely,
   type KyselyPlugin,
@@ -249,6 +250,35 @@ export function sqlOf(db: SqlDb): Kysely<DB> {
   const builder = (db as unknown as { [SQL_BUILDER]?: Kysely<DB> })[SQL_BUILDER];
   if (!builder) throw new Error('sqlOf: not a client made by createPrismaClient');
   return builder;
+}
+
+/**
+ * A statement built and compiled once and then run with new values: for the hottest statements (the transaction read
+ * partners poll and every settlement step locks), whose kysely build, plugins and compilation cost more CPU than
+ * sending them (`npm run bench -- --profile`). `build` receives one placeholder per value and must pass each to the
+ * statement as a parameter, unchanged.
+ */
+export function reusableStatement<Row, Values extends string[]>(
+  build: (db: Kysely<DB>, ...values: Values) => Compilable<Row>,
+  arity: Values['length'],
+): (db: SqlDb, ...values: Values) => Promise<Row[]> {
+  const placeholders = Array.from({ length: arity }, (_, index) => `\u0000value ${index}`) as Values;
+  let compiled: { query: CompiledQuery<Row>; positions: number[][] } | undefined;
+  return async (db, ...values) => {
+    const kysely = sqlOf(db);
+    if (!compiled) {
+      const query = build(kysely, ...placeholders).compile();
+      const positions = placeholders.map((placeholder) =>
+        query.parameters.flatMap((parameter, position) => (parameter === placeholder ? [position] : [])),
+      );
+      if (positions.some((found) => found.length === 0))
+        throw new Error('reusableStatement: a value is not a parameter');
+      compiled = { query, positions };
+    }
+    const parameters = [...compiled.query.parameters];
+    compiled.positions.forEach((found, index) => found.forEach((position) => (parameters[position] = values[index])));
+    return (await kysely.executeQuery<Row>({ ...compiled.query, parameters })).rows;
+  };
 }
 
 /**

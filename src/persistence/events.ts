@@ -1,6 +1,7 @@
 // The event log and the transactional outbox: owns the `events` table, and writes with each event its webhook
 // delivery when one is due (a row of webhook_deliveries) and the NOTIFY that wakes the outbox relay. Every state
 // change writes its event in the same database transaction as the change.
+import type { RawBuilder } from 'kysely';
 import { Client } from 'pg';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
@@ -40,16 +41,17 @@ export interface NewEvent {
  * Records an event and, when the partner's webhook configuration is enabled and subscribed to its type at this
  * moment, the event's delivery: both in the caller's transaction, so a change is announced exactly when it commits.
  * Events of a paused or unsubscribed configuration get no delivery (partners catch up with GET /v1/events).
- * The outbox relay (src/webhooks/outbox-relay.ts) hands committed deliveries to Temporal.
+ * The outbox relay (src/webhooks/outbox-relay.ts) hands committed deliveries to Temporal. `change`, a data-modifying
+ * statement of the owner of the changed rows (e.g. transactionStatusChange), runs in the same statement: a change,
+ * its event and its delivery in one round trip.
  */
-export async function recordEvent(db: SqlDb, event: NewEvent): Promise<string> {
+export async function recordEvent(db: SqlDb, event: NewEvent, change?: RawBuilder<unknown>): Promise<string> {
   // The event and its delivery commit together; a bare client gets a transaction of its own.
-  if (!isDatabaseTransaction(db)) return withDatabaseTransaction(db, (tx) => recordEvent(tx, event));
+  if (!isDatabaseTransaction(db)) return withDatabaseTransaction(db, (tx) => recordEvent(tx, event, change));
   const id = newId();
   const createdAt = event.createdAt ?? new Date();
-  // The event and its delivery in one statement (one round trip per state change less).
   const delivered = await sql`
-    WITH event AS (
+    WITH ${change ? sql`change AS (${change}), ` : sql``}event AS (
       INSERT INTO events (id, partner_id, event, event_type, resource_id, resource_status, resource, created_at)
       VALUES (${id}::uuid, ${event.partnerId}::uuid, ${resourceTypeOf(event.type)}, ${event.type}, ${event.resourceId},
         ${event.resourceStatus}, ${jsonParameter(event.resource)}::jsonb, ${createdAt})

@@ -11,11 +11,12 @@ import {
   jsonParameter,
   type Prisma,
   relatedRow,
+  reusableStatement,
   sql,
   sqlOf,
   type SqlDb,
 } from './database';
-import type { Insertable, QueryCreator } from 'kysely';
+import type { Insertable, QueryCreator, RawBuilder } from 'kysely';
 import { newId } from '../domain/ids';
 import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
 import type { KeysetQuery } from '../http/pagination';
@@ -48,15 +49,21 @@ function asTransactionRow(row: SelectedTransaction): TransactionRow {
   };
 }
 
+const transactionById = reusableStatement((db, id: string) => transactionRows(db).where('t.id', '=', id), 1);
+const lockedTransactionById = reusableStatement(
+  (db, id: string) => transactionRows(db).where('t.id', '=', id).forUpdate('t'),
+  1,
+);
+
 /** A transaction by id with its receiver accounts, or null. */
 export async function readTransactionRow(db: SqlDb, id: string): Promise<TransactionRow | null> {
-  const row = await transactionRows(sqlOf(db)).where('t.id', '=', id).executeTakeFirst();
+  const [row] = await transactionById(db, id);
   return row ? asTransactionRow(row) : null;
 }
 
 /** The transaction under its row lock (one change of it at a time, across workers), in `tx`. */
 export async function lockTransactionRow(tx: DatabaseTransaction, id: string): Promise<TransactionRow | null> {
-  const row = await transactionRows(tx).where('t.id', '=', id).forUpdate('t').executeTakeFirst();
+  const [row] = await lockedTransactionById(tx, id);
   return row ? asTransactionRow(row) : null;
 }
 
@@ -131,18 +138,15 @@ export async function listTransactionRows(
 
 // ---- settlement steps (activities/transactions.ts) ----
 
-/** Writes a locked transaction's status change (and its failure reason and sandbox simulation) as `updated` holds them. */
-export async function writeTransactionStatus(tx: DatabaseTransaction, updated: TransactionRow): Promise<void> {
-  await tx
-    .updateTable('transactions')
-    .set({
-      status: updated.status,
-      failureReason: updated.failureReason,
-      sandboxSimulation: updated.sandboxSimulation,
-      updatedAt: updated.updatedAt,
-    })
-    .where('id', '=', updated.id)
-    .execute();
+/**
+ * A locked transaction's status change (and its failure reason and sandbox simulation) as `updated` holds them, as a
+ * statement for recordEvent to run with the change's event.
+ */
+export function transactionStatusChange(updated: TransactionRow): RawBuilder<unknown> {
+  return sql`
+    UPDATE transactions SET status = ${updated.status}::transaction_status, failure_reason = ${updated.failureReason},
+      sandbox_simulation = ${updated.sandboxSimulation}, updated_at = ${updated.updatedAt}
+    WHERE id = ${updated.id}::uuid`;
 }
 
 /**
