@@ -74,6 +74,21 @@ export async function readCustomer(db: SqlDb, customerId: string): Promise<Custo
   return row;
 }
 
+export type CustomerStatusRow = Pick<
+  CustomerRow,
+  'id' | 'partnerId' | 'status' | 'type' | 'firstName' | 'lastName' | 'businessLegalName'
+>;
+
+/** A customer's own columns without its related rows (what a check before it transacts needs), or null. */
+export async function findCustomerStatus(db: SqlDb, customerId: string): Promise<CustomerStatusRow | null> {
+  const row = await sqlOf(db)
+    .selectFrom('customers')
+    .select(['id', 'partnerId', 'status', 'type', 'firstName', 'lastName', 'businessLegalName'])
+    .where('id', '=', customerId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
 /** What a status check and the link of a customer known to exist need: its status and link version. */
 export function readCustomerLinkState(
   db: Db,

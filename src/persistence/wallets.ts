@@ -7,10 +7,17 @@ import { type DatabaseTransaction, type Db, type Prisma, sqlOf, type SqlDb } fro
 export const withBalances = { ledgerAccounts: true } as const;
 export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;
 
+export type WalletColumns = Prisma.WalletGetPayload<object>;
+
+/** Any partner's wallet by id without its balances (what a transaction's checks need), or null. */
+export async function findWalletColumns(db: SqlDb, id: string): Promise<WalletColumns | null> {
+  return (await sqlOf(db).selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
 /** Any partner's wallet by id, or null. */
 export async function findWallet(db: SqlDb, id: string): Promise<WalletRow | null> {
   const sql = sqlOf(db);
-  const wallet = await sql.selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst();
+  const wallet = await findWalletColumns(db, id);
   if (!wallet) return null;
   // A statement of their own: balances are decimals, which JSON would not carry exactly.
   const ledgerAccounts = await sql.selectFrom('ledgerAccounts').selectAll().where('walletId', '=', id).execute();

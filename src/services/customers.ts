@@ -5,7 +5,9 @@ import { ownedBy, type Db } from '../persistence/database';
 import {
   countHostedUploads,
   CustomerRow,
+  type CustomerStatusRow,
   findCustomer,
+  findCustomerStatus,
   insertCustomer,
   insertCustomerDocument,
   listVerificationSteps,
@@ -85,9 +87,14 @@ export async function ownedCustomerFilter(
   return { customerId: (await findCustomerOrThrow(db, partnerId, customerId)).id };
 }
 
-/** The one check other modules use before a customer may transact. */
-export async function requireApprovedCustomer(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
-  const customer = await findCustomerOrThrow(db, partnerId, customerId);
+/** The one check other modules use before a customer may transact (its own columns: one statement). */
+export async function requireApprovedCustomer(
+  db: Db,
+  partnerId: string,
+  customerId: string,
+): Promise<CustomerStatusRow> {
+  const customer = isUuid(customerId) ? ownedBy(await findCustomerStatus(db, customerId), partnerId) : null;
+  if (!customer) throw ApiError.notFound('customer', customerId);
   if (customer.status !== 'approved') {
     throw new ApiError(
       'customer_not_approved',

@@ -5,7 +5,14 @@ import { ApiError } from '../http/errors';
 import { ledgerAccounts } from '../domain/ledger';
 import { openWalletLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
-import { findWallet, insertWallet, readWallet, WalletRow } from '../persistence/wallets';
+import {
+  findWallet,
+  findWalletColumns,
+  insertWallet,
+  readWallet,
+  WalletColumns,
+  WalletRow,
+} from '../persistence/wallets';
 import { toWallet } from '../presenters/wallets';
 import type { CreateWalletRequest, WalletResource } from '../schemas/wallets';
 import type { ApiServices } from '../app-services';
@@ -13,8 +20,22 @@ import { requireApprovedCustomer } from './customers';
 import { writeRequest } from '../temporal/write-then-start';
 
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
-export async function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
-  const row = isUuid(walletId) ? ownedBy(await findWallet(db, walletId), partnerId) : null;
+export function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
+  return ownWalletOrThrow(findWallet, db, partnerId, walletId);
+}
+
+/** The same without the balances (one statement less), for checks. */
+export function findWalletColumnsOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletColumns> {
+  return ownWalletOrThrow(findWalletColumns, db, partnerId, walletId);
+}
+
+async function ownWalletOrThrow<Row extends { partnerId: string }>(
+  find: (db: Db, id: string) => Promise<Row | null>,
+  db: Db,
+  partnerId: string,
+  walletId: string,
+): Promise<Row> {
+  const row = isUuid(walletId) ? ownedBy(await find(db, walletId), partnerId) : null;
   if (!row) throw ApiError.notFound('wallet', walletId);
   return row;
 }

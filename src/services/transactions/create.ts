@@ -12,7 +12,8 @@ import { amountsOf as quoteAmountsOf, termsOf } from '../../presenters/quotes';
 import { requireApprovedCustomer } from '../customers';
 import { findExternalAccountOrThrow, pixDetailsOf } from '../external-accounts';
 import { findQuoteOrThrow, priceWithinRanges } from '../quotes';
-import { findWalletOrThrow } from '../wallets';
+import { findWalletColumnsOrThrow, findWalletOrThrow } from '../wallets';
+import type { WalletColumns, WalletRow } from '../../persistence/wallets';
 import type {
   CreateFiatToFiatRequest,
   CreatePayinRequest,
@@ -57,23 +58,29 @@ async function usableQuoteOrThrow(
   return quote;
 }
 
-/** A wallet of the customer, or 404 / customer_mismatch; on `chain` or quote_currency_mismatch. */
-async function customerWalletOrThrow(
+/**
+ * A wallet of the customer, or 404 / customer_mismatch; on `chain` or quote_currency_mismatch. Read without its balances
+ * unless `withBalances` (a payout's pre-check).
+ */
+async function customerWalletOrThrow<Balances extends boolean = false>(
   services: ApiServices,
   partnerId: string,
   customerId: string,
   walletId: string,
   chain: string,
   coin: string,
-) {
-  const wallet = await findWalletOrThrow(services.prisma, partnerId, walletId);
+  withBalances?: Balances,
+): Promise<Balances extends true ? WalletRow : WalletColumns> {
+  const wallet = withBalances
+    ? await findWalletOrThrow(services.prisma, partnerId, walletId)
+    : await findWalletColumnsOrThrow(services.prisma, partnerId, walletId);
   if (wallet.customerId !== customerId) {
     throw new ApiError('customer_mismatch', `Wallet ${wallet.id} belongs to another customer than ${customerId}.`);
   }
   if (wallet.chain !== chain) {
     throw mismatch(`Wallet ${wallet.id} is on ${wallet.chain}; the quote carries ${coin} on ${chain}.`);
   }
-  return wallet;
+  return wallet as Balances extends true ? WalletRow : WalletColumns;
 }
 
 /** An external account of the customer on the quote's receiver rail that may receive payouts. */
@@ -292,7 +299,7 @@ export async function createPayout(
   const chain = terms.sender.paymentRail as Blockchain;
   const wallet =
     request.wallet_id !== undefined
-      ? await customerWalletOrThrow(services, partnerId, customer.id, request.wallet_id, chain, coin)
+      ? await customerWalletOrThrow(services, partnerId, customer.id, request.wallet_id, chain, coin, true)
       : null;
   let receiver: { externalAccountId: string } | { receiverDetails: object };
   if (request.external_account_id !== undefined) {
