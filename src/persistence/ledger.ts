@@ -21,6 +21,7 @@
 // accounts with lockLedgerAccounts), then the posting references (a reference belongs to one step, and
 // runs of one step queue on its resource row first). A second lock in the same database transaction
 // that names another account is refused, as it could wait after taking locks.
+import type { RawBuilder } from 'kysely';
 import { type DatabaseTransaction, isDatabaseTransaction, sql, sqlOf, type SqlDb } from './database';
 import { newId } from '../domain/ids';
 import { AmountValue, Currency, Decimal } from '../domain/money';
@@ -69,9 +70,32 @@ export async function postLedgerEntries(
     tx,
     checked.flatMap(({ entries }) => entries.map(({ account }) => account)),
   );
+  // One posting the balances allow (most steps): its reference claimed and its entries written in one statement; a
+  // reference posted before writes nothing there and is checked as a replay.
+  const [single] = checked;
+  if (checked.length === 1 && single) {
+    const transactionId = newId();
+    const plan = writePlan(
+      accounts,
+      single.entries.map((entry) => ({ transactionId, ...entry })),
+    );
+    if (!plan.overdrawn) {
+      const { posting } = single;
+      const { rows } = await sql`
+        WITH claimed AS (
+          INSERT INTO ledger_transactions (id, reference, description)
+          VALUES (${transactionId}::uuid, ${posting.reference}, ${posting.description})
+          ON CONFLICT (reference) DO NOTHING
+          RETURNING id
+        ), ${writes(plan, sql`EXISTS (SELECT 1 FROM claimed)`)}
+        SELECT count(*)::int AS claimed FROM claimed`.execute(tx);
+      if ((rows[0] as { claimed: number }).claimed === 1) return [{ transactionId, replayed: false }];
+      return [await replayOf(tx, posting.reference, single.entries)];
+    }
+  }
   const claimed = await claimReferences(tx, postings);
   const results: PostingResult[] = [];
-  const written: Array<{ transactionId: string; account: LedgerAccountRef; amount: Decimal }> = [];
+  const written: WrittenEntry[] = [];
   for (const { posting, entries } of checked) {
     const transactionId = claimed.get(posting.reference);
     if (transactionId === undefined) {
@@ -82,23 +106,43 @@ export async function postLedgerEntries(
     results.push({ transactionId, replayed: false });
   }
   if (written.length === 0) return results;
+  const plan = writePlan(accounts, written);
+  if (plan.overdrawn) throw plan.overdrawn;
+  await sql`WITH ${writes(plan, sql`true`)} SELECT 1`.execute(tx);
+  return results;
+}
 
+type WrittenEntry = { transactionId: string; account: LedgerAccountRef; amount: Decimal };
+
+interface WritePlan {
+  written: WrittenEntry[];
+  accounts: Map<string, AccountRow>;
+  /** The balance after each entry of a running-balance account, in the order written; null for the others. */
+  balancesAfter: Array<string | null>;
+  /** Running-balance accounts whose balance changes, with the change. */
+  changed: Array<[string, Decimal]>;
+  /** Set when an account that may not go negative would. */
+  overdrawn: LedgerError | null;
+}
+
+/** What writing `written` does to the locked accounts: running balances, and whether any would go negative. */
+function writePlan(accounts: Map<string, AccountRow>, written: WrittenEntry[]): WritePlan {
   const deltas = new Map<string, Decimal>();
   for (const { account, amount } of written) {
     const key = keyOf(account);
     if (accounts.get(key)!.balance !== null) deltas.set(key, (deltas.get(key) ?? new Decimal(0)).plus(amount));
   }
+  let overdrawn: LedgerError | null = null;
   for (const [key, delta] of deltas) {
     const before = accounts.get(key)!.balance!;
     if (before.plus(delta).isNegative()) {
-      throw new LedgerError(
+      overdrawn = new LedgerError(
         'insufficient_funds',
         `${key} holds ${before.toString()}, less than the ${delta.neg().toString()} debited`,
       );
+      break;
     }
   }
-
-  // The balance after each entry of a running-balance account, in the order written (its row is locked).
   const running = new Map<string, Decimal>();
   const balancesAfter = written.map(({ account, amount }) => {
     const key = keyOf(account);
@@ -107,14 +151,18 @@ export async function postLedgerEntries(
     running.set(key, before.plus(amount));
     return before.plus(amount).toFixed();
   });
-
-  // Entries and running balances in one statement (through Prisma's model API, one compiled query per entry and per
-  // account cost most of a settlement step's CPU; each statement more is a round trip: `npm run bench`). The partner
-  // of an entry is its wallet's or its fee account's (balance transactions); clock_timestamp, as the entries are
-  // written after their accounts' locks.
   const changed = [...deltas].filter(([, delta]) => !delta.isZero());
-  await sql`
-    WITH entries AS (
+  return { written, accounts, balancesAfter, changed, overdrawn };
+}
+
+/**
+ * The entries and the running balances of a plan as two data-modifying parts of one statement, written when `when`
+ * holds. (Through Prisma's model API, one compiled query per entry and per account cost most of a settlement step's
+ * CPU; each statement more is a round trip: `npm run bench`.) The partner of an entry is its wallet's or its fee
+ * account's (balance transactions); clock_timestamp, as the entries are written after their accounts' locks.
+ */
+function writes({ written, accounts, balancesAfter, changed }: WritePlan, when: RawBuilder<unknown>) {
+  return sql`entries AS (
       INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount, balance_after, partner_id, created_at)
       SELECT e.id, e.transaction_id, e.account_id, e.currency, e.amount, e.balance_after,
         COALESCE(w.partner_id, CASE WHEN a.system_code ~ '^partner_fees:[0-9a-f-]{36}$'
@@ -130,15 +178,16 @@ export async function postLedgerEntries(
       ) WITH ORDINALITY AS e(id, transaction_id, account_id, currency, amount, balance_after, position)
       JOIN ledger_accounts a ON a.id = e.account_id
       LEFT JOIN wallets w ON w.id = a.wallet_id
+      WHERE ${when}
       ORDER BY e.position
-    )
-    UPDATE ledger_accounts a SET balance = a.balance + d.delta, updated_at = now()
-    FROM unnest(
-      ${changed.map(([key]) => accounts.get(key)!.id)}::uuid[],
-      ${changed.map(([, delta]) => delta.toFixed())}::numeric[]
-    ) AS d(id, delta)
-    WHERE a.id = d.id`.execute(tx);
-  return results;
+    ), balances AS (
+      UPDATE ledger_accounts a SET balance = a.balance + d.delta, updated_at = now()
+      FROM unnest(
+        ${changed.map(([key]) => accounts.get(key)!.id)}::uuid[],
+        ${changed.map(([, delta]) => delta.toFixed())}::numeric[]
+      ) AS d(id, delta)
+      WHERE a.id = d.id AND ${when}
+    )`;
 }
 
 /**
