@@ -1,7 +1,8 @@
 // Customer commands: lookups (404 for another partner's customer), creation with its workflow,
 // document uploads and the verification updates the partner API and the hosted page share.
+import { ownedOrNotFound } from './owned';
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import { ownedBy, type Db } from '../persistence/database';
+import type { Db } from '../persistence/database';
 import {
   countHostedUploads,
   CustomerRow,
@@ -21,7 +22,7 @@ import {
 } from '../persistence/customers';
 import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } from '../domain/verification';
 import { DetectedFileType, detectFileType } from '../domain/file-types';
-import { isUuid, newId } from '../domain/ids';
+import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
 import { ApiError, ValidationDetail } from '../http/errors';
 import { jsonNestsDeeperThan } from '../http/json-body';
@@ -69,9 +70,7 @@ export async function withCurrentLink(services: ApiServices, row: CustomerRow): 
 
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
 export async function findCustomerOrThrow(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
-  const row = isUuid(customerId) ? ownedBy(await findCustomer(db, customerId), partnerId) : null;
-  if (!row) throw ApiError.notFound('customer', customerId);
-  return row;
+  return ownedOrNotFound('customer', findCustomer, db, partnerId, customerId);
 }
 
 /**
@@ -93,8 +92,7 @@ export async function requireApprovedCustomer(
   partnerId: string,
   customerId: string,
 ): Promise<CustomerStatusRow> {
-  const customer = isUuid(customerId) ? ownedBy(await findCustomerStatus(db, customerId), partnerId) : null;
-  if (!customer) throw ApiError.notFound('customer', customerId);
+  const customer = await ownedOrNotFound('customer', findCustomerStatus, db, partnerId, customerId);
   if (customer.status !== 'approved') {
     throw new ApiError(
       'customer_not_approved',

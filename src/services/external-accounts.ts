@@ -1,6 +1,7 @@
 // External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
 // the row and its two events in one transaction.
-import { isUniqueViolation, ownedBy, type Db } from '../persistence/database';
+import { ownedOrNotFound } from './owned';
+import { isUniqueViolation, type Db } from '../persistence/database';
 import {
   ExternalAccountRow,
   findExternalAccount,
@@ -15,7 +16,7 @@ import {
   ExternalAccountStatus,
   PaymentRail,
 } from '../domain/external-accounts';
-import { isUuid, newId } from '../domain/ids';
+import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import { PixDirectoryUnavailableError } from '../providers/pix-directory';
@@ -28,9 +29,7 @@ import { writeRequest } from '../temporal/write-then-start';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
-  const row = isUuid(id) ? ownedBy(await findExternalAccount(db, id), partnerId) : null;
-  if (!row) throw ApiError.notFound('external account', id);
-  return row;
+  return ownedOrNotFound('external account', findExternalAccount, db, partnerId, id);
 }
 
 type RailDetails = { beneficiaryName: string; country: string; details: object; identifiers: AccountIdentifiers };

@@ -1,8 +1,9 @@
 // Quote commands: creation (rates locked, amounts priced, lifetime workflow started) and
 // consumption (once, before expiry) by the transactions that need one.
+import { ownedOrNotFound } from './owned';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ownedBy, type Db } from '../persistence/database';
-import { isUuid, newId } from '../domain/ids';
+import type { Db } from '../persistence/database';
+import { newId } from '../domain/ids';
 import type { Currency, Decimal, Money, Stablecoin } from '../domain/money';
 import {
   AmountRanges,
@@ -39,9 +40,7 @@ import {
 
 /** A quote of this partner, or 404 (also for malformed ids and other partners' quotes). */
 export async function findQuoteOrThrow(db: Db, partnerId: string, quoteId: string): Promise<QuoteRow> {
-  const row = isUuid(quoteId) ? ownedBy(await findQuote(db, quoteId), partnerId) : null;
-  if (!row) throw ApiError.notFound('quote', quoteId);
-  return row;
+  return ownedOrNotFound('quote', findQuote, db, partnerId, quoteId);
 }
 
 /** Rates and the network fee from the provider, locked as the quote keeps them. */

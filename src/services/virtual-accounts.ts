@@ -1,7 +1,8 @@
 // Virtual account commands: the 404 lookup and creation with its workflow (sandbox: approved at
 // once with deposit details; production: under review).
-import { isUniqueViolation, ownedBy, withDatabaseTransaction, type Db } from '../persistence/database';
-import { isUuid, newId } from '../domain/ids';
+import { ownedOrNotFound } from './owned';
+import { isUniqueViolation, withDatabaseTransaction, type Db } from '../persistence/database';
+import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import {
@@ -37,9 +38,7 @@ import { findWalletOrThrow } from './wallets';
 
 /** A virtual account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findVirtualAccountOrThrow(db: Db, partnerId: string, id: string): Promise<VirtualAccountRow> {
-  const row = isUuid(id) ? ownedBy(await findVirtualAccount(db, id), partnerId) : null;
-  if (!row) throw ApiError.notFound('virtual account', id);
-  return row;
+  return ownedOrNotFound('virtual account', findVirtualAccount, db, partnerId, id);
 }
 
 function isThirdPartyConflict(error: unknown): boolean {

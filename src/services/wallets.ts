@@ -1,6 +1,7 @@
 // Wallet commands: the 404 lookup and creation (address, then the row and its zero ledger balances).
-import { ownedBy, withDatabaseTransaction, type Db } from '../persistence/database';
-import { isUuid, newId } from '../domain/ids';
+import { ownedOrNotFound } from './owned';
+import { withDatabaseTransaction, type Db } from '../persistence/database';
+import { newId } from '../domain/ids';
 import { ApiError } from '../http/errors';
 import { ledgerAccounts } from '../domain/ledger';
 import { openWalletLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
@@ -21,23 +22,12 @@ import { writeRequest } from '../temporal/write-then-start';
 
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
 export function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
-  return ownWalletOrThrow(findWallet, db, partnerId, walletId);
+  return ownedOrNotFound('wallet', findWallet, db, partnerId, walletId);
 }
 
 /** The same without the balances (one statement less), for checks. */
 export function findWalletColumnsOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletColumns> {
-  return ownWalletOrThrow(findWalletColumns, db, partnerId, walletId);
-}
-
-async function ownWalletOrThrow<Row extends { partnerId: string }>(
-  find: (db: Db, id: string) => Promise<Row | null>,
-  db: Db,
-  partnerId: string,
-  walletId: string,
-): Promise<Row> {
-  const row = isUuid(walletId) ? ownedBy(await find(db, walletId), partnerId) : null;
-  if (!row) throw ApiError.notFound('wallet', walletId);
-  return row;
+  return ownedOrNotFound('wallet', findWalletColumns, db, partnerId, walletId);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
 // outbox, and the sandbox's one-off mock send.
+import { ownedOrNotFound } from './owned';
 import { isUniqueViolation, ownedBy, type Db, type PrismaClient, type SqlDb } from '../persistence/database';
 import { EventRow, findEvent } from '../persistence/events';
 import {
@@ -169,9 +170,7 @@ async function requireEnabledConfig(db: SqlDb, partnerId: string): Promise<Webho
 }
 
 export async function findEventOrThrow(db: Db, partnerId: string, id: string): Promise<EventRow> {
-  const row = isUuid(id) ? ownedBy(await findEvent(db, id), partnerId) : null;
-  if (!row) throw ApiError.notFound('event', id);
-  return row;
+  return ownedOrNotFound('event', findEvent, db, partnerId, id);
 }
 
 /** Queues one more delivery of an event; the outbox relay sends it at once, outside the per-resource order. */

@@ -1,13 +1,10 @@
 // A partner's transaction by id (404 for others' and malformed ids): what every command on a transaction reads first.
-import { ownedBy, type Db } from '../../persistence/database';
-import { isUuid } from '../../domain/ids';
-import { ApiError } from '../../http/errors';
+import { ownedOrNotFound } from '../owned';
+import type { Db } from '../../persistence/database';
 import { readTransactionRow } from '../../persistence/transactions';
 import type { TransactionRow } from '../../persistence/transactions';
 
 /** A transaction of this partner, or 404 (also for malformed ids and other partners' transactions). */
 export async function findTransactionOrThrow(db: Db, partnerId: string, id: string): Promise<TransactionRow> {
-  const row = isUuid(id) ? ownedBy(await readTransactionRow(db, id), partnerId) : null;
-  if (!row) throw ApiError.notFound('transaction', id);
-  return row;
+  return ownedOrNotFound('transaction', readTransactionRow, db, partnerId, id);
 }
