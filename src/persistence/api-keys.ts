@@ -53,7 +53,7 @@ export interface RequestCount {
 }
 
 // The key, and for a key that is not revoked its partner's request counted: the same atomic fixed-window upsert on
-// rate_limits as rate-limiter-flexible's PostgreSQL store (src/persistence/rate-limits.ts; key `<prefix><partner>`,
+// rate_limits as rate-limiter-flexible's PostgreSQL store (src/persistence/rate-limits.ts; key `<prefix>:<partner id>`,
 // expire in epoch ms by the API's clock), in the same statement as the lookup, as every request makes both.
 const keyLookupAndCount = `WITH k AS (
     SELECT k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, k.last_used_at, p.id, p.name

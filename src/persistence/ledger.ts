@@ -270,8 +270,9 @@ const lockedIn = new WeakMap<DatabaseTransaction, Set<string>>();
  * locks. Wallet accounts must exist (opened with the wallet); system accounts appear on first use (ON CONFLICT makes
  * concurrent first uses agree on one row, inserted in key order). The accounts are found, and the running-balance
  * ones locked, in one statement, in id order; FOR NO KEY UPDATE, as only the balance changes, so the key-share locks
- * that new entries take on their accounts (the foreign key) never wait on it. The first lock of a database transaction must name
- * every account it will post to: a later one naming another could wait on a lock after taking others.
+ * that new entries take on their accounts (the foreign key) never wait on it. The first lock of a database
+ * transaction must name every account it will post to: a later one naming another could wait on a lock after taking
+ * others.
  */
 async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): Promise<Map<string, AccountRow>> {
   // A client, not a transaction: its postings would not commit with their state change.

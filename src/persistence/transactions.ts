@@ -149,6 +149,22 @@ export function transactionStatusChange(updated: TransactionRow): RawBuilder<unk
     WHERE id = ${updated.id}::uuid`;
 }
 
+const openingLegAndReading = reusableStatement(
+  (db, legId: string, kind: string, transactionId: string) =>
+    transactionRows(
+      db.with(
+        'leg',
+        // Parenthesised: kysely writes a raw expression after `AS` as it is.
+        () => sql`(
+          INSERT INTO transaction_legs (id, transaction_id, kind, status, created_at, updated_at)
+          SELECT ${legId}::uuid, t.id, ${kind}::transaction_leg_kind, 'processing', now(), now()
+          FROM transactions t WHERE t.id = ${transactionId}::uuid
+          ON CONFLICT (transaction_id, kind) DO NOTHING)`,
+      ) as unknown as QueryCreator<DB>,
+    ).where('t.id', '=', transactionId),
+  3,
+);
+
 /**
  * Opens a step's leg (once: a retry finds it open or closed) before its provider is called, and reads the transaction
  * as readTransactionRow does, in one statement; null (and no leg) when there is no such transaction.
@@ -158,18 +174,7 @@ export async function openTransactionLeg(
   transactionId: string,
   kind: LegKind,
 ): Promise<TransactionRow | null> {
-  const opening = sqlOf(db).with(
-    'leg',
-    // Parenthesised: kysely writes a raw expression after `AS` as it is.
-    () => sql`(
-      INSERT INTO transaction_legs (id, transaction_id, kind, status, created_at, updated_at)
-      SELECT ${newId()}::uuid, t.id, ${kind}::transaction_leg_kind, 'processing', now(), now()
-      FROM transactions t WHERE t.id = ${transactionId}::uuid
-      ON CONFLICT (transaction_id, kind) DO NOTHING)`,
-  );
-  const row = await transactionRows(opening as unknown as QueryCreator<DB>)
-    .where('t.id', '=', transactionId)
-    .executeTakeFirst();
+  const [row] = await openingLegAndReading(db, newId(), kind, transactionId);
   return row ? asTransactionRow(row) : null;
 }
 

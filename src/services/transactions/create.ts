@@ -13,7 +13,7 @@ import { requireApprovedCustomer } from '../customers';
 import { findExternalAccountOrThrow, pixDetailsOf } from '../external-accounts';
 import { findQuoteOrThrow, priceWithinRanges } from '../quotes';
 import { findWalletColumnsOrThrow, findWalletOrThrow } from '../wallets';
-import type { WalletColumns, WalletRow } from '../../persistence/wallets';
+import type { WalletColumns } from '../../persistence/wallets';
 import type {
   CreateFiatToFiatRequest,
   CreatePayinRequest,
@@ -59,28 +59,26 @@ async function usableQuoteOrThrow(
 }
 
 /**
- * A wallet of the customer, or 404 / customer_mismatch; on `chain` or quote_currency_mismatch. Read without its balances
- * unless `withBalances` (a payout's pre-check).
+ * A wallet of the customer, read by `find` (without its balances, unless a payout pre-checks them), or 404 /
+ * customer_mismatch; on `chain` or quote_currency_mismatch.
  */
-async function customerWalletOrThrow<Balances extends boolean = false>(
+async function customerWalletOrThrow<Wallet extends WalletColumns>(
+  find: (db: ApiServices['prisma'], partnerId: string, walletId: string) => Promise<Wallet>,
   services: ApiServices,
   partnerId: string,
   customerId: string,
   walletId: string,
   chain: string,
   coin: string,
-  withBalances?: Balances,
-): Promise<Balances extends true ? WalletRow : WalletColumns> {
-  const wallet = withBalances
-    ? await findWalletOrThrow(services.prisma, partnerId, walletId)
-    : await findWalletColumnsOrThrow(services.prisma, partnerId, walletId);
+): Promise<Wallet> {
+  const wallet = await find(services.prisma, partnerId, walletId);
   if (wallet.customerId !== customerId) {
     throw new ApiError('customer_mismatch', `Wallet ${wallet.id} belongs to another customer than ${customerId}.`);
   }
   if (wallet.chain !== chain) {
     throw mismatch(`Wallet ${wallet.id} is on ${wallet.chain}; the quote carries ${coin} on ${chain}.`);
   }
-  return wallet as Balances extends true ? WalletRow : WalletColumns;
+  return wallet;
 }
 
 /** An external account of the customer on the quote's receiver rail that may receive payouts. */
@@ -182,6 +180,7 @@ export async function createFiatToFiat(
   const customer = await requireApprovedCustomer(services.prisma, partnerId, request.customer_id);
   const stablecoin = terms.stablecoin as { currency: Currency; paymentRail: Blockchain };
   const wallet = await customerWalletOrThrow(
+    findWalletColumnsOrThrow,
     services,
     partnerId,
     customer.id,
@@ -240,6 +239,7 @@ export async function createPayin(
   const terms = termsOf(quote);
   const customer = await requireApprovedCustomer(services.prisma, partnerId, request.customer_id);
   const wallet = await customerWalletOrThrow(
+    findWalletColumnsOrThrow,
     services,
     partnerId,
     customer.id,
@@ -299,7 +299,7 @@ export async function createPayout(
   const chain = terms.sender.paymentRail as Blockchain;
   const wallet =
     request.wallet_id !== undefined
-      ? await customerWalletOrThrow(services, partnerId, customer.id, request.wallet_id, chain, coin, true)
+      ? await customerWalletOrThrow(findWalletOrThrow, services, partnerId, customer.id, request.wallet_id, chain, coin)
       : null;
   let receiver: { externalAccountId: string } | { receiverDetails: object };
   if (request.external_account_id !== undefined) {
