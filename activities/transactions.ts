@@ -24,6 +24,8 @@ import {
 import { recordEvent } from '../src/persistence/events';
 import {
   LedgerEntryInput,
+  lateDepositReceived,
+  lateDepositReturned,
   reversed,
   settlementEntries,
   carrierOf,
@@ -38,12 +40,13 @@ import { observeTransactionStatus } from '../src/observability/observe';
 import {
   closeTransactionLeg,
   findDepositWithTransaction,
-  findHeldDeposit,
+  findFundingDeposit,
   insertTransactionDeposit,
   lockTransactionDeposit,
   lockTransactionRow,
-  markDepositReturned,
   openTransactionLeg,
+  openTransactionLegs,
+  setDepositStatus,
   findTransactionDeposit,
   readTransactionRow,
   transactionLegStatus,
@@ -60,6 +63,9 @@ import type { ActivityServices } from './services';
 /** A deposit handed to the settlement workflow (the API's receiveDeposit update). */
 export interface DepositInput {
   depositId: string;
+  /** Who reported the credit and their id of it (absent in updates sent before they were recorded). */
+  provider?: string;
+  providerReference?: string;
   amount: string;
   senderName: string | null;
   reference: string | null;
@@ -90,6 +96,37 @@ export type RailStepOutcome = RailOutcome & { proceeds?: string };
 
 /** What the provider knows of a step's operation (OperationLookup, serialisable). */
 export type RailStepLookup = OperationLookup<RailStepOutcome>;
+
+/** The legs a provider made after all, though the service never heard (lookUpLateOutcomes). */
+export interface LateOutcomes {
+  conversion?: RailStepOutcome;
+  payout?: RailStepOutcome;
+}
+
+/** The one key of a late deposit's return: every round asks for the same operation. */
+const depositReturnKey = (depositId: string) => `deposit:${depositId}:return`;
+
+/** Leg 2's postings: the stablecoin in transit converted into the receiver's fiat, then paid out. */
+function payoutPostings(row: TransactionRow, providerReference: string) {
+  const amounts = amountsOf(row);
+  return [
+    {
+      step: 'stablecoin_to_fiat',
+      description: `Conversion to ${row.receiverCurrency} of transaction ${row.id}`,
+      entries: settlementEntries.stablecoinToFiat({
+        walletId: carrierOf(row),
+        stablecoin: amounts.stablecoin,
+        receiver: amounts.receiver,
+      }),
+    },
+    {
+      step: 'payout',
+      description: `Payout of transaction ${row.id} (${providerReference})`,
+      entries: settlementEntries.paidOut(amounts.receiver),
+    },
+  ];
+}
+
 
 function notFound(what: string, id: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, RESOURCE_NOT_FOUND);
@@ -233,17 +270,28 @@ export function createTransactionActivities(services: ActivityServices) {
           }
           throw ApplicationFailure.nonRetryable(`transaction ${transactionId} is ${row.status}`, 'DepositNotExpected');
         }
-        const deposit = await insertTransactionDeposit(tx, {
+        const recorded = await insertTransactionDeposit(tx, {
           id: input.depositId,
           transactionId,
           currency: received.currency,
           amount: received.toString(),
           senderName: input.senderName,
           reference: input.reference,
+          provider: input.provider ?? 'sandbox',
+          providerReference: input.providerReference ?? `deposit:${input.depositId}`,
           status: decision.action === 'settle' ? 'accepted' : 'returning',
           returnReason: decision.action === 'refund' ? decision.reason : null,
           receivedAt: new Date(input.receivedAt),
         });
+        if (!recorded.inserted) {
+          // The same credit, reported at once by another request, was recorded as late and is being sent back: it
+          // cannot also fund the transaction, which keeps waiting for its deposit.
+          throw ApplicationFailure.nonRetryable(
+            `deposit ${input.depositId} was recorded already (${recorded.row.status})`,
+            'DepositAlreadyRecorded',
+          );
+        }
+        const deposit = recorded.row;
         await postLedgerEntries(
           tx,
           {
@@ -350,25 +398,9 @@ export function createTransactionActivities(services: ActivityServices) {
       providerReference: string,
       completesTransaction: boolean,
     ): Promise<void> {
-      await completeLeg(transactionId, 'stablecoin_to_fiat', providerReference, completesTransaction, (row) => {
-        const amounts = amountsOf(row);
-        return [
-          {
-            step: 'stablecoin_to_fiat',
-            description: `Conversion to ${row.receiverCurrency} of transaction ${transactionId}`,
-            entries: settlementEntries.stablecoinToFiat({
-              walletId: carrierOf(row),
-              stablecoin: amounts.stablecoin,
-              receiver: amounts.receiver,
-            }),
-          },
-          {
-            step: 'payout',
-            description: `Payout of transaction ${transactionId} (${providerReference})`,
-            entries: settlementEntries.paidOut(amounts.receiver),
-          },
-        ];
-      });
+      await completeLeg(transactionId, 'stablecoin_to_fiat', providerReference, completesTransaction, (row) =>
+        payoutPostings(row, providerReference),
+      );
     },
 
     /**
@@ -418,13 +450,77 @@ export function createTransactionActivities(services: ActivityServices) {
     },
 
     /**
-     * Refund, outside: the deposit goes back in full to the sender's account on the sender's rail (a
-     * payout's stablecoin sent in on chain: to the address it came from). A payout debited from a
-     * wallet has nothing outside to return: the ledger gives the wallet its balance back. Refused (not retried)
-     * while a payout that was asked for may have been made: the provider is asked under the payout's key first.
+     * Before a refund or a sell-back: what the providers now say of the legs that were asked and never closed (the
+     * conversion, the payout), under their own keys. Reads only: the workflow books what was made (a late
+     * conversion before anything is returned; a late payout completes the transaction). A provider that cannot say
+     * refuses the refund (it may have moved money); a retry asks again.
+     */
+    async lookUpLateOutcomes(transactionId: string, round: number): Promise<LateOutcomes> {
+      const row = await transactionRow(transactionId);
+      const open = await openTransactionLegs(prisma, transactionId);
+      const late: LateOutcomes = {};
+      for (const kind of ['fiat_to_stablecoin', 'stablecoin_to_fiat'] as const) {
+        if (!open.includes(kind)) continue;
+        const found = await lookUp(row, kind, round);
+        if (found.state === 'unknown') {
+          throw ApplicationFailure.nonRetryable(
+            kind === 'stablecoin_to_fiat'
+              ? `the payout of transaction ${transactionId} may have been made (the rail cannot tell): no refund`
+              : `the conversion of transaction ${transactionId} may have been made (the exchange cannot tell): no refund`,
+            kind === 'stablecoin_to_fiat'
+              ? refundRefusals.payoutOutcomeUnknown
+              : refundRefusals.conversionOutcomeUnknown,
+          );
+        }
+        if (found.state === 'executed') late[kind === 'fiat_to_stablecoin' ? 'conversion' : 'payout'] = found.outcome;
+      }
+      return late;
+    },
+
+    /**
+     * An operator records a payout the rail made but cannot report (update resolveError, action record_payout): the
+     * payout leg, which was asked and never closed, completes with the operator's reference and reason, its postings
+     * and the transaction's completion in one database transaction. Refused unless that leg is open.
+     */
+    async recordPayoutByOperator(transactionId: string, providerReference: string, reason: string): Promise<void> {
+      await withDatabaseTransaction(prisma, async (tx) => {
+        const row = await lockTransaction(tx, transactionId);
+        if (row.status === 'completed') return;
+        const closed = await closeTransactionLeg(tx, {
+          transactionId,
+          kind: 'stablecoin_to_fiat',
+          status: 'completed',
+          providerReference,
+          failureReason: null,
+          operatorReason: reason,
+        });
+        if (closed !== true) {
+          throw ApplicationFailure.nonRetryable(
+            `the payout of transaction ${transactionId} is ${closed.status ?? 'not asked'}; only a payout asked and never closed can be recorded`,
+            'PayoutNotOpen',
+          );
+        }
+        await postLedgerEntries(
+          tx,
+          ...payoutPostings(row, providerReference).map(({ step, description, entries }) => ({
+            reference: ledgerReference(transactionId, step),
+            description,
+            entries,
+          })),
+        );
+        await moveTo(tx, row, 'completed');
+      });
+    },
+
+    /**
+     * Refund, outside: the deposit that funded the transaction goes back in full to the sender's account on the
+     * sender's rail (a payout's stablecoin sent in on chain: to the address it came from), under `<id>:refund`. A
+     * payout debited from a wallet has nothing outside to return: the ledger gives the wallet its balance back.
+     * Refused (not retried) while a payout that was asked for may have been made: the provider is asked under the
+     * payout's key first (workflows that started their refund before lookUpLateOutcomes existed rely on this).
      */
     async returnTransactionFunds(transactionId: string, round: number): Promise<{ providerReference: string }> {
-      const deposit = await findHeldDeposit(prisma, transactionId);
+      const deposit = await findFundingDeposit(prisma, transactionId);
       const { row, request } = await railStep(transactionId, 'refund', round);
       if ((await transactionLegStatus(prisma, transactionId, 'stablecoin_to_fiat')) === 'processing') {
         const payout = await lookUp(row, 'stablecoin_to_fiat', round);
@@ -451,15 +547,15 @@ export function createTransactionActivities(services: ActivityServices) {
 
     /**
      * Refund, ledger and status: gives back leg 1's fees if it was posted (its stablecoin was sold back before,
-     * recordSellBack) or a payout's funding (back to the wallet, or to clearing), returns the deposit (if any) from
-     * clearing to the outside, and moves to refunded (event payin.refunded or payout.refunded) with the reason, all
-     * in one database transaction.
+     * recordSellBack) or a payout's funding (back to the wallet, or to clearing), returns the funding deposit (if
+     * any) from clearing to the outside, and moves to refunded (event payin.refunded or payout.refunded) with the
+     * reason, all in one database transaction.
      */
     async finishRefund(transactionId: string, providerReference: string, reason: FailureReason): Promise<void> {
       await withDatabaseTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
         if (row.status === 'refunded') return;
-        const deposit = await findHeldDeposit(tx, transactionId);
+        const deposit = await findFundingDeposit(tx, transactionId);
         if (!deposit && !(row.type === 'payout' && row.walletId))
           throw notFound('deposit of transaction', transactionId);
         const posted = (step: string) => isPosted(tx, ledgerReference(transactionId, step));
@@ -483,9 +579,7 @@ export function createTransactionActivities(services: ActivityServices) {
               : []),
           ],
         });
-        if (deposit?.status === 'returning') {
-          await markDepositReturned(tx, deposit.id);
-        }
+        if (deposit && deposit.status !== 'returned') await setDepositStatus(tx, deposit.id, 'returned');
         await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
         await moveTo(tx, row, 'refunded', { failureReason: reason });
       });
@@ -509,41 +603,67 @@ export function createTransactionActivities(services: ActivityServices) {
       });
     },
 
-    /** A deposit its transaction could not take, outside: sent back in full to the sender. */
-    async sendDepositBack(depositId: string): Promise<{ providerReference: string }> {
+    /**
+     * A deposit its transaction could not take, outside: sent back in full to the sender, under the deposit's own key
+     * `deposit:<id>:return` (every round: it is one operation).
+     */
+    async sendDepositBack(
+      depositId: string,
+      round = 0,
+      simulate: SandboxSimulation | null = null,
+    ): Promise<{ providerReference: string }> {
       const deposit = await findDepositWithTransaction(prisma, depositId);
       if (!deposit) throw notFound('deposit', depositId);
       const outcome = await rails.returnToSender({
-        idempotencyKey: `deposit:${depositId}:return`,
-        simulate: null,
-        round: 0,
+        idempotencyKey: depositReturnKey(depositId),
+        simulate,
+        round,
         amount: Money.of(deposit.currency as Currency, deposit.amount.toString()),
         rail: deposit.transaction.senderPaymentRail as PaymentRail,
       });
       return { providerReference: outcome.providerReference };
     },
 
-    /** The returned deposit in the ledger (in and straight out of clearing) and its status, at once. */
+    /** What the sender's rail knows of a deposit's return whose attempts ran out (executed, not, unknown). */
+    async lookUpDepositReturn(
+      depositId: string,
+      round: number,
+      simulate: SandboxSimulation | null,
+    ): Promise<OperationLookup<{ providerReference: string }>> {
+      const found = await lookUpOperation(() =>
+        rails.lookUp('return', { idempotencyKey: depositReturnKey(depositId), simulate, round }),
+      );
+      return found.state === 'executed'
+        ? { state: 'executed', outcome: { providerReference: found.outcome.providerReference } }
+        : found;
+    },
+
+    /**
+     * The returned deposit in the ledger (out of clearing, where it was held since it arrived; a deposit recorded
+     * before arrivals were posted gets its arrival posted here) and its status, at once.
+     */
     async finishDepositReturn(depositId: string): Promise<void> {
       await withDatabaseTransaction(prisma, async (tx) => {
         const deposit = await lockTransactionDeposit(tx, depositId);
         if (!deposit) throw notFound('deposit', depositId);
         if (deposit.status === 'returned') return;
-        const amount = Money.of(deposit.currency as Currency, deposit.amount.toString());
-        await postLedgerEntries(
-          tx,
-          {
-            reference: `deposit:${depositId}:received`,
-            description: `Deposit ${depositId} for transaction ${deposit.transactionId}, not expected`,
-            entries: settlementEntries.depositReceived(amount),
-          },
-          {
-            reference: `deposit:${depositId}:returned`,
-            description: `Return of deposit ${depositId}`,
-            entries: settlementEntries.paidOut(amount),
-          },
-        );
-        await markDepositReturned(tx, depositId);
+        await postLedgerEntries(tx, lateDepositReceived(deposit), lateDepositReturned(deposit));
+        await setDepositStatus(tx, depositId, 'returned');
+      });
+    },
+
+    /**
+     * A deposit's return ran out of attempts (the rail said it was not made): `return_failed`, the money still held,
+     * until an operator's retry (update retryDepositReturn) moves it back to `returning`.
+     */
+    async setDepositReturnStatus(depositId: string, status: 'returning' | 'return_failed'): Promise<void> {
+      await withDatabaseTransaction(prisma, async (tx) => {
+        const deposit = await lockTransactionDeposit(tx, depositId);
+        if (!deposit) throw notFound('deposit', depositId);
+        if (deposit.status === 'returned') {
+          throw ApplicationFailure.nonRetryable(`deposit ${depositId} was returned already`, 'InvalidDepositState');
+        }
+        if (deposit.status !== status) await setDepositStatus(tx, depositId, status);
       });
     },
   };

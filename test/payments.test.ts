@@ -783,6 +783,8 @@ describe('virtual-account deposits', () => {
     const identifier = account.deposit_addresses.ach.bank_account_number as string;
     const report = (accountNumber: string) =>
       receiveVirtualAccountCredit(harness.services, {
+        provider: 'test-bank',
+        providerReference: `ACH-TRACE-${account.id}-${accountNumber}`,
         reference: 'ACH 123',
         amount: Money.parse('USD', '40.00'),
         senderName: 'Ana Souza',

@@ -522,3 +522,28 @@ it.each(['send_timeout_after_broadcast', 'send_outcome_unknown'])(
   },
   180_000,
 );
+
+it('records a credit once when the bank reports it again after the worker was killed', async () => {
+  const transaction: TransactionBody = await createTransaction(parties);
+  const id = transaction.id;
+  const report = () =>
+    parties.partner.api
+      .post(`/v1/sandbox/transactions/${id}/deposit`)
+      .send({ amount: transaction.sender.amount, provider_reference: `E2E-KILL-${id}` });
+  await killWorker();
+  // No worker takes the update: the report is answered retryable, and nothing is recorded by it yet.
+  const first = await report();
+  expect(first.status).toBe(503);
+  worker = await startWorker();
+  const again = await report();
+  expect(again.status).toBe(201);
+  expect(again.body).toMatchObject({ status: 'accepted', provider_reference: `E2E-KILL-${id}` });
+  expect(await settlementHandle(harness, id).result()).toBe('completed');
+  const third = await report();
+  expect(third.body).toEqual(again.body);
+  const deposits = await harness.prisma.transactionDeposit.findMany({ where: { transactionId: id } });
+  expect(deposits.map((row) => row.id)).toEqual([again.body.id]);
+  const ledger = await ledgerOf(harness, id);
+  expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout']);
+  expect(await eventTypesOf(harness, id)).toEqual(['payin.created', 'payin.processing', 'payin.completed']);
+}, 120_000);

@@ -37,6 +37,7 @@ import {
   depositDeadlineOf,
   FailureReason,
   legsOf,
+  type SandboxSimulation,
   TransactionStatus,
   TransactionType,
 } from '../src/domain/transactions';
@@ -48,13 +49,12 @@ import {
   ResourceStatusAttribute,
 } from '../src/temporal/search-attributes';
 import { providerOutcomeFailures, refundRefusals } from '../src/temporal/failure-types';
-import { failureOfType } from './provider-outcome';
+import { failureOfType, recordExecuted, withOutcomeLookup } from './provider-outcome';
 import {
   databaseActivities,
   fiatToStablecoinLegWorkflow,
   LegInput,
   legSearchAttributes,
-  PayoutLegResult,
   railActivities,
   railCall,
   stablecoinToFiatLegWorkflow,
@@ -82,7 +82,19 @@ export interface SettlementInput {
 }
 
 export type SettlementStep = 'awaiting_deposit' | 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund' | 'done';
-export type OperatorAction = 'retry' | 'refund';
+export type OperatorAction = 'retry' | 'refund' | 'record_payout';
+
+/**
+ * The operator's decision on a transaction in error. `record_payout`: the payout rail made the payout but cannot
+ * report it (the operator confirmed it with the provider); the transaction completes with their reference and reason.
+ */
+export interface OperatorDecision {
+  action: OperatorAction;
+  /** record_payout: the provider's reference of the payout made. */
+  provider_reference?: string;
+  /** record_payout: why, in the operator's words (kept on the payout leg). */
+  reason?: string;
+}
 
 export interface SettlementState {
   status: TransactionStatus;
@@ -95,6 +107,8 @@ export interface SettlementState {
    * say), or null when a refund is allowed.
    */
   refundBlocked: string | null;
+  /** The payout was asked of the rail (leg 2 started): an operator may then record it made (record_payout). */
+  payoutAsked?: boolean;
   /** Operator retries so far, per step. */
   rounds: Record<'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund', number>;
   /** When the deposit window ends on the workflow's clock. */
@@ -119,11 +133,27 @@ const mayHaveMovedMoney = [
 
 export const receiveDepositUpdate = defineUpdate<DepositReceipt, [DepositInput]>('receiveDeposit');
 export const cancelTransactionUpdate = defineUpdate<TransactionResource, []>('cancelTransaction');
-export const resolveErrorUpdate = defineUpdate<OperatorAction, [{ action: OperatorAction }]>('resolveError');
+export const resolveErrorUpdate = defineUpdate<OperatorAction, [OperatorDecision]>('resolveError');
 export const settlementStateQuery = defineQuery<SettlementState>('settlementState');
 
 /** What a step returns when the operator chose to refund instead of retrying it. */
 const REFUND = { refund: true } as const;
+/** What a step returns when the operator recorded the payout as made. */
+interface PayoutRecorded {
+  payoutRecorded: { providerReference: string; reason: string };
+}
+
+/** Why a record_payout decision cannot be taken, or null when it can. */
+function recordPayoutProblem(decision: OperatorDecision, state: SettlementState): string | null {
+  if (!state.payoutAsked || (state.step !== 'stablecoin_to_fiat' && state.step !== 'refund')) {
+    return 'record_payout records a payout that was asked of the rail; this transaction has none open.';
+  }
+  const text = (value: unknown, max: number) =>
+    typeof value === 'string' && value.trim().length > 0 && value.length <= max;
+  if (!text(decision.provider_reference, 200)) return 'provider_reference must be 1-200 characters.';
+  if (!text(decision.reason, 500)) return 'reason must be 1-500 characters.';
+  return null;
+}
 
 export async function settlementWorkflow(input: SettlementInput): Promise<TransactionStatus> {
   const id = input.transactionId;
@@ -145,7 +175,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
   let depositAction: DepositReceipt['action'] | null = input.funded?.action ?? null;
   const refundReason: FailureReason =
     input.funded?.action === 'refund' ? input.funded.reason : 'deposit_amount_mismatch';
-  let operatorAction: OperatorAction | null = null;
+  let operatorDecision: OperatorDecision | null = null;
 
   const setStatus = (status: TransactionStatus, failureReason: FailureReason | null = state.failureReason) => {
     state.status = status;
@@ -207,20 +237,26 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
 
   setHandler(
     resolveErrorUpdate,
-    ({ action }) => {
-      operatorAction = action;
-      return action;
+    (decision) => {
+      operatorDecision = {
+        action: decision.action,
+        ...(decision.action === 'record_payout'
+          ? { provider_reference: decision.provider_reference?.trim(), reason: decision.reason?.trim() }
+          : {}),
+      };
+      return decision.action;
     },
     {
       validator: (request) => {
-        const action = (request as { action?: unknown } | undefined)?.action;
-        if (action !== 'retry' && action !== 'refund') {
+        const decision = (request ?? {}) as OperatorDecision;
+        const action: unknown = decision.action;
+        if (action !== 'retry' && action !== 'refund' && action !== 'record_payout') {
           throw ApplicationFailure.nonRetryable(
-            'action must be "retry" or "refund".',
+            'action must be "retry", "refund" or "record_payout".',
             settlementRefusals.invalidAction,
           );
         }
-        if (!state.awaitingOperator || operatorAction !== null) {
+        if (!state.awaitingOperator || operatorDecision !== null) {
           throw ApplicationFailure.nonRetryable(
             `The transaction is ${state.status}; only a transaction in error waits for an operator.`,
             settlementRefusals.notInError,
@@ -232,6 +268,8 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
             settlementRefusals.refundRefused,
           );
         }
+        const problem = action === 'record_payout' ? recordPayoutProblem(decision, state) : null;
+        if (problem) throw ApplicationFailure.nonRetryable(problem, settlementRefusals.invalidAction);
       },
     },
   );
@@ -244,7 +282,7 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
     name: keyof SettlementState['rounds'],
     failure: FailureReason,
     run: (round: number) => Promise<T>,
-  ): Promise<T | typeof REFUND> {
+  ): Promise<T | typeof REFUND | PayoutRecorded> {
     state.step = name;
     for (;;) {
       try {
@@ -256,9 +294,10 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
         setStatus('error', failure);
         state.refundBlocked = failureOfType(error, mayHaveMovedMoney);
         state.awaitingOperator = true;
-        await condition(() => operatorAction !== null);
-        const action = operatorAction as OperatorAction;
-        operatorAction = null;
+        await condition(() => operatorDecision !== null);
+        const decision = operatorDecision as OperatorDecision;
+        const action = decision.action;
+        operatorDecision = null;
         state.awaitingOperator = false;
         state.refundBlocked = null;
         state.rounds[name] += 1;
@@ -266,6 +305,14 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
         await databaseActivities.resumeTransaction(id);
         setStatus('processing', null);
         if (action === 'refund' && name !== 'refund') return REFUND;
+        if (action === 'record_payout') {
+          const payoutRecorded = {
+            providerReference: decision.provider_reference as string,
+            reason: decision.reason as string,
+          };
+          await databaseActivities.recordPayoutByOperator(id, payoutRecorded.providerReference, payoutRecorded.reason);
+          return { payoutRecorded };
+        }
       }
     }
   }
@@ -290,9 +337,39 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
   const showUnknown = (step: string) => () =>
     log.warn('the provider cannot tell yet; asking again', { transactionId: id, step });
 
-  async function refund(reason: FailureReason): Promise<void> {
-    const sellsBack = converted && patched('refund-sells-back');
-    await step('refund', 'refund_failed', async (round) => {
+  /**
+   * Gives the money back, or finds that there is nothing to give back. First (unless this refund started before it
+   * did so) the providers of the legs asked and never closed say what they made after all: a late conversion is
+   * booked before anything is returned (and sold back below; for a pay-in, whose only leg it is, the pay-in
+   * completes), a late payout completes the transaction, a late rejection is recorded. Then the stablecoin leg 1
+   * bought is sold back, and the funding deposit is returned.
+   */
+  async function refund(reason: FailureReason): Promise<'refunded' | 'completed'> {
+    const asksLateOutcomes = patched('refund-asks-late-outcomes');
+    let sellsBack = converted && patched('refund-sells-back');
+    const legs = legsOf(type);
+    const ended = await step('refund', 'refund_failed', async (round): Promise<'refunded' | 'completed'> => {
+      if (asksLateOutcomes) {
+        const late = await databaseActivities.lookUpLateOutcomes(id, round);
+        if (late.conversion) {
+          const completes = legs[legs.length - 1] === 'fiat_to_stablecoin';
+          await recordExecuted('the conversion', () =>
+            databaseActivities.completeFiatToStablecoin(id, late.conversion!.providerReference, completes),
+          );
+          if (completes) return 'completed';
+          converted = true;
+          sellsBack = true;
+        }
+        if (late.payout?.status === 'completed') {
+          await recordExecuted('the payout', () =>
+            databaseActivities.completeStablecoinToFiat(id, late.payout!.providerReference, true),
+          );
+          return 'completed';
+        }
+        if (late.payout?.status === 'rejected') {
+          await databaseActivities.recordPayoutRejection(id, late.payout.providerReference, late.payout.reason);
+        }
+      }
       if (sellsBack) {
         const sold = await railCall(
           id,
@@ -311,8 +388,11 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
         showUnknown('refund'),
       );
       await databaseActivities.finishRefund(id, providerReference, reason);
+      return 'refunded';
     });
-    setStatus('refunded', reason);
+    const outcome = typeof ended === 'string' ? ended : 'completed';
+    if (outcome === 'refunded') setStatus('refunded', reason);
+    return outcome;
   }
 
   // 1. The deposit, a cancellation or the deadline, whichever comes first. The wait ends on the
@@ -334,10 +414,10 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
   // 2. Settle through the type's legs (the last one completes the transaction), or give the money back.
   if (state.status === 'processing') {
     if (depositAction === 'refund') {
-      await refund(refundReason);
+      if ((await refund(refundReason)) === 'completed') setStatus('completed');
     } else {
       const legs = legsOf(type);
-      let refunded = false;
+      let ended: 'refunded' | 'completed' | null = null;
       for (const [index, name] of legs.entries()) {
         const last = index === legs.length - 1;
         if (name === 'fiat_to_stablecoin') {
@@ -345,23 +425,23 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
             executeChild(fiatToStablecoinLegWorkflow, legStart('fiat-to-stablecoin', leg(round, last))),
           );
           if (result === REFUND) {
-            await refund('refunded_by_operator');
-            refunded = true;
+            ended = await refund('refunded_by_operator');
             break;
           }
           converted = true;
         } else {
-          const paid: PayoutLegResult | typeof REFUND = await step('stablecoin_to_fiat', 'payout_failed', (round) =>
+          state.payoutAsked = true;
+          const paid = await step('stablecoin_to_fiat', 'payout_failed', (round) =>
             executeChild(stablecoinToFiatLegWorkflow, legStart('stablecoin-to-fiat', leg(round, last))),
           );
+          if ('payoutRecorded' in paid) break;
           if ('refund' in paid || paid.outcome === 'rejected') {
-            await refund('refund' in paid ? 'refunded_by_operator' : 'payout_rejected');
-            refunded = true;
+            ended = await refund('refund' in paid ? 'refunded_by_operator' : 'payout_rejected');
             break;
           }
         }
       }
-      if (!refunded) setStatus('completed');
+      if (ended !== 'refunded') setStatus('completed');
     }
   }
   state.step = 'done';
@@ -374,20 +454,90 @@ export interface DepositReturnInput {
   depositId: string;
   transactionId: string;
   partnerId: string;
+  /** Sandbox only: the simulation the deposit asked for (return_error). Absent in starts written before it. */
+  simulate?: SandboxSimulation | null;
 }
 
+export interface DepositReturnState {
+  status: 'returning' | 'return_failed' | 'returned';
+  /** Operator retries so far. */
+  rounds: number;
+}
+
+export const depositReturnRefusals = { notFailed: 'NotAwaitingRetry' } as const;
+export const retryDepositReturnUpdate = defineUpdate<'returning', []>('retryDepositReturn');
+export const depositReturnStateQuery = defineQuery<DepositReturnState>('depositReturnState');
+
 /**
- * Sends back a deposit its transaction could not take (deposit-return-<depositId>): the money goes
- * back in full to the sender; the deposit becomes `returned`; the transaction does not change.
+ * Sends back a deposit its transaction could not take (deposit-return-<depositId>): the money goes back in full to
+ * the sender under the deposit's own key; the deposit becomes `returned`; the transaction does not change. The
+ * deposit is on the ledger (held in clearing) from its arrival. A return whose bounded attempts run out is looked up
+ * under its key like the legs (provider-outcome.ts): made -> returned; not made -> `return_failed` (ResourceStatus
+ * `error`) until an operator's `retryDepositReturn` update sends it again (next round, same key); unknown -> asked
+ * again for about two hours, then `return_failed` as well (a retry asks again before anything is sent).
  */
 export async function depositReturnWorkflow(input: DepositReturnInput): Promise<'returned'> {
-  upsertSearchAttributes([
-    { key: PartnerIdAttribute, value: input.partnerId },
-    { key: ResourceIdAttribute, value: input.transactionId },
-    { key: ResourceStatusAttribute, value: 'returning' },
-  ]);
-  await railActivities.sendDepositBack(input.depositId);
-  await databaseActivities.finishDepositReturn(input.depositId);
-  upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'returned' }]);
+  const publish = (status: string) =>
+    upsertSearchAttributes([
+      { key: PartnerIdAttribute, value: input.partnerId },
+      { key: ResourceIdAttribute, value: input.transactionId },
+      { key: ResourceStatusAttribute, value: status },
+    ]);
+  publish('returning');
+  if (!patched('deposit-return-outcome')) {
+    await railActivities.sendDepositBack(input.depositId);
+    await databaseActivities.finishDepositReturn(input.depositId);
+    upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'returned' }]);
+    return 'returned';
+  }
+  const simulate = input.simulate ?? null;
+  const state: DepositReturnState = { status: 'returning', rounds: 0 };
+  let retryAsked = false;
+  setHandler(depositReturnStateQuery, () => ({ ...state }));
+  setHandler(
+    retryDepositReturnUpdate,
+    () => {
+      retryAsked = true;
+      return 'returning' as const;
+    },
+    {
+      validator: () => {
+        if (state.status !== 'return_failed' || retryAsked) {
+          throw ApplicationFailure.nonRetryable(
+            `The deposit's return is ${state.status}; only a failed return waits for a retry.`,
+            depositReturnRefusals.notFailed,
+          );
+        }
+      },
+    },
+  );
+  for (;;) {
+    const round = state.rounds;
+    try {
+      await withOutcomeLookup(
+        () => railActivities.sendDepositBack(input.depositId, round, simulate),
+        () => databaseActivities.lookUpDepositReturn(input.depositId, round, simulate),
+        () => publish('outcome_unknown'),
+      );
+      await recordExecuted('the return', () => databaseActivities.finishDepositReturn(input.depositId));
+      break;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      log.warn('deposit return failed; waiting for an operator', { depositId: input.depositId, round });
+      await databaseActivities.setDepositReturnStatus(input.depositId, 'return_failed');
+      state.status = 'return_failed';
+      publish('error');
+      await condition(() => retryAsked);
+      // Out of return_failed before the first await, so a second retry meanwhile is refused.
+      retryAsked = false;
+      state.status = 'returning';
+      state.rounds += 1;
+      await databaseActivities.setDepositReturnStatus(input.depositId, 'returning');
+      publish('returning');
+    }
+  }
+  state.status = 'returned';
+  publish('returned');
+  await condition(allHandlersFinished);
   return 'returned';
 }

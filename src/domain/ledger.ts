@@ -422,3 +422,34 @@ export function payoutFundingEntries(row: TransactionPostingColumns): LedgerEntr
     converted: amounts.converted,
   });
 }
+
+/** A deposit as the ledger needs it: which one, for which transaction, how much. */
+export interface DepositOnLedger {
+  id: string;
+  transactionId: string;
+  currency: string;
+  amount: { toString(): string };
+}
+
+const depositMoney = (deposit: DepositOnLedger) => Money.of(deposit.currency as Currency, deposit.amount.toString());
+
+/**
+ * A deposit its transaction did not take (it came late): held in clearing from the moment it arrived, under its own
+ * reference, until its own return pays it out (lateDepositReturned).
+ */
+export function lateDepositReceived(deposit: DepositOnLedger): LedgerPosting {
+  return {
+    reference: `deposit:${deposit.id}:received`,
+    description: `Deposit ${deposit.id} for transaction ${deposit.transactionId}, not expected`,
+    entries: settlementEntries.depositReceived(depositMoney(deposit)),
+  };
+}
+
+/** The late deposit sent back: out of clearing to the sender. */
+export function lateDepositReturned(deposit: DepositOnLedger): LedgerPosting {
+  return {
+    reference: `deposit:${deposit.id}:returned`,
+    description: `Return of deposit ${deposit.id}`,
+    entries: settlementEntries.paidOut(depositMoney(deposit)),
+  };
+}

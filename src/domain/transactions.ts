@@ -213,6 +213,7 @@ export const sandboxSimulations = [
   'payout_error',
   'payout_timeout_after_execution',
   'payout_outcome_unknown',
+  'return_error',
 ] as const;
 export type SandboxSimulation = (typeof sandboxSimulations)[number];
 

@@ -176,6 +176,10 @@ export const errorCatalogue = {
     status: 422,
     when: "A sandbox deposit's `reference` is not the transaction's deposit reference.",
   },
+  provider_reference_in_use: {
+    status: 409,
+    when: "A deposit's `provider_reference` (the bank's own id of the credit) already names a deposit of another transaction or virtual account: one credit funds one thing.",
+  },
   tx_hash_chain_mismatch: {
     status: 422,
     when: "`tx_hash` is a transaction hash of the other chain than the payout's stablecoin chain.",

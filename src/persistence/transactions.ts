@@ -99,17 +99,30 @@ export type TransactionDepositRow = Prisma.TransactionDepositGetPayload<object>;
 /** A deposit of a transaction as written (accepted, returning or returned). */
 export type NewTransactionDeposit = Omit<Insertable<DB['transactionDeposits']>, 'createdAt' | 'updatedAt'>;
 
-/** Inserts a deposit in the caller's database transaction. */
+/**
+ * Inserts a deposit in the caller's database transaction, once per credit: when the provider's reference was
+ * recorded already (the same credit reported twice, perhaps at this very moment: the insert waits for the other
+ * writer's commit) nothing is written and `inserted` is false, with the row recorded first.
+ */
 export async function insertTransactionDeposit(
   tx: DatabaseTransaction,
   deposit: NewTransactionDeposit,
-): Promise<TransactionDepositRow> {
+): Promise<{ row: TransactionDepositRow; inserted: boolean }> {
   const now = new Date();
-  return tx
+  const inserted = await tx
     .insertInto('transactionDeposits')
     .values({ ...deposit, createdAt: now, updatedAt: now })
+    .onConflict((conflict) => conflict.columns(['provider', 'providerReference']).doNothing())
     .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { row: inserted, inserted: true };
+  const recorded = await tx
+    .selectFrom('transactionDeposits')
+    .selectAll()
+    .where('provider', '=', deposit.provider)
+    .where('providerReference', '=', deposit.providerReference)
     .executeTakeFirstOrThrow();
+  return { row: recorded, inserted: false };
 }
 
 /** The transaction whose deposit reference this is (any partner's): how a bank credit finds its transaction. */
@@ -190,6 +203,8 @@ export async function closeTransactionLeg(
     status: 'completed' | 'rejected';
     providerReference: string;
     failureReason: string | null;
+    /** An operator recorded the outcome (the provider could not tell): their reason. */
+    operatorReason?: string;
   },
 ): Promise<true | { status: string | null }> {
   const closed = await tx
@@ -198,6 +213,7 @@ export async function closeTransactionLeg(
       status: leg.status,
       providerReference: leg.providerReference,
       failureReason: leg.failureReason,
+      ...(leg.operatorReason === undefined ? {} : { operatorReason: leg.operatorReason }),
       updatedAt: sql`now()`,
     })
     .where('transactionId', '=', leg.transactionId)
@@ -206,6 +222,17 @@ export async function closeTransactionLeg(
     .executeTakeFirst();
   if (closed.numUpdatedRows === 1n) return true;
   return { status: await transactionLegStatus(tx, leg.transactionId, leg.kind) };
+}
+
+/** The legs of a transaction that were asked of a provider and never closed (status processing), by kind. */
+export async function openTransactionLegs(db: SqlDb, transactionId: string): Promise<LegKind[]> {
+  const rows = await sqlOf(db)
+    .selectFrom('transactionLegs')
+    .select('kind')
+    .where('transactionId', '=', transactionId)
+    .where('status', '=', 'processing')
+    .execute();
+  return rows.map((row) => row.kind);
 }
 
 /** A leg's status, or null when it was never opened. */
@@ -228,13 +255,21 @@ export const findTransactionDeposit = (db: SqlDb, id: string): Promise<Transacti
     .executeTakeFirst()
     .then((row) => row ?? null);
 
-/** The deposit a transaction took and has not returned yet (accepted, or returning). */
-export async function findHeldDeposit(db: SqlDb, transactionId: string): Promise<TransactionDepositRow | null> {
+/**
+ * The deposit that funded the transaction (the one it took: accepted, or to be refunded as not the expected
+ * amount), in whatever status. Deposits that came late (`not_awaiting_deposit`) are never it: each is returned by
+ * its own deposit-return workflow. A transaction takes one deposit; the order makes the choice defined regardless.
+ */
+export async function findFundingDeposit(db: SqlDb, transactionId: string): Promise<TransactionDepositRow | null> {
   const row = await sqlOf(db)
     .selectFrom('transactionDeposits')
     .selectAll()
     .where('transactionId', '=', transactionId)
-    .where('status', 'in', ['accepted', 'returning'])
+    .where((where) =>
+      where.or([where('returnReason', 'is', null), where('returnReason', '!=', 'not_awaiting_deposit')]),
+    )
+    .orderBy('receivedAt')
+    .orderBy('id')
     .executeTakeFirst();
   return row ?? null;
 }
@@ -257,10 +292,15 @@ export async function lockTransactionDeposit(
   return row ?? null;
 }
 
-export async function markDepositReturned(tx: DatabaseTransaction, id: string): Promise<void> {
+/** A deposit's return: returning -> returned, or -> return_failed (attempts ran out) and back when retried. */
+export async function setDepositStatus(
+  tx: DatabaseTransaction,
+  id: string,
+  status: 'returning' | 'returned' | 'return_failed',
+): Promise<void> {
   await tx
     .updateTable('transactionDeposits')
-    .set({ status: 'returned', updatedAt: new Date() })
+    .set({ status, updatedAt: new Date() })
     .where('id', '=', id)
     .execute();
 }

@@ -112,6 +112,7 @@ export function toDeposit(row: TransactionDepositRow): DepositResource {
     currency: row.currency as Currency,
     sender_name: row.senderName,
     reference: row.reference,
+    provider_reference: row.providerReference,
     status: row.status as DepositResource['status'],
     return_reason: row.returnReason as DepositResource['return_reason'],
     received_at: row.receivedAt.toISOString(),

@@ -99,6 +99,8 @@ export const SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS = 50;
  * payout_rejected -> the payout is rejected (every round); conversion_error / payout_error -> the step's first round
  * fails as unavailable, before anything is done, every time it is tried (so the retries run out, the lookup finds
  * nothing and the transaction goes to `error`), and an operator's retry (round 1) succeeds;
+ * return_error -> a return's first round fails as unavailable, before anything is done (the refund goes to `error`, a
+ * late deposit's return to `return_failed`), and an operator's retry (round 1) succeeds;
  * payout_timeout_after_execution -> in the first round the payout is made and then every answer is lost (a timeout),
  * while the lookup reports it made; payout_outcome_unknown -> the same, and in the first round the lookup cannot tell
  * either (unknown); from round 1 both answer. A sell-back fetches SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS less than the
@@ -134,6 +136,9 @@ export class SandboxFiatRails implements FiatRails {
   }
 
   async returnToSender(request: ReturnRequest): Promise<RailOutcome & { status: 'completed' }> {
+    if (request.simulate === 'return_error' && request.round === 0) {
+      throw new RailUnavailableError('sandbox: the sender’s bank is unavailable (simulate: return_error)');
+    }
     return (await this.record('return', request, request.amount, 'completed')).outcome as RailOutcome & {
       status: 'completed';
     };

@@ -83,8 +83,18 @@ export interface DepositProvider {
   stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions;
 }
 
+/** Who reports the sandbox's simulated credits (the provider of their deposits). */
+export const SANDBOX_PROVIDER = 'sandbox';
+
 /** A credit on a collection account, as a production integration reports it to receiveDeposit. */
 export interface IncomingDeposit {
+  /** The integration that reports it (one name per bank or rail connection). */
+  provider: string;
+  /**
+   * The provider's own id of this credit (its end-to-end id, transaction id or statement entry reference): unique per
+   * provider, so a credit reported twice is recorded once.
+   */
+  providerReference: string;
   /** The payment reference the credit carried (normalised before matching). */
   reference: string;
   amount: Money;

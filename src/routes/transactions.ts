@@ -266,11 +266,21 @@ const simulateDeposit = defineRoute({
     '`payout_rejected` (ends `refunded`), `conversion_error` or `payout_error` (ends in `error`, waiting for an ' +
     'operator; a retry then succeeds), `payout_timeout_after_execution` and `payout_outcome_unknown` (the payout is ' +
     'made and its answer lost: the rail is asked again by the payout’s idempotency key and the transaction never ' +
-    'pays twice; see SandboxDepositRequest). Production receives deposits from the banks, with the same effect.',
+    'pays twice; see SandboxDepositRequest), `return_error` (a return of this deposit keeps failing: the refund ends ' +
+    'in `error`, a late deposit in `return_failed`; an operator retries). A deposit arriving when none is awaited is ' +
+    'on the books (held) from that moment until its return. `provider_reference` is the bank’s own id of the credit: ' +
+    'the same credit reported again answers the deposit it made the first time and moves nothing (a bank may report ' +
+    'a credit twice). Production receives deposits from the banks, with the same effect.',
   params: idParam('id', 'Transaction id.'),
   body: sandboxDepositRequestSchema,
   response: { status: 201, description: 'The deposit and what became of it.', schema: depositSchema },
-  errors: ['not_found', 'amount_too_precise', 'deposit_reference_mismatch', 'service_unavailable'],
+  errors: [
+    'not_found',
+    'amount_too_precise',
+    'deposit_reference_mismatch',
+    'provider_reference_in_use',
+    'service_unavailable',
+  ],
   async handler({ params, body, partner, services }) {
     return receiveSandboxDeposit(services, partner.id, params.id as string, body);
   },
@@ -296,11 +306,12 @@ const simulateVirtualAccountDeposit = defineRoute({
     'compared ignoring case, accents, punctuation and spacing, every word in order ("jose da silva-neto" matches ' +
     '"José da Silva Neto"; "J. Silva" does not). An amount outside the allowed range, or not covering the fees, is ' +
     'refused (422 `amount_out_of_range`) and nothing is created. Production receives these credits from the bank ' +
-    'through the same deposit-provider interface as transaction deposits, with the same effect.',
+    'through the same deposit-provider interface as transaction deposits, with the same effect. The same credit ' +
+    'reported again (the same `provider_reference`) answers the pay-in it made the first time; nothing is credited twice.',
   params: idParam('id', 'Virtual account id.'),
   body: sandboxVirtualAccountDepositRequestSchema,
   response: { status: 201, description: 'The pay-in the deposit made.', schema: transactionSchema },
-  errors: ['not_found', 'amount_out_of_range', 'service_unavailable'],
+  errors: ['not_found', 'amount_out_of_range', 'provider_reference_in_use', 'service_unavailable'],
   async handler({ params, body, partner, services }) {
     return receiveSandboxVirtualAccountDeposit(services, partner.id, params.id as string, body);
   },

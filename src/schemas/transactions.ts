@@ -280,6 +280,16 @@ export const sandboxVirtualAccountDepositRequestSchema = z
       .max(140)
       .optional()
       .meta({ description: 'The payment reference it carried (recorded).' }),
+    provider_reference: text(140)
+      .optional()
+      .meta({
+        description:
+          'The bank’s own id of this credit (its end-to-end or transaction id), as a bank reports it. A credit reported ' +
+          'again with the same provider_reference is recorded once: the answer is what the first report made, and ' +
+          'nothing moves again (409 provider_reference_in_use if it named another transaction). Without it every ' +
+          'request is a new credit (a retry with the same Idempotency-Key is the same one).',
+        example: 'E2E20261126SANDBOX0001',
+      }),
   })
   .strict()
   .meta({ id: 'SandboxVirtualAccountDepositRequest' });
@@ -320,6 +330,16 @@ export const sandboxDepositRequestSchema = z
           'The payment reference the deposit carried. Defaults to the transaction’s; if given it must be that reference ' +
           '(any case, spaces and hyphens allowed).',
       }),
+    provider_reference: text(140)
+      .optional()
+      .meta({
+        description:
+          'The bank’s own id of this credit (its end-to-end or transaction id), as a bank reports it. A credit reported ' +
+          'again with the same provider_reference is recorded once: the answer is what the first report made, and ' +
+          'nothing moves again (409 provider_reference_in_use if it named another transaction). Without it every ' +
+          'request is a new credit (a retry with the same Idempotency-Key is the same one).',
+        example: 'E2E20261126SANDBOX0001',
+      }),
     simulate: z
       .enum(sandboxSimulations)
       .optional()
@@ -333,7 +353,9 @@ export const sandboxDepositRequestSchema = z
           '`processing` while it is asked again, then `error`, where a refund is refused because the receiver may be ' +
           'paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin ' +
           'back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the ' +
-          'deposit back in full.',
+          'deposit back in full. `return_error`: a return of this deposit (a refund, or a late deposit sent back) ' +
+          'keeps failing until its retries run out: a refund goes to `error`, a late deposit to `return_failed`; an ' +
+          'operator’s retry then succeeds.',
       }),
   })
   .strict()
@@ -540,8 +562,15 @@ export const depositSchema = z
     currency: z.enum(allCurrencies),
     sender_name: z.string().nullable(),
     reference: z.string().nullable(),
-    status: z.enum(['accepted', 'returning', 'returned']).meta({
-      description: 'accepted: it funds the transaction. returning -> returned: it goes back to the sender in full.',
+    provider_reference: z.string().meta({
+      description:
+        'The reporting bank’s own id of the credit: one credit is one deposit, however often it is reported.',
+    }),
+    status: z.enum(['accepted', 'returning', 'returned', 'return_failed']).meta({
+      description:
+        'accepted: it funds the transaction. returning -> returned: it goes back to the sender in full. ' +
+        'return_failed: the return kept failing; the money is held (on the ledger since it arrived) until an ' +
+        'operator retries it (-> returning).',
     }),
     return_reason: z
       .enum(['amount_mismatch', 'not_awaiting_deposit', 'third_party_sender', 'virtual_account_not_active'])

@@ -11,6 +11,7 @@ export const RESOURCE_NOT_FOUND = 'ResourceNotFound';
 export const refundRefusals = {
   payoutExecuted: 'PayoutExecuted',
   payoutOutcomeUnknown: 'PayoutOutcomeUnknown',
+  conversionOutcomeUnknown: 'ConversionOutcomeUnknown',
 } as const;
 
 /** Failure types a step ends with when undoing it could pay twice (workflows/provider-outcome.ts). */

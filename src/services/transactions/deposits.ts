@@ -3,6 +3,9 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { idOfThisRequest } from '../../request-context';
 import { amountTextProblem, Currency, Money } from '../../domain/money';
+import { idFromReference } from '../../domain/ids';
+import { lateDepositReceived } from '../../domain/ledger';
+import { postLedgerEntries } from '../../persistence/ledger';
 import { normaliseDepositReference, SandboxSimulation } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import {
@@ -11,8 +14,8 @@ import {
   insertTransactionDeposit,
 } from '../../persistence/transactions';
 import { toDeposit } from '../../presenters/transactions';
-import type { TransactionRow } from '../../persistence/transactions';
-import type { IncomingDeposit } from '../../providers/transaction-deposits';
+import type { TransactionDepositRow, TransactionRow } from '../../persistence/transactions';
+import { type IncomingDeposit, SANDBOX_PROVIDER } from '../../providers/transaction-deposits';
 import type { DepositResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
 import { updateRefusal } from '../../temporal/errors';
@@ -23,6 +26,9 @@ import { depositReturnWorkflow, receiveDepositUpdate, settlementRefusals } from 
 import { findTransactionOrThrow } from './find';
 
 export interface DepositReport {
+  /** Who reported the credit and their own id of it: the same credit reported again names the same deposit. */
+  provider: string;
+  providerReference: string;
   amount: Money;
   senderName: string | null;
   reference: string | null;
@@ -34,18 +40,24 @@ export interface DepositReport {
  * A deposit for a transaction (the sandbox endpoint, or a production integration through
  * receiveDepositByReference). A transaction awaiting its deposit takes it through its workflow's
  * receiveDeposit update (the workflow decides, atomically with a cancel or the deadline); any other
- * deposit is recorded and sent back by a deposit-return workflow, and the transaction is unchanged.
+ * deposit is recorded, posted as held, and sent back by a deposit-return workflow; the transaction is unchanged.
+ * The deposit's id comes from the provider's reference, and it is also the update's id: a credit reported twice
+ * (one after the other, at once, or after a worker was killed) is one update and one row, and the second report
+ * answers the deposit the first made.
  */
 export async function receiveDeposit(
   services: ApiServices,
   row: TransactionRow,
   report: DepositReport,
 ): Promise<DepositResource> {
-  // The workflow update's id: a retry with the same Idempotency-Key gets the first attempt's outcome from Temporal.
-  const depositId = idOfThisRequest('deposit');
+  const depositId = idFromReference('deposit', report.provider, report.providerReference);
+  const reported = await findTransactionDeposit(services.prisma, depositId);
+  if (reported) return replayOf(reported, row, report);
   if (row.status === 'awaiting_deposit') {
     const input: DepositInput = {
       depositId,
+      provider: report.provider,
+      providerReference: report.providerReference,
       amount: report.amount.toString(),
       senderName: report.senderName,
       reference: report.reference,
@@ -61,12 +73,17 @@ export async function receiveDeposit(
       // Cancelled, expired or funded meanwhile (or the workflow already completed): a late deposit.
       const late =
         error instanceof WorkflowNotFoundError || updateRefusal(error)?.type === settlementRefusals.notAwaitingDeposit;
-      if (!late) throw error;
+      if (!late) {
+        // The same credit recorded meanwhile by a concurrent report (DepositAlreadyRecorded): that deposit.
+        const recorded = await findTransactionDeposit(services.prisma, depositId);
+        if (recorded) return replayOf(recorded, row, report);
+        throw error;
+      }
     }
   }
-  // A retry whose first attempt's update was taken after all (the transaction has moved on since): that deposit.
+  // The update was refused because the same credit was taken meanwhile (a concurrent report): that deposit.
   const taken = await findTransactionDeposit(services.prisma, depositId);
-  if (taken?.transactionId === row.id) return toDeposit(taken);
+  if (taken) return replayOf(taken, row, report);
   return writeThenStart(services, async (tx, start) => {
     const deposit = await insertTransactionDeposit(tx, {
       id: depositId,
@@ -75,19 +92,36 @@ export async function receiveDeposit(
       amount: report.amount.toString(),
       senderName: report.senderName,
       reference: report.reference,
+      provider: report.provider,
+      providerReference: report.providerReference,
       status: 'returning',
       returnReason: 'not_awaiting_deposit',
       receivedAt: report.receivedAt,
     });
+    // The same credit reported at once by another request: that one records and returns it.
+    if (!deposit.inserted) return replayOf(deposit.row, row, report);
+    // Held from the moment it arrived, whatever becomes of its return.
+    await postLedgerEntries(tx, lateDepositReceived(deposit.row));
     await start(
       workflowStart(depositReturnWorkflow, {
         workflowId: workflowIds.depositReturn(depositId),
-        args: [{ depositId, transactionId: row.id, partnerId: row.partnerId }],
+        args: [{ depositId, transactionId: row.id, partnerId: row.partnerId, simulate: report.simulate }],
         searchAttributes: { PartnerId: row.partnerId, ResourceId: row.id, ResourceStatus: 'returning' },
       }),
     );
-    return toDeposit(deposit);
+    return toDeposit(deposit.row);
   });
+}
+
+/** A credit reported again: the deposit it made the first time, unless the reference was used for another transaction. */
+function replayOf(deposit: TransactionDepositRow, row: TransactionRow, report: DepositReport): DepositResource {
+  if (deposit.transactionId !== row.id) {
+    throw new ApiError(
+      'provider_reference_in_use',
+      `provider_reference ${report.providerReference} already names a deposit of another transaction.`,
+    );
+  }
+  return toDeposit(deposit);
 }
 
 /** The sandbox deposit endpoint: checks the amount's decimals and the reference, then receiveDeposit. */
@@ -95,7 +129,13 @@ export async function receiveSandboxDeposit(
   services: ApiServices,
   partnerId: string,
   transactionId: string,
-  body: { amount: string; sender_name?: string; reference?: string; simulate?: SandboxSimulation },
+  body: {
+    amount: string;
+    sender_name?: string;
+    reference?: string;
+    provider_reference?: string;
+    simulate?: SandboxSimulation;
+  },
 ): Promise<DepositResource> {
   const row = await findTransactionOrThrow(services.prisma, partnerId, transactionId);
   const currency = row.senderCurrency as Currency;
@@ -108,6 +148,9 @@ export async function receiveSandboxDeposit(
     );
   }
   return receiveDeposit(services, row, {
+    provider: SANDBOX_PROVIDER,
+    // Without one, each request is a new credit (a retry with its Idempotency-Key being the same one).
+    providerReference: body.provider_reference ?? idOfThisRequest('deposit'),
     amount: Money.parse(currency, body.amount),
     senderName: body.sender_name ?? null,
     reference: body.reference ?? row.depositReference,
@@ -129,6 +172,8 @@ export async function receiveDepositByReference(
   const row = reference ? await findTransactionByDepositReference(services.prisma, reference) : null;
   if (!row || row.senderCurrency !== incoming.amount.currency) return null;
   return receiveDeposit(services, row, {
+    provider: incoming.provider,
+    providerReference: incoming.providerReference,
     amount: incoming.amount,
     senderName: incoming.senderName,
     reference: incoming.reference,

@@ -1,6 +1,8 @@
 // Virtual-account deposits: pay-ins without a quote, created funded at the current rate and credited to the
 // account's wallet (or sent back when the account may not take them).
-import { newId } from '../../domain/ids';
+import { idFromReference } from '../../domain/ids';
+import { idOfThisRequest } from '../../request-context';
+import { toTransaction } from '../../presenters/transactions';
 import { amountTextProblem, Currency, Money } from '../../domain/money';
 import type { Blockchain, FiatRail } from '../../domain/rails';
 import { decideVirtualAccountDeposit } from '../../domain/transactions';
@@ -8,11 +10,16 @@ import { ApiError } from '../../http/errors';
 import { settlementEntries, ledgerReference } from '../../domain/ledger';
 import { postLedgerEntries } from '../../persistence/ledger';
 import { readCustomer } from '../../persistence/customers';
-import { insertTransactionDeposit } from '../../persistence/transactions';
+import {
+  findTransactionDeposit,
+  insertTransactionDeposit,
+  readTransactionRow,
+  type TransactionDepositRow,
+} from '../../persistence/transactions';
 import { findVirtualAccountByDepositReference, type VirtualAccountRow } from '../../persistence/virtual-accounts';
 import { beneficiaryNameOf } from '../../presenters/virtual-accounts';
 import type { DepositRail } from '../../providers/deposit-accounts';
-import type { IncomingDeposit } from '../../providers/transaction-deposits';
+import { type IncomingDeposit, SANDBOX_PROVIDER } from '../../providers/transaction-deposits';
 import { lockTerms, priceWithinRanges } from '../quotes';
 import { findVirtualAccountOrThrow } from '../virtual-accounts';
 import type { TransactionResource } from '../../schemas/transactions';
@@ -23,6 +30,9 @@ import { writeNewTransaction, amountColumns } from './write';
 
 /** A credit on a virtual account's deposit details (the sandbox endpoint, or a bank integration). */
 export interface VirtualAccountCredit {
+  /** Who reported the credit and their own id of it: the same credit reported again makes no second pay-in. */
+  provider: string;
+  providerReference: string;
   amount: Money;
   senderName: string;
   reference: string | null;
@@ -46,6 +56,42 @@ export async function receiveVirtualAccountDeposit(
   account: VirtualAccountRow,
   credit: VirtualAccountCredit,
 ): Promise<TransactionResource> {
+  // Both ids come from the provider's reference: a credit reported twice, even at once, is one deposit and one pay-in.
+  const depositId = idFromReference('deposit', credit.provider, credit.providerReference);
+  const id = idFromReference('virtual_account_payin', credit.provider, credit.providerReference);
+  const reported = await findTransactionDeposit(services.prisma, depositId);
+  if (reported) return payInOfReplay(services, account, reported);
+  try {
+    return await writeVirtualAccountPayIn(services, account, credit, { id, depositId });
+  } catch (error) {
+    const recorded = await findTransactionDeposit(services.prisma, depositId);
+    if (recorded) return payInOfReplay(services, account, recorded);
+    throw error;
+  }
+}
+
+/** The pay-in a credit reported again made the first time (it must have been for this account). */
+async function payInOfReplay(
+  services: ApiServices,
+  account: VirtualAccountRow,
+  deposit: TransactionDepositRow,
+): Promise<TransactionResource> {
+  const payIn = await readTransactionRow(services.prisma, deposit.transactionId);
+  if (payIn?.virtualAccountId !== account.id) {
+    throw new ApiError(
+      'provider_reference_in_use',
+      `provider_reference ${deposit.providerReference} already names a deposit of another transaction.`,
+    );
+  }
+  return toTransaction(payIn);
+}
+
+async function writeVirtualAccountPayIn(
+  services: ApiServices,
+  account: VirtualAccountRow,
+  credit: VirtualAccountCredit,
+  { id, depositId }: { id: string; depositId: string },
+): Promise<TransactionResource> {
   const customer = await readCustomer(services.prisma, account.customerId);
   const decision = decideVirtualAccountDeposit({
     status: account.status,
@@ -65,7 +111,6 @@ export async function receiveVirtualAccountDeposit(
     partnerFee: null,
   });
   const amounts = priceWithinRanges(terms, { side: 'sender', amount: credit.amount }, services.config.amountRanges);
-  const id = newId();
   return writeNewTransaction(
     services,
     {
@@ -78,17 +123,21 @@ export async function receiveVirtualAccountDeposit(
       deposit: null,
       funded: decision.action === 'settle' ? { action: 'settle' } : { action: 'refund', reason: decision.reason },
       afterInsert: async (tx) => {
-        await insertTransactionDeposit(tx, {
-          id: newId(),
+        const deposit = await insertTransactionDeposit(tx, {
+          id: depositId,
           transactionId: id,
           currency: credit.amount.currency,
           amount: credit.amount.toString(),
           senderName: credit.senderName,
           reference: credit.reference,
+          provider: credit.provider,
+          providerReference: credit.providerReference,
           status: decision.action === 'settle' ? 'accepted' : 'returning',
           returnReason: decision.action === 'refund' ? decision.reason : null,
           receivedAt: credit.receivedAt,
         });
+        // Recorded by a concurrent report of the same credit: roll this one back; the caller answers that pay-in.
+        if (!deposit.inserted) throw new Error(`deposit ${depositId} was recorded by another report`);
         await postLedgerEntries(tx, {
           reference: ledgerReference(id, 'deposit'),
           description: `Deposit on virtual account ${account.id} (pay-in ${id})`,
@@ -112,13 +161,16 @@ export async function receiveSandboxVirtualAccountDeposit(
   services: ApiServices,
   partnerId: string,
   virtualAccountId: string,
-  body: { amount: string; sender_name: string; reference?: string },
+  body: { amount: string; sender_name: string; reference?: string; provider_reference?: string },
 ): Promise<TransactionResource> {
   const account = await findVirtualAccountOrThrow(services.prisma, partnerId, virtualAccountId);
   const currency = account.senderCurrency as Currency;
   const problem = amountTextProblem(body.amount, currency);
   if (problem) throw ApiError.invalidParam('amount', problem);
   return receiveVirtualAccountDeposit(services, account, {
+    provider: SANDBOX_PROVIDER,
+    // Without one, each request is a new credit (a retry with its Idempotency-Key being the same one).
+    providerReference: body.provider_reference ?? idOfThisRequest('deposit'),
     amount: Money.parse(currency, body.amount),
     senderName: body.sender_name,
     reference: body.reference ?? null,
@@ -137,6 +189,8 @@ export async function receiveVirtualAccountCredit(
   const account = await findVirtualAccountByDepositReference(services.prisma, incoming.account);
   if (!account || account.senderCurrency !== incoming.amount.currency) return null;
   return receiveVirtualAccountDeposit(services, account, {
+    provider: incoming.provider,
+    providerReference: incoming.providerReference,
     amount: incoming.amount,
     senderName: incoming.senderName ?? '',
     reference: incoming.reference,
