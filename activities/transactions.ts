@@ -127,7 +127,6 @@ function payoutPostings(row: TransactionRow, providerReference: string) {
   ];
 }
 
-
 function notFound(what: string, id: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, RESOURCE_NOT_FOUND);
 }

@@ -21,11 +21,14 @@ import {
   deposit,
   eventTypesOf,
   expectLedgerInvariants,
+  expectTransactionInvariants,
   ledgerOf,
   Parties,
   setUpParties,
   settlementHandle,
   TransactionBody,
+  transactionOf,
+  untilSkipping as untilSkippingTime,
   waitForStatus,
 } from './support/transactions';
 
@@ -38,18 +41,9 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.teardown());
 
-const get = async (id: string): Promise<TransactionBody> => {
-  const response = await parties.partner.api.get(`/v1/transactions/${id}`);
-  expect(response.status).toBe(200);
-  return response.body as TransactionBody;
-};
-
-async function expectInvariants(id: string, depositIds: string[] = []) {
-  const transaction = await get(id);
-  const ledger = await ledgerOf(harness, id, depositIds);
-  expectLedgerInvariants(ledger, transaction, parties.partner.partnerId, parties.wallet.id);
-  return { transaction, ledger };
-}
+const get = (id: string) => transactionOf(parties, id);
+const expectInvariants = (id: string, depositIds: string[] = []) =>
+  expectTransactionInvariants(harness, parties, id, depositIds);
 
 const operationsOf = (prefix: string) =>
   harness.prisma.sandboxRailOperation.findMany({
@@ -66,17 +60,15 @@ const resolve = (id: string, decision: Record<string, unknown>) =>
 const depositReturn = (depositId: string) =>
   harness.env.client.workflow.getHandle(workflowIds.depositReturn(depositId));
 
-/** Skips time 10 minutes a step (so bounded retries and provider polls pass) until `probe` holds. */
-async function untilSkipping(probe: () => Promise<boolean>, what: string): Promise<void> {
-  for (let step = 0; step < 40; step += 1) {
-    if (await probe()) return;
-    await harness.env.sleep('10 minutes');
-  }
-  throw new Error(`never: ${what}`);
-}
+const untilSkipping = (probe: () => Promise<boolean>, what: string) => untilSkippingTime(harness, probe, what);
 
 /** A bank's report of a credit carrying the transaction's reference, with the bank's own id of it. */
-const bankCredit = (created: TransactionBody, providerReference: string, amount = created.sender.amount, at = new Date()) =>
+const bankCredit = (
+  created: TransactionBody,
+  providerReference: string,
+  amount = created.sender.amount,
+  at = new Date(),
+) =>
   receiveDepositByReference(harness.services, {
     provider: 'test-bank',
     providerReference,
@@ -160,7 +152,10 @@ describe('a credit the bank reports twice', () => {
 describe('a refund with a late deposit beside the funding one', () => {
   it('returns the funding deposit under the refund key; the late one is held and returned on its own', async () => {
     const created = await createTransaction(parties);
-    const funding = await deposit(parties, created, { simulate: 'payout_error', provider_reference: `F-${created.id}` });
+    const funding = await deposit(parties, created, {
+      simulate: 'payout_error',
+      provider_reference: `F-${created.id}`,
+    });
     await waitForStatus(harness, created.id, 'error');
     // A late credit whose value date the bank puts before the funding one, and whose return keeps failing.
     const late = await parties.partner.api
@@ -169,7 +164,10 @@ describe('a refund with a late deposit beside the funding one', () => {
     expect(late.status).toBe(201);
     expect(late.body).toMatchObject({ status: 'returning', return_reason: 'not_awaiting_deposit', amount: '500.00' });
     // On the books from the moment it arrived.
-    expect(await depositLedger(late.body.id)).toMatchObject({ references: ['received'], net: { 'fiat_clearing:BRL': '500' } });
+    expect(await depositLedger(late.body.id)).toMatchObject({
+      references: ['received'],
+      net: { 'fiat_clearing:BRL': '500' },
+    });
     await untilSkipping(
       async () => (await depositReturn(late.body.id).query(depositReturnStateQuery)).status === 'return_failed',
       'the late deposit’s return fails',
@@ -210,7 +208,10 @@ describe('a deposit return that keeps failing', () => {
     expect(stored.status).toBe('return_failed');
     const shown = await parties.partner.api.get(`/v1/transactions/${created.id}`);
     expect(shown.status).toBe(200);
-    expect(await depositLedger(late.id)).toMatchObject({ references: ['received'], net: { 'fiat_clearing:BRL': '1000' } });
+    expect(await depositLedger(late.id)).toMatchObject({
+      references: ['received'],
+      net: { 'fiat_clearing:BRL': '1000' },
+    });
     expect(await handle.executeUpdate(retryDepositReturnUpdate)).toBe('returning');
     // Only a failed return waits for a retry: a second one is refused.
     await expect(handle.executeUpdate(retryDepositReturnUpdate)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);

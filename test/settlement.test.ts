@@ -15,11 +15,14 @@ import {
   deposit,
   eventTypesOf,
   expectLedgerInvariants,
+  expectTransactionInvariants,
   ledgerOf,
   Parties,
   setUpParties,
   settlementHandle,
   TransactionBody,
+  transactionOf,
+  untilSkipping as untilSkippingTime,
   waitForStatus,
 } from './support/transactions';
 
@@ -32,18 +35,9 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.teardown());
 
-const get = async (id: string): Promise<TransactionBody> => {
-  const response = await parties.partner.api.get(`/v1/transactions/${id}`);
-  expect(response.status).toBe(200);
-  return response.body as TransactionBody;
-};
-
-async function expectInvariants(id: string, depositIds: string[] = []) {
-  const transaction = await get(id);
-  const ledger = await ledgerOf(harness, id, depositIds);
-  expectLedgerInvariants(ledger, transaction, parties.partner.partnerId, parties.wallet.id);
-  return { transaction, ledger };
-}
+const get = (id: string) => transactionOf(parties, id);
+const expectInvariants = (id: string, depositIds: string[] = []) =>
+  expectTransactionInvariants(harness, parties, id, depositIds);
 
 /**
  * A refund after leg 1 sold the stablecoin back once, at the sandbox exchange's rate (its spread below the locked
@@ -78,14 +72,7 @@ async function expectSoldBack(created: TransactionBody): Promise<Decimal> {
   return proceeds;
 }
 
-/** Waits (skipping time by 10 minutes a step, so the provider lookups' polls pass) until `probe` holds. */
-async function untilSkipping(probe: () => Promise<boolean>, what: string): Promise<void> {
-  for (let step = 0; step < 40; step += 1) {
-    if (await probe()) return;
-    await harness.env.sleep('10 minutes');
-  }
-  throw new Error(`never: ${what}`);
-}
+const untilSkipping = (probe: () => Promise<boolean>, what: string) => untilSkippingTime(harness, probe, what);
 
 async function walletBalances() {
   return (await parties.partner.api.get(`/v1/wallets/${parties.wallet.id}`)).body.balances;

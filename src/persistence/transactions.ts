@@ -298,9 +298,5 @@ export async function setDepositStatus(
   id: string,
   status: 'returning' | 'returned' | 'return_failed',
 ): Promise<void> {
-  await tx
-    .updateTable('transactionDeposits')
-    .set({ status, updatedAt: new Date() })
-    .where('id', '=', id)
-    .execute();
+  await tx.updateTable('transactionDeposits').set({ status, updatedAt: new Date() }).where('id', '=', id).execute();
 }

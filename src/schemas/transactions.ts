@@ -262,6 +262,18 @@ export const confirmPayoutRequestSchema = z
   .strict()
   .meta({ id: 'ConfirmPayoutRequest' });
 
+/** The bank's own id of a credit, on the sandbox deposit endpoints (one credit is one deposit). */
+const providerReferenceSchema = text(140)
+  .optional()
+  .meta({
+    description:
+      'The bank’s own id of this credit (its end-to-end or transaction id), as a bank reports it. A credit reported ' +
+      'again with the same provider_reference is recorded once: the answer is what the first report made, and ' +
+      'nothing moves again (409 provider_reference_in_use if it named another transaction). Without it every ' +
+      'request is a new credit (a retry with the same Idempotency-Key is the same one).',
+    example: 'E2E20261126SANDBOX0001',
+  });
+
 export const sandboxVirtualAccountDepositRequestSchema = z
   .object({
     // Both virtual-account currencies (USD, EUR) have 2 decimal places.
@@ -280,16 +292,7 @@ export const sandboxVirtualAccountDepositRequestSchema = z
       .max(140)
       .optional()
       .meta({ description: 'The payment reference it carried (recorded).' }),
-    provider_reference: text(140)
-      .optional()
-      .meta({
-        description:
-          'The bank’s own id of this credit (its end-to-end or transaction id), as a bank reports it. A credit reported ' +
-          'again with the same provider_reference is recorded once: the answer is what the first report made, and ' +
-          'nothing moves again (409 provider_reference_in_use if it named another transaction). Without it every ' +
-          'request is a new credit (a retry with the same Idempotency-Key is the same one).',
-        example: 'E2E20261126SANDBOX0001',
-      }),
+    provider_reference: providerReferenceSchema,
   })
   .strict()
   .meta({ id: 'SandboxVirtualAccountDepositRequest' });
@@ -330,16 +333,7 @@ export const sandboxDepositRequestSchema = z
           'The payment reference the deposit carried. Defaults to the transaction’s; if given it must be that reference ' +
           '(any case, spaces and hyphens allowed).',
       }),
-    provider_reference: text(140)
-      .optional()
-      .meta({
-        description:
-          'The bank’s own id of this credit (its end-to-end or transaction id), as a bank reports it. A credit reported ' +
-          'again with the same provider_reference is recorded once: the answer is what the first report made, and ' +
-          'nothing moves again (409 provider_reference_in_use if it named another transaction). Without it every ' +
-          'request is a new credit (a retry with the same Idempotency-Key is the same one).',
-        example: 'E2E20261126SANDBOX0001',
-      }),
+    provider_reference: providerReferenceSchema,
     simulate: z
       .enum(sandboxSimulations)
       .optional()

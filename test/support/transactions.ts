@@ -231,3 +231,32 @@ export function expectLedgerInvariants(
 ): void {
   expect(ledgerProblems(ledger, transaction, partnerId, walletId)).toEqual([]);
 }
+
+/** The transaction as the partner reads it (GET /v1/transactions/{id}). */
+export async function transactionOf(parties: Parties, id: string): Promise<TransactionBody> {
+  const response = await parties.partner.api.get(`/v1/transactions/${id}`);
+  expect(response.status).toBe(200);
+  return response.body as TransactionBody;
+}
+
+/** The transaction as read, its ledger (with its deposits returned on their own) and the invariants checked. */
+export async function expectTransactionInvariants(
+  harness: Harness,
+  parties: Parties,
+  id: string,
+  depositIds: string[] = [],
+) {
+  const transaction = await transactionOf(parties, id);
+  const ledger = await ledgerOf(harness, id, depositIds);
+  expectLedgerInvariants(ledger, transaction, parties.partner.partnerId, parties.wallet.id);
+  return { transaction, ledger };
+}
+
+/** Waits, skipping time by 10 minutes a step (so bounded retries and provider polls pass), until `probe` holds. */
+export async function untilSkipping(harness: Harness, probe: () => Promise<boolean>, what: string): Promise<void> {
+  for (let step = 0; step < 40; step += 1) {
+    if (await probe()) return;
+    await harness.env.sleep('10 minutes');
+  }
+  throw new Error(`never: ${what}`);
+}
