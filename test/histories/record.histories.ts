@@ -13,7 +13,12 @@ import { virtualAccountDecisionUpdate } from '../../workflows/virtual-account';
 import { deliveriesQueuedSignal, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { maintenanceWorkflow } from '../../workflows/maintenance';
 import { reconciliationWorkflow } from '../../workflows/reconciliation';
-import { resolveErrorUpdate } from '../../workflows/settlement';
+import {
+  depositReturnStateQuery,
+  resolveErrorUpdate,
+  retryDepositReturnUpdate,
+  settlementStateQuery,
+} from '../../workflows/settlement';
 import { approvedCustomer, createWallet, virtualAccountBody } from '../support/accounts';
 import { eventually } from '../support/eventually';
 import { createCustomer, uploadDocument, uploadIndividualDocuments } from '../support/fixtures';
@@ -388,6 +393,11 @@ describe('settlementWorkflow, its legs and depositReturnWorkflow', () => {
     partner.api.put(`/v1/transactions/${transaction.id}`).send({ status: 'cancelled' });
   const resolve = (transaction: TransactionBody, action: 'retry' | 'refund') =>
     settlementHandle(sandbox, transaction.id).executeUpdate(resolveErrorUpdate, { args: [{ action }] });
+  /** Skips time 10 minutes a step until `probe` holds (bounded retries and provider polls pass meanwhile). */
+  async function untilSkipping(probe: () => Promise<boolean>): Promise<void> {
+    for (let step = 0; step < 40 && !(await probe()); step += 1) await sandbox.env.sleep('10 minutes');
+    expect(await probe()).toBe(true);
+  }
   /** A deposit the transaction no longer takes: sent back by its own workflow, saved as `name`. */
   async function lateDeposit(transaction: TransactionBody, name: string): Promise<void> {
     const late = await deposit(parties, transaction);
@@ -468,6 +478,52 @@ describe('settlementWorkflow, its legs and depositReturnWorkflow', () => {
     expect(await resolve(transaction, 'retry')).toBe('retry');
     expect(await settled(transaction)).toBe('completed');
     await save(sandbox, settlementId(transaction), 'payout-error-operator-retry-completed');
+  });
+
+  it('a late deposit whose return fails, returned on the operator’s retry', async () => {
+    const transaction = await createTransaction(parties);
+    expect((await cancel(transaction)).status).toBe(200);
+    expect(await settled(transaction)).toBe('cancelled');
+    const late = await deposit(parties, transaction, { simulate: 'return_error' });
+    const workflowId = workflowIds.depositReturn(late.id as string);
+    const handle = sandbox.env.client.workflow.getHandle(workflowId);
+    await untilSkipping(async () => (await handle.query(depositReturnStateQuery)).status === 'return_failed');
+    expect(await handle.executeUpdate(retryDepositReturnUpdate)).toBe('returning');
+    expect(await handle.result()).toBe('returned');
+    await save(sandbox, workflowId, 'return-failed-operator-retry-returned');
+  });
+
+  it('in error when the conversion keeps failing; made late by the exchange: booked and sold back on a refund', async () => {
+    const transaction = await createTransaction(parties);
+    await deposit(parties, transaction, { simulate: 'conversion_error' });
+    await waitForStatus(sandbox, transaction.id, 'error');
+    await sandbox.prisma.sandboxRailOperation.create({
+      data: {
+        idempotencyKey: `${transaction.id}:fiat_to_stablecoin`,
+        kind: 'conversion',
+        currency: 'USDC',
+        amount: transaction.stablecoin.amount,
+        outcome: 'completed',
+      },
+    });
+    expect(await resolve(transaction, 'refund')).toBe('refund');
+    expect(await settled(transaction)).toBe('refunded');
+    await save(sandbox, settlementId(transaction), 'late-conversion-booked-refunded');
+  });
+
+  it('in error while the payout’s outcome stays unknown, then completed on the operator’s record of it', async () => {
+    const transaction = await createTransaction(parties);
+    await deposit(parties, transaction, { simulate: 'payout_outcome_unknown' });
+    await untilSkipping(
+      async () => (await settlementHandle(sandbox, transaction.id).query(settlementStateQuery)).awaitingOperator,
+    );
+    expect(
+      await settlementHandle(sandbox, transaction.id).executeUpdate(resolveErrorUpdate, {
+        args: [{ action: 'record_payout', provider_reference: 'RAIL-PAY-1', reason: 'confirmed with the rail' }],
+      }),
+    ).toBe('record_payout');
+    expect(await settled(transaction)).toBe('completed');
+    await save(sandbox, settlementId(transaction), 'payout-unknown-recorded-by-operator-completed');
   });
 
   it('still running: awaiting the deposit', async () => {
