@@ -1,7 +1,8 @@
 // Activities of a payout returned after completion (workflows/payout-return.ts). Exactly once in effect, like the
 // settlement's: each is keyed by transaction and step; provider calls carry `<id>:repay:<n>` or
 // `<id>:payout_return_refund` (asking twice makes one operation, and the same key asks what became of a call whose
-// answer was lost); postings carry `transaction:<id>:repaid:<n>` or `transaction:<id>:payout_return_refund` and are
+// answer was lost); postings carry `transaction:<id>:repaid` (one repay completes at most: the return is resolved
+// with it) or `transaction:<id>:payout_return_refund` and are
 // written with the status change and its event in one database transaction, under the transaction's row lock.
 import { ApplicationFailure } from '@temporalio/activity';
 import { Currency, Money } from '../src/domain/money';
@@ -139,7 +140,7 @@ export function createPayoutReturnActivities(services: ActivityServices) {
     },
 
     /**
-     * Repay, ledger and status: clearing -> settlement (`transaction:<id>:repaid:<round>`), the return resolved,
+     * Repay, ledger and status: clearing -> settlement (`transaction:<id>:repaid`), the return resolved,
      * returned -> completed (event payout.completed, or payin.completed for fiat to fiat), in one database
      * transaction; done already (a retry): nothing.
      */
@@ -151,7 +152,7 @@ export function createPayoutReturnActivities(services: ActivityServices) {
         if (!ret) throw notFound('payout return of transaction', transactionId);
         if (ret.resolution !== null) return;
         await postLedgerEntries(tx, {
-          reference: ledgerReference(transactionId, `repaid:${round}`),
+          reference: ledgerReference(transactionId, 'repaid'),
           description: `Returned payout of transaction ${transactionId} paid out again (${providerReference})`,
           entries: settlementEntries.paidOut(returnedOf(ret)),
         });

@@ -5,6 +5,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Decimal } from '../src/domain/money';
+import { postingOfProviderOperation, requiredTransactionSteps } from '../src/domain/reconciliation';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { payoutReturnStateQuery, resolvePayoutReturnUpdate } from '../workflows/payout-return';
 import { Harness, startHarness } from './support/harness';
@@ -196,7 +197,7 @@ describe('a completed fiat-to-fiat transaction returned by the receiving bank', 
     ]);
     const after = await ledgerOf(harness, completed.id);
     expect(after.balanced).toBe(true);
-    expect(after.references.slice(-2)).toEqual(['payout_returned', 'repaid:1']);
+    expect(after.references.slice(-2)).toEqual(['payout_returned', 'repaid']);
     expect(new Decimal(after.net['fiat_clearing:MXN'] ?? 0).toFixed()).toBe('0');
     // What left for outside in MXN: the first payout, less what came back, plus the repay.
     expect(new Decimal(after.net['settlement:MXN'] ?? 0).toFixed()).toBe(
@@ -290,5 +291,28 @@ describe('reports that cannot be a return', () => {
       expect((await eventTypesOf(harness, id)).filter((type) => type.endsWith('.returned'))).toEqual([]);
     }
     expect((await get(completed.id)).status).toBe('completed');
+  });
+});
+
+describe('reconciliation of a returned payout (pure rules)', () => {
+  it('matches the return, the repay and the refund’s conversion to their postings, and requires them once decided', () => {
+    const id = '11111111-2222-4333-8444-555555555555';
+    expect(postingOfProviderOperation(`${id}:payout_return`)?.reference).toBe(`transaction:${id}:payout_returned`);
+    expect(postingOfProviderOperation(`${id}:repay:2`)?.reference).toBe(`transaction:${id}:repaid`);
+    expect(postingOfProviderOperation(`${id}:payout_return_refund`)?.reference).toBe(
+      `transaction:${id}:payout_return_refund`,
+    );
+    const returned = ['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout', 'payout_returned'];
+    expect(
+      requiredTransactionSteps({ type: 'fiat_to_fiat', status: 'completed', walletId: 'w', posted: returned }),
+    ).toEqual([...returned, 'repaid']);
+    expect(
+      requiredTransactionSteps({
+        type: 'payout',
+        status: 'refunded',
+        walletId: 'w',
+        posted: ['funding', 'stablecoin_to_fiat', 'payout', 'payout_returned'],
+      }),
+    ).toEqual(['funding', 'stablecoin_to_fiat', 'payout', 'payout_returned', 'payout_return_refund']);
   });
 });

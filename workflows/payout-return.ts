@@ -5,7 +5,7 @@
 //
 //   returned --repay--> completed   paid out again (FiatRails.payOut, key `<id>:repay:<n>`, n = 1, 2, ...) to the
 //                                   same or another approved external account of the customer on the same rail;
-//                                   posting `transaction:<id>:repaid:<n>` (clearing -> settlement). Event
+//                                   posting `transaction:<id>:repaid` (clearing -> settlement). Event
 //                                   payout.completed (payin.completed for fiat to fiat).
 //   returned --refund-> refunded    payouts from a wallet only: the exchange converts the returned fiat back into the
 //                                   stablecoin at its rate of the moment (FiatRails.convertToStablecoin, key
