@@ -168,7 +168,11 @@ export function createPayoutReturnActivities(services: ActivityServices) {
     async priceReturnRefund(transactionId: string): Promise<{ stablecoin: string }> {
       const { row, ret } = await transactionAndReturn(transactionId);
       const rate = await rateProvider.exchangeRate(ret.currency as Currency, row.senderCurrency as Currency);
-      return { stablecoin: returnedOf(ret).convert(rate, row.senderCurrency as Currency, 'down').toString() };
+      return {
+        stablecoin: returnedOf(ret)
+          .convert(rate, row.senderCurrency as Currency, 'down')
+          .toString(),
+      };
     },
 
     /** Refund, outside: the exchange converts the returned fiat into the stablecoin, delivered to the wallet. */

@@ -145,7 +145,13 @@ describe('a completed fiat-to-fiat transaction returned by the receiving bank', 
     });
     const ledger = await ledgerOf(harness, completed.id);
     expect(ledger.balanced).toBe(true);
-    expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout', 'payout_returned']);
+    expect(ledger.references).toEqual([
+      'deposit',
+      'fiat_to_stablecoin',
+      'stablecoin_to_fiat',
+      'payout',
+      'payout_returned',
+    ]);
     expect(new Decimal(ledger.net['fiat_clearing:MXN'] ?? 0).toFixed(2)).toBe(returned);
     // The simulated bank's log lists the return (a provider statement built from it includes it).
     expect(await operationsOf(completed.id)).toContainEqual({
@@ -163,7 +169,9 @@ describe('a completed fiat-to-fiat transaction returned by the receiving bank', 
     const other = await reportReturn(completed.id, { ...body, return_reference: 'RTN-OTHER' });
     expect([other.status, other.body.error?.code]).toEqual([422, 'payout_return_not_allowed']);
     expect(await eventTypesOf(harness, completed.id)).toHaveLength(4);
-    expect((await ledgerOf(harness, completed.id)).references.filter((step) => step === 'payout_returned')).toHaveLength(1);
+    expect(
+      (await ledgerOf(harness, completed.id)).references.filter((step) => step === 'payout_returned'),
+    ).toHaveLength(1);
     expect(await harness.prisma.transactionPayoutReturn.count({ where: { transactionId: completed.id } })).toBe(1);
 
     // The operator decides: bad input and a refund (none for fiat to fiat) are refused; the workflow still waits.
@@ -175,7 +183,11 @@ describe('a completed fiat-to-fiat transaction returned by the receiving bank', 
     );
     expect(
       await refusalOf(
-        decide(completed.id, { action: 'repay', reason: 'x', external_account_id: '00000000-0000-4000-8000-000000000000' }),
+        decide(completed.id, {
+          action: 'repay',
+          reason: 'x',
+          external_account_id: '00000000-0000-4000-8000-000000000000',
+        }),
       ),
     ).toBe('RepayDestinationRefused');
     expect(await handle.query(payoutReturnStateQuery)).toMatchObject({ phase: 'returned', awaitingOperator: true });
@@ -191,7 +203,12 @@ describe('a completed fiat-to-fiat transaction returned by the receiving bank', 
     expect(await get(completed.id)).toMatchObject({ status: 'completed', failure_reason: null });
     expect(await operationsOf(completed.id)).toEqual([
       { key: 'fiat_to_stablecoin', kind: 'conversion', amount: expect.any(String), requests: 1 },
-      { key: 'stablecoin_to_fiat', kind: 'payout', amount: new Decimal(completed.receiver.amount).toFixed(), requests: 1 },
+      {
+        key: 'stablecoin_to_fiat',
+        kind: 'payout',
+        amount: new Decimal(completed.receiver.amount).toFixed(),
+        requests: 1,
+      },
       { key: 'payout_return', kind: 'payout_return', amount: new Decimal(returned).toFixed(), requests: 1 },
       { key: 'repay:1', kind: 'payout', amount: new Decimal(returned).toFixed(), requests: 1 },
     ]);
@@ -204,7 +221,9 @@ describe('a completed fiat-to-fiat transaction returned by the receiving bank', 
       new Decimal(completed.receiver.amount).toFixed(),
     );
     expect((await eventTypesOf(harness, completed.id)).slice(-2)).toEqual(['payin.returned', 'payin.completed']);
-    expect(await harness.prisma.transactionPayoutReturn.findUniqueOrThrow({ where: { transactionId: completed.id } })).toMatchObject({
+    expect(
+      await harness.prisma.transactionPayoutReturn.findUniqueOrThrow({ where: { transactionId: completed.id } }),
+    ).toMatchObject({
       resolution: 'repaid',
       resolutionReason: 'beneficiary fixed the account',
     });

@@ -68,8 +68,7 @@ export interface PayoutReturnDecision {
   reason: string;
 }
 
-export type PayoutReturnPhase =
-  'returned' | 'repaying' | 'refunding' | 'outcome_unknown' | 'completed' | 'refunded';
+export type PayoutReturnPhase = 'returned' | 'repaying' | 'refunding' | 'outcome_unknown' | 'completed' | 'refunded';
 
 export interface PayoutReturnState {
   phase: PayoutReturnPhase;
@@ -106,8 +105,7 @@ const isUuid = (value: unknown) =>
 
 /** The shape of a decision; throws InvalidPayoutReturnDecision naming what is wrong. */
 export function checkPayoutReturnDecision(input: unknown): PayoutReturnDecision {
-  const refuse = (message: string) =>
-    ApplicationFailure.nonRetryable(message, payoutReturnRefusals.invalidDecision);
+  const refuse = (message: string) => ApplicationFailure.nonRetryable(message, payoutReturnRefusals.invalidDecision);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw refuse('the input must be an object');
   const { action, external_account_id: account, reason, ...rest } = input as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw refuse(`unknown fields: ${Object.keys(rest).join(', ')}`);
@@ -116,7 +114,11 @@ export function checkPayoutReturnDecision(input: unknown): PayoutReturnDecision 
     throw refuse('reason must be a non-empty string of at most 500 characters');
   if (account !== undefined && (action !== 'repay' || !isUuid(account)))
     throw refuse('external_account_id is for a repay only, and must be an external account id (a UUID)');
-  return { action, reason: reason.trim(), ...(account !== undefined ? { external_account_id: account as string } : {}) };
+  return {
+    action,
+    reason: reason.trim(),
+    ...(account !== undefined ? { external_account_id: account as string } : {}),
+  };
 }
 
 export async function payoutReturnWorkflow(input: PayoutReturnInput): Promise<'completed' | 'refunded'> {

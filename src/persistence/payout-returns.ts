@@ -55,7 +55,10 @@ export type NewPayoutReturn = Omit<
  * Records a return in the caller's database transaction; null when (provider, return reference) or the transaction
  * already has one (a concurrent or repeated report: the caller reads what is there and answers it as a replay).
  */
-export async function insertPayoutReturn(tx: DatabaseTransaction, ret: NewPayoutReturn): Promise<PayoutReturnRow | null> {
+export async function insertPayoutReturn(
+  tx: DatabaseTransaction,
+  ret: NewPayoutReturn,
+): Promise<PayoutReturnRow | null> {
   const row = await tx
     .insertInto('transactionPayoutReturns')
     .values({ ...ret, id: newId(), createdAt: new Date() })

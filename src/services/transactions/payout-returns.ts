@@ -5,12 +5,7 @@
 // into clearing, completed -> returned with its event, and the start of the workflow that waits for an operator.
 import { amountTextProblem, Currency, Money } from '../../domain/money';
 import { ledgerReference, settlementEntries } from '../../domain/ledger';
-import {
-  amountsOf,
-  eventGroupOf,
-  type PayoutReturnReason,
-  payoutReturnRefusal,
-} from '../../domain/transactions';
+import { amountsOf, eventGroupOf, type PayoutReturnReason, payoutReturnRefusal } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import { recordEvent } from '../../persistence/events';
 import { postLedgerEntries } from '../../persistence/ledger';
@@ -200,4 +195,3 @@ export async function receiveSandboxPayoutReturn(
     () => recordSandboxPayoutReturn(services.prisma, row.id, amount),
   );
 }
-
