@@ -11,6 +11,7 @@ import { createTransactionActivities } from './transactions';
 import { createWebhookActivities } from './webhooks';
 import { createVirtualAccountActivities } from './virtual-accounts';
 import { createWalletTransferActivities } from './wallet-transfers';
+import { createPayoutReturnActivities } from './payout-returns';
 
 export type { ActivityServices };
 
@@ -46,6 +47,7 @@ export function createActivities(services: ActivityServices) {
     ...createTransactionActivities(services),
     ...createWalletTransferActivities(services),
     ...createReconciliationActivities(services),
+    ...createPayoutReturnActivities(services),
   });
 }
 

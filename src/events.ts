@@ -8,6 +8,8 @@ export const eventTypes = [
   'payin.failed',
   'payin.error',
   'payin.refunded',
+  /** Beyond SPEC 6's 29: a completed transaction whose payout the receiving bank returned (fiat to fiat). */
+  'payin.returned',
   'payout.created',
   'payout.processing',
   'payout.completed',
@@ -15,6 +17,8 @@ export const eventTypes = [
   'payout.failed',
   'payout.error',
   'payout.refunded',
+  /** Beyond SPEC 6's 29: a completed payout the receiving bank returned. */
+  'payout.returned',
   'walletTransfer.created',
   'walletTransfer.completed',
   'walletTransfer.failed',

@@ -20,10 +20,15 @@ import { LedgerEntryInput, ledgerAccounts, reversed, settlementEntries } from '.
 describe('statuses', () => {
   it('never go back to awaiting_deposit, and the final ones have no way out', () => {
     for (const from of transactionStatuses) expect(canTransition(from, 'awaiting_deposit')).toBe(false);
-    expect(transactionStatuses.filter(isFinal)).toEqual(['completed', 'cancelled', 'failed', 'refunded']);
-    for (const from of ['completed', 'cancelled', 'failed', 'refunded'] as const) {
+    expect(transactionStatuses.filter(isFinal)).toEqual(['cancelled', 'failed', 'refunded']);
+    for (const from of ['cancelled', 'failed', 'refunded'] as const) {
       for (const to of transactionStatuses) expect(canTransition(from, to)).toBe(false);
     }
+  });
+
+  it('completed leads only to returned (the bank sent the payout back), which ends completed again or refunded', () => {
+    expect(transitions.completed).toEqual(['returned']);
+    expect(transitions.returned).toEqual(['completed', 'refunded']);
   });
 
   it('cancel only from awaiting_deposit; error only from processing and back only to processing', () => {
@@ -32,8 +37,9 @@ describe('statuses', () => {
     expect(into('failed')).toEqual(['awaiting_deposit']);
     expect(into('error')).toEqual(['processing']);
     expect(transitions.error).toEqual(['processing']);
-    expect(into('completed')).toEqual(['processing']);
-    expect(into('refunded')).toEqual(['processing']);
+    expect(into('completed')).toEqual(['processing', 'returned']);
+    expect(into('refunded')).toEqual(['processing', 'returned']);
+    expect(into('returned')).toEqual(['completed']);
   });
 
   it('every status is reachable from awaiting_deposit', () => {

@@ -8,3 +8,4 @@ export { settlementWorkflow, depositReturnWorkflow } from './settlement';
 export { fiatToStablecoinLegWorkflow, stablecoinToFiatLegWorkflow } from './settlement-legs';
 export { walletTransferWorkflow } from './wallet-transfer';
 export { reconciliationWorkflow } from './reconciliation';
+export { payoutReturnWorkflow } from './payout-return';

@@ -313,6 +313,41 @@ export const settlementEntries = {
       [ledgerAccounts.settlement(amount.currency), amount],
     );
   },
+
+  /**
+   * A completed payout the receiving bank sent back (`transaction:<id>:payout_returned`): the money comes in from
+   * outside into the clearing account of the receiver's currency, where it waits for an operator's decision (paid
+   * out again with paidOut, or refunded with payoutReturnRefunded). `returned` may be less than was paid out (the
+   * banks' charges): the difference stays on `settlement`, the outside world that kept it.
+   */
+  payoutReturned(returned: Money): LedgerEntryInput[] {
+    return entriesOf(
+      [ledgerAccounts.settlement(returned.currency), returned.negated()],
+      [ledgerAccounts.fiatClearing(returned.currency), returned],
+    );
+  },
+
+  /**
+   * A returned payout refunded to the wallet it was paid from: the exchange converts the returned fiat back into
+   * the stablecoin at its rate of the moment (one leg per currency through `fx`, like every conversion), and the
+   * stablecoin becomes the wallet's spendable balance again. Clearing is back to zero.
+   */
+  payoutReturnRefunded({
+    walletId,
+    returned,
+    stablecoin,
+  }: {
+    walletId: string;
+    returned: Money;
+    stablecoin: Money;
+  }): LedgerEntryInput[] {
+    return entriesOf(
+      [ledgerAccounts.fiatClearing(returned.currency), returned.negated()],
+      [ledgerAccounts.fx(returned.currency), returned],
+      [ledgerAccounts.fx(stablecoin.currency), stablecoin.negated()],
+      [ledgerAccounts.wallet(walletId, stablecoin.currency as LedgerCurrency), stablecoin],
+    );
+  },
 };
 
 // ---- what each wallet-transfer step posts ----

@@ -43,6 +43,10 @@ export const transactionPostingSteps = [
   'payout',
   'sell_back',
   'refund',
+  // A payout returned after completion (src/services/transactions/payout-returns.ts, activities/payout-returns.ts).
+  'payout_returned',
+  'repaid',
+  'payout_return_refund',
 ] as const;
 
 /** Every step a wallet transfer posts under `wallet-transfer:<id>:<step>`. */
@@ -57,8 +61,15 @@ export function requiredTransactionSteps(row: {
   type: TransactionType;
   status: TransactionStatus;
   walletId: string | null;
+  /** The steps posted: a payout returned after completion (`payout_returned`) ended by its operator's decision. */
+  posted?: readonly string[];
 }): string[] {
   const deposit = row.type === 'payout' && row.walletId ? [] : ['deposit'];
+  if (row.posted?.includes('payout_returned') && (row.status === 'completed' || row.status === 'refunded')) {
+    const path = row.type === 'payout' ? [...deposit, 'funding'] : [...deposit, 'fiat_to_stablecoin'];
+    const decided = row.status === 'completed' ? 'repaid' : 'payout_return_refund';
+    return [...path, 'stablecoin_to_fiat', 'payout', 'payout_returned', decided];
+  }
   switch (row.status) {
     case 'completed':
       switch (row.type) {
@@ -94,6 +105,10 @@ export function postingOfProviderOperation(
   if (parts.length === 3 && parts[0] === 'deposit' && parts[2] === 'return') {
     return { source: 'deposit', id: parts[1]!, reference: `deposit:${parts[1]}:returned` };
   }
+  // A repay of a returned payout (`<id>:repay:<n>`): one completes at most, posted as `repaid`.
+  if (parts.length === 3 && parts[1] === 'repay') {
+    return { source: 'transaction', id: parts[0]!, reference: `transaction:${parts[0]}:repaid` };
+  }
   if (parts.length !== 2) return null;
   const [id, step] = parts as [string, string];
   const transactionSteps: Record<string, string> = {
@@ -101,6 +116,8 @@ export function postingOfProviderOperation(
     stablecoin_to_fiat: 'payout',
     sell_back: 'sell_back',
     refund: 'refund',
+    payout_return: 'payout_returned',
+    payout_return_refund: 'payout_return_refund',
   };
   if (step === 'send') return { source: 'wallet_transfer', id, reference: `wallet-transfer:${id}:delivered` };
   const posted = transactionSteps[step];
@@ -154,6 +171,10 @@ export function providerOperationOfPosting(reference: string, paysOutside: boole
       return `${source.id}:stablecoin_to_fiat`;
     case 'refund':
       return paysOutside ? `${source.id}:refund` : null;
+    case 'payout_returned':
+      return `${source.id}:payout_return`;
+    case 'payout_return_refund':
+      return `${source.id}:payout_return_refund`;
     default:
       return null;
   }

@@ -20,19 +20,24 @@ export const transactionStatuses = [
   'failed',
   'refunded',
   'error',
+  /** The receiving bank sent a completed payout back (SEPA/ACH return): the money waits for an operator. */
+  'returned',
 ] as const;
 export type TransactionStatus = (typeof transactionStatuses)[number];
 
 /**
- * The only moves a transaction makes. Nothing goes back to `awaiting_deposit`, and the four final
- * statuses have no way out. `error` waits for an operator, whose decision (retry the failed step, or
- * refund) puts it back to `processing`, where it was, to carry the decision out.
+ * The only moves a transaction makes. Nothing goes back to `awaiting_deposit`, and `cancelled`, `failed` and
+ * `refunded` have no way out. `error` waits for an operator, whose decision (retry the failed step, or
+ * refund) puts it back to `processing`, where it was, to carry the decision out. `completed` has one: the
+ * receiving bank returns the payout days later (`returned`), and an operator's decision ends that in
+ * `completed` again (paid out once more) or `refunded` (workflows/payout-return.ts).
  */
 export const transitions: Record<TransactionStatus, readonly TransactionStatus[]> = {
   awaiting_deposit: ['processing', 'cancelled', 'failed'],
   processing: ['completed', 'refunded', 'error'],
   error: ['processing'],
-  completed: [],
+  completed: ['returned'],
+  returned: ['completed', 'refunded'],
   cancelled: [],
   failed: [],
   refunded: [],
@@ -99,6 +104,11 @@ export const failureReasons = [
   'third_party_sender',
   /** A virtual-account deposit on an account that is not approved (under review, rejected, cancelled): `refunded`. */
   'virtual_account_not_active',
+  /**
+   * The receiving bank returned the payout after completion: `returned` until an operator decides, then `refunded`
+   * when the operator refunded it.
+   */
+  'payout_returned',
 ] as const;
 export type FailureReason = (typeof failureReasons)[number];
 
@@ -130,6 +140,66 @@ export function depositDeadlineOf(createdAt: Date, senderRail: PaymentRail): Dat
 }
 
 // ---- deposits ----
+
+// ---- payouts returned after completion ----
+
+/**
+ * Why a receiving bank returned a payout: the ISO 20022 return reason codes (ExternalReturnReason1Code) the service
+ * expects from SEPA and ACH returns (ACH R-codes are mapped to them by the rail integration). Others are refused:
+ * a code nobody knows would reach partners and operators unexplained.
+ */
+export const payoutReturnReasons = {
+  AC01: 'The account number is wrong (IBAN or account identifier invalid).',
+  AC03: 'The creditor account number is invalid.',
+  AC04: 'The account is closed.',
+  AC06: 'The account is blocked.',
+  AG01: 'The account cannot receive this kind of transfer.',
+  AM05: 'Duplicate payment.',
+  BE04: 'The beneficiary address is missing or wrong.',
+  MD07: 'The beneficiary is deceased.',
+  MS02: 'Not specified: the beneficiary asked for the return.',
+  MS03: 'Not specified: the bank returned it.',
+  RC01: 'The bank identifier (BIC, routing number) is wrong.',
+  RR01: 'Regulatory reason: missing debtor account or identification.',
+} as const;
+export type PayoutReturnReason = keyof typeof payoutReturnReasons;
+export const payoutReturnReasonCodes = Object.keys(payoutReturnReasons) as PayoutReturnReason[];
+
+/** Why a payout return is refused, for the API's error codes. */
+export type PayoutReturnRefusal =
+  | { code: 'payin_cannot_be_returned'; message: string }
+  | { code: 'payout_return_not_allowed'; message: string }
+  | { code: 'return_amount_exceeds_payout'; message: string };
+
+/**
+ * The rule of a reported return: only a transaction with a payout leg (fiat to fiat, payout), only once it is
+ * `completed` (its money left), and never more than was paid out (less is fine: the banks may keep charges).
+ */
+export function payoutReturnRefusal(
+  row: { id: string; type: TransactionType; status: TransactionStatus; receiverCurrency: string },
+  paidOut: Money,
+  returned: Money,
+): PayoutReturnRefusal | null {
+  if (!legsOf(row.type).includes('stablecoin_to_fiat')) {
+    return {
+      code: 'payin_cannot_be_returned',
+      message: `Transaction ${row.id} is a pay-in: it paid nothing out to a bank, so nothing can be returned.`,
+    };
+  }
+  if (row.status !== 'completed') {
+    return {
+      code: 'payout_return_not_allowed',
+      message: `Transaction ${row.id} is ${row.status}; only a completed transaction's payout can be returned.`,
+    };
+  }
+  if (returned.currency !== paidOut.currency || returned.amount.gt(paidOut.amount)) {
+    return {
+      code: 'return_amount_exceeds_payout',
+      message: `The return (${returned.toString()} ${returned.currency}) exceeds what was paid out (${paidOut.toString()} ${paidOut.currency}).`,
+    };
+  }
+  return null;
+}
 
 /** Why a deposit went back to the sender. */
 export type DepositReturnReason =

@@ -112,6 +112,22 @@ export const errorCatalogue = {
     status: 422,
     when: 'POST /v1/payout/confirm on a pay-in or a fiat-to-fiat transaction: only payouts are confirmed (a pay-in is funded by its fiat deposit).',
   },
+  payout_return_not_allowed: {
+    status: 422,
+    when: "A payout return was reported for a transaction that is not completed (the message names its status), or that was returned before (one return per transaction).",
+  },
+  payin_cannot_be_returned: {
+    status: 422,
+    when: 'A payout return was reported for a pay-in: it paid nothing out to a bank.',
+  },
+  return_amount_exceeds_payout: {
+    status: 422,
+    when: "A payout return's amount is more than the transaction paid out (its `receiver.amount`), or in another currency.",
+  },
+  payout_return_reference_conflict: {
+    status: 422,
+    when: "The bank's return reference was recorded already for another transaction or another amount; the same return again answers the first.",
+  },
   customer_mismatch: {
     status: 422,
     when: 'The wallet (or external account) given belongs to another customer than the `customer_id` of the request.',

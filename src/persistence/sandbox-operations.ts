@@ -3,7 +3,7 @@
 // one (and counts `requests` up) instead of making a second.
 import { sql, sqlOf, type SqlDb } from './database';
 
-export type SandboxOperationKind = 'conversion' | 'payout' | 'return' | 'sell_back' | 'chain_send';
+export type SandboxOperationKind = 'conversion' | 'payout' | 'return' | 'sell_back' | 'chain_send' | 'payout_return';
 
 export interface SandboxOperation {
   kind: SandboxOperationKind;

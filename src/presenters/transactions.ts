@@ -127,11 +127,13 @@ const mockStatuses: Record<string, TransactionStatus> = {
   failed: 'failed',
   error: 'error',
   refunded: 'refunded',
+  returned: 'returned',
 };
 const mockFailureReasons: Partial<Record<TransactionStatus, FailureReason>> = {
   failed: 'deposit_deadline_passed',
   error: 'payout_failed',
   refunded: 'payout_rejected',
+  returned: 'payout_returned',
 };
 
 /**

@@ -10,7 +10,7 @@
 // activity's retries run out the workflow asks `lookUp` with the same key before deciding anything.
 import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
 import { Currency, Money } from '../domain/money';
-import type { SandboxSimulation } from '../domain/transactions';
+import type { PayoutReturnReason, SandboxSimulation } from '../domain/transactions';
 import type { PrismaClient } from '../persistence/database';
 import { findSandboxOperation, recordSandboxOperation } from '../persistence/sandbox-operations';
 import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
@@ -210,6 +210,41 @@ function outcomeOf(kind: RailOperationKind, idempotencyKey: string, outcome: str
         reason: 'sandbox: the receiving bank rejected the payout (simulate: payout_rejected)',
       }
     : { status: 'completed', providerReference };
+}
+
+/**
+ * A payout the receiving bank sent back days after it was made (a SEPA or ACH return: closed account, wrong
+ * beneficiary). The rail integration reports it to receivePayoutReturn (src/services/transactions/payout-returns.ts);
+ * the sandbox endpoint POST /v1/sandbox/transactions/{id}/payout-return does the same. `provider` and
+ * `returnReference` name it once: a second report of the same pair is a replay.
+ */
+export interface PayoutReturnReport {
+  /** Who reported it (the rail integration's name; `sandbox` in the sandbox). */
+  provider: string;
+  /** The payout's idempotency key, `<transactionId>:stablecoin_to_fiat`, when the bank echoes it back. */
+  payoutIdempotencyKey: string | null;
+  /** The provider's reference of the payout (RailOutcome.providerReference), when that is what the bank names. */
+  payoutProviderReference: string | null;
+  /** What came back, in the payout's currency: at most what was paid out (banks may keep charges). */
+  amount: Money;
+  reasonCode: PayoutReturnReason;
+  /** The bank's own reference of the return. */
+  returnReference: string;
+  returnedAt: Date;
+}
+
+/** Sandbox: the simulated bank keeps the return in its operation log (kind payout_return), as a statement lists it. */
+export async function recordSandboxPayoutReturn(
+  prisma: PrismaClient,
+  transactionId: string,
+  amount: Money,
+): Promise<void> {
+  await recordSandboxOperation(prisma, `${transactionId}:payout_return`, {
+    kind: 'payout_return',
+    currency: amount.currency,
+    amount: amount.toString(),
+    outcome: 'completed',
+  });
 }
 
 /** Production until an exchange and payout rails are connected: every operation is unavailable. */

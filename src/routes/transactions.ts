@@ -9,6 +9,8 @@ import { ownedCustomerFilter } from '../services/customers';
 import { cancelTransaction } from '../services/transactions/cancel';
 import { createFiatToFiat, createPayin, createPayout } from '../services/transactions/create';
 import { receiveSandboxDeposit } from '../services/transactions/deposits';
+import { receiveSandboxPayoutReturn } from '../services/transactions/payout-returns';
+import { payoutReturnSchema, sandboxPayoutReturnRequestSchema } from '../schemas/payout-returns';
 import { findTransactionOrThrow } from '../services/transactions/find';
 import { confirmPayout } from '../services/transactions/payout-confirmation';
 import { receiveSandboxVirtualAccountDeposit } from '../services/transactions/virtual-account-deposits';
@@ -48,9 +50,16 @@ deposit), \`failed\` (no deposit by the deadline: pix, pix_account, spei and cvu
 was not the expected amount, or an operator refunded), \`error\` (a step kept failing; an operator retries it or
 refunds, and the transaction goes back to \`processing\`). A transaction never goes backwards.
 
+**Returned** (fiat to fiat and payouts): days after \`completed\`, the receiving bank may send the payout back (a
+SEPA or ACH return: closed account, wrong beneficiary): \`returned\` (failure_reason \`payout_returned\`; sandbox: POST
+/v1/sandbox/transactions/{id}/payout-return). The service then pays it out again (\`completed\` again, possibly to
+another account of the customer) or, for a payout from a wallet, gives the stablecoin back to the wallet
+(\`refunded\`).
+
 **Events** (the full transaction as \`event_resource\`): payin.created, payin.processing, payin.completed,
-payin.cancelled, payin.failed, payin.refunded, payin.error for fiat to fiat and pay-ins; the same payout.* events for
-payouts. Fiat to fiat is a pay-in to partners: its internal payout leg sends no payout.* events.
+payin.cancelled, payin.failed, payin.refunded, payin.error, payin.returned for fiat to fiat and pay-ins; the same
+payout.* events for payouts. Fiat to fiat is a pay-in to partners: its internal payout leg sends no payout.* events.
+payin.returned and payout.returned go beyond SPEC 6: subscribe to them to hear of returns.
 
 **Types**: \`fiat_to_fiat\` (both legs), \`payin\` (fiat in, the stablecoin credited to \`wallet_id\`; created by POST
 /v1/payin, or by a deposit on a virtual account, which starts \`processing\`), \`payout\` (the stablecoin out as fiat;
@@ -286,6 +295,43 @@ const simulateDeposit = defineRoute({
   },
 });
 
+const simulatePayoutReturn = defineRoute({
+  method: 'post',
+  path: '/v1/sandbox/transactions/{id}/payout-return',
+  operationId: 'simulatePayoutReturn',
+  tag,
+  environments: ['sandbox'],
+  summary: 'Simulate the receiving bank returning a completed payout (sandbox)',
+  description:
+    'As if the receiving bank sent back the payout of a completed fiat-to-fiat transaction or payout (a SEPA or ACH ' +
+    'return, days after it was paid): `amount` (in the receiver currency, at most what was paid out; less when the ' +
+    'banks kept charges) came back for `reason_code`. Answers 201 with the return; the transaction is `returned` ' +
+    '(failure_reason `payout_returned`; event payin.returned for fiat to fiat, payout.returned for payouts) and the ' +
+    'money waits with the service while its operations team decides: paid out again (`completed` again, event ' +
+    '.completed) or, for a payout from a wallet, converted back into the stablecoin at the rate of the moment and ' +
+    'credited to the wallet (`refunded`, event .refunded).\n\n' +
+    'A return is recorded once per `return_reference`: the same reference and amount again answer 201 with the ' +
+    'return recorded first (nothing is done twice); with another transaction or amount, 422 ' +
+    '`payout_return_reference_conflict`. Refused: a pay-in (`payin_cannot_be_returned`), a transaction that is not ' +
+    '`completed` or was returned before (`payout_return_not_allowed`, naming its status), more than was paid out ' +
+    '(`return_amount_exceeds_payout`). Production receives returns from the payout rail, with the same effect.',
+  params: idParam('id', 'Transaction id.'),
+  body: sandboxPayoutReturnRequestSchema,
+  response: { status: 201, description: 'The return, as recorded.', schema: payoutReturnSchema },
+  errors: [
+    'not_found',
+    'amount_too_precise',
+    'payin_cannot_be_returned',
+    'payout_return_not_allowed',
+    'return_amount_exceeds_payout',
+    'payout_return_reference_conflict',
+    'service_unavailable',
+  ],
+  async handler({ params, body, partner, services }) {
+    return receiveSandboxPayoutReturn(services, partner.id, params.id as string, body);
+  },
+});
+
 const simulateVirtualAccountDeposit = defineRoute({
   method: 'post',
   path: '/v1/sandbox/virtual-accounts/{id}/deposit',
@@ -327,4 +373,5 @@ export const transactionRoutes = [
   getTransaction,
   updateTransaction,
   simulateDeposit,
+  simulatePayoutReturn,
 ];

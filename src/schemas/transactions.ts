@@ -472,8 +472,9 @@ export const transactionSchema = z
       description:
         'awaiting_deposit -> processing -> completed; awaiting_deposit -> cancelled (PUT) or failed (deadline passed); ' +
         'processing -> refunded (payout rejected or wrong amount: money returned) or error (a step kept failing; an ' +
-        'operator retries, back to processing, or refunds). Never backwards. A payout from a wallet and a ' +
-        'virtual-account pay-in start in processing.',
+        'operator retries, back to processing, or refunds). Never backwards, except completed -> returned (fiat_to_fiat ' +
+        'and payout: the receiving bank sent the payout back), which ends completed again (paid out once more) or ' +
+        'refunded. A payout from a wallet and a virtual-account pay-in start in processing.',
     }),
     customer_id: z.uuid(),
     wallet_id: z
@@ -539,7 +540,8 @@ export const transactionSchema = z
         description:
           'Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected ' +
           '(refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded), ' +
-          'third_party_sender or virtual_account_not_active (a virtual-account deposit returned: refunded).',
+          'third_party_sender or virtual_account_not_active (a virtual-account deposit returned: refunded), ' +
+          'payout_returned (the receiving bank returned the payout: returned, then refunded if it was not paid again).',
       }),
     created_at: timestampSchema,
     updated_at: timestampSchema,

@@ -21,3 +21,13 @@ export const providerOutcomeFailures = {
   /** The provider made the operation but recording it kept failing: a retry records it. */
   executedNotRecorded: 'ProviderExecutedNotRecorded',
 } as const;
+
+/** Refusals of a returned payout's operator update resolvePayoutReturn (workflows/payout-return.ts). */
+export const payoutReturnRefusals = {
+  invalidDecision: 'InvalidPayoutReturnDecision',
+  notAwaitingDecision: 'PayoutReturnNotAwaitingDecision',
+  refundNotSupported: 'PayoutReturnRefundNotSupported',
+  outcomeUnknown: 'PayoutReturnOutcomeUnknown',
+  /** The repay's account (checked by an activity): not the customer's, not approved, or on another rail. */
+  destinationRefused: 'RepayDestinationRefused',
+} as const;

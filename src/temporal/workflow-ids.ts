@@ -13,6 +13,8 @@ export const workflowIds = {
     `transaction-${transactionId}-${leg}`,
   /** Sends back a deposit its transaction could not take (late, or for a transaction already funded). */
   depositReturn: (depositId: string) => `deposit-return-${depositId}`,
+  /** A completed payout the receiving bank returned: waits for an operator's repay or refund (one per transaction). */
+  payoutReturn: (transactionId: string) => `payout-return-${transactionId}`,
   /** A wallet transfer: sent on chain, then completed or failed. */
   walletTransfer: (transferId: string) => `wallet-transfer-${transferId}`,
   /** The one maintenance workflow of a namespace and task queue. */

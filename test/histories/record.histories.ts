@@ -19,6 +19,7 @@ import {
   retryDepositReturnUpdate,
   settlementStateQuery,
 } from '../../workflows/settlement';
+import { resolvePayoutReturnUpdate } from '../../workflows/payout-return';
 import { approvedCustomer, createWallet, virtualAccountBody } from '../support/accounts';
 import { eventually } from '../support/eventually';
 import { createCustomer, uploadDocument, uploadIndividualDocuments } from '../support/fixtures';
@@ -633,5 +634,47 @@ describe('settlementWorkflow for pay-ins and payouts', () => {
     expect(confirmed.status).toBe(200);
     expect(await settled(payout)).toBe('completed');
     await save(sandbox, workflowIds.transaction(payout.id), 'payout-confirmed-completed');
+  });
+});
+
+describe('payoutReturnWorkflow', () => {
+  let parties: Parties;
+  beforeAll(async () => {
+    parties = await setUpParties(sandbox, partner);
+  });
+  const returned = async (transaction: TransactionBody, amount = transaction.receiver.amount) => {
+    expect(await settlementHandle(sandbox, transaction.id).result()).toBe('completed');
+    const response = await parties.partner.api
+      .post(`/v1/sandbox/transactions/${transaction.id}/payout-return`)
+      .send({ amount, reason_code: 'AC04' });
+    expect(response.status).toBe(201);
+    return sandbox.env.client.workflow.getHandle(workflowIds.payoutReturn(transaction.id));
+  };
+
+  it('fiat to fiat: a refund refused, then repaid; and one still awaiting a decision', async () => {
+    const transaction = await createTransaction(parties);
+    await deposit(parties, transaction);
+    const handle = await returned(transaction);
+    await expect(
+      handle.executeUpdate(resolvePayoutReturnUpdate, { args: [{ action: 'refund', reason: 'refused' }] }),
+    ).rejects.toThrow();
+    await handle.executeUpdate(resolvePayoutReturnUpdate, { args: [{ action: 'repay', reason: 'account fixed' }] });
+    expect(await handle.result()).toBe('completed');
+    await save(sandbox, handle.workflowId, 'fiat-to-fiat-repaid');
+
+    const waiting = await createTransaction(parties);
+    await deposit(parties, waiting);
+    const open = await returned(waiting);
+    await sandbox.env.sleep('25 hours'); // one reminder
+    await save(sandbox, open.workflowId, 'still-awaiting-decision');
+  });
+
+  it('a payout from the wallet: refunded to the wallet', async () => {
+    await fundWallet(sandbox, parties);
+    const payout = await createPayout(parties);
+    const handle = await returned(payout);
+    await handle.executeUpdate(resolvePayoutReturnUpdate, { args: [{ action: 'refund', reason: 'beneficiary deceased' }] });
+    expect(await handle.result()).toBe('refunded');
+    await save(sandbox, handle.workflowId, 'payout-refunded');
   });
 });
