@@ -27,7 +27,7 @@ export interface SettlementRow {
   partnerFee: Prisma.Decimal;
   networkFee: Prisma.Decimal;
   createdAt: Date;
-  /** What the `deposit` posting took in from `settlement`; null when none was posted (no deposit, or a wallet's payout). */
+  /** What the `deposit` posting took in from `settlement`; null when none was posted (none came, a wallet's payout). */
   depositReceived: Prisma.Decimal | null;
   /** What the `refund` posting paid out to `settlement`; null when it paid nothing out (or there was no refund). */
   returnedToSender: Prisma.Decimal | null;
