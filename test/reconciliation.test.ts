@@ -3,7 +3,7 @@
 // of discrepancy, injected on purpose, found and named.
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
-import { Decimal } from '../src/domain/money';
+import { type Currency, Decimal, isStablecoin } from '../src/domain/money';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { createWallet } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
@@ -352,5 +352,135 @@ describe('settlement report', () => {
     expect(empty.text).toBe(`${header.join(',')}\r\n`);
     const invalid = await parties.partner.api.get('/v1/reports/settlements').query({ date: '2026-02-30' });
     expect(invalid.status).toBe(400);
+  });
+});
+
+describe('settlement report: what really moved', () => {
+  // A partner of its own: its report holds exactly these rows, whatever flows the other blocks add.
+  let own: Parties;
+  const moved: Record<string, TransactionBody> = {};
+
+  beforeAll(async () => {
+    own = await setUpParties(harness);
+    const settled = async (name: string, transaction: TransactionBody, expected: string) => {
+      expect(await settlementHandle(harness, transaction.id).result()).toBe(expected);
+      moved[name] = transaction;
+    };
+    const completed = await createTransaction(own);
+    await deposit(own, completed);
+    await settled('completed', completed, 'completed');
+    // A deposit of another amount than the quote's is taken and refunded in full.
+    const short = await createTransaction(own);
+    await deposit(own, short, { amount: '999.99' });
+    await settled('short', short, 'refunded');
+    // The payout is rejected after leg 1: the stablecoin is sold back below the locked rate (the sandbox's spread).
+    const soldBack = await createTransaction(own);
+    await deposit(own, soldBack, { simulate: 'payout_rejected' });
+    await settled('soldBack', soldBack, 'refunded');
+    const payin = await createPayin(own);
+    await deposit(own, payin);
+    await settled('payin', payin, 'completed');
+    // From the wallet the pay-in funded: its refund credits the wallet, nothing goes out.
+    await settled('walletPayoutRefunded', await createPayout(own, { simulate: 'payout_rejected' }), 'refunded');
+    const cancelled = await createTransaction(own);
+    expect((await own.partner.api.put(`/v1/transactions/${cancelled.id}`).send({ status: 'cancelled' })).status).toBe(
+      200,
+    );
+    await settled('cancelled', cancelled, 'cancelled');
+  });
+
+  it('shows the deposit received, the amount returned, the sell-back and its FX loss, adding up to the ledger', async () => {
+    const ids = Object.values(moved).map(({ id }) => id);
+    const final = await harness.prisma.event.findFirstOrThrow({
+      where: { partnerId: own.partner.partnerId, resourceId: moved.completed!.id, eventType: 'payin.completed' },
+    });
+    const date = final.createdAt.toISOString().slice(0, 10);
+    const response = await own.partner.api.get('/v1/reports/settlements').query({ date }).buffer(true);
+    expect(response.status).toBe(200);
+    const [headerLine, ...lines] = response.text.split('\r\n').filter((line) => line !== '');
+    const header = headerLine!.split(',');
+    const rows = lines.map((line) => Object.fromEntries(line.split(',').map((cell, i) => [header[i]!, cell])));
+    expect(rows.map((row) => row.transaction_id).sort()).toEqual([...ids].sort());
+    const rowOf = (name: string) => rows.find((row) => row.transaction_id === moved[name]!.id);
+
+    // What the partner sees per row (an empty cell is null): the quote's amount beside what really moved.
+    const none = { deposit_received: '', returned_to_sender: '', sell_back_proceeds: '', fx_gain_loss: '' };
+    expect(rowOf('short')).toMatchObject({
+      status: 'refunded',
+      failure_reason: 'deposit_amount_mismatch',
+      sender_currency: 'BRL',
+      sender_amount: '1000.00',
+      deposit_received: '999.99',
+      returned_to_sender: '999.99',
+      sell_back_proceeds: '',
+      fx_gain_loss: '',
+    });
+    expect(rowOf('completed')).toMatchObject({ ...none, deposit_received: '1000.00' });
+    expect(rowOf('payin')).toMatchObject({ ...none, sender_currency: 'USD', deposit_received: '1000.00' });
+    expect(rowOf('walletPayoutRefunded')).toMatchObject({ status: 'refunded', ...none });
+    expect(rowOf('cancelled')).toMatchObject({ status: 'cancelled', ...none });
+    const soldBack = rowOf('soldBack')!;
+    expect(soldBack).toMatchObject({ deposit_received: '1000.00', returned_to_sender: '1000.00' });
+    // The exchange paid less than leg 1's amount at the locked rate (the sender amount less the fees): a loss.
+    expect(new Decimal(soldBack.fx_gain_loss!).isNegative()).toBe(true);
+    const atLockedRate = new Decimal(moved.soldBack!.sender.amount).minus(moved.soldBack!.fees.total.amount);
+    expect(new Decimal(soldBack.sell_back_proceeds!).minus(soldBack.fx_gain_loss!).toFixed(2)).toBe(
+      atLockedRate.toFixed(2),
+    );
+
+    // The ledger's side: what these transactions' postings hold on an account, per currency (of one step or all).
+    type Sums = Array<[string, string]>;
+    const ledgerSum = async (account: string, step: string | null = null): Promise<Sums> => {
+      const sums = await harness.prisma.$queryRaw<Array<{ currency: string; total: string }>>`
+        SELECT e.currency, sum(e.amount)::text AS total
+        FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+        JOIN ledger_accounts a ON a.id = e.account_id
+        WHERE t.reference LIKE 'transaction:%' AND split_part(t.reference, ':', 2) = ANY(${ids}::text[])
+          AND a.system_code = ${account} AND (${step}::text IS NULL OR split_part(t.reference, ':', 3) = ${step})
+        GROUP BY e.currency HAVING sum(e.amount) <> 0 ORDER BY e.currency`;
+      return sums.map(({ currency, total }) => [currency, new Decimal(total).toFixed()]);
+    };
+    /** Per currency, the sum of what `amounts` reads from each row (empty cells left out). */
+    const reportSum = (amounts: (row: Record<string, string>) => Array<[string, string | undefined]>): Sums => {
+      const sums = new Map<string, Decimal>();
+      for (const [currency, value] of rows.flatMap(amounts)) {
+        if (value) sums.set(currency, (sums.get(currency) ?? new Decimal(0)).plus(value));
+      }
+      return [...sums]
+        .filter(([, total]) => !total.isZero())
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([currency, total]) => [currency, total.toFixed()]);
+    };
+    const column =
+      (name: string, sign = 1) =>
+      (row: Record<string, string>) =>
+        [[row.sender_currency!, row[name] && new Decimal(row[name]).times(sign).toFixed()]] as Array<[string, string]>;
+    const fiat = (sums: Sums) => sums.filter(([currency]) => !isStablecoin(currency as Currency));
+
+    expect(reportSum(column('deposit_received', -1))).toEqual(await ledgerSum('settlement', 'deposit'));
+    expect(reportSum(column('returned_to_sender'))).toEqual(await ledgerSum('settlement', 'refund'));
+    expect(reportSum(column('sell_back_proceeds', -1))).toEqual(fiat(await ledgerSum('fx', 'sell_back')));
+    expect(reportSum(column('fx_gain_loss'))).toEqual(await ledgerSum('fx_gain_loss'));
+    // Everything these transactions moved in from and out to the outside world: deposits in, refunds and payouts out.
+    const paidOut = (row: Record<string, string>): Array<[string, string | undefined]> =>
+      row.status === 'completed' && row.type !== 'payin' ? [[row.receiver_currency!, row.receiver_amount]] : [];
+    expect(
+      reportSum((row) => [
+        ...column('deposit_received', -1)(row),
+        ...column('returned_to_sender')(row),
+        ...paidOut(row),
+      ]),
+    ).toEqual(await ledgerSum('settlement'));
+    expect((await ledgerSum('fx_gain_loss')).length).toBe(1);
+
+    // JSON has the same figures, nulls as null.
+    const json = await own.partner.api.get('/v1/reports/settlements').query({ date, format: 'json' });
+    expect(json.status).toBe(200);
+    const item = (name: string) => json.body.items.find((row: any) => row.transaction_id === moved[name]!.id);
+    expect(item('short')).toMatchObject({ sender_amount: '1000.00', deposit_received: '999.99', fx_gain_loss: null });
+    expect(item('soldBack')).toMatchObject({
+      sell_back_proceeds: soldBack.sell_back_proceeds,
+      fx_gain_loss: soldBack.fx_gain_loss,
+    });
   });
 });

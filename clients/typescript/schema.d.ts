@@ -544,7 +544,34 @@ export interface paths {
         };
         /**
          * Get the settlement report of a day
-         * @description One row per transaction of yours that reached a final status (`completed`, `refunded`, `cancelled`, `failed`) on `date`, a UTC day, in the order they did. CSV by default (a header row, comma-separated, CRLF line ends, UTF-8; it opens in a spreadsheet as is: amounts as plain decimals at the currency’s decimals, times as `YYYY-MM-DD HH:MM:SS` in UTC); JSON (the `SettlementReport` schema, times in ISO 8601) with `format=json` or `Accept: application/json`. Streamed: a day of any size. Fees are what the transaction kept (0 unless completed), so the fee columns add up to what the ledger collected for these transactions. Columns: `transaction_id`, `type`, `customer_id`, `status`, `failure_reason`, `sender_currency`, `sender_amount`, `sender_payment_rail`, `stablecoin_currency`, `stablecoin_amount`, `stablecoin_payment_rail`, `receiver_currency`, `receiver_amount`, `receiver_payment_rail`, `sender_quotation`, `receiver_quotation`, `fee_currency`, `service_fee`, `partner_fee`, `network_fee`, `created_at`, `finalized_at`.
+         * @description One row per transaction of yours that reached a final status (`completed`, `refunded`, `cancelled`, `failed`) on `date`, a UTC day, in the order they did. CSV by default (a header row, comma-separated, CRLF line ends, UTF-8; it opens in a spreadsheet as is: amounts as plain decimals at the currency’s decimals, times as `YYYY-MM-DD HH:MM:SS` in UTC); JSON (an object with `date`, `time_zone` and `items`, one object per row keyed by the columns, times in ISO 8601) with `format=json` or `Accept: application/json`. Streamed: a day of any size. The leg amounts are the quote’s; the fee columns are what the transaction kept (0 unless completed) and `deposit_received`, `returned_to_sender`, `sell_back_proceeds` and `fx_gain_loss` what really moved, both as the ledger has them, so they add up to what it holds for these transactions. Columns, in order:
+         *
+         *     - `transaction_id`: The transaction.
+         *     - `type`: `fiat_to_fiat`, `payin` or `payout`.
+         *     - `customer_id`: The customer the transaction is for.
+         *     - `status`: Its final status: `completed`, `refunded`, `cancelled` or `failed`.
+         *     - `failure_reason`: Why it was refunded or failed; null when completed or cancelled.
+         *     - `sender_currency`: The currency the sender pays in; also the currency of the fee columns and of the four below.
+         *     - `sender_amount`: The amount the quote asked of the sender, fees included (not necessarily what arrived).
+         *     - `sender_payment_rail`: The rail the sender pays on.
+         *     - `stablecoin_currency`: The stablecoin the transaction carries (a pay-in’s received, a payout’s sent).
+         *     - `stablecoin_amount`: The stablecoin amount of the quote.
+         *     - `stablecoin_payment_rail`: The chain of that stablecoin.
+         *     - `receiver_currency`: The currency the receiver gets.
+         *     - `receiver_amount`: The amount the quote promised the receiver (paid out only when `completed`).
+         *     - `receiver_payment_rail`: The rail the receiver is paid on.
+         *     - `sender_quotation`: The locked rate sender currency -> stablecoin; null for a payout.
+         *     - `receiver_quotation`: The locked rate stablecoin -> receiver currency; null for a pay-in.
+         *     - `fee_currency`: The currency of the fees (the sender currency).
+         *     - `service_fee`: The service fee kept: the quote’s when completed, 0 otherwise (a refund gives it back).
+         *     - `partner_fee`: Your fee kept: the quote’s when completed, 0 otherwise.
+         *     - `network_fee`: The network fee kept: the quote’s when completed, 0 otherwise.
+         *     - `deposit_received`: What the deposit that funded the transaction brought in (a deposit of another amount than `sender_amount` is taken and refunded in full); null when none came (cancelled, failed, a payout from a wallet).
+         *     - `returned_to_sender`: What the refund paid back to the sender’s account: the whole deposit, fees included; null when nothing was paid back (not refunded, or a refunded payout from a wallet, whose amount went back to the wallet’s balance).
+         *     - `sell_back_proceeds`: A refund after the stablecoin was bought: what the exchange paid for it when it was sold back, at its rate of the moment; null when nothing was sold back.
+         *     - `fx_gain_loss`: The service’s gain (positive) or loss (negative) on that sell-back against the locked rate; it is not charged to the sender (`returned_to_sender` is the whole deposit). Null when nothing was sold back.
+         *     - `created_at`: When the transaction was created.
+         *     - `finalized_at`: When it reached its final status (its final event).
          */
         get: operations["getSettlementReport"];
         put?: never;

@@ -1,7 +1,7 @@
 // HTTP operations on reports: the day's settlements, for a partner's finance team (docs/reconciliation.md).
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
-import { settlementReportQuerySchema } from '../schemas/reports';
+import { settlementReportColumns, settlementReportQuerySchema } from '../schemas/reports';
 import { settlementColumns, settlementReport } from '../services/reports';
 
 const getSettlementReport = defineRoute({
@@ -14,10 +14,12 @@ const getSettlementReport = defineRoute({
     'One row per transaction of yours that reached a final status (`completed`, `refunded`, `cancelled`, `failed`) ' +
     'on `date`, a UTC day, in the order they did. CSV by default (a header row, comma-separated, CRLF line ends, UTF-8; ' +
     'it opens in a spreadsheet as is: amounts as plain decimals at the currency’s decimals, times as ' +
-    '`YYYY-MM-DD HH:MM:SS` in UTC); JSON (the `SettlementReport` schema, times in ISO 8601) with `format=json` or ' +
-    '`Accept: application/json`. Streamed: a day of any size. Fees are what the transaction kept (0 unless ' +
-    'completed), so the fee columns add up to what the ledger collected for these transactions. Columns: ' +
-    `${settlementColumns.map((column) => `\`${column}\``).join(', ')}.`,
+    '`YYYY-MM-DD HH:MM:SS` in UTC); JSON (an object with `date`, `time_zone` and `items`, one object per row ' +
+    'keyed by the columns, times in ISO 8601) with `format=json` or `Accept: application/json`. Streamed: a day of ' +
+    'any size. The leg amounts are the quote’s; the fee columns are what the transaction kept (0 unless completed) ' +
+    'and `deposit_received`, `returned_to_sender`, `sell_back_proceeds` and `fx_gain_loss` what really moved, both ' +
+    'as the ledger has them, so they add up to what it holds for these transactions. Columns, in order:\n\n' +
+    settlementColumns.map((column) => `- \`${column}\`: ${settlementReportColumns[column]}`).join('\n'),
   query: settlementReportQuerySchema,
   response: {
     status: 200,

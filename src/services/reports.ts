@@ -5,44 +5,23 @@ import { stringify } from 'csv-stringify';
 import { type Currency, Money } from '../domain/money';
 import type { Db } from '../persistence/database';
 import { settlementBatch, type SettlementRow } from '../persistence/reports';
+import { type SettlementReportColumn, settlementReportColumns } from '../schemas/reports';
 
 /** Rows read per query: bounded memory whatever the day's volume. */
 const BATCH = 500;
 
-/** The report's columns, in order (CSV header = JSON keys). */
-export const settlementColumns = [
-  'transaction_id',
-  'type',
-  'customer_id',
-  'status',
-  'failure_reason',
-  'sender_currency',
-  'sender_amount',
-  'sender_payment_rail',
-  'stablecoin_currency',
-  'stablecoin_amount',
-  'stablecoin_payment_rail',
-  'receiver_currency',
-  'receiver_amount',
-  'receiver_payment_rail',
-  'sender_quotation',
-  'receiver_quotation',
-  'fee_currency',
-  'service_fee',
-  'partner_fee',
-  'network_fee',
-  'created_at',
-  'finalized_at',
-] as const;
+/** The report's columns, in order (CSV header = JSON keys); what each means is in src/schemas/reports.ts. */
+export const settlementColumns = Object.keys(settlementReportColumns) as SettlementReportColumn[];
 
-export type SettlementReportRow = Record<(typeof settlementColumns)[number], string | null>;
+export type SettlementReportRow = Record<SettlementReportColumn, string | null>;
 
 const amount = (currency: string | null, value: { toString(): string } | null) =>
   currency && value !== null ? Money.of(currency as Currency, value.toString()).toString() : null;
 
 /**
  * A row as reported. Fees are what the transaction kept, as the ledger has them: the quote's when it completed, 0
- * when it was refunded (the refund gives them back), cancelled or failed (nothing was charged).
+ * when it was refunded (the refund gives them back), cancelled or failed (nothing was charged). The amounts of the
+ * legs are the quote's; what the deposit, the refund and a sell-back moved is the ledger's, in the sender currency.
  */
 export function toSettlementReportRow(row: SettlementRow, timestamp: (date: Date) => string): SettlementReportRow {
   const rate = (index: number) => row.rates[index]?.toFixed(8) ?? null;
@@ -70,6 +49,10 @@ export function toSettlementReportRow(row: SettlementRow, timestamp: (date: Date
     service_fee: kept(row.serviceFee),
     partner_fee: kept(row.partnerFee),
     network_fee: kept(row.networkFee),
+    deposit_received: amount(row.senderCurrency, row.depositReceived),
+    returned_to_sender: amount(row.senderCurrency, row.returnedToSender),
+    sell_back_proceeds: amount(row.senderCurrency, row.sellBackProceeds),
+    fx_gain_loss: amount(row.senderCurrency, row.fxGainLoss),
     created_at: timestamp(row.createdAt),
     finalized_at: timestamp(row.finalizedAt),
   };
