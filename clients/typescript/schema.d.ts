@@ -310,9 +310,16 @@ export interface paths {
          *     was not the expected amount, or an operator refunded), `error` (a step kept failing; an operator retries it or
          *     refunds, and the transaction goes back to `processing`). A transaction never goes backwards.
          *
+         *     **Returned** (fiat to fiat and payouts): days after `completed`, the receiving bank may send the payout back (a
+         *     SEPA or ACH return: closed account, wrong beneficiary): `returned` (failure_reason `payout_returned`; sandbox: POST
+         *     /v1/sandbox/transactions/{id}/payout-return). The service then pays it out again (`completed` again, possibly to
+         *     another account of the customer) or, for a payout from a wallet, gives the stablecoin back to the wallet
+         *     (`refunded`).
+         *
          *     **Events** (the full transaction as `event_resource`): payin.created, payin.processing, payin.completed,
-         *     payin.cancelled, payin.failed, payin.refunded, payin.error for fiat to fiat and pay-ins; the same payout.* events for
-         *     payouts. Fiat to fiat is a pay-in to partners: its internal payout leg sends no payout.* events.
+         *     payin.cancelled, payin.failed, payin.refunded, payin.error, payin.returned for fiat to fiat and pay-ins; the same
+         *     payout.* events for payouts. Fiat to fiat is a pay-in to partners: its internal payout leg sends no payout.* events.
+         *     payin.returned and payout.returned go beyond SPEC 6: subscribe to them to hear of returns.
          *
          *     **Types**: `fiat_to_fiat` (both legs), `payin` (fiat in, the stablecoin credited to `wallet_id`; created by POST
          *     /v1/payin, or by a deposit on a virtual account, which starts `processing`), `payout` (the stablecoin out as fiat;
@@ -613,9 +620,31 @@ export interface paths {
         put?: never;
         /**
          * Simulate the sender’s deposit (sandbox)
-         * @description As if the sender’s bank credited `amount` (in the sender currency; for a payout awaiting its stablecoin, the stablecoin, like POST /v1/payout/confirm) with the transaction’s reference. Answers 201 with the deposit: `accepted` (it funds the transaction, now `processing`; settlement then runs by itself), or `returning` (not the expected amount: the transaction is refunded; or the transaction no longer awaits a deposit: it is sent back and the transaction does not change). `simulate` makes this transaction meet a failure later: `payout_rejected` (ends `refunded`), `conversion_error` or `payout_error` (ends in `error`, waiting for an operator; a retry then succeeds), `payout_timeout_after_execution` and `payout_outcome_unknown` (the payout is made and its answer lost: the rail is asked again by the payout’s idempotency key and the transaction never pays twice; see SandboxDepositRequest). Production receives deposits from the banks, with the same effect.
+         * @description As if the sender’s bank credited `amount` (in the sender currency; for a payout awaiting its stablecoin, the stablecoin, like POST /v1/payout/confirm) with the transaction’s reference. Answers 201 with the deposit: `accepted` (it funds the transaction, now `processing`; settlement then runs by itself), or `returning` (not the expected amount: the transaction is refunded; or the transaction no longer awaits a deposit: it is sent back and the transaction does not change). `simulate` makes this transaction meet a failure later: `payout_rejected` (ends `refunded`), `conversion_error` or `payout_error` (ends in `error`, waiting for an operator; a retry then succeeds), `payout_timeout_after_execution` and `payout_outcome_unknown` (the payout is made and its answer lost: the rail is asked again by the payout’s idempotency key and the transaction never pays twice; see SandboxDepositRequest), `return_error` (a return of this deposit keeps failing: the refund ends in `error`, a late deposit in `return_failed`; an operator retries). A deposit arriving when none is awaited is on the books (held) from that moment until its return. `provider_reference` is the bank’s own id of the credit: the same credit reported again answers the deposit it made the first time and moves nothing (a bank may report a credit twice). Production receives deposits from the banks, with the same effect.
          */
         post: operations["simulateTransactionDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/transactions/{id}/payout-return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate the receiving bank returning a completed payout (sandbox)
+         * @description As if the receiving bank sent back the payout of a completed fiat-to-fiat transaction or payout (a SEPA or ACH return, days after it was paid): `amount` (in the receiver currency, at most what was paid out; less when the banks kept charges) came back for `reason_code`. Answers 201 with the return; the transaction is `returned` (failure_reason `payout_returned`; event payin.returned for fiat to fiat, payout.returned for payouts) and the money waits with the service while its operations team decides: paid out again (`completed` again, event .completed) or, for a payout from a wallet, converted back into the stablecoin at the rate of the moment and credited to the wallet (`refunded`, event .refunded).
+         *
+         *     A return is recorded once per `return_reference`: the same reference and amount again answer 201 with the return recorded first (nothing is done twice); with another transaction or amount, 422 `payout_return_reference_conflict`. Refused: a pay-in (`payin_cannot_be_returned`), a transaction that is not `completed` or was returned before (`payout_return_not_allowed`, naming its status), more than was paid out (`return_amount_exceeds_payout`). Production receives returns from the payout rail, with the same effect.
+         */
+        post: operations["simulatePayoutReturn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -635,7 +664,7 @@ export interface paths {
          * Simulate a deposit on a virtual account (sandbox)
          * @description As if `amount` (in the account’s currency; EUR by SEPA, USD by ACH) arrived on the virtual account’s deposit details from `sender_name`. Answers 201 with the pay-in it makes: a transaction of type `payin` with no quote, created `processing` (event payin.created; `sender.virtual_account_id` names the account), converted at the current rate with the fees a quote would charge (the service fee and one network fee, in the account currency; no partner fee), then `completed` with the stablecoin credited to the account’s wallet (payin.completed).
          *
-         *     **Refunded instead** (the deposit is recorded and returned in full; `refunded`, payin.refunded): the account is not approved (under review, rejected, cancelled: failure_reason `virtual_account_not_active`), or it is a EUR account without `accepts_third_party_payments` and the sender is not the customer (`third_party_sender`). Name rule: the sender’s name must be the customer’s full name (first and last name; a business’s legal name), compared ignoring case, accents, punctuation and spacing, every word in order ("jose da silva-neto" matches "José da Silva Neto"; "J. Silva" does not). An amount outside the allowed range, or not covering the fees, is refused (422 `amount_out_of_range`) and nothing is created. Production receives these credits from the bank through the same deposit-provider interface as transaction deposits, with the same effect.
+         *     **Refunded instead** (the deposit is recorded and returned in full; `refunded`, payin.refunded): the account is not approved (under review, rejected, cancelled: failure_reason `virtual_account_not_active`), or it is a EUR account without `accepts_third_party_payments` and the sender is not the customer (`third_party_sender`). Name rule: the sender’s name must be the customer’s full name (first and last name; a business’s legal name), compared ignoring case, accents, punctuation and spacing, every word in order ("jose da silva-neto" matches "José da Silva Neto"; "J. Silva" does not). An amount outside the allowed range, or not covering the fees, is refused (422 `amount_out_of_range`) and nothing is created. Production receives these credits from the bank through the same deposit-provider interface as transaction deposits, with the same effect. The same credit reported again (the same `provider_reference`) answers the pay-in it made the first time; nothing is credited twice.
          */
         post: operations["simulateVirtualAccountDeposit"];
         delete?: never;
@@ -701,9 +730,16 @@ export interface paths {
          *     was not the expected amount, or an operator refunded), `error` (a step kept failing; an operator retries it or
          *     refunds, and the transaction goes back to `processing`). A transaction never goes backwards.
          *
+         *     **Returned** (fiat to fiat and payouts): days after `completed`, the receiving bank may send the payout back (a
+         *     SEPA or ACH return: closed account, wrong beneficiary): `returned` (failure_reason `payout_returned`; sandbox: POST
+         *     /v1/sandbox/transactions/{id}/payout-return). The service then pays it out again (`completed` again, possibly to
+         *     another account of the customer) or, for a payout from a wallet, gives the stablecoin back to the wallet
+         *     (`refunded`).
+         *
          *     **Events** (the full transaction as `event_resource`): payin.created, payin.processing, payin.completed,
-         *     payin.cancelled, payin.failed, payin.refunded, payin.error for fiat to fiat and pay-ins; the same payout.* events for
-         *     payouts. Fiat to fiat is a pay-in to partners: its internal payout leg sends no payout.* events.
+         *     payin.cancelled, payin.failed, payin.refunded, payin.error, payin.returned for fiat to fiat and pay-ins; the same
+         *     payout.* events for payouts. Fiat to fiat is a pay-in to partners: its internal payout leg sends no payout.* events.
+         *     payin.returned and payout.returned go beyond SPEC 6: subscribe to them to hear of returns.
          *
          *     **Types**: `fiat_to_fiat` (both legs), `payin` (fiat in, the stablecoin credited to `wallet_id`; created by POST
          *     /v1/payin, or by a deposit on a virtual account, which starts `processing`), `payout` (the stablecoin out as fiat;
@@ -1296,7 +1332,7 @@ export interface components {
              * @description Sandbox only: a failure to simulate for this payout, as the sandbox deposit’s `simulate`.
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error";
             /** @description The payout awaiting its stablecoin. */
             transaction_id: string;
             /**
@@ -1506,7 +1542,7 @@ export interface components {
              * @description Sandbox only (refused in production), with wallet_id: a failure to simulate, as the sandbox deposit’s `simulate` (payout_rejected: refunded to the wallet; payout_error: `error` until an operator decides). Without a wallet, give it to POST /v1/payout/confirm.
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error";
             /** @description A service-managed wallet of the customer on the quote’s sender chain. Given: the stablecoin is debited from its balance at once (422 insufficient_funds when short) and the payout is `processing`. Left out: the payout waits in `awaiting_deposit` for the stablecoin per `sender_deposit_instructions` (POST /v1/payout/confirm once sent). */
             wallet_id?: string;
         } & (unknown | unknown);
@@ -1820,6 +1856,8 @@ export interface components {
             currency: "USD" | "EUR" | "BRL" | "MXN" | "ARS" | "USDC" | "USDT";
             /** Format: uuid */
             id: string;
+            /** @description The reporting bank’s own id of the credit: one credit is one deposit, however often it is reported. */
+            provider_reference: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp.
@@ -1834,10 +1872,10 @@ export interface components {
             return_reason: "amount_mismatch" | "not_awaiting_deposit" | "third_party_sender" | "virtual_account_not_active" | null;
             sender_name: string | null;
             /**
-             * @description accepted: it funds the transaction. returning -> returned: it goes back to the sender in full.
+             * @description accepted: it funds the transaction. returning -> returned: it goes back to the sender in full. return_failed: the return kept failing; the money is held (on the ledger since it arrived) until an operator retries it (-> returning).
              * @enum {string}
              */
-            status: "accepted" | "returning" | "returned";
+            status: "accepted" | "returning" | "returned" | "return_failed";
             /** Format: uuid */
             transaction_id: string;
         };
@@ -1886,7 +1924,7 @@ export interface components {
          * @description An event type of SPEC section 6, e.g. `customer.approved`.
          * @enum {string}
          */
-        EventType: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
+        EventType: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
         ExternalAccount: components["schemas"]["PixExternalAccount"] | components["schemas"]["PixAccountExternalAccount"] | components["schemas"]["SpeiExternalAccount"] | components["schemas"]["WireExternalAccount"] | components["schemas"]["SepaExternalAccount"] | components["schemas"]["CvuExternalAccount"];
         ExternalAccountList: {
             cursor: components["schemas"]["Cursor"];
@@ -2144,7 +2182,7 @@ export interface components {
              * @description A payin.*, payout.* or walletTransfer.* type.
              * @enum {string}
              */
-            event_type: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed";
+            event_type: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed";
         };
         MockWebhookResult: {
             delivery: {
@@ -2183,6 +2221,31 @@ export interface components {
              * @example 150
              */
             percentage_fee?: number;
+        };
+        PayoutReturn: {
+            /** @description What came back, in the receiver currency. */
+            amount: string;
+            /** @enum {string} */
+            currency: "USD" | "EUR" | "BRL" | "MXN" | "ARS" | "USDC" | "USDT";
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            reason_code: "AC01" | "AC03" | "AC04" | "AC06" | "AG01" | "AM05" | "BE04" | "MD07" | "MS02" | "MS03" | "RC01" | "RR01";
+            /**
+             * @description null while the service decides what becomes of the money (the transaction is `returned`); `repaid` (paid out again: `completed`) or `refunded` (back to the sender: `refunded`).
+             * @enum {string|null}
+             */
+            resolution: "repaid" | "refunded" | null;
+            /** @description The bank’s reference of the return. */
+            return_reference: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            returned_at: string;
+            /** Format: uuid */
+            transaction_id: string;
         };
         Pix: {
             /** @description Institution of the account, from the pix directory. */
@@ -2557,15 +2620,20 @@ export interface components {
              * @example 1000.00
              */
             amount: string;
+            /**
+             * @description The bank’s own id of this credit (its end-to-end or transaction id), as a bank reports it. A credit reported again with the same provider_reference is recorded once: the answer is what the first report made, and nothing moves again (409 provider_reference_in_use if it named another transaction). Without it every request is a new credit (a retry with the same Idempotency-Key is the same one).
+             * @example E2E20261126SANDBOX0001
+             */
+            provider_reference?: string;
             /** @description The payment reference the deposit carried. Defaults to the transaction’s; if given it must be that reference (any case, spaces and hyphens allowed). */
             reference?: string;
             /** @description Name of the account holder who paid (recorded). */
             sender_name?: string;
             /**
-             * @description A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), `payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays `processing` while it is asked again, then `error`, where a refund is refused because the receiver may be paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the deposit back in full.
+             * @description A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), `payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays `processing` while it is asked again, then `error`, where a refund is refused because the receiver may be paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the deposit back in full. `return_error`: a return of this deposit (a refund, or a late deposit sent back) keeps failing until its retries run out: a refund goes to `error`, a late deposit to `return_failed`; an operator’s retry then succeeds.
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error";
         };
         SandboxFundWalletRequest: {
             /**
@@ -2575,6 +2643,24 @@ export interface components {
             amount: string;
             /** @enum {string} */
             currency: "USDC" | "USDT";
+        };
+        SandboxPayoutReturnRequest: {
+            /**
+             * @description What came back, in the receiver currency: at most what was paid out (`receiver.amount`); less when the banks kept charges (422 `return_amount_exceeds_payout` above it).
+             * @example 850.00
+             */
+            amount: string;
+            /**
+             * @description The ISO 20022 return reason the bank gave: `AC01` The account number is wrong (IBAN or account identifier invalid); `AC03` The creditor account number is invalid; `AC04` The account is closed; `AC06` The account is blocked; `AG01` The account cannot receive this kind of transfer; `AM05` Duplicate payment; `BE04` The beneficiary address is missing or wrong; `MD07` The beneficiary is deceased; `MS02` Not specified: the beneficiary asked for the return; `MS03` Not specified: the bank returned it; `RC01` The bank identifier (BIC, routing number) is wrong; `RR01` Regulatory reason: missing debtor account or identification.
+             * @example AC04
+             * @enum {string}
+             */
+            reason_code: "AC01" | "AC03" | "AC04" | "AC06" | "AG01" | "AM05" | "BE04" | "MD07" | "MS02" | "MS03" | "RC01" | "RR01";
+            /**
+             * @description The bank’s own reference of the return (defaults to `SANDBOX-RETURN-<transaction id>`). A return is recorded once per reference: the same reference again answers the return recorded first.
+             * @example RTN20261126-0001
+             */
+            return_reference?: string;
         };
         SandboxVerificationOutcome: {
             /** @enum {string} */
@@ -2604,6 +2690,11 @@ export interface components {
              * @example 250.00
              */
             amount: string;
+            /**
+             * @description The bank’s own id of this credit (its end-to-end or transaction id), as a bank reports it. A credit reported again with the same provider_reference is recorded once: the answer is what the first report made, and nothing moves again (409 provider_reference_in_use if it named another transaction). Without it every request is a new credit (a retry with the same Idempotency-Key is the same one).
+             * @example E2E20261126SANDBOX0001
+             */
+            provider_reference?: string;
             /** @description The payment reference it carried (recorded). */
             reference?: string;
             /** @description Name of the account holder who paid. On a EUR account without accepts_third_party_payments it must be the customer’s (case, accents, punctuation and spacing ignored), else the deposit is refunded. */
@@ -2988,10 +3079,10 @@ export interface components {
              */
             deposit_deadline: string | null;
             /**
-             * @description Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected (refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded), third_party_sender or virtual_account_not_active (a virtual-account deposit returned: refunded).
+             * @description Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected (refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded), third_party_sender or virtual_account_not_active (a virtual-account deposit returned: refunded), payout_returned (the receiving bank returned the payout: returned, then refunded if it was not paid again).
              * @enum {string|null}
              */
-            failure_reason: "deposit_deadline_passed" | "deposit_amount_mismatch" | "payout_rejected" | "conversion_failed" | "payout_failed" | "refund_failed" | "refunded_by_operator" | "third_party_sender" | "virtual_account_not_active" | null;
+            failure_reason: "deposit_deadline_passed" | "deposit_amount_mismatch" | "payout_rejected" | "conversion_failed" | "payout_failed" | "refund_failed" | "refunded_by_operator" | "third_party_sender" | "virtual_account_not_active" | "payout_returned" | null;
             fees: components["schemas"]["TransactionFees"];
             /** Format: uuid */
             id: string;
@@ -3085,10 +3176,10 @@ export interface components {
             sender_quotation: string | null;
             stablecoin: components["schemas"]["TransactionStablecoin"];
             /**
-             * @description awaiting_deposit -> processing -> completed; awaiting_deposit -> cancelled (PUT) or failed (deadline passed); processing -> refunded (payout rejected or wrong amount: money returned) or error (a step kept failing; an operator retries, back to processing, or refunds). Never backwards. A payout from a wallet and a virtual-account pay-in start in processing.
+             * @description awaiting_deposit -> processing -> completed; awaiting_deposit -> cancelled (PUT) or failed (deadline passed); processing -> refunded (payout rejected or wrong amount: money returned) or error (a step kept failing; an operator retries, back to processing, or refunds). Never backwards, except completed -> returned (fiat_to_fiat and payout: the receiving bank sent the payout back), which ends completed again (paid out once more) or refunded. A payout from a wallet and a virtual-account pay-in start in processing.
              * @enum {string}
              */
-            status: "awaiting_deposit" | "processing" | "completed" | "cancelled" | "failed" | "refunded" | "error";
+            status: "awaiting_deposit" | "processing" | "completed" | "cancelled" | "failed" | "refunded" | "error" | "returned";
             /**
              * @description fiat_to_fiat (fiat in, fiat out), payin (fiat in, the stablecoin credited to a wallet), payout (the stablecoin out as fiat to a bank account).
              * @enum {string}
@@ -5154,7 +5245,7 @@ export interface operations {
                 /** @description Only events about this resource. */
                 event_resource_id?: string;
                 /** @description Only events of this type. */
-                event_type?: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
+                event_type?: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
                 /** @description Page size, 1-100 (default 10). */
                 limit?: number;
                 /** @description Only items created at or after this instant; a bare date starts at 00:00 UTC. */
@@ -8849,7 +8940,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_in_use`: Another request with the same Idempotency-Key is still being processed; retry shortly to get its result. */
+            /**
+             * @description `provider_reference_in_use`: A deposit's `provider_reference` (the bank's own id of the credit) already names a deposit of another transaction or virtual account: one credit funds one thing.
+             *
+             *     `idempotency_key_in_use`: Another request with the same Idempotency-Key is still being processed; retry shortly to get its result.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8858,7 +8953,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "idempotency_key_in_use";
+                            code: "provider_reference_in_use" | "idempotency_key_in_use";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -8931,6 +9026,276 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "amount_too_precise" | "deposit_reference_mismatch" | "idempotency_key_reused";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulatePayoutReturn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: repeats with the same key and the same request within 24 hours return the stored response (with the header `Idempotent-Replayed: true`) without doing anything again. 1-255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Transaction id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPayoutReturnRequest"];
+            };
+        };
+        responses: {
+            /** @description The return, as recorded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutReturn"];
+                };
+            };
+            /**
+             * @description `validation_error`: Some fields are missing or invalid; `details` lists each one.
+             *
+             *     `invalid_json`: The request body is not valid JSON, or nests arrays and objects deeper than 32 levels.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_found`: The resource does not exist or belongs to another partner; also unknown routes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: Another request with the same Idempotency-Key is still being processed; retry shortly to get its result. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than the documented limit (1 MB for a JSON body, 10 MB for a document). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The Content-Type is not the one the operation accepts (application/json, or multipart/form-data for uploads). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `amount_too_precise`: The amount has more decimal places than the currency of the resource it is for (the transaction's sender currency) allows.
+             *
+             *     `payin_cannot_be_returned`: A payout return was reported for a pay-in: it paid nothing out to a bank.
+             *
+             *     `payout_return_not_allowed`: A payout return was reported for a transaction that is not completed (the message names its status), or that was returned before (one return per transaction).
+             *
+             *     `return_amount_exceeds_payout`: A payout return's amount is more than the transaction paid out (its `receiver.amount`), or in another currency.
+             *
+             *     `payout_return_reference_conflict`: The bank's return reference was recorded already for another transaction or another amount; the same return again answers the first.
+             *
+             *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "amount_too_precise" | "payin_cannot_be_returned" | "payout_return_not_allowed" | "return_amount_exceeds_payout" | "payout_return_reference_conflict" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -9113,7 +9478,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_in_use`: Another request with the same Idempotency-Key is still being processed; retry shortly to get its result. */
+            /**
+             * @description `provider_reference_in_use`: A deposit's `provider_reference` (the bank's own id of the credit) already names a deposit of another transaction or virtual account: one credit funds one thing.
+             *
+             *     `idempotency_key_in_use`: Another request with the same Idempotency-Key is still being processed; retry shortly to get its result.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9122,7 +9491,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "idempotency_key_in_use";
+                            code: "provider_reference_in_use" | "idempotency_key_in_use";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -9551,7 +9920,7 @@ export interface operations {
                 /** @description Only items created at or after this instant; a bare date starts at 00:00 UTC. */
                 start_date?: string | unknown | unknown;
                 /** @description Only transactions in this status. */
-                status?: "awaiting_deposit" | "processing" | "completed" | "cancelled" | "failed" | "refunded" | "error";
+                status?: "awaiting_deposit" | "processing" | "completed" | "cancelled" | "failed" | "refunded" | "error" | "returned";
                 /** @description Only transactions of this type. */
                 type?: "fiat_to_fiat" | "payin" | "payout";
             };
