@@ -7,6 +7,7 @@ import type { WebhookSender } from '../src/providers/webhook-sender';
 import type { DepositAccountIssuer } from '../src/providers/deposit-accounts';
 import type { FiatRails } from '../src/providers/fiat-rails';
 import type { ChainTransfers } from '../src/providers/chain-transfers';
+import type { ProviderStatements } from '../src/providers/provider-statements';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -19,4 +20,6 @@ export interface ActivityServices {
   fiatRails: FiatRails;
   /** Sends wallet transfers on chain. */
   chainTransfers: ChainTransfers;
+  /** What the providers report they did (the reconciliation's statement checks). */
+  providerStatements: ProviderStatements;
 }
