@@ -364,14 +364,16 @@ describe('reconciliation', () => {
 
   it('finds money that stopped moving: a transaction in error or processing too long, a leg not closed or rejected and not refunded, a deposit returning too long', async () => {
     const own = await setUpParties(harness);
-    const [erred, slow, recent] = await Promise.all(
-      [0, 1, 2].map(async () => {
-        const transaction = await createTransaction(own);
-        await deposit(own, transaction, { simulate: 'conversion_error' });
-        await waitForStatus(harness, transaction.id, 'error');
-        return transaction;
-      }),
-    );
+    const [erred, slow, recent] = [
+      await createTransaction(own),
+      await createTransaction(own),
+      await createTransaction(own),
+    ];
+    for (const transaction of [erred!, slow!, recent!]) {
+      await deposit(own, transaction, { simulate: 'conversion_error' });
+    }
+    // One at a time: the time-skipping server takes one sleeper (its skips move all three on).
+    for (const transaction of [erred!, slow!, recent!]) await waitForStatus(harness, transaction.id, 'error');
     // A second deposit for a funded transaction is sent back on its own.
     const second = await deposit(own, recent!);
     await harness.env.client.workflow.getHandle(`deposit-return-${second.id}`).result();
