@@ -70,7 +70,8 @@ export function createReconciliationActivities({ prisma, config, logger, provide
     } catch (error) {
       // Out of reach past the activity's own retries would fail the run; a statement that cannot be read is a
       // check that could not look, and says so in the report.
-      if (error instanceof ProviderUnavailableError) return { skipped: `the statement cannot be read: ${error.message}` };
+      if (error instanceof ProviderUnavailableError)
+        return { skipped: `the statement cannot be read: ${error.message}` };
       throw error;
     }
   }

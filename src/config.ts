@@ -180,16 +180,33 @@ const environmentSchema = z
      * reconciliation reports it as stuck money. A provider call's retries take minutes and the outcome polls about
      * two hours (workflows/provider-outcome.ts): twice that.
      */
-    RECONCILIATION_PROCESSING_BOUND_HOURS: z.coerce.number().min(1).max(24 * 30).default(4),
+    RECONCILIATION_PROCESSING_BOUND_HOURS: z.coerce
+      .number()
+      .min(1)
+      .max(24 * 30)
+      .default(4),
     /** Worker: hours a transaction may wait in `error` (or an unknown non-final status) for an operator. */
-    RECONCILIATION_ERROR_BOUND_HOURS: z.coerce.number().min(1).max(24 * 30).default(24),
+    RECONCILIATION_ERROR_BOUND_HOURS: z.coerce
+      .number()
+      .min(1)
+      .max(24 * 30)
+      .default(24),
     /** Worker: hours a deposit may stay `returning` (being sent back) before it is reported as stuck. */
-    RECONCILIATION_DEPOSIT_RETURNING_BOUND_HOURS: z.coerce.number().min(1).max(24 * 30).default(4),
+    RECONCILIATION_DEPOSIT_RETURNING_BOUND_HOURS: z.coerce
+      .number()
+      .min(1)
+      .max(24 * 30)
+      .default(4),
     /**
      * Worker: hours of provider statement each run reads (ending when it starts); postings of its last
      * (hours - 24) must each have a line. The daily run reads 72: every posting is checked on two runs.
      */
-    RECONCILIATION_STATEMENT_LOOKBACK_HOURS: z.coerce.number().int().min(48).max(24 * 31).default(72),
+    RECONCILIATION_STATEMENT_LOOKBACK_HOURS: z.coerce
+      .number()
+      .int()
+      .min(48)
+      .max(24 * 31)
+      .default(72),
     /** Reverse proxies in front of the API that append to X-Forwarded-For; 0 = use the connection's address. */
     TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   })

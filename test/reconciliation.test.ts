@@ -285,7 +285,13 @@ describe('reconciliation', () => {
         expect.arrayContaining([
           { action: 'drop', idempotencyKey: `${f2f.id}:stablecoin_to_fiat` },
           { action: 'amount', idempotencyKey: `${payin.id}:fiat_to_stablecoin`, amount: '1.230000' },
-          { action: 'extra', idempotencyKey: `${payin.id}:refund`, kind: 'return', currency: 'USD', amount: '40.000000' },
+          {
+            action: 'extra',
+            idempotencyKey: `${payin.id}:refund`,
+            kind: 'return',
+            currency: 'USD',
+            amount: '40.000000',
+          },
         ]),
       );
       const summary = await reconcile([own.partner.partnerId], 2);
@@ -301,20 +307,24 @@ describe('reconciliation', () => {
       const [report, ...found] = await operator('show', summary.reportId);
       expect(report).toMatchObject({ status: 'discrepancies', discrepancyCount: 3, checks: summary.checks });
       expect(found.find((item) => item.kind === 'statement_amount_mismatch')?.detail).toMatch(
-        new RegExp(`^the statement shows a conversion of 1\\.23 \\w+ .*; posting transaction:${payin.id}:fiat_to_stablecoin moves `),
+        new RegExp(
+          `^the statement shows a conversion of 1\\.23 \\w+ .*; posting transaction:${payin.id}:fiat_to_stablecoin moves `,
+        ),
       );
       expect(found.find((item) => item.kind === 'posting_without_statement_line')?.detail).toBe(
         `the provider's statement has no line ${f2f.id}:stablecoin_to_fiat (the operation this posting records)`,
       );
       // Prometheus sees each kind of the latest run limited to partners (the daily run's are scope="all").
       const metrics = await reconciliationMetrics();
-      expect(metrics.get('payments_reconciliation_findings{kind="statement_amount_mismatch",scope="partners"}')).toBe(1);
-      expect(metrics.get('payments_reconciliation_findings{kind="statement_line_without_posting",scope="partners"}')).toBe(
+      expect(metrics.get('payments_reconciliation_findings{kind="statement_amount_mismatch",scope="partners"}')).toBe(
         1,
       );
-      expect(metrics.get('payments_reconciliation_findings{kind="posting_without_statement_line",scope="partners"}')).toBe(
-        1,
-      );
+      expect(
+        metrics.get('payments_reconciliation_findings{kind="statement_line_without_posting",scope="partners"}'),
+      ).toBe(1);
+      expect(
+        metrics.get('payments_reconciliation_findings{kind="posting_without_statement_line",scope="partners"}'),
+      ).toBe(1);
       expect(metrics.get('payments_reconciliation_findings{kind="transaction_stuck",scope="partners"}')).toBe(0);
       expect(metrics.get('payments_reconciliation_check_skipped{check="provider_statement",scope="partners"}')).toBe(0);
     } finally {
@@ -418,7 +428,9 @@ describe('reconciliation', () => {
     expect(detail('transaction_stuck', erred!.id)).toMatch(
       /^fiat_to_fiat error \(conversion_failed\) for 30\.\d hours, over the 24-hour bound$/,
     );
-    expect(detail('transaction_stuck', slow!.id)).toMatch(/^fiat_to_fiat processing .*for 5\.\d hours, over the 4-hour bound$/);
+    expect(detail('transaction_stuck', slow!.id)).toMatch(
+      /^fiat_to_fiat processing .*for 5\.\d hours, over the 4-hour bound$/,
+    );
     expect(detail('deposit_stuck', second.id as string)).toMatch(
       new RegExp(`^[\\d.]+ \\w+ of transaction ${recent!.id} returning .*for 5\\.\\d hours, over the 4-hour bound$`),
     );

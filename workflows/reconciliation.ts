@@ -3,7 +3,14 @@
 // table in bounded batches (one activity each), keeps what it finds under the run's report, and the run ends with
 // the report closed: clean, discrepancies, or incomplete when a check could not look (both an alert). The report id and status are the run's ResourceId and
 // ResourceStatus search attributes, so the Temporal UI lists runs that found something.
-import { continueAsNew, patched, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  patched,
+  proxyActivities,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ReconciliationSummary } from '../activities/reconciliation';
 import {

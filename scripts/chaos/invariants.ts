@@ -211,7 +211,8 @@ export function checkReconciliation(report: ReportLike, summary: ReconciliationS
   const name = `reconciliation ${summary.reportId} (npm run reconciliation -- show ${summary.reportId})`;
   report.check(
     summary.status === 'clean',
-    () => `${name} is ${summary.status}, with ${summary.discrepancyCount} discrepancies: ${JSON.stringify(summary.checks)}`,
+    () =>
+      `${name} is ${summary.status}, with ${summary.discrepancyCount} discrepancies: ${JSON.stringify(summary.checks)}`,
   );
   for (const check of reconciliationChecks) {
     const outcome = summary.checks[check];

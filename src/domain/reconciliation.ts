@@ -159,7 +159,10 @@ export function isSkipped(outcome: CheckOutcome | undefined): outcome is { skipp
  * A finished run's status: `discrepancies` when anything was found; otherwise `incomplete` when a check was skipped
  * (nothing is called clean that was not looked at); `clean` only when every check looked and found nothing.
  */
-export function finishedReportStatus(discrepancyCount: number, checks: CheckOutcomes): Exclude<ReportStatus, 'running'> {
+export function finishedReportStatus(
+  discrepancyCount: number,
+  checks: CheckOutcomes,
+): Exclude<ReportStatus, 'running'> {
   if (discrepancyCount > 0) return 'discrepancies';
   return Object.values(checks).some(isSkipped) ? 'incomplete' : 'clean';
 }

@@ -171,7 +171,8 @@ export function registerReconciliationGauges(prisma: PrismaClient): void {
     async (gauge) => {
       for (const scope of reconciliationScopes) {
         const report = await ofScope(scope);
-        for (const check of reconciliationChecks) gauge.labels(check, scope).set(isSkipped(report?.checks[check]) ? 1 : 0);
+        for (const check of reconciliationChecks)
+          gauge.labels(check, scope).set(isSkipped(report?.checks[check]) ? 1 : 0);
       }
     },
   );

@@ -268,10 +268,7 @@ async function checkAccounts(db: SqlDb, query: BatchQuery): Promise<BatchResult>
 // ---- the provider's statement ----
 
 /** The resources a provider operation's key names, with their partner and whether they ended. */
-async function resourcesOfKeys(
-  db: SqlDb,
-  keys: string[],
-): Promise<Map<string, { partnerId: string; ended: boolean }>> {
+async function resourcesOfKeys(db: SqlDb, keys: string[]): Promise<Map<string, { partnerId: string; ended: boolean }>> {
   const postings = keys.map((key) => postingOfProviderOperation(key));
   const ids = (source: string) =>
     postings.flatMap((posting) =>
@@ -343,7 +340,9 @@ export async function checkStatementLines(
         subjectId: line.idempotencyKey,
         detail: `the statement shows ${described}, and there is no posting ${posting.reference}`,
       });
-    } else if (!posted.some((entry) => entry.currency === line.currency && amount.eq(new Decimal(entry.amount).abs()))) {
+    } else if (
+      !posted.some((entry) => entry.currency === line.currency && amount.eq(new Decimal(entry.amount).abs()))
+    ) {
       discrepancies.push({
         kind: 'statement_amount_mismatch',
         subjectType: 'provider_operation',
@@ -701,9 +700,8 @@ export async function listDiscrepancies(db: SqlDb, reportId: string, limit: numb
 
 /** The run's window: when its report was opened (the statement ends there; stuck money is measured then). */
 export async function reconciliationReportStart(db: SqlDb, id: string): Promise<Date> {
-  const [row] = (
-    await sql`SELECT started_at FROM reconciliation_reports WHERE id = ${id}::uuid`.execute(sqlOf(db))
-  ).rows as Array<{ startedAt: Date }>;
+  const [row] = (await sql`SELECT started_at FROM reconciliation_reports WHERE id = ${id}::uuid`.execute(sqlOf(db)))
+    .rows as Array<{ startedAt: Date }>;
   if (!row) throw new Error(`reconciliation report ${id} does not exist`);
   return row.startedAt;
 }

@@ -84,5 +84,8 @@ export async function sandboxStatementPage(
     valueDate: row.valueDate,
   }));
   const last = lines[lines.length - 1];
-  return { lines, next: lines.length < limit || !last ? null : `${last.valueDate.toISOString()}|${last.idempotencyKey}` };
+  return {
+    lines,
+    next: lines.length < limit || !last ? null : `${last.valueDate.toISOString()}|${last.idempotencyKey}`,
+  };
 }

@@ -14,11 +14,7 @@ import type { PrismaClient } from '../persistence/database';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
-import {
-  ProviderStatements,
-  SandboxProviderStatements,
-  UnconnectedProviderStatements,
-} from './provider-statements';
+import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
