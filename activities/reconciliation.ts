@@ -1,47 +1,103 @@
 // The daily reconciliation's activities (workflows/reconciliation.ts): one bounded batch of one check per call, and
 // the report kept in reconciliation_reports (docs/reconciliation.md).
-import type { Discrepancy, ReconciliationCheck } from '../src/domain/reconciliation';
 import {
-  type CheckCounts,
+  type AnyReconciliationCheck,
+  type CheckOutcomes,
+  type Discrepancy,
+  isSkipped,
+  type ReportStatus,
+  STATEMENT_POSTING_LAG_HOURS,
+  statementWindow,
+} from '../src/domain/reconciliation';
+import {
+  checkStatementLines,
   closeReconciliationReport,
   openReconciliationReport,
   reconcileBatch,
+  reconciliationReportStart,
   recordDiscrepancies,
+  recordStatementLines,
 } from '../src/persistence/reconciliation';
+import { isUnconnected, ProviderUnavailableError } from '../src/providers/unavailable';
 import type { ActivityServices } from './services';
 
 export interface ReconciliationBatchInput {
   reportId: string;
-  check: ReconciliationCheck;
+  check: AnyReconciliationCheck;
   partnerIds: string[] | null;
   after: string | null;
   limit: number;
 }
 
-export interface ReconciliationSummary {
-  reportId: string;
-  status: 'clean' | 'discrepancies';
-  discrepancyCount: number;
-  checks: CheckCounts;
+/** A batch's counts and where to go on; or, instead, why the check could not look (`skipped`). */
+export interface ReconciliationBatchResult {
+  checked: number;
+  found: number;
+  next: string | null;
+  kinds: Discrepancy['kind'][];
+  skipped?: string;
 }
 
-export function createReconciliationActivities({ prisma, config, logger }: ActivityServices) {
+export interface ReconciliationSummary {
+  reportId: string;
+  status: Exclude<ReportStatus, 'running'>;
+  discrepancyCount: number;
+  checks: CheckOutcomes;
+}
+
+export function createReconciliationActivities({ prisma, config, logger, providerStatements }: ActivityServices) {
+  const { stuckBounds, statementLookbackHours } = config.reconciliation;
+  const skipped = (reason: string): ReconciliationBatchResult => ({
+    checked: 0,
+    found: 0,
+    next: null,
+    kinds: [],
+    skipped: reason,
+  });
+
+  /** A page of the provider's statement, kept under the report and matched with the postings. */
+  async function statementBatch(input: ReconciliationBatchInput, startedAt: Date) {
+    if (isUnconnected(providerStatements)) return { skipped: providerStatements.unconnected };
+    try {
+      const page = await providerStatements.statementFor(
+        statementWindow(startedAt, statementLookbackHours),
+        input.after,
+        input.limit,
+      );
+      await recordStatementLines(prisma, input.reportId, page.lines);
+      const compared = await checkStatementLines(prisma, page.lines, input.partnerIds);
+      return { ...compared, next: page.next };
+    } catch (error) {
+      // Out of reach past the activity's own retries would fail the run; a statement that cannot be read is a
+      // check that could not look, and says so in the report.
+      if (error instanceof ProviderUnavailableError)
+        return { skipped: `the statement cannot be read: ${error.message}` };
+      throw error;
+    }
+  }
+
   return {
     async openReconciliationReport(reportId: string, partnerIds: string[] | null): Promise<void> {
       await openReconciliationReport(prisma, reportId, partnerIds);
     },
 
     /** Checks one batch and keeps what it found under the report; answers the counts and where to go on. */
-    async reconcileBatch(
-      input: ReconciliationBatchInput,
-    ): Promise<{ checked: number; found: number; next: string | null; kinds: Discrepancy['kind'][] }> {
-      const result = await reconcileBatch(
-        prisma,
-        input.check,
-        { partnerIds: input.partnerIds, after: input.after, limit: input.limit },
-        // Provider operations are recorded where they can be read: the sandbox's simulated providers.
-        { providerOperations: config.appEnv === 'sandbox' },
-      );
+    async reconcileBatch(input: ReconciliationBatchInput): Promise<ReconciliationBatchResult> {
+      const startedAt = await reconciliationReportStart(prisma, input.reportId);
+      const query = { partnerIds: input.partnerIds, after: input.after, limit: input.limit };
+      const result =
+        input.check === 'provider_statement'
+          ? await statementBatch(input, startedAt)
+          : await reconcileBatch(prisma, input.check, query, {
+              reportId: input.reportId,
+              asOf: startedAt,
+              bounds: stuckBounds,
+              postedFrom: new Date(
+                statementWindow(startedAt, statementLookbackHours).from.getTime() +
+                  STATEMENT_POSTING_LAG_HOURS * 3_600_000,
+              ),
+            });
+      if ('skipped' in result) return skipped(result.skipped);
       await recordDiscrepancies(prisma, input.reportId, result.discrepancies);
       return {
         checked: result.checked,
@@ -51,15 +107,25 @@ export function createReconciliationActivities({ prisma, config, logger }: Activ
       };
     },
 
-    /** Closes the report; anything found is the alert: an error log line an operator's log alerting watches. */
-    async closeReconciliationReport(reportId: string, checks: CheckCounts): Promise<ReconciliationSummary> {
+    /**
+     * Closes the report. Anything found, or any check skipped, is the alert: an error log line an operator's log
+     * alerting watches, and the metrics the worker reads from the reports (payments_reconciliation_*).
+     */
+    async closeReconciliationReport(reportId: string, checks: CheckOutcomes): Promise<ReconciliationSummary> {
       const report = await closeReconciliationReport(prisma, reportId, checks);
-      const status = report.status === 'clean' ? 'clean' : 'discrepancies';
-      // Metrics hook (branch observability): set the reconciliation_discrepancies gauge to report.discrepancyCount here.
+      const status = report.status === 'running' ? 'discrepancies' : report.status;
+      const skippedChecks = Object.entries(checks)
+        .filter(([, outcome]) => isSkipped(outcome))
+        .map(([check]) => check);
       if (status === 'discrepancies') {
         logger.error(
           { alert: 'reconciliation_discrepancies', reportId, discrepancies: report.discrepancyCount, checks },
           'reconciliation found discrepancies: npm run reconciliation -- show ' + reportId,
+        );
+      } else if (status === 'incomplete') {
+        logger.error(
+          { alert: 'reconciliation_incomplete', reportId, skipped: skippedChecks, checks },
+          `reconciliation incomplete, skipped ${skippedChecks.join(', ')}: npm run reconciliation -- show ${reportId}`,
         );
       } else {
         logger.info({ reportId, checks }, 'reconciliation clean');

@@ -8,6 +8,7 @@ import type { DepositAccountIssuer } from '../src/providers/deposit-accounts';
 import type { FiatRails } from '../src/providers/fiat-rails';
 import type { ChainTransfers } from '../src/providers/chain-transfers';
 import type { RateProvider } from '../src/providers/rates';
+import type { ProviderStatements } from '../src/providers/provider-statements';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -22,4 +23,6 @@ export interface ActivityServices {
   chainTransfers: ChainTransfers;
   /** The rate of the moment (a returned payout's refund converts at it). */
   rateProvider: RateProvider;
+  /** What the providers report they did (the reconciliation's statement checks). */
+  providerStatements: ProviderStatements;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { allCurrencies, amountTextProblem, isCurrency, Money } from './domain/money';
 import { AmountRanges, defaultAmountRangeText, MAX_SERVICE_FEE_BPS } from './domain/quotes';
+import type { StuckBounds } from './domain/reconciliation';
 import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
 
 /**
@@ -174,6 +175,38 @@ const environmentSchema = z
     AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_AUTH_FAILURE_LIMIT),
     /** Length of the window of AUTH_FAILURE_LIMIT, in seconds. */
     AUTH_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86400).default(DEFAULT_AUTH_FAILURE_WINDOW_SECONDS),
+    /**
+     * Worker: hours a transaction may stay `processing`, a leg open or rejected-and-not-refunded, before the
+     * reconciliation reports it as stuck money. A provider call's retries take minutes and the outcome polls about
+     * two hours (workflows/provider-outcome.ts): twice that.
+     */
+    RECONCILIATION_PROCESSING_BOUND_HOURS: z.coerce
+      .number()
+      .min(1)
+      .max(24 * 30)
+      .default(4),
+    /** Worker: hours a transaction may wait in `error` (or an unknown non-final status) for an operator. */
+    RECONCILIATION_ERROR_BOUND_HOURS: z.coerce
+      .number()
+      .min(1)
+      .max(24 * 30)
+      .default(24),
+    /** Worker: hours a deposit may stay `returning` (being sent back) before it is reported as stuck. */
+    RECONCILIATION_DEPOSIT_RETURNING_BOUND_HOURS: z.coerce
+      .number()
+      .min(1)
+      .max(24 * 30)
+      .default(4),
+    /**
+     * Worker: hours of provider statement each run reads (ending when it starts); postings of its last
+     * (hours - 24) must each have a line. The daily run reads 72: every posting is checked on two runs.
+     */
+    RECONCILIATION_STATEMENT_LOOKBACK_HOURS: z.coerce
+      .number()
+      .int()
+      .min(48)
+      .max(24 * 31)
+      .default(72),
     /** Reverse proxies in front of the API that append to X-Forwarded-For; 0 = use the connection's address. */
     TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   })
@@ -249,6 +282,8 @@ export interface AppConfig {
     authFailureWindowSeconds: number;
   };
   worker: { maxConcurrentActivities: number; maxCachedWorkflows: number };
+  /** The daily reconciliation (docs/reconciliation.md): stuck-money bounds and the statement window. */
+  reconciliation: { stuckBounds: StuckBounds; statementLookbackHours: number };
 }
 
 export class ConfigError extends Error {
@@ -352,6 +387,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     worker: {
       maxConcurrentActivities: values.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxCachedWorkflows: values.WORKER_MAX_CACHED_WORKFLOWS,
+    },
+    reconciliation: {
+      stuckBounds: {
+        processingHours: values.RECONCILIATION_PROCESSING_BOUND_HOURS,
+        errorHours: values.RECONCILIATION_ERROR_BOUND_HOURS,
+        depositReturningHours: values.RECONCILIATION_DEPOSIT_RETURNING_BOUND_HOURS,
+      },
+      statementLookbackHours: values.RECONCILIATION_STATEMENT_LOOKBACK_HOURS,
     },
   };
 }

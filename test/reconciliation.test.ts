@@ -1,12 +1,24 @@
 // Reconciliation (issue 27): a partner's balance transactions and fee balance, the settlement report of a day (CSV and
 // JSON, its sums equal to the ledger's), and the daily reconciliation: clean after every sandbox flow, and each kind
 // of discrepancy, injected on purpose, found and named.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { base58 } from '@scure/base';
+import { createActivities } from '../activities';
+import { reconciliationCommand } from '../scripts/reconciliation';
+import { createLogger } from '../src/logger';
 import { type Currency, Decimal, isStablecoin } from '../src/domain/money';
+import { newId } from '../src/domain/ids';
+import { registry } from '../src/observability/metrics';
+import { registerReconciliationGauges } from '../src/observability/observe';
+import { createProviders } from '../src/providers';
+import { UnconnectedProviderStatements } from '../src/providers/provider-statements';
+import { createWorker } from '../src/temporal/worker';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { createWallet } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
+import { projectRoot, workflowBundlePath } from './support/paths';
 import { createPayin, createPayout, payoutQuoteBody } from './support/payments';
 import {
   createTransaction,
@@ -84,10 +96,10 @@ beforeAll(async () => {
 afterAll(() => harness?.teardown());
 
 /** A run limited to the partners (test files share the database), and its search attributes once it ended. */
-async function reconcile(partnerIds: string[], batchSize = 3) {
+async function reconcile(partnerIds: string[], batchSize = 3, taskQueue = harness.config.temporal.taskQueue) {
   const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
     workflowId: `reconciliation-test-${crypto.randomUUID()}`,
-    taskQueue: harness.config.temporal.taskQueue,
+    taskQueue,
     args: [{ partnerIds, batchSize }],
   });
   const summary = await handle.result();
@@ -99,6 +111,45 @@ async function discrepanciesOf(reportId: string): Promise<string[]> {
   return rows.map((row) => `${row.kind} ${row.subjectId}`).sort();
 }
 
+/** What an operator runs: `npm run reconciliation -- <args>` (no Temporal needed for these commands). */
+async function operator(...args: string[]): Promise<Array<Record<string, any>>> {
+  const lines = await reconciliationCommand(args, harness.prisma, () => {
+    throw new Error('not needed');
+  });
+  return lines.map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+/** The worker's scrape of the reconciliation metrics: `name{labels} value` lines, labels as written. */
+async function reconciliationMetrics(): Promise<Map<string, number>> {
+  registerReconciliationGauges(harness.prisma);
+  const text = [
+    await registry.getSingleMetricAsString('payments_reconciliation_findings'),
+    await registry.getSingleMetricAsString('payments_reconciliation_check_skipped'),
+    await registry.getSingleMetricAsString('payments_reconciliation_last_finished_timestamp_seconds'),
+  ].join('\n');
+  return new Map(
+    text
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => {
+        const at = line.lastIndexOf(' ');
+        return [line.slice(0, at), Number(line.slice(at + 1))] as const;
+      }),
+  );
+}
+
+/** Makes rows older than they are, as hours passing would (the database's clock is not Temporal's). */
+async function age(table: 'transactions' | 'transaction_deposits', id: string, hours: number) {
+  const interval = `${hours} hours`;
+  if (table === 'transactions') {
+    await harness.prisma.$executeRaw`
+      UPDATE transactions SET updated_at = now() - ${interval}::interval WHERE id = ${id}::uuid`;
+  } else {
+    await harness.prisma.$executeRaw`
+      UPDATE transaction_deposits SET updated_at = now() - ${interval}::interval WHERE id = ${id}::uuid`;
+  }
+}
+
 describe('reconciliation', () => {
   it('is clean after every sandbox flow, having checked each kind of thing in batches; the run shows it', async () => {
     const summary = await reconcile([parties.partner.partnerId]);
@@ -108,12 +159,38 @@ describe('reconciliation', () => {
     // 9 transactions, 3 transfers, and what they posted and asked providers for.
     expect(summary.checks.transactions).toEqual({ checked: 9, found: 0 });
     expect(summary.checks.wallet_transfers).toEqual({ checked: 3, found: 0 });
-    expect(summary.checks.postings!.checked).toBeGreaterThan(30);
-    expect(summary.checks.accounts!.checked).toBeGreaterThan(4);
-    expect(summary.checks.provider_operations!.checked).toBeGreaterThan(10);
+    const checked = (check: keyof typeof summary.checks) => {
+      const outcome = summary.checks[check];
+      return outcome && 'checked' in outcome ? outcome.checked : -1;
+    };
+    expect(checked('postings')).toBeGreaterThan(30);
+    expect(checked('accounts')).toBeGreaterThan(4);
+    // Every conversion, payout, sell-back, return and send on chain is on the sandbox's statement and posted.
+    expect(checked('provider_statement')).toBeGreaterThan(10);
+    expect(checked('statement_postings')).toBeGreaterThan(10);
+    // Nothing is left moving.
+    for (const check of ['stuck_transactions', 'stuck_deposits', 'stuck_legs'] as const) {
+      expect(summary.checks[check]).toEqual({ checked: 0, found: 0 });
+    }
     const report = await harness.prisma.reconciliationReport.findUniqueOrThrow({ where: { id: summary.reportId } });
     expect(report).toMatchObject({ status: 'clean', discrepancyCount: 0, partnerIds: [parties.partner.partnerId] });
     expect(report.finishedAt).not.toBeNull();
+    // What `npm run reconciliation -- show` prints: the report with every check's count.
+    const [shown] = await operator('show', summary.reportId);
+    expect(shown).toMatchObject({ id: summary.reportId, status: 'clean', checks: summary.checks });
+    expect(Object.keys(shown!.checks).sort()).toEqual(
+      [
+        'accounts',
+        'postings',
+        'provider_statement',
+        'statement_postings',
+        'stuck_deposits',
+        'stuck_legs',
+        'stuck_transactions',
+        'transactions',
+        'wallet_transfers',
+      ].sort(),
+    );
   });
 
   it('finds and names a missing posting, an extra provider operation, a tampered balance, money left in transit', async () => {
@@ -168,8 +245,8 @@ describe('reconciliation', () => {
         `posting_missing transaction:${f2f.id}:payout`,
         `posting_missing transaction:${stuck.id}:payout`,
         `posting_missing transaction:${stuck.id}:stablecoin_to_fiat`,
-        `provider_operation_without_posting ${f2f.id}:stablecoin_to_fiat`,
-        `provider_operation_without_posting ${payin.id}:refund`,
+        `statement_line_without_posting ${f2f.id}:stablecoin_to_fiat`,
+        `statement_line_without_posting ${payin.id}:refund`,
       ].sort(),
     );
     expect(summary).toMatchObject({ status: 'discrepancies', discrepancyCount: 9 });
@@ -186,6 +263,197 @@ describe('reconciliation', () => {
       ResourceId: [summary.reportId],
       ResourceStatus: ['discrepancies'],
     });
+  });
+
+  it("finds each way the provider's statement disagrees: a missing line, an extra line, a different amount", async () => {
+    const own = await setUpParties(harness);
+    const payin = await createPayin(own);
+    await deposit(own, payin);
+    expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
+    const f2f = await createTransaction(own);
+    await deposit(own, f2f);
+    expect(await settlementHandle(harness, f2f.id).result()).toBe('completed');
+    const before = await reconcile([own.partner.partnerId], 1000);
+    expect(before.status).toBe('clean');
+
+    // The sandbox's statement told to disagree, as an operator would: `npm run reconciliation -- sandbox-statement`.
+    try {
+      await operator('sandbox-statement', 'drop', `${f2f.id}:stablecoin_to_fiat`);
+      await operator('sandbox-statement', 'amount', `${payin.id}:fiat_to_stablecoin`, '1.23');
+      const adjustments = await operator('sandbox-statement', 'extra', `${payin.id}:refund`, 'return', 'USD', '40');
+      expect(adjustments).toEqual(
+        expect.arrayContaining([
+          { action: 'drop', idempotencyKey: `${f2f.id}:stablecoin_to_fiat` },
+          { action: 'amount', idempotencyKey: `${payin.id}:fiat_to_stablecoin`, amount: '1.230000' },
+          {
+            action: 'extra',
+            idempotencyKey: `${payin.id}:refund`,
+            kind: 'return',
+            currency: 'USD',
+            amount: '40.000000',
+          },
+        ]),
+      );
+      const summary = await reconcile([own.partner.partnerId], 2);
+
+      expect(await discrepanciesOf(summary.reportId)).toEqual([
+        `posting_without_statement_line transaction:${f2f.id}:payout`,
+        `statement_amount_mismatch ${payin.id}:fiat_to_stablecoin`,
+        `statement_line_without_posting ${payin.id}:refund`,
+      ]);
+      expect(summary).toMatchObject({ status: 'discrepancies', discrepancyCount: 3 });
+      expect(summary.checks.provider_statement).toMatchObject({ found: 2 });
+      expect(summary.checks.statement_postings).toMatchObject({ found: 1 });
+      const [report, ...found] = await operator('show', summary.reportId);
+      expect(report).toMatchObject({ status: 'discrepancies', discrepancyCount: 3, checks: summary.checks });
+      expect(found.find((item) => item.kind === 'statement_amount_mismatch')?.detail).toMatch(
+        new RegExp(
+          `^the statement shows a conversion of 1\\.23 \\w+ .*; posting transaction:${payin.id}:fiat_to_stablecoin moves `,
+        ),
+      );
+      expect(found.find((item) => item.kind === 'posting_without_statement_line')?.detail).toBe(
+        `the provider's statement has no line ${f2f.id}:stablecoin_to_fiat (the operation this posting records)`,
+      );
+      // Prometheus sees each kind of the latest run limited to partners (the daily run's are scope="all").
+      const metrics = await reconciliationMetrics();
+      expect(metrics.get('payments_reconciliation_findings{kind="statement_amount_mismatch",scope="partners"}')).toBe(
+        1,
+      );
+      expect(
+        metrics.get('payments_reconciliation_findings{kind="statement_line_without_posting",scope="partners"}'),
+      ).toBe(1);
+      expect(
+        metrics.get('payments_reconciliation_findings{kind="posting_without_statement_line",scope="partners"}'),
+      ).toBe(1);
+      expect(metrics.get('payments_reconciliation_findings{kind="transaction_stuck",scope="partners"}')).toBe(0);
+      expect(metrics.get('payments_reconciliation_check_skipped{check="provider_statement",scope="partners"}')).toBe(0);
+    } finally {
+      expect(await operator('sandbox-statement', 'clear', `${f2f.id}:stablecoin_to_fiat`)).toEqual([{ cleared: 1 }]);
+      await operator('sandbox-statement', 'clear', `${payin.id}:fiat_to_stablecoin`);
+      await operator('sandbox-statement', 'clear', `${payin.id}:refund`);
+    }
+    expect((await reconcile([own.partner.partnerId], 1000)).status).toBe('clean');
+  });
+
+  it('is incomplete, never clean, when no provider statement is connected, and says which checks it skipped', async () => {
+    // The worker as production builds it today: the activities with the unconnected statement.
+    const taskQueue = `${harness.config.temporal.taskQueue}-unconnected`;
+    const worker = await createWorker({
+      connection: harness.env.nativeConnection,
+      namespace: harness.env.namespace ?? 'default',
+      taskQueue,
+      activities: createActivities({
+        config: harness.config,
+        prisma: harness.prisma,
+        logger: createLogger('silent'),
+        ...createProviders(harness.config, harness.prisma),
+        providerStatements: new UnconnectedProviderStatements(),
+      }),
+      workflowBundlePath,
+    });
+    const summary = await worker.runUntil(reconcile([parties.partner.partnerId], 1000, taskQueue));
+
+    expect(summary.status).toBe('incomplete');
+    expect(summary.discrepancyCount).toBe(0);
+    expect(summary.searchAttributes).toMatchObject({ ResourceStatus: ['incomplete'] });
+    expect(summary.checks.provider_statement).toEqual({ skipped: 'no provider statement is connected' });
+    expect(summary.checks.statement_postings).toEqual({
+      skipped: 'provider_statement was skipped: there is no statement to compare with',
+    });
+    expect(summary.checks.transactions).toEqual({ checked: 9, found: 0 });
+    const [report] = await operator('show', summary.reportId);
+    expect(report).toMatchObject({ status: 'incomplete', checks: summary.checks });
+    const metrics = await reconciliationMetrics();
+    expect(metrics.get('payments_reconciliation_check_skipped{check="provider_statement",scope="partners"}')).toBe(1);
+    expect(metrics.get('payments_reconciliation_check_skipped{check="statement_postings",scope="partners"}')).toBe(1);
+    expect(metrics.get('payments_reconciliation_check_skipped{check="postings",scope="partners"}')).toBe(0);
+    expect(metrics.get('payments_reconciliation_last_finished_timestamp_seconds{scope="partners"}')).toBeGreaterThan(
+      Date.now() / 1000 - 600,
+    );
+  });
+
+  it('finds money that stopped moving: a transaction in error or processing too long, a leg not closed or rejected and not refunded, a deposit returning too long', async () => {
+    const own = await setUpParties(harness);
+    const [erred, slow, recent] = [
+      await createTransaction(own),
+      await createTransaction(own),
+      await createTransaction(own),
+    ];
+    for (const transaction of [erred!, slow!, recent!]) {
+      await deposit(own, transaction, { simulate: 'conversion_error' });
+    }
+    // One at a time: the time-skipping server takes one sleeper (its skips move all three on).
+    for (const transaction of [erred!, slow!, recent!]) await waitForStatus(harness, transaction.id, 'error');
+    // A second deposit for a funded transaction is sent back on its own.
+    const second = await deposit(own, recent!);
+    await harness.env.client.workflow.getHandle(`deposit-return-${second.id}`).result();
+
+    // Hours pass (the database's clock), some rows past their bounds (src/config.ts defaults: processing 4 h,
+    // error 24 h, returning 4 h), some within them.
+    await age('transactions', erred!.id, 30); // error for 30 h
+    await harness.prisma.$executeRaw`
+      UPDATE transaction_legs SET updated_at = now() - interval '30 hours' WHERE transaction_id = ${erred!.id}::uuid`;
+    // processing for 5 h (a worker that lost it); its leg was asked just now.
+    await harness.prisma.$executeRaw`UPDATE transactions SET status = 'processing' WHERE id = ${slow!.id}::uuid`;
+    await age('transactions', slow!.id, 5);
+    await age('transactions', recent!.id, 2); // error for 2 h: an operator still has time
+    // Its payout refused 5 h ago and never refunded; its return sent back 5 h ago and never done.
+    await harness.prisma.$executeRaw`
+      INSERT INTO transaction_legs (id, transaction_id, kind, status, failure_reason, created_at, updated_at)
+      VALUES (${newId()}::uuid, ${recent!.id}::uuid, 'stablecoin_to_fiat', 'rejected', 'account_closed',
+        now() - interval '5 hours', now() - interval '5 hours')`;
+    await harness.prisma.$executeRaw`
+      UPDATE transaction_deposits SET status = 'returning' WHERE id = ${second.id as string}::uuid`;
+    await age('transaction_deposits', second.id as string, 5);
+
+    const summary = await reconcile([own.partner.partnerId], 2);
+    expect(await discrepanciesOf(summary.reportId)).toEqual(
+      [
+        `deposit_stuck ${second.id}`,
+        `leg_not_closed ${erred!.id}:fiat_to_stablecoin`,
+        `leg_rejected_unhandled ${recent!.id}:stablecoin_to_fiat`,
+        `transaction_stuck ${erred!.id}`,
+        `transaction_stuck ${slow!.id}`,
+      ].sort(),
+    );
+    expect(summary.status).toBe('discrepancies');
+    expect(summary.checks).toMatchObject({
+      stuck_transactions: { checked: 3, found: 2 },
+      stuck_legs: { checked: 4, found: 2 },
+      stuck_deposits: { checked: 1, found: 1 },
+    });
+    const [, ...found] = await operator('show', summary.reportId);
+    const detail = (kind: string, subject: string) =>
+      found.find((item) => item.kind === kind && item.subjectId === subject)?.detail;
+    expect(detail('transaction_stuck', erred!.id)).toMatch(
+      /^fiat_to_fiat error \(conversion_failed\) for 30\.\d hours, over the 24-hour bound$/,
+    );
+    expect(detail('transaction_stuck', slow!.id)).toMatch(
+      /^fiat_to_fiat processing .*for 5\.\d hours, over the 4-hour bound$/,
+    );
+    expect(detail('deposit_stuck', second.id as string)).toMatch(
+      new RegExp(`^[\\d.]+ \\w+ of transaction ${recent!.id} returning .*for 5\\.\\d hours, over the 4-hour bound$`),
+    );
+    const metrics = await reconciliationMetrics();
+    expect(metrics.get('payments_reconciliation_findings{kind="transaction_stuck",scope="partners"}')).toBe(2);
+    expect(metrics.get('payments_reconciliation_findings{kind="deposit_stuck",scope="partners"}')).toBe(1);
+    expect(metrics.get('payments_reconciliation_findings{kind="leg_not_closed",scope="partners"}')).toBe(1);
+    expect(metrics.get('payments_reconciliation_findings{kind="leg_rejected_unhandled",scope="partners"}')).toBe(1);
+    // Put back at rest: other test files' runs are limited to their partners, but the metrics gauges count every
+    // transaction in error.
+    await harness.prisma.$executeRaw`
+      UPDATE transactions SET status = 'failed', updated_at = now() WHERE id = ANY(${[erred!.id, slow!.id, recent!.id]}::uuid[])`;
+  });
+
+  it('fires the alerts on findings and skipped checks (promtool test rules)', () => {
+    const promtool = execFileSync('bash', [path.join(projectRoot, 'scripts', 'promtool.sh')], {
+      encoding: 'utf8',
+    }).trim();
+    const output = execFileSync(promtool, ['test', 'rules', 'payments-rules.test.yml'], {
+      cwd: path.join(projectRoot, 'ops', 'prometheus'),
+      encoding: 'utf8',
+    });
+    expect(output).toMatch(/SUCCESS/);
   });
 });
 

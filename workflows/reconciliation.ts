@@ -1,12 +1,26 @@
 // The daily reconciliation: proves the ledger, the provider operations and the transactions agree
 // (docs/reconciliation.md). One run per firing of the `reconciliation` Temporal Schedule; each check reads its
 // table in bounded batches (one activity each), keeps what it finds under the run's report, and the run ends with
-// the report closed: clean, or discrepancies (the alert). The report id and status are the run's ResourceId and
+// the report closed: clean, discrepancies, or incomplete when a check could not look (both an alert). The report id and status are the run's ResourceId and
 // ResourceStatus search attributes, so the Temporal UI lists runs that found something.
-import { continueAsNew, proxyActivities, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  patched,
+  proxyActivities,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ReconciliationSummary } from '../activities/reconciliation';
-import { reconciliationChecks, type ReconciliationCheck } from '../src/domain/reconciliation';
+import {
+  type AnyReconciliationCheck,
+  type CheckOutcomes,
+  checkNeeds,
+  isSkipped,
+  legacyReconciliationChecks,
+  reconciliationChecks,
+} from '../src/domain/reconciliation';
 import { ResourceIdAttribute, ResourceStatusAttribute } from '../src/temporal/search-attributes';
 
 export interface ReconciliationInput {
@@ -17,9 +31,9 @@ export interface ReconciliationInput {
   /** Carried over continue-as-new: the run's report and how far it got. */
   progress?: {
     reportId: string;
-    check: ReconciliationCheck;
+    check: AnyReconciliationCheck;
     after: string | null;
-    counts: Partial<Record<ReconciliationCheck, { checked: number; found: number }>>;
+    counts: CheckOutcomes;
   };
 }
 
@@ -39,13 +53,30 @@ export async function reconciliationWorkflow(input: ReconciliationInput = {}): P
     { key: ResourceStatusAttribute, value: 'running' },
   ]);
   if (!input.progress) await openReconciliationReport(reportId, partnerIds);
-  const firstCheck = input.progress ? reconciliationChecks.indexOf(input.progress.check) : 0;
-  for (const check of reconciliationChecks.slice(firstCheck)) {
+  // Runs begun before the statement checks keep the checks they started with (their histories replay with them).
+  const continuesLegacyRun =
+    input.progress !== undefined && !(reconciliationChecks as readonly string[]).includes(input.progress.check);
+  const checks: readonly AnyReconciliationCheck[] =
+    !continuesLegacyRun && patched('reconciliation-statement-checks')
+      ? reconciliationChecks
+      : legacyReconciliationChecks;
+  const firstCheck = input.progress ? Math.max(0, checks.indexOf(input.progress.check)) : 0;
+  for (const check of checks.slice(firstCheck)) {
     let after = input.progress?.check === check ? input.progress.after : null;
+    const needed = checkNeeds[check];
+    if (needed && isSkipped(counts[needed])) {
+      counts[check] = { skipped: `${needed} was skipped: there is no statement to compare with` };
+      continue;
+    }
     do {
       const batch = await reconcileBatch({ reportId, check, partnerIds, after, limit });
-      const total = counts[check] ?? { checked: 0, found: 0 };
-      counts[check] = { checked: total.checked + batch.checked, found: total.found + batch.found };
+      if (batch.skipped !== undefined) {
+        counts[check] = { skipped: batch.skipped };
+        break;
+      }
+      const total = counts[check];
+      const sofar = total && !isSkipped(total) ? total : { checked: 0, found: 0 };
+      counts[check] = { checked: sofar.checked + batch.checked, found: sofar.found + batch.found };
       after = batch.next;
       if (after !== null && workflowInfo().continueAsNewSuggested) {
         await continueAsNew<typeof reconciliationWorkflow>({ ...input, progress: { reportId, check, after, counts } });

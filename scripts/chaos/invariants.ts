@@ -1,6 +1,9 @@
 // Checks several scenarios share: no resource half-made (every row whose lifecycle is a workflow has that workflow
-// in Temporal), and every Idempotency-Key settled to exactly one resource.
+// in Temporal), every Idempotency-Key settled to exactly one resource, and a reconciliation that looked at everything
+// and found nothing.
 import { WorkflowNotFoundError } from '@temporalio/client';
+import type { ReconciliationSummary } from '../../activities/reconciliation';
+import { reconciliationChecks } from '../../src/domain/reconciliation';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import { HttpClient, HttpOutcome, HttpRequest, HttpResponse } from './http';
 import type { ScenarioReport } from './report';
@@ -196,4 +199,30 @@ export function checkOneResourcePerKey(
     resourceOfKey.set(keyed.key, id);
   }
   return resourceOfKey;
+}
+
+/**
+ * A reconciliation after the chaos (docs/chaos.md): clean, which also means no check was skipped; every check ran,
+ * and the provider-statement checks compared lines (a sandbox statement that read nothing would prove nothing).
+ * Stuck-money findings are not excused: their bounds are hours and a run lasts minutes, and the scenarios wait for
+ * every transaction to end before it, so anything found is a real failure.
+ */
+export function checkReconciliation(report: ReportLike, summary: ReconciliationSummary): void {
+  const name = `reconciliation ${summary.reportId} (npm run reconciliation -- show ${summary.reportId})`;
+  report.check(
+    summary.status === 'clean',
+    () =>
+      `${name} is ${summary.status}, with ${summary.discrepancyCount} discrepancies: ${JSON.stringify(summary.checks)}`,
+  );
+  for (const check of reconciliationChecks) {
+    const outcome = summary.checks[check];
+    report.check(outcome !== undefined && 'checked' in outcome, () => `${name}: ${check} ${JSON.stringify(outcome)}`);
+  }
+  for (const check of ['provider_statement', 'statement_postings'] as const) {
+    const outcome = summary.checks[check];
+    report.check(
+      outcome !== undefined && 'checked' in outcome && outcome.checked > 0,
+      () => `${name}: ${check} compared nothing (${JSON.stringify(outcome)})`,
+    );
+  }
 }

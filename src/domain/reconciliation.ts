@@ -124,32 +124,136 @@ export function postingOfProviderOperation(
   return posted ? { source: 'transaction', id, reference: `transaction:${id}:${posted}` } : null;
 }
 
-/** The checks of a reconciliation run, in the order it makes them (docs/reconciliation.md). */
+/**
+ * The checks of a reconciliation run, in the order it makes them (docs/reconciliation.md). `provider_statement`
+ * reads the provider's statement of the run's window and matches each line with its posting; `statement_postings`
+ * then looks for postings of provider operations with no line on it; the `stuck_*` checks find money that stopped
+ * moving (non-final rows older than their step's bound).
+ */
 export const reconciliationChecks = [
+  'postings',
+  'transactions',
+  'wallet_transfers',
+  'accounts',
+  'provider_statement',
+  'statement_postings',
+  'stuck_transactions',
+  'stuck_deposits',
+  'stuck_legs',
+] as const;
+export type ReconciliationCheck = (typeof reconciliationChecks)[number];
+
+/**
+ * The checks of runs started before the statement existed (their histories replay with these; `provider_operations`
+ * compared the sandbox's operation log and is now answered as skipped).
+ */
+export const legacyReconciliationChecks = [
   'postings',
   'transactions',
   'wallet_transfers',
   'accounts',
   'provider_operations',
 ] as const;
-export type ReconciliationCheck = (typeof reconciliationChecks)[number];
+export type AnyReconciliationCheck = ReconciliationCheck | (typeof legacyReconciliationChecks)[number];
+
+/** A check that reads what another one read is skipped when that one was. */
+export const checkNeeds: Partial<Record<AnyReconciliationCheck, AnyReconciliationCheck>> = {
+  statement_postings: 'provider_statement',
+};
+
+/** What one check did: how many things it looked at and how many discrepancies it kept, or why it could not look. */
+export type CheckOutcome = { checked: number; found: number } | { skipped: string };
+export type CheckOutcomes = Partial<Record<AnyReconciliationCheck, CheckOutcome>>;
+
+export const reportStatuses = ['running', 'clean', 'discrepancies', 'incomplete'] as const;
+export type ReportStatus = (typeof reportStatuses)[number];
+
+export function isSkipped(outcome: CheckOutcome | undefined): outcome is { skipped: string } {
+  return outcome !== undefined && 'skipped' in outcome;
+}
+
+/**
+ * A finished run's status: `discrepancies` when anything was found; otherwise `incomplete` when a check was skipped
+ * (nothing is called clean that was not looked at); `clean` only when every check looked and found nothing.
+ */
+export function finishedReportStatus(
+  discrepancyCount: number,
+  checks: CheckOutcomes,
+): Exclude<ReportStatus, 'running'> {
+  if (discrepancyCount > 0) return 'discrepancies';
+  return Object.values(checks).some(isSkipped) ? 'incomplete' : 'clean';
+}
 
 /** What a check can find (docs/reconciliation.md names each). */
-export type DiscrepancyKind =
-  | 'posting_unbalanced'
-  | 'posting_missing'
-  | 'posting_without_provider_operation'
-  | 'money_left_in_transit'
-  | 'final_event_missing'
-  | 'account_balance_mismatch'
-  | 'provider_operation_without_posting'
-  | 'provider_amount_mismatch';
+export const discrepancyKinds = [
+  'posting_unbalanced',
+  'posting_missing',
+  'money_left_in_transit',
+  'final_event_missing',
+  'account_balance_mismatch',
+  'statement_line_without_posting',
+  'posting_without_statement_line',
+  'statement_amount_mismatch',
+  'transaction_stuck',
+  'deposit_stuck',
+  'leg_not_closed',
+  'leg_rejected_unhandled',
+] as const;
+export type DiscrepancyKind = (typeof discrepancyKinds)[number];
 
 export interface Discrepancy {
   kind: DiscrepancyKind;
-  subjectType: 'posting' | 'transaction' | 'wallet_transfer' | 'deposit' | 'ledger_account' | 'provider_operation';
+  subjectType:
+    | 'posting'
+    | 'transaction'
+    | 'wallet_transfer'
+    | 'deposit'
+    | 'transaction_leg'
+    | 'ledger_account'
+    | 'provider_operation';
   subjectId: string;
   detail: string;
+}
+
+/**
+ * A line of a provider's statement (src/providers/provider-statements.ts): one operation the provider made, named by
+ * the idempotency key the service sent with it.
+ */
+export interface StatementLine {
+  idempotencyKey: string;
+  /** The provider's own id of the operation. */
+  providerReference: string;
+  /** conversion | payout | sell_back | return | chain_send (what the provider calls it). */
+  kind: string;
+  currency: string;
+  /** A decimal string, positive. */
+  amount: string;
+  /** When the provider made the operation. */
+  valueDate: Date;
+}
+
+/** The statement window of a run that started at `startedAt`: the last `lookbackHours` before it. */
+export function statementWindow(startedAt: Date, lookbackHours: number): { from: Date; to: Date } {
+  return { from: new Date(startedAt.getTime() - lookbackHours * HOUR_MS), to: startedAt };
+}
+
+/**
+ * The postings whose lines must be on that statement: those made from a day after its start. A posting follows its
+ * operation by seconds, or by the provider-outcome polls (about two hours), or by an operator's retry of a step in
+ * `error`: a day covers the first two and the stuck-money checks report longer waits.
+ */
+export const STATEMENT_POSTING_LAG_HOURS = 24;
+
+const HOUR_MS = 3_600_000;
+
+/** The bounds past which a non-final row is stuck money (src/config.ts: RECONCILIATION_*_BOUND_HOURS). */
+export interface StuckBounds {
+  /** A transaction `processing`, a leg open (`processing`) or rejected and not yet refunded. */
+  processingHours: number;
+  /** A transaction in `error` (or a non-final status this code does not know). */
+  errorHours: number;
+  /** A deposit `returning` (or any status other than accepted and returned). */
+  depositReturningHours: number;
 }
 
 /**
@@ -178,4 +282,32 @@ export function providerOperationOfPosting(reference: string, paysOutside: boole
     default:
       return null;
   }
+}
+
+/**
+ * Transaction statuses where no money is in motion: the final ones, `returned` (a payout sent back after it
+ * completed, once that status exists) and `awaiting_deposit` (nothing received yet; it ends at its deadline). Any
+ * other status, including one this code does not know yet, holds money and is checked against a bound. Listed by
+ * name, not derived from the transitions: a final status that gains a way out (completed -> returned) still rests.
+ */
+export const restingTransactionStatuses: readonly string[] = [
+  'completed',
+  'refunded',
+  'cancelled',
+  'failed',
+  'returned',
+  'awaiting_deposit',
+];
+
+/** Deposit statuses at rest: taken by the transaction (`accepted`) or back with the sender (`returned`). */
+export const restingDepositStatuses: readonly string[] = ['accepted', 'returned'];
+
+/** How long a transaction may stay in a non-resting status: `processing` moves by itself, the rest waits for people. */
+export function stuckTransactionBoundHours(status: string, bounds: StuckBounds): number {
+  return status === 'processing' ? bounds.processingHours : bounds.errorHours;
+}
+
+/** How long a deposit may stay neither accepted nor returned: `returning` is being sent back, the rest waits for people. */
+export function stuckDepositBoundHours(status: string, bounds: StuckBounds): number {
+  return status === 'returning' ? bounds.depositReturningHours : bounds.errorHours;
 }

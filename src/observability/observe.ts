@@ -7,6 +7,8 @@ import {
   secondsSinceDeposit,
   type MonitoringSnapshot,
 } from '../persistence/monitoring';
+import { discrepancyKinds, isSkipped, reconciliationChecks } from '../domain/reconciliation';
+import { type LatestReconciliation, readLatestReconciliations } from '../persistence/reconciliation';
 import {
   depositToCompleted,
   httpServerDuration,
@@ -127,10 +129,62 @@ export function registerDatabaseGauges(prisma: PrismaClient): void {
     'Age of the oldest workflow start not yet made (0: none).',
     (s) => s.oldestWorkflowStartAgeSeconds,
   );
+  registerReconciliationGauges(prisma);
   // PostgreSQL's statistics count every process's postings; Prometheus' rate() handles their resets.
   scrapedCounter(
     'payments_ledger_postings_total',
     'Ledger postings (rows of ledger_transactions) inserted, as PostgreSQL counts them, by every process.',
     async () => (await snapshot()).ledgerPostingsInserted,
+  );
+}
+
+const reconciliationScopes = ['all', 'partners'] as const;
+
+/**
+ * What the latest finished reconciliation of each scope (`all`: the whole ledger, the daily schedule's; `partners`: a
+ * run limited to some partners) found and could not check, read from its report when Prometheus scrapes: every
+ * worker serves the same values, also after a restart. Every kind and check is served (0 when none), so an alert
+ * on them needs no absent().
+ */
+export function registerReconciliationGauges(prisma: PrismaClient): void {
+  let pending: Promise<LatestReconciliation[]> | null = null;
+  const latest = () => {
+    pending ??= readLatestReconciliations(prisma).finally(() => setTimeout(() => (pending = null), 1000).unref());
+    return pending;
+  };
+  const ofScope = async (scope: string) => (await latest()).find((report) => report.scope === scope);
+  scrapedGauge(
+    'payments_reconciliation_findings',
+    'Discrepancies the latest finished reconciliation of the scope found, by kind (docs/reconciliation.md).',
+    ['kind', 'scope'],
+    async (gauge) => {
+      for (const scope of reconciliationScopes) {
+        const report = await ofScope(scope);
+        for (const kind of discrepancyKinds) gauge.labels(kind, scope).set(report?.findings[kind] ?? 0);
+      }
+    },
+  );
+  scrapedGauge(
+    'payments_reconciliation_check_skipped',
+    '1 when the latest finished reconciliation of the scope skipped the check (it could not look: never clean).',
+    ['check', 'scope'],
+    async (gauge) => {
+      for (const scope of reconciliationScopes) {
+        const report = await ofScope(scope);
+        for (const check of reconciliationChecks)
+          gauge.labels(check, scope).set(isSkipped(report?.checks[check]) ? 1 : 0);
+      }
+    },
+  );
+  scrapedGauge(
+    'payments_reconciliation_last_finished_timestamp_seconds',
+    'When the latest reconciliation of the scope finished (Unix seconds; 0: none has yet).',
+    ['scope'],
+    async (gauge) => {
+      for (const scope of reconciliationScopes) {
+        const report = await ofScope(scope);
+        gauge.labels(scope).set(report ? report.finishedAt.getTime() / 1000 : 0);
+      }
+    },
   );
 }

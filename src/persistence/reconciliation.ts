@@ -3,12 +3,21 @@
 // batch starts; the report and its discrepancies are written idempotently, so a retried batch changes nothing.
 import { Decimal } from '../domain/money';
 import {
+  type AnyReconciliationCheck,
+  type CheckOutcomes,
   type Discrepancy,
   finalTransactionEventType,
+  isSkipped,
   postingOfProviderOperation,
   providerOperationOfPosting,
-  type ReconciliationCheck,
+  type ReportStatus,
   requiredTransactionSteps,
+  restingDepositStatuses,
+  restingTransactionStatuses,
+  type StatementLine,
+  type StuckBounds,
+  stuckDepositBoundHours,
+  stuckTransactionBoundHours,
   transactionPostingSteps,
   walletTransferPostingSteps,
 } from '../domain/reconciliation';
@@ -44,12 +53,8 @@ const nextOf = <Row>(rows: Row[], limit: number, key: (row: Row) => string) =>
 const describeTotals = (totals: Array<{ currency: string; total: string }>) =>
   totals.map(({ currency, total }) => `${currency} ${new Decimal(total).toFixed()}`).join(', ');
 
-/**
- * Postings: each sums to zero per currency, and each that records money moved by a provider (a conversion, a
- * payout, a sell-back, a return, a send on chain) has that provider operation (sandbox: sandbox_rail_operations).
- */
-async function checkPostings(db: SqlDb, query: BatchQuery, withProviders: boolean): Promise<BatchResult> {
-  const partnerOfPosting = sql`CASE
+/** The partner of the posting `lt` (from its reference's resource, else from a partner's entry in it). */
+const partnerOfPosting = sql`CASE
       WHEN lt.reference ~ ${`^transaction:${uuidText}:`}
         THEN (SELECT t.partner_id FROM transactions t WHERE t.id = split_part(lt.reference, ':', 2)::uuid)
       WHEN lt.reference ~ ${`^wallet-transfer:${uuidText}:`}
@@ -60,24 +65,23 @@ async function checkPostings(db: SqlDb, query: BatchQuery, withProviders: boolea
       ELSE (SELECT e.partner_id FROM ledger_entries e WHERE e.transaction_id = lt.id AND e.partner_id IS NOT NULL
             LIMIT 1)
     END`;
+
+/**
+ * Postings: each sums to zero per currency. (Whether a provider made what a posting records is for the statement's
+ * checks, provider_statement and statement_postings.)
+ */
+async function checkPostings(db: SqlDb, query: BatchQuery): Promise<BatchResult> {
   const rows = (
     await sql`
     SELECT lt.id::text AS id, lt.reference,
       COALESCE((SELECT json_agg(json_build_object('currency', s.currency, 'total', s.total::text))
         FROM (SELECT e.currency, sum(e.amount) AS total FROM ledger_entries e WHERE e.transaction_id = lt.id
-              GROUP BY e.currency HAVING sum(e.amount) <> 0) s), '[]') AS unbalanced,
-      EXISTS (SELECT 1 FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
-              WHERE e.transaction_id = lt.id AND a.system_code = 'settlement') AS pays_outside
+              GROUP BY e.currency HAVING sum(e.amount) <> 0) s), '[]') AS unbalanced
     FROM ledger_transactions lt
     WHERE (${query.after}::uuid IS NULL OR lt.id > ${query.after}::uuid) AND ${inScope(query, partnerOfPosting)}
     ORDER BY lt.id
     LIMIT ${query.limit}`.execute(sqlOf(db))
-  ).rows as Array<{
-    id: string;
-    reference: string;
-    unbalanced: Array<{ currency: string; total: string }>;
-    paysOutside: boolean;
-  }>;
+  ).rows as Array<{ id: string; reference: string; unbalanced: Array<{ currency: string; total: string }> }>;
   const discrepancies: Discrepancy[] = rows
     .filter((row) => row.unbalanced.length > 0)
     .map((row) => ({
@@ -86,42 +90,7 @@ async function checkPostings(db: SqlDb, query: BatchQuery, withProviders: boolea
       subjectId: row.reference,
       detail: `entries add up to ${describeTotals(row.unbalanced)}, not 0`,
     }));
-  if (withProviders) {
-    const needed = rows
-      .map((row) => ({ reference: row.reference, key: providerOperationOfPosting(row.reference, row.paysOutside) }))
-      .filter((row): row is { reference: string; key: string } => row.key !== null);
-    const operations = await providerOperations(
-      db,
-      needed.map(({ key }) => key),
-    );
-    for (const { reference, key } of needed) {
-      const operation = operations.get(key);
-      if (!operation || operation.outcome !== 'completed') {
-        discrepancies.push({
-          kind: 'posting_without_provider_operation',
-          subjectType: 'posting',
-          subjectId: reference,
-          detail: operation
-            ? `provider operation ${key} was ${operation.outcome}, not completed`
-            : `no provider operation ${key}`,
-        });
-      }
-    }
-  }
   return { checked: rows.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
-}
-
-async function providerOperations(
-  db: SqlDb,
-  keys: string[],
-): Promise<Map<string, { kind: string; currency: string; amount: string; outcome: string }>> {
-  if (keys.length === 0) return new Map();
-  const rows = (
-    await sql`
-    SELECT idempotency_key, kind, currency, amount::text AS amount, outcome FROM sandbox_rail_operations
-    WHERE idempotency_key = ANY(${keys}::text[])`.execute(sqlOf(db))
-  ).rows as Array<{ idempotencyKey: string; kind: string; currency: string; amount: string; outcome: string }>;
-  return new Map(rows.map((row) => [row.idempotencyKey, row]));
 }
 
 /**
@@ -296,24 +265,16 @@ async function checkAccounts(db: SqlDb, query: BatchQuery): Promise<BatchResult>
   return { checked: rows.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
 }
 
-/**
- * Provider operations (sandbox: sandbox_rail_operations): each completed one whose resource has ended matches
- * exactly one posting, of its amount. An operation of a resource still moving is left for a later run.
- */
-async function checkProviderOperations(db: SqlDb, query: BatchQuery): Promise<BatchResult> {
-  const rows = (
-    await sql`
-    SELECT idempotency_key, kind, currency, amount::text AS amount, outcome FROM sandbox_rail_operations
-    WHERE (${query.after}::text IS NULL OR idempotency_key > ${query.after}::text)
-    ORDER BY idempotency_key
-    LIMIT ${query.limit}`.execute(sqlOf(db))
-  ).rows as Array<{ idempotencyKey: string; kind: string; currency: string; amount: string; outcome: string }>;
-  const matched = rows.map((row) => ({ ...row, posting: postingOfProviderOperation(row.idempotencyKey) }));
+// ---- the provider's statement ----
+
+/** The resources a provider operation's key names, with their partner and whether they ended. */
+async function resourcesOfKeys(db: SqlDb, keys: string[]): Promise<Map<string, { partnerId: string; ended: boolean }>> {
+  const postings = keys.map((key) => postingOfProviderOperation(key));
   const ids = (source: string) =>
-    matched.flatMap(({ posting }) =>
+    postings.flatMap((posting) =>
       posting?.source === source && new RegExp(`^${uuidText}$`).test(posting.id) ? [posting.id] : [],
     );
-  const resources = (
+  const rows = (
     await sql`
     SELECT id::text AS id, partner_id::text AS partner_id, status::text IN ('completed', 'refunded', 'cancelled', 'failed') AS ended
     FROM transactions WHERE id = ANY(${ids('transaction')}::uuid[])
@@ -324,7 +285,25 @@ async function checkProviderOperations(db: SqlDb, query: BatchQuery): Promise<Ba
     SELECT d.id::text, t.partner_id::text, d.status::text = 'returned' FROM transaction_deposits d
     JOIN transactions t ON t.id = d.transaction_id WHERE d.id = ANY(${ids('deposit')}::uuid[])`.execute(sqlOf(db))
   ).rows as Array<{ id: string; partnerId: string; ended: boolean }>;
-  const resourceById = new Map(resources.map((row) => [row.id, row]));
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/**
+ * One page of the provider's statement against the ledger: each line of a resource that has ended has its posting
+ * (`statement_line_without_posting`), which moves the line's amount in its currency (`statement_amount_mismatch`).
+ * A line of a resource still moving is left for a later run (the stuck-money checks find one that stopped); a line
+ * naming nothing of ours is found by a run over the whole ledger (a run limited to partners cannot tell whose it is).
+ */
+export async function checkStatementLines(
+  db: SqlDb,
+  lines: StatementLine[],
+  partnerIds: string[] | null,
+): Promise<{ checked: number; discrepancies: Discrepancy[] }> {
+  const resources = await resourcesOfKeys(
+    db,
+    lines.map((line) => line.idempotencyKey),
+  );
+  const matched = lines.map((line) => ({ line, posting: postingOfProviderOperation(line.idempotencyKey) }));
   const references = matched.flatMap(({ posting }) => (posting ? [posting.reference] : []));
   const entries = (
     await sql`
@@ -335,79 +314,302 @@ async function checkProviderOperations(db: SqlDb, query: BatchQuery): Promise<Ba
   ).rows as Array<{ reference: string; currency: string; amount: string }>;
   let checked = 0;
   const discrepancies: Discrepancy[] = [];
-  for (const operation of matched) {
-    const resource = operation.posting ? resourceById.get(operation.posting.id) : undefined;
-    if (!resource) {
-      // An operation that names nothing of ours; a run limited to some partners cannot tell whose it is.
-      if (query.partnerIds !== null) continue;
+  for (const { line, posting } of matched) {
+    const amount = new Decimal(line.amount);
+    const described = `a ${line.kind} of ${amount.toFixed()} ${line.currency} (${line.providerReference}, ${line.valueDate.toISOString()})`;
+    const resource = posting ? resources.get(posting.id) : undefined;
+    if (!posting || !resource) {
+      if (partnerIds !== null) continue;
       checked += 1;
       discrepancies.push({
-        kind: 'provider_operation_without_posting',
+        kind: 'statement_line_without_posting',
         subjectType: 'provider_operation',
-        subjectId: operation.idempotencyKey,
-        detail: `a ${operation.kind} of ${operation.amount} ${operation.currency} names no resource of the service`,
+        subjectId: line.idempotencyKey,
+        detail: `the statement shows ${described}, which names no resource of the service`,
       });
       continue;
     }
-    if (query.partnerIds !== null && !query.partnerIds.includes(resource.partnerId)) continue;
-    if (!resource.ended || operation.outcome !== 'completed') continue;
+    if (partnerIds !== null && !partnerIds.includes(resource.partnerId)) continue;
+    if (!resource.ended) continue;
     checked += 1;
-    const reference = operation.posting!.reference;
-    const posted = entries.filter((entry) => entry.reference === reference);
-    const amount = new Decimal(operation.amount);
+    const posted = entries.filter((entry) => entry.reference === posting.reference);
     if (posted.length === 0) {
       discrepancies.push({
-        kind: 'provider_operation_without_posting',
+        kind: 'statement_line_without_posting',
         subjectType: 'provider_operation',
-        subjectId: operation.idempotencyKey,
-        detail: `a ${operation.kind} of ${amount.toFixed()} ${operation.currency}, and no posting ${reference}`,
+        subjectId: line.idempotencyKey,
+        detail: `the statement shows ${described}, and there is no posting ${posting.reference}`,
       });
     } else if (
-      !posted.some((entry) => entry.currency === operation.currency && amount.eq(new Decimal(entry.amount).abs()))
+      !posted.some((entry) => entry.currency === line.currency && amount.eq(new Decimal(entry.amount).abs()))
     ) {
       discrepancies.push({
-        kind: 'provider_amount_mismatch',
+        kind: 'statement_amount_mismatch',
         subjectType: 'provider_operation',
-        subjectId: operation.idempotencyKey,
-        detail: `a ${operation.kind} of ${amount.toFixed()} ${operation.currency}; posting ${reference} moves no such amount`,
+        subjectId: line.idempotencyKey,
+        detail:
+          `the statement shows ${described}; posting ${posting.reference} moves ` +
+          `${describeTotals(posted.map((entry) => ({ currency: entry.currency, total: entry.amount })))}`,
       });
     }
   }
-  return { checked, discrepancies, next: nextOf(rows, query.limit, (row) => row.idempotencyKey) };
+  return { checked, discrepancies };
 }
 
-/** One batch of one check. Provider operations are checked where they are recorded: in the sandbox. */
+/** Keeps a page of the statement under the run's report (a retried page keeps nothing twice). */
+export async function recordStatementLines(db: SqlDb, reportId: string, lines: StatementLine[]): Promise<void> {
+  if (lines.length === 0) return;
+  await sql`
+    INSERT INTO reconciliation_statement_lines
+      (report_id, idempotency_key, provider_reference, kind, currency, amount, value_date)
+    SELECT ${reportId}::uuid, l.key, l.reference, l.kind, l.currency, l.amount, l.value_date
+    FROM unnest(
+      ${lines.map((line) => line.idempotencyKey)}::text[],
+      ${lines.map((line) => line.providerReference)}::text[],
+      ${lines.map((line) => line.kind)}::text[],
+      ${lines.map((line) => line.currency)}::text[],
+      ${lines.map((line) => line.amount)}::numeric[],
+      ${lines.map((line) => line.valueDate.toISOString())}::timestamptz[]
+    ) AS l(key, reference, kind, currency, amount, value_date)
+    ON CONFLICT (report_id, idempotency_key) DO NOTHING`.execute(sqlOf(db));
+}
+
+/** The references of postings that record a provider operation (providerOperationOfPosting). */
+const providerPostingReference =
+  `^(transaction:${uuidText}:(fiat_to_stablecoin|payout|sell_back|refund)` +
+  `|deposit:${uuidText}:returned|wallet-transfer:${uuidText}:delivered)$`;
+
+/**
+ * The ledger's side: each posting of a provider operation made in `postedFrom`..`postedTo` has a line on the
+ * statement the run read (reconciliation_statement_lines of `reportId`).
+ */
+async function checkStatementPostings(
+  db: SqlDb,
+  query: BatchQuery,
+  context: { reportId: string; postedFrom: Date; postedTo: Date },
+): Promise<BatchResult> {
+  const rows = (
+    await sql`
+    SELECT lt.id::text AS id, lt.reference,
+      EXISTS (SELECT 1 FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+              WHERE e.transaction_id = lt.id AND a.system_code = 'settlement') AS pays_outside
+    FROM ledger_transactions lt
+    WHERE (${query.after}::uuid IS NULL OR lt.id > ${query.after}::uuid)
+      AND lt.created_at >= ${context.postedFrom.toISOString()}::timestamptz
+      AND lt.created_at < ${context.postedTo.toISOString()}::timestamptz
+      AND lt.reference ~ ${providerPostingReference} AND ${inScope(query, partnerOfPosting)}
+    ORDER BY lt.id
+    LIMIT ${query.limit}`.execute(sqlOf(db))
+  ).rows as Array<{ id: string; reference: string; paysOutside: boolean }>;
+  const needed = rows
+    .map((row) => ({ reference: row.reference, key: providerOperationOfPosting(row.reference, row.paysOutside) }))
+    .filter((row): row is { reference: string; key: string } => row.key !== null);
+  const onStatement = new Set(
+    (
+      (
+        await sql`
+        SELECT idempotency_key FROM reconciliation_statement_lines
+        WHERE report_id = ${context.reportId}::uuid AND idempotency_key = ANY(${needed.map(({ key }) => key)}::text[])`.execute(
+          sqlOf(db),
+        )
+      ).rows as Array<{ idempotencyKey: string }>
+    ).map((row) => row.idempotencyKey),
+  );
+  const discrepancies: Discrepancy[] = needed
+    .filter(({ key }) => !onStatement.has(key))
+    .map(({ reference, key }) => ({
+      kind: 'posting_without_statement_line',
+      subjectType: 'posting',
+      subjectId: reference,
+      detail: `the provider's statement has no line ${key} (the operation this posting records)`,
+    }));
+  return { checked: needed.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
+}
+
+// ---- stuck money ----
+
+const hoursOf = (seconds: string | number) => (Number(seconds) / 3600).toFixed(1);
+
+/**
+ * Transactions holding money and not moving: any status but a resting one (restingTransactionStatuses), unchanged
+ * for longer than its bound (`processing` the processing bound, `error` and any status this code does not know the
+ * error bound).
+ */
+async function checkStuckTransactions(
+  db: SqlDb,
+  query: BatchQuery,
+  context: { asOf: Date; bounds: StuckBounds },
+): Promise<BatchResult> {
+  const rows = (
+    await sql`
+    SELECT t.id::text AS id, t.type::text AS type, t.status::text AS status, t.failure_reason,
+      extract(epoch FROM ${context.asOf.toISOString()}::timestamptz - t.updated_at)::text AS age_seconds
+    FROM transactions t
+    WHERE NOT (t.status::text = ANY(${[...restingTransactionStatuses]}::text[]))
+      AND (${query.after}::uuid IS NULL OR t.id > ${query.after}::uuid) AND ${inScope(query, sql`t.partner_id`)}
+    ORDER BY t.id
+    LIMIT ${query.limit}`.execute(sqlOf(db))
+  ).rows as Array<{ id: string; type: string; status: string; failureReason: string | null; ageSeconds: string }>;
+  const discrepancies: Discrepancy[] = rows.flatMap((row) => {
+    const bound = stuckTransactionBoundHours(row.status, context.bounds);
+    if (Number(row.ageSeconds) <= bound * 3600) return [];
+    return [
+      {
+        kind: 'transaction_stuck' as const,
+        subjectType: 'transaction' as const,
+        subjectId: row.id,
+        detail:
+          `${row.type} ${row.status}${row.failureReason ? ` (${row.failureReason})` : ''} for ` +
+          `${hoursOf(row.ageSeconds)} hours, over the ${bound}-hour bound`,
+      },
+    ];
+  });
+  return { checked: rows.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
+}
+
+/** Deposits neither taken (accepted) nor sent back (returned) for longer than the deposit bound: `returning`, ... */
+async function checkStuckDeposits(
+  db: SqlDb,
+  query: BatchQuery,
+  context: { asOf: Date; bounds: StuckBounds },
+): Promise<BatchResult> {
+  const rows = (
+    await sql`
+    SELECT d.id::text AS id, d.transaction_id::text AS transaction_id, d.status::text AS status, d.currency,
+      d.amount::text AS amount, d.return_reason,
+      extract(epoch FROM ${context.asOf.toISOString()}::timestamptz - d.updated_at)::text AS age_seconds
+    FROM transaction_deposits d JOIN transactions t ON t.id = d.transaction_id
+    WHERE NOT (d.status::text = ANY(${[...restingDepositStatuses]}::text[]))
+      AND (${query.after}::uuid IS NULL OR d.id > ${query.after}::uuid) AND ${inScope(query, sql`t.partner_id`)}
+    ORDER BY d.id
+    LIMIT ${query.limit}`.execute(sqlOf(db))
+  ).rows as Array<{
+    id: string;
+    transactionId: string;
+    status: string;
+    currency: string;
+    amount: string;
+    returnReason: string | null;
+    ageSeconds: string;
+  }>;
+  const discrepancies: Discrepancy[] = rows.flatMap((row) => {
+    const bound = stuckDepositBoundHours(row.status, context.bounds);
+    if (Number(row.ageSeconds) <= bound * 3600) return [];
+    return [
+      {
+        kind: 'deposit_stuck' as const,
+        subjectType: 'deposit' as const,
+        subjectId: row.id,
+        detail:
+          `${new Decimal(row.amount).toFixed()} ${row.currency} of transaction ${row.transactionId} ${row.status}` +
+          `${row.returnReason ? ` (${row.returnReason})` : ''} for ${hoursOf(row.ageSeconds)} hours, over the ` +
+          `${bound}-hour bound`,
+      },
+    ];
+  });
+  return { checked: rows.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
+}
+
+/**
+ * Legs of transactions still holding money that did not complete: open (`processing`: the provider was asked and
+ * no outcome is recorded, so money may have moved) or `rejected` and not yet refunded, for longer than the
+ * processing bound. Subject: the provider operation's key `<transactionId>:<kind>`. A leg of a transaction at rest
+ * may stay open (a payout that failed for good and was refunded): the transaction's own checks cover it.
+ */
+async function checkStuckLegs(
+  db: SqlDb,
+  query: BatchQuery,
+  context: { asOf: Date; bounds: StuckBounds },
+): Promise<BatchResult> {
+  const rows = (
+    await sql`
+    SELECT l.id::text AS id, l.transaction_id::text AS transaction_id, l.kind::text AS kind, l.status::text AS status,
+      t.status::text AS transaction_status, l.failure_reason,
+      extract(epoch FROM ${context.asOf.toISOString()}::timestamptz - l.updated_at)::text AS age_seconds
+    FROM transaction_legs l JOIN transactions t ON t.id = l.transaction_id
+    WHERE l.status::text <> 'completed' AND NOT (t.status::text = ANY(${[...restingTransactionStatuses]}::text[]))
+      AND (${query.after}::uuid IS NULL OR l.id > ${query.after}::uuid) AND ${inScope(query, sql`t.partner_id`)}
+    ORDER BY l.id
+    LIMIT ${query.limit}`.execute(sqlOf(db))
+  ).rows as Array<{
+    id: string;
+    transactionId: string;
+    kind: string;
+    status: string;
+    transactionStatus: string;
+    failureReason: string | null;
+    ageSeconds: string;
+  }>;
+  const bound = context.bounds.processingHours;
+  const discrepancies: Discrepancy[] = rows
+    .filter((row) => Number(row.ageSeconds) > bound * 3600)
+    .map((row) => ({
+      kind: row.status === 'rejected' ? 'leg_rejected_unhandled' : 'leg_not_closed',
+      subjectType: 'transaction_leg',
+      subjectId: `${row.transactionId}:${row.kind}`,
+      detail:
+        row.status === 'rejected'
+          ? `rejected${row.failureReason ? ` (${row.failureReason})` : ''} ${hoursOf(row.ageSeconds)} hours ago and ` +
+            `the transaction is still ${row.transactionStatus} (bound ${bound} hours)`
+          : `${row.status} for ${hoursOf(row.ageSeconds)} hours (bound ${bound} hours), the transaction ` +
+            `${row.transactionStatus}: ask the provider what became of ${row.transactionId}:${row.kind}`,
+    }));
+  return { checked: rows.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
+}
+
+export interface BatchContext {
+  reportId: string;
+  /** When the run started: the end of its statement window and the time stuck money is measured at. */
+  asOf: Date;
+  bounds: StuckBounds;
+  /** The postings whose provider operations must be on the statement (statementPostingsWindow). */
+  postedFrom: Date;
+}
+
+/**
+ * One batch of one check that reads only the database (provider_statement reads its provider first, in the
+ * activity, and is checked with checkStatementLines). A legacy check answers skipped.
+ */
 export async function reconcileBatch(
   db: SqlDb,
-  check: ReconciliationCheck,
+  check: Exclude<AnyReconciliationCheck, 'provider_statement'>,
   query: BatchQuery,
-  options: { providerOperations: boolean },
-): Promise<BatchResult> {
+  context: BatchContext,
+): Promise<BatchResult | { skipped: string }> {
   switch (check) {
     case 'postings':
-      return checkPostings(db, query, options.providerOperations);
+      return checkPostings(db, query);
     case 'transactions':
       return checkTransactions(db, query);
     case 'wallet_transfers':
       return checkWalletTransfers(db, query);
     case 'accounts':
       return checkAccounts(db, query);
+    case 'statement_postings':
+      return checkStatementPostings(db, query, {
+        reportId: context.reportId,
+        postedFrom: context.postedFrom,
+        postedTo: context.asOf,
+      });
+    case 'stuck_transactions':
+      return checkStuckTransactions(db, query, context);
+    case 'stuck_deposits':
+      return checkStuckDeposits(db, query, context);
+    case 'stuck_legs':
+      return checkStuckLegs(db, query, context);
     case 'provider_operations':
-      return options.providerOperations
-        ? checkProviderOperations(db, query)
-        : { checked: 0, discrepancies: [], next: null };
+      return { skipped: 'replaced by provider_statement (the provider statement against the ledger)' };
   }
 }
 
 // ---- the report ----
 
-export type CheckCounts = Partial<Record<ReconciliationCheck, { checked: number; found: number }>>;
-
 export interface ReconciliationReportRow {
   id: string;
-  status: 'running' | 'clean' | 'discrepancies';
+  status: ReportStatus;
   partnerIds: string[];
-  checks: CheckCounts;
+  /** Per check: what it checked and found, or why it was skipped. */
+  checks: CheckOutcomes;
   discrepancyCount: number;
   startedAt: Date;
   finishedAt: Date | null;
@@ -437,18 +639,22 @@ export async function recordDiscrepancies(db: SqlDb, reportId: string, found: Di
     ON CONFLICT (report_id, kind, subject_id) DO NOTHING`.execute(sqlOf(db));
 }
 
-/** Closes a run's report with its counts: clean, or discrepancies (how many were kept). */
+/**
+ * Closes a run's report with its checks' outcomes: discrepancies (how many were kept), else incomplete when a check
+ * was skipped, else clean (finishedReportStatus).
+ */
 export async function closeReconciliationReport(
   db: SqlDb,
   id: string,
-  checks: CheckCounts,
+  checks: CheckOutcomes,
 ): Promise<ReconciliationReportRow> {
+  const skipped = Object.values(checks).some(isSkipped);
   const [row] = (
     await sql`
     UPDATE reconciliation_reports r SET
       checks = ${JSON.stringify(checks)}::jsonb,
       discrepancy_count = c.count,
-      status = CASE WHEN c.count = 0 THEN 'clean' ELSE 'discrepancies' END,
+      status = CASE WHEN c.count > 0 THEN 'discrepancies' WHEN ${skipped}::boolean THEN 'incomplete' ELSE 'clean' END,
       finished_at = COALESCE(r.finished_at, now())
     FROM (SELECT count(*)::int AS count FROM reconciliation_discrepancies WHERE report_id = ${id}::uuid) c
     WHERE r.id = ${id}::uuid
@@ -490,4 +696,43 @@ export async function listDiscrepancies(db: SqlDb, reportId: string, limit: numb
     SELECT kind, subject_type, subject_id, detail FROM reconciliation_discrepancies
     WHERE report_id = ${reportId}::uuid ORDER BY created_at, kind, subject_id LIMIT ${limit}`.execute(sqlOf(db))
   ).rows as Discrepancy[];
+}
+
+/** The run's window: when its report was opened (the statement ends there; stuck money is measured then). */
+export async function reconciliationReportStart(db: SqlDb, id: string): Promise<Date> {
+  const [row] = (await sql`SELECT started_at FROM reconciliation_reports WHERE id = ${id}::uuid`.execute(sqlOf(db)))
+    .rows as Array<{ startedAt: Date }>;
+  if (!row) throw new Error(`reconciliation report ${id} does not exist`);
+  return row.startedAt;
+}
+
+/** What the latest finished run of one scope said, for the metrics (docs/observability.md). */
+export interface LatestReconciliation {
+  /** `all`: a run over the whole ledger (the schedule's); `partners`: a run limited to some partners. */
+  scope: 'all' | 'partners';
+  finishedAt: Date;
+  /** Discrepancies kept, by kind. */
+  findings: Record<string, number>;
+  checks: CheckOutcomes;
+}
+
+/**
+ * The latest finished run of each scope, in one statement (a scrape of the worker's metrics; the reports are one a
+ * day and a few manual ones, so this reads few rows).
+ */
+export async function readLatestReconciliations(db: SqlDb): Promise<LatestReconciliation[]> {
+  const rows = (
+    await sql`
+    SELECT l.scope, l.finished_at, l.checks,
+      COALESCE((SELECT json_object_agg(k.kind, k.count) FROM (
+        SELECT d.kind, count(*)::int AS count FROM reconciliation_discrepancies d WHERE d.report_id = l.id
+        GROUP BY d.kind) k), '{}') AS findings
+    FROM (
+      SELECT DISTINCT ON (scope) r.id, r.finished_at, r.checks,
+        CASE WHEN cardinality(r.partner_ids) > 0 THEN 'partners' ELSE 'all' END AS scope
+      FROM reconciliation_reports r WHERE r.finished_at IS NOT NULL
+      ORDER BY scope, r.finished_at DESC
+    ) l`.execute(sqlOf(db))
+  ).rows as LatestReconciliation[];
+  return rows;
 }

@@ -14,6 +14,7 @@ import type { PrismaClient } from '../persistence/database';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
+import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -28,6 +29,8 @@ export interface Providers {
   chainTransfers: ChainTransfers;
   /** Exchange, payout rails and returns (the worker's settlement activities). */
   fiatRails: FiatRails;
+  /** What the providers report they did (the worker's reconciliation). */
+  providerStatements: ProviderStatements;
 }
 
 /** The sandbox's simulated rails and chain keep what they did in the database (`prisma`), as real ones would. */
@@ -53,6 +56,10 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     chainTransfers: config.appEnv === 'sandbox' ? new SandboxChainTransfers(prisma) : new UnconnectedChainTransfers(),
     // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
     fiatRails: config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
+    // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
+    // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
+    providerStatements:
+      config.appEnv === 'sandbox' ? new SandboxProviderStatements(prisma) : new UnconnectedProviderStatements(),
   };
 }
 

@@ -18,7 +18,7 @@ import {
 } from '../../../test/support/transactions';
 import { approvedCustomer, fiatToFiatAccounts, fiatToFiatBody, fiatToFiatQuote, idOf } from '../fixtures';
 import { describe as describeOutcome, HttpClient, HttpOutcome, HttpRequest, HttpResponse } from '../http';
-import { isFinal } from '../invariants';
+import { checkReconciliation, isFinal } from '../invariants';
 import { reconciliationWorkflow } from '../../../workflows/reconciliation';
 import { randomSource, RunSize, ScenarioReport } from '../report';
 import { ChaosSystem } from '../system';
@@ -234,12 +234,7 @@ export async function workerKillScenario(system: ChaosSystem, report: ScenarioRe
     args: [{ partnerIds: [partner.partnerId] }],
   });
   report.notes.reconciliation = `${reconciliation.status}: ${JSON.stringify(reconciliation.checks)}`;
-  if (reconciliation.status !== 'clean') {
-    report.fail(
-      `reconciliation found ${reconciliation.discrepancyCount} discrepancies ` +
-        `(npm run reconciliation -- show ${reconciliation.reportId})`,
-    );
-  }
+  checkReconciliation(report, reconciliation);
 }
 
 async function checkSettlements(
