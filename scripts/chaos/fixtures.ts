@@ -422,6 +422,7 @@ export function validBody(operationId: string, world: PartnerWorld): Record<stri
     createFiatToFiat: () => fiatToFiatBody(world),
     cancelTransaction: () => ({ status: 'cancelled' }),
     simulateTransactionDeposit: () => ({ amount: '500.00' }),
+    simulatePayoutReturn: () => ({ amount: '1.00', reason_code: 'AC04' }),
     createPayin: () => ({
       quote_id: world.quoteId,
       customer_id: world.approvedCustomerId,

@@ -288,13 +288,19 @@ async function checkSettlements(
     else if ((await handle.result()) !== status)
       fail(`workflow ended ${await handle.result()}, the table says ${status}`);
 
-    // Deposits: one took the transaction's money (none if cancelled), every other went back on its own.
+    // Deposits: one funded the transaction (none if cancelled): still accepted when it completed, returned with the
+    // refund when it was refunded; every other came late and went back on its own.
     const deposits = await system.prisma.transactionDeposit.findMany({ where: { transactionId: id } });
-    const accepted = deposits.filter((deposit) => deposit.status === 'accepted');
-    const returned = deposits.filter((deposit) => deposit.status !== 'accepted');
+    const funding = deposits.filter((deposit) => deposit.returnReason !== 'not_awaiting_deposit');
+    const returned = deposits.filter((deposit) => deposit.returnReason === 'not_awaiting_deposit');
     returnedDeposits += returned.length;
-    if (accepted.length !== (status === 'cancelled' ? 0 : 1))
-      fail(`${accepted.length} accepted deposit(s) for a ${status} transaction`);
+    if (funding.length !== (status === 'cancelled' ? 0 : 1))
+      fail(`${funding.length} funding deposit(s) for a ${status} transaction`);
+    const fundingStatus = status === 'refunded' ? 'returned' : 'accepted';
+    for (const deposit of funding) {
+      if (deposit.status !== fundingStatus)
+        fail(`funding deposit ${deposit.id} is ${deposit.status}, expected ${fundingStatus} (${status})`);
+    }
     for (const deposit of returned) {
       if (deposit.status !== 'returned' || deposit.returnReason !== 'not_awaiting_deposit')
         fail(
