@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createPaymentsClient, verifyWebhook } from '../clients/typescript';
+import { createPaymentsClient, verifyWebhook } from '../clients/typescript/index';
 import { runExample } from '../clients/typescript/example';
 import { createApp } from '../src/http/app';
 import { allRoutes } from '../src/routes';

@@ -1,5 +1,6 @@
 // Example: a customer from sign-up through KYC to a completed fiat-to-fiat transaction, in the sandbox, with the
-// typed client. Run against a sandbox (`npm run dev` prints the key):
+// typed client. Run against a sandbox (`npm run dev` prints the key), from the repository or the installed package
+// (`node node_modules/@payments-api/sdk/dist/cjs/example.js`):
 //   PAYMENTS_API_URL=http://localhost:3000 PAYMENTS_API_KEY=sk_sandbox_... npx tsx clients/typescript/example.ts
 // test/client.test.ts runs it against the real API.
 import { createPaymentsClient, type PaymentsClient, type Schemas } from './index';
@@ -26,7 +27,7 @@ async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) =>
 const onePagePdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
 /** The customer's identity documents: both sides of a passport and a proof of address. */
-async function uploadDocuments(api: PaymentsClient, customerId: string): Promise<void> {
+export async function uploadDocuments(api: PaymentsClient, customerId: string): Promise<void> {
   const documents: Schemas['DocumentMetadata'][] = [
     { document_type: 'passport', document_side: 'front', country: 'BRA' },
     { document_type: 'passport', document_side: 'back', country: 'BRA' },
@@ -168,7 +169,7 @@ export async function runExample(api: PaymentsClient, log: Log = console.log): P
   return completed;
 }
 
-if (require.main === module) {
+if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module) {
   const baseUrl = process.env.PAYMENTS_API_URL ?? 'http://localhost:3000';
   const apiKey = process.env.PAYMENTS_API_KEY;
   if (!apiKey) {

@@ -246,6 +246,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events live
+         * @description Server-sent events (`text/event-stream`): each event of the partner as it is recorded, oldest first, within about a second. Each message has `id:` (the `event_id`), `event:` (the `event_type`) and `data:` (the event, the shape of the webhook body). Without `Last-Event-ID` the stream starts now; with it (the header, or `last_event_id`), it starts after that event of the log, so a client that reconnects misses nothing. A comment line (`: heartbeat`) every 15 seconds of silence keeps proxies from closing it. It ends after `max_seconds`. For development (the `payments listen` command of the SDK forwards it to a local URL); production integrations use webhooks. At most 3 open streams per partner (429 `rate_limited` beyond).
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/external-accounts": {
         parameters: {
             query?: never;
@@ -5891,6 +5911,167 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "webhook_config_missing" | "webhook_config_disabled" | "idempotency_key_reused";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event, as the `Last-Event-ID` header does (which wins). */
+                last_event_id?: string;
+                /** @description The stream ends after this many seconds (1-3600, default 3600); reconnect to go on. */
+                max_seconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `validation_error`: Some fields are missing or invalid; `details` lists each one. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: `after` or `before` is not a cursor this API returned; pass `cursor.after` / `cursor.before` back unchanged. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_cursor";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */

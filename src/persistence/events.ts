@@ -156,3 +156,57 @@ export async function listPartnerEvents(
   const rows = await keysetPage(query, 'e', keyset).execute();
   return rows.map((row) => ({ ...row, sequence: BigInt(row.sequence) }));
 }
+
+/** Where a partner's event stream starts: after this event's sequence; null when the event is not the partner's. */
+export async function partnerEventSequence(db: SqlDb, partnerId: string, eventId: string): Promise<bigint | null> {
+  const row = await sqlOf(db)
+    .selectFrom('events')
+    .select('sequence')
+    .where('partnerId', '=', partnerId)
+    .where('id', '=', eventId)
+    .executeTakeFirst();
+  return row ? BigInt(row.sequence) : null;
+}
+
+/** The sequence of the partner's newest event (0 when none): a stream without Last-Event-ID starts after it. */
+export async function latestPartnerEventSequence(db: SqlDb, partnerId: string): Promise<bigint> {
+  const row = await sqlOf(db)
+    .selectFrom('events')
+    .select('sequence')
+    .where('partnerId', '=', partnerId)
+    .orderBy('sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? BigInt(row.sequence) : 0n;
+}
+
+/**
+ * The partner's events recorded after `afterSequence`, oldest first, at most `limit`: one range scan of
+ * events(partner_id, sequence).
+ */
+export async function partnerEventsAfter(
+  db: SqlDb,
+  partnerId: string,
+  afterSequence: bigint,
+  limit: number,
+): Promise<EventRow[]> {
+  const rows = await sqlOf(db)
+    .selectFrom('events')
+    .select([
+      'id',
+      'sequence',
+      'partnerId',
+      'event',
+      'eventType',
+      'resourceId',
+      'resourceStatus',
+      'resource',
+      'createdAt',
+    ])
+    .where('partnerId', '=', partnerId)
+    .where('sequence', '>', afterSequence.toString())
+    .orderBy('sequence', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, sequence: BigInt(row.sequence) }));
+}

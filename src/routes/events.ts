@@ -1,9 +1,11 @@
 // The event log (SPEC 6): what partners read to catch up after an outage, and redelivery on request.
+import { z } from 'zod';
 import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listPartnerEvents } from '../persistence/events';
 import { listEventDeliveries } from '../persistence/webhooks';
 import { toWebhookDelivery, toWebhookEvent } from '../presenters/webhooks';
+import { openEventStream } from '../services/event-stream';
 import { findEventOrThrow, redeliverEvent } from '../services/webhooks';
 import { eventListQuerySchema, webhookDeliverySchema, webhookEventSchema } from '../schemas/webhooks';
 
@@ -36,6 +38,56 @@ const listEvents = defineRoute({
       ),
     );
     return { items: rows.map((row) => toWebhookEvent(row, services.config)), cursor };
+  },
+});
+
+const streamQuerySchema = z
+  .object({
+    max_seconds: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .default(3600)
+      .meta({ description: 'The stream ends after this many seconds (1-3600, default 3600); reconnect to go on.' }),
+    last_event_id: z
+      .string()
+      .max(100)
+      .optional()
+      .meta({ description: 'Resume after this event, as the `Last-Event-ID` header does (which wins).' }),
+  })
+  .strict();
+
+const streamEvents = defineRoute({
+  method: 'get',
+  path: '/v1/events/stream',
+  operationId: 'streamEvents',
+  tag,
+  summary: 'Stream events live',
+  description:
+    'Server-sent events (`text/event-stream`): each event of the partner as it is recorded, oldest first, within ' +
+    'about a second. Each message has `id:` (the `event_id`), `event:` (the `event_type`) and `data:` (the event, ' +
+    'the shape of the webhook body). Without `Last-Event-ID` the stream starts now; with it (the header, or ' +
+    '`last_event_id`), it starts after that event of the log, so a client that reconnects misses nothing. A comment ' +
+    'line (`: heartbeat`) every 15 seconds of silence keeps proxies from closing it. It ends after `max_seconds`. ' +
+    'For development (the `payments listen` command of the SDK forwards it to a local URL); production ' +
+    'integrations use webhooks. At most 3 open streams per partner (429 `rate_limited` beyond).',
+  query: streamQuerySchema,
+  response: {
+    status: 200,
+    description: 'The stream of events.',
+    contentType: 'text/event-stream',
+    schema: z.string(),
+  },
+  errors: ['invalid_cursor', 'rate_limited'],
+  async handler({ query, partner, services, koa }) {
+    const lastEventId = koa.get('last-event-id') || query.last_event_id;
+    const stream = await openEventStream(services, partner.id, { lastEventId, maxSeconds: query.max_seconds });
+    koa.req.on('close', () => stream.destroy());
+    koa.set('Cache-Control', 'no-cache');
+    koa.set('X-Accel-Buffering', 'no'); // nginx would otherwise hold the events back
+    koa.type = 'text/event-stream';
+    return stream as never;
   },
 });
 
@@ -94,4 +146,4 @@ const listDeliveries = defineRoute({
   },
 });
 
-export const eventRoutes = [listEvents, getEvent, redeliver, listDeliveries];
+export const eventRoutes = [listEvents, streamEvents, getEvent, redeliver, listDeliveries];

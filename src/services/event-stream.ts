@@ -1,0 +1,109 @@
+// The live event stream (GET /v1/events/stream): a partner's events as server-sent events, as they are recorded.
+// It polls the event log (one indexed range read per second per stream) rather than LISTEN/NOTIFY: a stream then
+// holds no database connection of its own between polls, works on any API instance whatever wrote the event, and
+// resumes from the log itself (`Last-Event-ID`), so a missed notification can never lose an event. The cost is up
+// to one poll interval of latency, which a developer's stream can afford.
+import { PassThrough, type Readable } from 'node:stream';
+import type { ApiServices } from '../app-services';
+import { ApiError } from '../http/errors';
+import { latestPartnerEventSequence, partnerEventSequence, partnerEventsAfter } from '../persistence/events';
+import { toWebhookEvent } from '../presenters/webhooks';
+
+/** Open streams per partner and API instance: a stream costs a poll a second, so a partner gets a few. */
+export const MAX_STREAMS_PER_PARTNER = 3;
+const POLL_MS = 1000;
+const HEARTBEAT_MS = 15_000;
+/** Events per poll: a long backlog after `Last-Event-ID` drains in steps without one large read. */
+const BATCH = 100;
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const openStreams = new Map<string, number>();
+
+export interface EventStreamOptions {
+  /** Resume after this event (the `id:` of the last event received). */
+  lastEventId?: string;
+  /** The stream ends after this long; clients reconnect with `Last-Event-ID`. */
+  maxSeconds: number;
+}
+
+/**
+ * Opens a stream of the partner's events recorded after `lastEventId` (after now without one). Refuses an event id
+ * that is not the partner's (422 invalid_cursor) and a partner already at MAX_STREAMS_PER_PARTNER (429).
+ */
+export async function openEventStream(
+  services: ApiServices,
+  partnerId: string,
+  options: EventStreamOptions,
+): Promise<Readable> {
+  let after: bigint;
+  if (options.lastEventId) {
+    const sequence = uuidPattern.test(options.lastEventId)
+      ? await partnerEventSequence(services.prisma, partnerId, options.lastEventId)
+      : null;
+    if (sequence === null) {
+      throw new ApiError('invalid_cursor', 'Last-Event-ID is not the id of one of your events; omit it to start now.');
+    }
+    after = sequence;
+  } else {
+    after = await latestPartnerEventSequence(services.prisma, partnerId);
+  }
+  const open = openStreams.get(partnerId) ?? 0;
+  if (open >= MAX_STREAMS_PER_PARTNER) {
+    const error = new ApiError(
+      'rate_limited',
+      `At most ${MAX_STREAMS_PER_PARTNER} event streams at a time; close one or wait for one to end.`,
+    );
+    error.retryAfterSeconds = 5;
+    throw error;
+  }
+  openStreams.set(partnerId, open + 1);
+
+  const stream = new PassThrough();
+  let closed = false;
+  let wake: (() => void) | undefined;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    const remaining = (openStreams.get(partnerId) ?? 1) - 1;
+    if (remaining > 0) openStreams.set(partnerId, remaining);
+    else openStreams.delete(partnerId);
+    wake?.();
+    stream.end();
+  };
+  stream.on('close', close);
+  stream.on('error', close);
+
+  const run = async () => {
+    const endsAt = Date.now() + options.maxSeconds * 1000;
+    let lastWrite = Date.now();
+    // Tells EventSource clients to reconnect after a second.
+    stream.write('retry: 1000\n\n');
+    while (!closed && Date.now() < endsAt) {
+      const events = await partnerEventsAfter(services.prisma, partnerId, after, BATCH);
+      for (const event of events) {
+        const body = JSON.stringify(toWebhookEvent(event, services.config));
+        stream.write(`id: ${event.id}\nevent: ${event.eventType}\ndata: ${body}\n\n`);
+        after = event.sequence;
+        lastWrite = Date.now();
+      }
+      if (events.length === BATCH) continue;
+      // Proxies drop a connection that says nothing for a while; a comment line keeps it open.
+      if (Date.now() - lastWrite >= HEARTBEAT_MS) {
+        stream.write(': heartbeat\n\n');
+        lastWrite = Date.now();
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, Math.max(0, Math.min(POLL_MS, endsAt - Date.now()))).unref();
+      });
+    }
+  };
+  run()
+    .catch((error: unknown) => {
+      // The client reconnects with Last-Event-ID: nothing is lost, so ending the stream is enough.
+      services.logger.warn({ err: error, partner_id: partnerId }, 'event stream ended on an error');
+    })
+    .finally(close);
+  return stream;
+}
