@@ -65,6 +65,12 @@ export function createApp(
   // X-Forwarded-* are believed only behind as many proxies as configured (TRUST_PROXY_HOPS), as for rate limits.
   const hops = services.config.rateLimits.trustProxyHops;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
+  // Koa reports errors of a streamed body here. A client that leaves mid-stream (the live event stream, a report
+  // download) is how such a response normally ends, not a fault of the service.
+  app.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    services.logger.error({ err: error }, 'response failed');
+  });
   const routes = routesOf(allRouteDefinitions, services.config.appEnv);
   const router = new Router();
   const openApiDocument = buildOpenApiDocument(routes, services.config);
