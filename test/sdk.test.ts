@@ -320,11 +320,54 @@ it('CLI: login keeps the key (0600), listen forwards a triggered event signed li
     const [redelivered] = await configured.waitForCount(1);
     expect(redelivered!.headers['webhook-id']).toBe(event.event_id);
 
+    console.log(
+      `payments listen (transcript):\n  ${listen.lines.join('\n  ')}\npayments trigger customer.created --json:\n  ${trigger.lines.join('\n  ')}`,
+    );
     const help = cli(process.execPath, ['listen', '--help'], env);
     expect(await exited(help)).toBe(0);
     expect(help.lines[0]).toMatch(/^Usage: payments listen --forward-to <url>/);
   } finally {
     await local.close();
     await configured.close();
+  }
+}, 120_000);
+
+it('CLI: trigger payin.completed drives a sandbox pay-in to completion; listen forwards only the types asked', async () => {
+  const developer = await harness.createPartner('SDK CLI pay-in');
+  const env = {
+    PAYMENTS_API_KEY: developer.apiKey,
+    PAYMENTS_API_URL: baseUrl,
+    PAYMENTS_CONFIG: path.join(workDir, 'none.json'),
+  };
+  const local = await WebhookReceiver.start();
+  let running = true;
+  // The review's and the settlement's timers run on the test server's clock.
+  const clock = (async () => {
+    while (running) {
+      await harness.env.sleep('5 seconds');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  try {
+    const listen = cli(process.execPath, ['listen', '--forward-to', local.url, '--events', 'payin.completed'], env);
+    const secret = /secret: (whsec_\S+)/.exec(await lineMatching(listen, /Webhook signing secret/))![1]!;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const trigger = cli(process.execPath, ['trigger', 'payin.completed'], env);
+    expect(await exited(trigger)).toBe(0);
+    const payinId = /^Triggered payin.completed: (\S+)$/.exec(trigger.lines[0]!)![1];
+    const [forwarded] = await local.waitForCount(1);
+    const event = verifyWebhook(secret, forwarded!.rawBody, forwarded!.headers as Record<string, string>);
+    expect(event.event_type).toBe('payin.completed');
+    expect(event.event_resource_id).toBe(payinId);
+    // Only payin.completed was asked for, though customer.*, payin.created and payin.processing were recorded too.
+    expect(local.requests).toHaveLength(1);
+    await lineMatching(listen, new RegExp(`payin\\.completed +${event.event_id}  -> 200$`));
+    console.log(`payments listen --events payin.completed:\n  ${listen.lines.join('\n  ')}`);
+    listen.kill('SIGINT');
+    await exited(listen);
+  } finally {
+    running = false;
+    await clock;
+    await local.close();
   }
 }, 120_000);

@@ -48,6 +48,9 @@ those types. Reconnects after the last event received. Ctrl-C stops.`,
 Drives a sandbox flow that emits the event:
   customer.created     creates an individual customer
   customer.approved    creates one, uploads documents, sets the sandbox outcome approved and runs the check
+  payin.created        an approved customer, a wallet, a pay-in quote (1000 USD by ACH to USDC on solana) and a pay-in
+  payin.processing     the same, and the sandbox deposit of the amount
+  payin.completed      the same as payin.processing: the pay-in's workflow then completes it
 Run \`payments listen\` meanwhile to receive it.`,
   events: `Usage: payments events list [--limit <n>] [--type <event-type>] [--json]
        payments events resend <event-id> [--json]
@@ -265,21 +268,69 @@ async function trigger(api: PaymentsClient, eventType: string): Promise<{ id: st
   switch (eventType) {
     case 'customer.created':
       return unwrap(await api.POST('/v1/customers', { body: customerBody }));
-    case 'customer.approved': {
-      const customer = unwrap(await api.POST('/v1/customers', { body: customerBody }));
-      await uploadDocuments(api, customer.id);
-      unwrap(
-        await api.POST('/v1/sandbox/customers/{customerId}/verification-outcome', {
-          params: { path: { customerId: customer.id } },
-          body: { outcome: 'approved' },
-        }),
+    case 'payin.created':
+    case 'payin.processing':
+    case 'payin.completed': {
+      const customer = await approvedCustomer(api);
+      const wallet = unwrap(
+        await api.POST('/v1/wallets', { body: { customer_id: customer.id, name: 'Pay-ins', chain: 'solana' } }),
       );
-      unwrap(await api.POST('/v1/customers/{customerId}/check', { params: { path: { customerId: customer.id } } }));
-      return customer;
+      const quote = unwrap(
+        await api.POST('/v1/quote', {
+          body: {
+            sender: { currency: 'USD', payment_rail: 'ach', amount: '1000.00' },
+            receiver: { currency: 'USDC', payment_rail: 'solana' },
+          },
+        } as never),
+      ) as { id: string };
+      const payin = unwrap(
+        await api.POST('/v1/payin', {
+          body: {
+            quote_id: quote.id,
+            customer_id: customer.id,
+            wallet_id: wallet.id,
+            sender: { name: 'Ana Souza', document: { type: 'passport', number: 'x1234567' } },
+          },
+        } as never),
+      ) as { id: string; sender_deposit_instructions?: { amount?: string } | null };
+      if (eventType !== 'payin.created') {
+        unwrap(
+          await api.POST('/v1/sandbox/transactions/{id}/deposit', {
+            params: { path: { id: payin.id } },
+            body: { amount: payin.sender_deposit_instructions?.amount ?? '', sender_name: 'Ana Souza' },
+          }),
+        );
+      }
+      return payin;
     }
+    case 'customer.approved':
+      return approvedCustomer(api);
     default:
       throw new UsageError(`trigger does not know ${eventType} yet.\n\n${HELP.trigger}`);
   }
+}
+
+/** A customer through the sandbox review, approved (waits for the review, a minute at most). */
+async function approvedCustomer(api: PaymentsClient): Promise<{ id: string }> {
+  const customer = unwrap(await api.POST('/v1/customers', { body: customerBody }));
+  await uploadDocuments(api, customer.id);
+  unwrap(
+    await api.POST('/v1/sandbox/customers/{customerId}/verification-outcome', {
+      params: { path: { customerId: customer.id } },
+      body: { outcome: 'approved' },
+    }),
+  );
+  unwrap(await api.POST('/v1/customers/{customerId}/check', { params: { path: { customerId: customer.id } } }));
+  for (let attempt = 0; attempt < 120; attempt += 1) {
+    const details = unwrap(
+      await api.GET('/v1/customers/{customerId}/verification-details', {
+        params: { path: { customerId: customer.id } },
+      }),
+    );
+    if (details.customer_status === 'approved') return customer;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`customer ${customer.id} was not approved within a minute`);
 }
 
 if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module) {
