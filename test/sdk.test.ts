@@ -3,7 +3,7 @@
 // and typed errors; the live event stream it reads; and its CLI forwarding a triggered event to a local receiver,
 // signed like a real delivery.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -17,6 +17,7 @@ import {
   verifyWebhook,
 } from '../clients/typescript/index';
 import { createApp } from '../src/http/app';
+import { API_VERSION } from '../src/http/openapi';
 import { allRoutes } from '../src/routes';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { projectRoot } from './support/paths';
@@ -63,6 +64,15 @@ beforeAll(async () => {
   writeFileSync(path.join(workDir, 'package.json'), JSON.stringify({ name: 'partner-app', private: true }));
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], { cwd: workDir });
 }, 240_000);
+
+it("has the API's version (info.version of the description)", () => {
+  const tarball = readdirSync(workDir).find((file) => file.endsWith('.tgz'));
+  expect(tarball).toBe(`payments-api-sdk-${API_VERSION}.tgz`);
+  const installed = JSON.parse(
+    readFileSync(path.join(workDir, 'node_modules', '@payments-api', 'sdk', 'package.json'), 'utf8'),
+  ) as { version: string };
+  expect(installed.version).toBe(API_VERSION);
+});
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGTERM');
@@ -200,6 +210,36 @@ it('retries a 503 after its Retry-After with the same Idempotency-Key', async ()
     expect(seen[1]!.key).toBe(seen[0]!.key);
     expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(950); // Retry-After: 1
   } finally {
+    await new Promise((resolve) => flaky.close(resolve));
+  }
+});
+
+it('retries a dropped connection and a timed-out attempt with the same Idempotency-Key, then gives up', async () => {
+  const keys: Array<string | undefined> = [];
+  const flaky = http.createServer((req, res) => {
+    keys.push(req.headers['idempotency-key'] as string | undefined);
+    req.resume();
+    if (keys.length === 1)
+      req.socket.destroy(); // a network error
+    else if (keys.length === 2)
+      setTimeout(() => res.writeHead(201).end('{}'), 1000); // slower than timeoutMs
+    else res.writeHead(201, { 'Content-Type': 'application/json' }).end('{"id":"x"}');
+  });
+  await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
+    const api = createPaymentsClient({ baseUrl: url, apiKey: 'k', timeoutMs: 300, retryBaseDelayMs: 10 });
+    const result = await api.PUT('/v1/webhook-configs/{id}', { params: { path: { id: 'x' } }, body: {} } as never);
+    expect(result.response.status).toBe(201);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    // With retries off, the network error is the caller's.
+    keys.length = 0;
+    const once = createPaymentsClient({ baseUrl: url, apiKey: 'k', maxRetries: 0 });
+    await expect(once.GET('/v1/customers')).rejects.toThrow();
+  } finally {
+    flaky.closeAllConnections();
     await new Promise((resolve) => flaky.close(resolve));
   }
 });
