@@ -9,6 +9,7 @@ import { assertProductionReady, createProviders } from './providers';
 import { LocalDiskDocumentStore } from './storage/document-store';
 import { lazyTemporalClient } from './temporal/client';
 import { startObservability } from './observability';
+import { closeEventStreams } from './services/event-stream';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
       logger.info('stopped');
       process.exit(0);
     });
+    closeEventStreams(); // a live event stream would otherwise hold its connection until it ends
     server.closeIdleConnections();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -18,6 +18,7 @@ import {
 } from '../clients/typescript/index';
 import { createApp } from '../src/http/app';
 import { API_VERSION } from '../src/http/openapi';
+import { closeEventStreams } from '../src/services/event-stream';
 import { allRoutes } from '../src/routes';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { projectRoot } from './support/paths';
@@ -309,6 +310,13 @@ it("streams the partner's own events, resumes after Last-Event-ID, and caps open
   expect(fourth.status).toBe(429);
   expect(JSON.parse(fourth.text).error.code).toBe('rate_limited');
   expect((await Promise.all(open)).map((stream) => stream.status)).toEqual([200, 200, 200]);
+  // A stopping API ends its streams at once rather than after max_seconds.
+  const started = Date.now();
+  const ending = readStream(streamer.apiKey, 'max_seconds=60');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  closeEventStreams();
+  expect((await ending).status).toBe(200);
+  expect(Date.now() - started).toBeLessThan(10_000);
 }, 60_000);
 
 it('CLI: login keeps the key (0600), listen forwards a triggered event signed like a delivery, events list and resend', async () => {

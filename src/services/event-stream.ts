@@ -19,6 +19,13 @@ const BATCH = 100;
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const openStreams = new Map<string, number>();
+/** How to end each open stream (a stopping API ends them; clients reconnect elsewhere with Last-Event-ID). */
+const closers = new Set<() => void>();
+
+/** Ends every open stream of this process: called when the API stops, so that streams do not hold it up. */
+export function closeEventStreams(): void {
+  for (const close of [...closers]) close();
+}
 
 export interface EventStreamOptions {
   /** Resume after this event (the `id:` of the last event received). */
@@ -65,12 +72,14 @@ export async function openEventStream(
   const close = () => {
     if (closed) return;
     closed = true;
+    closers.delete(close);
     const remaining = (openStreams.get(partnerId) ?? 1) - 1;
     if (remaining > 0) openStreams.set(partnerId, remaining);
     else openStreams.delete(partnerId);
     wake?.();
     stream.end();
   };
+  closers.add(close);
   stream.on('close', close);
   stream.on('error', close);
 
