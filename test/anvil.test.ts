@@ -14,6 +14,7 @@ import {
   sandboxTokenAddresses,
   sandboxTreasury,
 } from '../src/providers/evm/sandbox-chain';
+import { verifyTokenTransfer } from '../src/providers/evm/token-transfers';
 
 let anvil: LocalAnvil;
 
@@ -88,4 +89,85 @@ it('deploys the bytecode that the committed source and the pinned solc make', ()
   const fresh = compileSandboxStablecoin();
   expect(fresh.bytecode).toBe(sandboxStablecoinBytecode);
   expect(fresh.abi).toEqual(sandboxStablecoinAbi);
+});
+
+describe('a token transfer someone claims to have made, read on chain (verifyTokenTransfer)', () => {
+  const sender = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 });
+  const collection = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 3 }).address;
+  const rpc = (method: string, params: unknown[] = []) =>
+    fetch(anvil.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    }).then((response) => response.json());
+
+  async function send(token: 'USDC' | 'USDT', to: `0x${string}`, amount: string, gas?: bigint) {
+    const { walletClient } = sandboxChainClients(anvil.rpcUrl);
+    return walletClient.writeContract({
+      address: anvil.tokens[token],
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [to, parseUnits(amount, 6)],
+      account: sender,
+      chain: foundry,
+      ...(gas ? { gas } : {}),
+    });
+  }
+
+  beforeAll(async () => {
+    const { publicClient, walletClient } = sandboxChainClients(anvil.rpcUrl);
+    for (const token of ['USDC', 'USDT'] as const) {
+      const hash = await walletClient.writeContract({
+        address: anvil.tokens[token],
+        abi: sandboxStablecoinAbi,
+        functionName: 'mint',
+        args: [sender.address, parseUnits('1000', 6)],
+        account: sandboxTreasury(),
+        chain: foundry,
+      });
+      await publicClient.waitForTransactionReceipt({ hash });
+    }
+  });
+
+  const verify = (hash: `0x${string}`, overrides: Partial<Parameters<typeof verifyTokenTransfer>[1]> = {}) =>
+    verifyTokenTransfer(sandboxChainClients(anvil.rpcUrl).publicClient, {
+      hash,
+      token: anvil.tokens.USDC,
+      to: collection,
+      minimum: parseUnits('100', 6),
+      confirmations: 1,
+      ...overrides,
+    });
+
+  it('confirms the expected token to the expected address for at least the amount, once deep enough', async () => {
+    const hash = await send('USDC', collection, '100.25');
+    await sandboxChainClients(anvil.rpcUrl).publicClient.waitForTransactionReceipt({ hash });
+    expect(await verify(hash)).toMatchObject({ state: 'confirmed', amount: 100_250_000n, from: sender.address });
+    expect(await verify(hash, { confirmations: 3 })).toEqual({ state: 'pending', confirmations: 1 });
+    await rpc('anvil_mine', ['0x2']);
+    expect(await verify(hash, { confirmations: 3 })).toMatchObject({ state: 'confirmed' });
+  });
+
+  it('names each way a hash is not the transfer owed: wrong token, address, amount; reverted; unknown; not mined', async () => {
+    const { publicClient } = sandboxChainClients(anvil.rpcUrl);
+    const mined = async (hash: `0x${string}`) => (await publicClient.waitForTransactionReceipt({ hash }), hash);
+    expect(await verify(await mined(await send('USDT', collection, '100')))).toEqual({ state: 'wrong_token' });
+    expect(await verify(await mined(await send('USDC', sender.address, '100')))).toEqual({ state: 'wrong_recipient' });
+    expect(await verify(await mined(await send('USDC', collection, '99.99')))).toEqual({
+      state: 'amount_too_low',
+      amount: 99_990_000n,
+    });
+    // More than the sender holds, sent without a gas estimate (which would refuse it): mined, reverted.
+    expect(await verify(await mined(await send('USDC', collection, '5000', 100_000n)))).toEqual({ state: 'failed' });
+    expect(await verify(`0x${'ab'.repeat(32)}`)).toEqual({ state: 'not_found' });
+    await rpc('evm_setAutomine', [false]);
+    try {
+      const waiting = await send('USDC', collection, '100');
+      expect(await verify(waiting)).toEqual({ state: 'pending', confirmations: 0 });
+      await rpc('evm_mine');
+      expect(await verify(waiting)).toMatchObject({ state: 'confirmed' });
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+  });
 });
