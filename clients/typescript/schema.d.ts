@@ -417,7 +417,9 @@ export interface paths {
         put?: never;
         /**
          * Confirm a payout’s stablecoin was sent
-         * @description For a payout created without `wallet_id`: the stablecoin was sent on chain (`tx_hash`: 0x + 64 hex on ethereum, a base58 signature on solana). The payout moves to `processing` (payout.processing) and is paid out; answers 200 with it. A confirmation racing a cancellation or the deadline has one outcome. 422 `payout_cannot_be_confirmed` when the payout is not in `awaiting_deposit` (confirmed already, from a wallet, cancelled, failed); `payin_cannot_be_confirmed` for a pay-in or a fiat-to-fiat transaction (a pay-in to partners; funded by its fiat deposit). Sandbox: the confirmation is enough for the stablecoin to count (exactly the amount sent for). Production: no chain watcher is connected yet to verify the transfer, so it answers 503 and the payout keeps waiting.
+         * @description For a payout created without `wallet_id`: the stablecoin was sent on chain (`tx_hash`: 0x + 64 hex on ethereum, a base58 signature on solana). The payout moves to `processing` (payout.processing) and is paid out; answers 200 with it. A confirmation racing a cancellation or the deadline has one outcome. 422 `payout_cannot_be_confirmed` when the payout is not in `awaiting_deposit` (confirmed already, from a wallet, cancelled, failed); `payin_cannot_be_confirmed` for a pay-in or a fiat-to-fiat transaction (a pay-in to partners; funded by its fiat deposit).
+         *
+         *     **Checked on chain** where the chain’s node is configured (ethereum: `ETHEREUM_RPC_URL`; the sandbox runs its own node with its USDC and USDT): `tx_hash` must be a transfer of the payout’s stablecoin contract to the payout’s deposit address (`sender_deposit_instructions`) for at least its amount, in enough blocks; each other case answers 422 with its own code (`tx_hash_not_found`, `tx_hash_not_confirmed` (confirm again once it is deep enough), `tx_hash_failed`, `tx_hash_wrong_token`, `tx_hash_wrong_recipient`, `tx_hash_amount_too_low`), and a hash counts for one payout only (`tx_hash_already_used`). A node that cannot be reached answers 503. Where the chain is not checked: the sandbox takes a well-formed hash as enough (exactly the amount sent for); production answers 503 and the payout keeps waiting.
          */
         post: operations["confirmPayout"];
         delete?: never;
@@ -7709,6 +7711,20 @@ export interface operations {
              *
              *     `tx_hash_chain_mismatch`: `tx_hash` is a transaction hash of the other chain than the payout's stablecoin chain.
              *
+             *     `tx_hash_not_found`: POST /v1/payout/confirm on a checked chain: the chain's node knows no transaction with `tx_hash`.
+             *
+             *     `tx_hash_not_confirmed`: POST /v1/payout/confirm on a checked chain: the transaction is not in enough blocks yet (the chain’s configured confirmations); confirm again once it is.
+             *
+             *     `tx_hash_failed`: POST /v1/payout/confirm on a checked chain: the transaction reverted and moved nothing.
+             *
+             *     `tx_hash_wrong_token`: POST /v1/payout/confirm on a checked chain: the transaction moved none of the payout's stablecoin (another token, or none).
+             *
+             *     `tx_hash_wrong_recipient`: POST /v1/payout/confirm on a checked chain: the payout's stablecoin went to another address than the payout's deposit address.
+             *
+             *     `tx_hash_amount_too_low`: POST /v1/payout/confirm on a checked chain: less than the payout's stablecoin amount arrived at its deposit address.
+             *
+             *     `tx_hash_already_used`: POST /v1/payout/confirm: `tx_hash` already funded another payout; a transfer counts once.
+             *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
              */
             422: {
@@ -7719,7 +7735,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "payout_cannot_be_confirmed" | "payin_cannot_be_confirmed" | "tx_hash_chain_mismatch" | "idempotency_key_reused";
+                            code: "payout_cannot_be_confirmed" | "payin_cannot_be_confirmed" | "tx_hash_chain_mismatch" | "tx_hash_not_found" | "tx_hash_not_confirmed" | "tx_hash_failed" | "tx_hash_wrong_token" | "tx_hash_wrong_recipient" | "tx_hash_amount_too_low" | "tx_hash_already_used" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */

@@ -143,6 +143,9 @@ export const sandboxCollectionAccounts = {
 } as const;
 
 export class SandboxDepositProvider implements DepositProvider {
+  /** `collectionAddress`: a chain whose transfers are checked on a node names its own (ChainTransferVerifier). */
+  constructor(private readonly collectionAddress: (chain: Blockchain) => string | null = () => null) {}
+
   stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions {
     return {
       payment_rail: request.chain,
@@ -150,7 +153,9 @@ export class SandboxDepositProvider implements DepositProvider {
       amount: request.amount.toString(),
       reference: request.reference,
       deadline: request.deadline.toISOString(),
-      [request.chain]: { address: sandboxCollectionAccounts.chains[request.chain] },
+      [request.chain]: {
+        address: this.collectionAddress(request.chain) ?? sandboxCollectionAccounts.chains[request.chain],
+      },
     };
   }
 

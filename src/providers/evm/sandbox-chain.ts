@@ -78,3 +78,6 @@ export async function deploySandboxTokens(rpcUrl: string): Promise<Record<Sandbo
   }
   return expected;
 }
+
+/** The sandbox's collection address on its chain (account 1): where payouts' stablecoin is sent. */
+export const sandboxCollectionAddress = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 1 }).address;
