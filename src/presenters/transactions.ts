@@ -2,23 +2,18 @@
 // payout.* event's `event_resource`. Pure: rows in, resources out. The legs stay internal.
 import type { TransactionDepositRow, TransactionRow } from '../persistence/transactions';
 import { Currency, Decimal, Money } from '../domain/money';
+import { type FiatRail, railDefinitions } from '../domain/rails';
 import { amountsOf, type FailureReason, type TransactionStatus } from '../domain/transactions';
 import type { SenderDepositInstructions } from '../providers/transaction-deposits';
 import type { DepositResource, SenderDocumentType, TransactionResource } from '../schemas/transactions';
 
 type RailDetails = Record<string, unknown>;
 
-/** The last 4 characters of what identifies the receiving account on its rail. */
-function accountIdentifierOf(rail: string, details: RailDetails): string {
-  const fields: Record<string, string[]> = {
-    pix: ['key'],
-    pix_account: ['bank_account_number'],
-    spei: ['clabe', 'phone_number'],
-    wire: ['bank_account_number'],
-    sepa: ['iban'],
-    cvu: ['cvu', 'cbu'],
-  };
-  const value = (fields[rail] ?? []).map((field) => details[field]).find((found) => typeof found === 'string');
+/** The last 4 characters of what identifies the receiving account on its rail (its definition's masking). */
+export function accountIdentifierOf(rail: string, details: RailDetails): string {
+  const definition = railDefinitions[rail as FiatRail]?.externalAccount;
+  const fields: readonly string[] = definition?.maskedFields ?? [];
+  const value = fields.map((field) => details[field]).find((found) => typeof found === 'string');
   return typeof value === 'string' ? value.slice(-4) : '';
 }
 
