@@ -2,7 +2,7 @@
 // deposit deadline of each sender rail, what happens to a deposit (accepted, or returned and why),
 // the deposit reference that matches an incoming deposit to its transaction, and the sandbox
 // controls. Fiat to fiat (both legs), pay-ins (leg 1 alone) and payouts (leg 2 alone) share them.
-import { Currency, Money } from './money';
+import { Currency, currencyOf, Money } from './money';
 import { depositWindowMs, type PaymentRail } from './rails';
 
 /** Each rail's window is in its definition (./rails). */
@@ -330,7 +330,7 @@ export interface TransactionAmountColumns {
   networkFee: DecimalColumn;
 }
 
-const moneyOf = (currency: string, value: DecimalColumn) => Money.of(currency as Currency, value.toString());
+const moneyOf = (currency: string, value: DecimalColumn) => Money.of(currencyOf(currency), value.toString());
 
 /** The amounts of a stored transaction in the money type. */
 export function amountsOf(row: TransactionAmountColumns) {
