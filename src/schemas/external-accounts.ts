@@ -36,6 +36,16 @@ function requireField(ctx: z.RefinementCtx, field: string): void {
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
 
+/** Field examples of the description: each rail definition's sandbox example account. */
+const examples = {
+  pix: railDefinitions.pix.externalAccount.example,
+  pix_account: railDefinitions.pix_account.externalAccount.example,
+  spei: railDefinitions.spei.externalAccount.example,
+  wire: railDefinitions.wire.externalAccount.example,
+  sepa: railDefinitions.sepa.externalAccount.example,
+  cvu: railDefinitions.cvu.externalAccount.example,
+};
+
 const beneficiaryTypes = ['individual', 'business'] as const;
 export const pixAccountTypes = ['checking', 'savings', 'payment', 'salary'] as const;
 export const speiProtocols = ['clabe', 'phonenumber'] as const;
@@ -57,7 +67,7 @@ const pixRequestSchema = z
           'characters); a Brazilian phone number with +55 (e.g. +5511987654321); or a random key (UUID). A key that ' +
           'has none of these formats, or that the pix directory does not know, answers 422 `pix_key_invalid`. ' +
           'Returned in the directory form (digits only, lower case, E.164).',
-        example: '+5511987654321',
+        example: examples.pix.key,
         pattern: NON_BLANK_PATTERN,
       }),
   })
@@ -76,12 +86,18 @@ const pixAccountRequestSchema = z
       .string()
       .trim()
       .regex(/^(\d{3}|\d{8})$/, 'must be a 3-digit bank code (COMPE) or an 8-digit ISPB')
-      .meta({ description: 'COMPE bank code (3 digits, e.g. 001) or ISPB (8 digits, e.g. 00000000).', example: '001' }),
+      .meta({
+        description: 'COMPE bank code (3 digits, e.g. 001) or ISPB (8 digits, e.g. 00000000).',
+        example: examples.pix_account.bank_code,
+      }),
     branch_code: z
       .string()
       .trim()
       .regex(/^\d{4}$/, 'must be the 4-digit branch (agência) number, without its check digit')
-      .meta({ description: 'Branch (agência), 4 digits without check digit.', example: '1234' }),
+      .meta({
+        description: 'Branch (agência), 4 digits without check digit.',
+        example: examples.pix_account.branch_code,
+      }),
     bank_account_number: z
       .string()
       .trim()
@@ -99,7 +115,7 @@ const pixAccountRequestSchema = z
     beneficiary_document: taxIdSchema.meta({
       format: 'cpf-cnpj',
       description: "Holder's CPF or CNPJ (check digits verified), bare or with the official mask; returned bare.",
-      example: '52998224725',
+      example: examples.pix_account.beneficiary_document,
     }),
     beneficiary_name: beneficiaryName,
   })
@@ -129,12 +145,12 @@ const speiRequestSchema = z
       .regex(/^\d{3}$/, 'must be the 3-digit bank code (e.g. 002)')
       .meta({
         description: "3-digit bank code; with protocol clabe it must be the CLABE's first three digits.",
-        example: '002',
+        example: examples.spei.bank_code,
       }),
     clabe: checkedString(railDefinitions.spei.externalAccount.checks.clabe).optional().meta({
       format: 'clabe',
       description: '18-digit CLABE with a valid check digit. Required with protocol clabe, not allowed otherwise.',
-      example: '002010077777777771',
+      example: examples.spei.clabe,
     }),
     phone_number: z.string().optional().meta({
       format: 'mx-phone',
@@ -203,12 +219,12 @@ const wireRequestSchema = z
       .string()
       .trim()
       .regex(/^\d{4,17}$/, 'must be a US bank account number of 4 to 17 digits')
-      .meta({ description: 'US account number, 4 to 17 digits.', example: '000123456789' }),
+      .meta({ description: 'US account number, 4 to 17 digits.', example: examples.wire.bank_account_number }),
     routing_number: checkedString(railDefinitions.wire.externalAccount.checks.routing_number).meta({
       format: 'aba-routing-number',
       description:
         'ABA routing number: 9 digits with a valid checksum, starting with 01-12, 21-32 or 61-72 (a bank or thrift).',
-      example: '021000021',
+      example: examples.wire.routing_number,
     }),
     beneficiary_address: addressSchema,
   })
@@ -231,14 +247,14 @@ const sepaRequestSchema = z
           "IBAN, with or without spaces, any case: the country's length and format, the mod-97 check digits and the " +
           'national check digits where a country has them are verified. Swiss QR-IBANs are refused. Returned without ' +
           'spaces, upper case. Its country must be `country`.',
-        example: 'DE89370400440532013000',
+        example: examples.sepa.iban,
       }),
     bic: checkedString(railDefinitions.sepa.externalAccount.checks.bic)
       .transform((value) => value.toUpperCase())
       .meta({
         format: 'bic',
         description: 'BIC (SWIFT code) of the bank, 8 or 11 characters; returned upper case.',
-        example: 'DEUTDEFF',
+        example: examples.sepa.bic,
       }),
     country: z.enum(sepaCountries).meta({
       description: "Country of the account (ISO alpha-3, a SEPA country); the IBAN's country code must match.",
@@ -282,7 +298,7 @@ const cvuRequestSchema = z
       format: 'cvu',
       description:
         'CVU (22 digits, valid check digits, starts with 000), an account at a payment provider. Exactly one of cvu and cbu.',
-      example: '0000003110001234567898',
+      example: examples.cvu.cvu,
     }),
     cbu: checkedString(railDefinitions.cvu.externalAccount.checks.cbu).optional().meta({
       format: 'cbu',
