@@ -305,8 +305,7 @@ export interface paths {
          *     **Lifecycle**: `awaiting_deposit` (the sender pays per `sender_deposit_instructions`, with the reference, before
          *     `deposit_deadline`) -> `processing` (deposit received; the fiat becomes the stablecoin in the wallet, then the
          *     receiver's fiat paid to the external account) -> `completed`. Also: `cancelled` (PUT, only while awaiting the
-         *     deposit), `failed` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; sepa and wire 2 days; ach
-         *     3 days), `refunded` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
+         *     deposit), `failed` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; wire and sepa 2 days; ach 3 days), `refunded` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
          *     was not the expected amount, or an operator refunded), `error` (a step kept failing; an operator retries it or
          *     refunds, and the transaction goes back to `processing`). A transaction never goes backwards.
          *
@@ -727,8 +726,7 @@ export interface paths {
          * @description **Lifecycle**: `awaiting_deposit` (the sender pays per `sender_deposit_instructions`, with the reference, before
          *     `deposit_deadline`) -> `processing` (deposit received; the fiat becomes the stablecoin in the wallet, then the
          *     receiver's fiat paid to the external account) -> `completed`. Also: `cancelled` (PUT, only while awaiting the
-         *     deposit), `failed` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; sepa and wire 2 days; ach
-         *     3 days), `refunded` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
+         *     deposit), `failed` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; wire and sepa 2 days; ach 3 days), `refunded` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
          *     was not the expected amount, or an operator refunded), `error` (a step kept failing; an operator retries it or
          *     refunds, and the transaction goes back to `processing`). A transaction never goes backwards.
          *
@@ -3076,7 +3074,7 @@ export interface components {
             customer_id: string;
             /**
              * Format: date-time
-             * @description Deposits after it are returned; by sender rail: ethereum 60 minutes, solana 60 minutes, pix 30 minutes, pix_account 30 minutes, spei 30 minutes, cvu 30 minutes, sepa 2 days, wire 2 days, ach 3 days. null when no deposit is awaited.
+             * @description Deposits after it are returned; by sender rail: ethereum 60 minutes, solana 60 minutes, pix 30 minutes, pix_account 30 minutes, spei 30 minutes, wire 2 days, ach 3 days, sepa 2 days, cvu 30 minutes. null when no deposit is awaited.
              * @example 2026-11-22T10:00:00.000Z
              */
             deposit_deadline: string | null;
@@ -3117,7 +3115,7 @@ export interface components {
                 };
                 /**
                  * Format: date-time
-                 * @description Pay before this; by sender rail: ethereum 60 minutes, solana 60 minutes, pix 30 minutes, pix_account 30 minutes, spei 30 minutes, cvu 30 minutes, sepa 2 days, wire 2 days, ach 3 days.
+                 * @description Pay before this; by sender rail: ethereum 60 minutes, solana 60 minutes, pix 30 minutes, pix_account 30 minutes, spei 30 minutes, wire 2 days, ach 3 days, sepa 2 days, cvu 30 minutes.
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 deadline: string;

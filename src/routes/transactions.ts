@@ -1,6 +1,7 @@
 // HTTP operations on transactions (SPEC 4.4, 3.3): fiat to fiat, pay-ins, payouts and their
 // confirmation, view, cancel, list, and the sandbox's simulated deposits (on a transaction, and on a
 // virtual account, which makes a pay-in).
+import { durationInProse, fiatRails, listInProse, railDefinitions } from '../domain/rails';
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listTransactionRows } from '../persistence/transactions';
@@ -41,12 +42,19 @@ const quoteBasedErrors = [
   'quote_amount_mismatch',
 ] as const;
 
+/** `pix, ... and cvu 30 minutes; wire and sepa 2 days; ach 3 days`, from the rail definitions. */
+const depositWindowsInProse = [...new Set(fiatRails.map((rail) => railDefinitions[rail].depositWindowMs))]
+  .map(
+    (ms) =>
+      `${listInProse(fiatRails.filter((rail) => railDefinitions[rail].depositWindowMs === ms))} ${durationInProse(ms)}`,
+  )
+  .join('; ');
+
 const lifecycle = `
 **Lifecycle**: \`awaiting_deposit\` (the sender pays per \`sender_deposit_instructions\`, with the reference, before
 \`deposit_deadline\`) -> \`processing\` (deposit received; the fiat becomes the stablecoin in the wallet, then the
 receiver's fiat paid to the external account) -> \`completed\`. Also: \`cancelled\` (PUT, only while awaiting the
-deposit), \`failed\` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; sepa and wire 2 days; ach
-3 days), \`refunded\` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
+deposit), \`failed\` (no deposit by the deadline: ${depositWindowsInProse}), \`refunded\` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
 was not the expected amount, or an operator refunded), \`error\` (a step kept failing; an operator retries it or
 refunds, and the transaction goes back to \`processing\`). A transaction never goes backwards.
 
