@@ -9,6 +9,9 @@ import {
   VerificationStep,
 } from './verification';
 
+/** Where the page's stylesheet and script are served (src/http/hosted-assets.ts). */
+export const hostedAssetPaths = { css: '/hosted-assets/hosted.css', js: '/hosted-assets/hosted.js' } as const;
+
 export const hostedLocales = ['pt', 'es', 'en'] as const;
 export type HostedLocale = (typeof hostedLocales)[number];
 

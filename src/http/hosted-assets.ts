@@ -2,6 +2,7 @@
 // no inline code). Mobile first: one column, 48 px touch targets, readable at 360 px. The script only improves
 // the plain forms (a preview, the type and size checked before upload); without it the page works the same.
 import type Router from '@koa/router';
+import { hostedAssetPaths } from '../domain/hosted-page';
 
 /** Neutral accent (AA on white, 4.5:1 or more); a partner's theme overrides the custom properties. */
 export const neutralAccent = '#1d4ed8';
@@ -104,8 +105,6 @@ export const hostedScript = `'use strict';
 })();
 `;
 
-/** Where the page finds them (src/presenters/hosted-page.ts links these paths). */
-export const hostedAssetPaths = { css: '/hosted-assets/hosted.css', js: '/hosted-assets/hosted.js' } as const;
 
 /** Mounted beside /docs: static, no customer data, so they may be cached (unlike every API answer). */
 export function mountHostedAssets(router: Router): void {

@@ -1,10 +1,9 @@
 // The hosted verification page as HTML: pure, from the page's steps (src/domain/hosted-page.ts) and texts
 // (src/domain/hosted-texts.ts). No inline script or style: the page links /hosted-assets/hosted.css and .js, and
 // the partner's theme as a stylesheet of its own. Every value from storage is escaped; nothing comes from the query.
-import { hostedLocales, HostedLocale, HostedStep, missingSteps, needsUpload, progressOf } from '../domain/hosted-page';
+import { hostedAssetPaths, hostedLocales, HostedLocale, HostedStep, missingSteps, needsUpload, progressOf } from '../domain/hosted-page';
 import { formatDate, hostedTexts, HostedTexts } from '../domain/hosted-texts';
 import type { DocumentType, RejectionCode } from '../domain/verification';
-import { hostedAssetPaths } from '../http/hosted-assets';
 
 export interface HostedPageView {
   locale: HostedLocale;
