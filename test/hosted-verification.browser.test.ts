@@ -51,9 +51,7 @@ beforeAll(async () => {
   mkdirSync(docsImagesDir, { recursive: true });
 
   branded = await harness.createPartner('Acme Pay Ltda');
-  const set = await branded.api
-    .put('/v1/partner/branding')
-    .send({ display_name: 'Acme Pay', accent_color: '#0A7D5A' });
+  const set = await branded.api.put('/v1/partner/branding').send({ display_name: 'Acme Pay', accent_color: '#0A7D5A' });
   expect(set.status).toBe(200);
   const logo = await branded.api.put('/v1/partner/branding/logo').attach('file', await drawPng(logoMarkup), 'logo.png');
   expect(logo.status).toBe(200);
@@ -96,7 +94,8 @@ async function phoneContext(locale: string, options: { javaScriptEnabled?: boole
   const problems: string[] = [];
   context.on('request', (request) => {
     const url = request.url();
-    if (!url.startsWith(baseUrl) && !url.startsWith('blob:') && !url.startsWith('data:')) problems.push(`request ${url}`);
+    if (!url.startsWith(baseUrl) && !url.startsWith('blob:') && !url.startsWith('data:'))
+      problems.push(`request ${url}`);
   });
   context.on('page', (page) => watch(page, problems));
   return { context, problems };
@@ -119,7 +118,9 @@ async function axeViolations(page: Page, label: string): Promise<string[]> {
   const violations = result.violations.map(
     (v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
   );
-  console.log(`axe-core, WCAG 2.1 A/AA, ${label}: ${JSON.stringify(violations)} (${result.passes.length} rules passed)`);
+  console.log(
+    `axe-core, WCAG 2.1 A/AA, ${label}: ${JSON.stringify(violations)} (${result.passes.length} rules passed)`,
+  );
   return violations;
 }
 
@@ -171,9 +172,9 @@ it('a person completes verification on a 360 px phone, in Portuguese, under the 
   const logo = page.locator('img.logo');
   expect(await logo.getAttribute('alt')).toBe('Acme Pay');
   expect(await logo.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0)).toBe(true);
-  expect(
-    await page.evaluate(`getComputedStyle(document.querySelector('button.primary')).backgroundColor`),
-  ).toBe('rgb(10, 125, 90)');
+  expect(await page.evaluate(`getComputedStyle(document.querySelector('button.primary')).backgroundColor`)).toBe(
+    'rgb(10, 125, 90)',
+  );
   // What is still needed, and the date in Portuguese.
   expect(await page.locator('#todo-title').innerText()).toBe('Ainda falta');
   expect(await page.locator('#todo-title + ol > li h3').allInnerTexts()).toEqual([
@@ -218,7 +219,9 @@ it('a person completes verification on a 360 px phone, in Portuguese, under the 
 
   // The proof of address with the keyboard only: from the file field, Tab to its button and Enter.
   const address = page.locator('#step-proof-of-address form');
-  await address.locator('input[type=file]').setInputFiles({ name: 'conta.pdf', mimeType: 'application/pdf', buffer: files.pdf });
+  await address
+    .locator('input[type=file]')
+    .setInputFiles({ name: 'conta.pdf', mimeType: 'application/pdf', buffer: files.pdf });
   await address.locator('input[type=file]').focus();
   await page.keyboard.press('Tab');
   expect(await page.evaluate('document.activeElement.textContent')).toBe('Enviar documento');
@@ -310,7 +313,9 @@ it('a partially rejected customer sees only the rejected item, with its reason, 
   expect(await axeViolations(page, 'Spanish, partially rejected')).toEqual([]);
   await snap(page, 'es-360-before-submission', true);
 
-  await todo.locator('input[type=file]').setInputFiles({ name: 'factura.pdf', mimeType: 'application/pdf', buffer: files.pdf });
+  await todo
+    .locator('input[type=file]')
+    .setInputFiles({ name: 'factura.pdf', mimeType: 'application/pdf', buffer: files.pdf });
   await expect(todo.locator('.preview p').innerText()).resolves.toMatch(/^factura\.pdf \(\d+ KB\)$/);
   await Promise.all([page.waitForURL(/notice=document_uploaded/), todo.locator('button[type=submit]').click()]);
   await expect(page.locator('[role=status]').innerText()).resolves.toBe('Documento subido.');
@@ -347,25 +352,39 @@ it('works without JavaScript, in English and the neutral design of a partner wit
   const identity = page.locator('#step-identity form');
   await identity.getByLabel('National ID card').check();
   await identity.getByLabel('Front').check();
-  await identity.locator('input[type=file]').setInputFiles({ name: 'id-front.jpg', mimeType: 'image/jpeg', buffer: files.jpeg });
+  await identity
+    .locator('input[type=file]')
+    .setInputFiles({ name: 'id-front.jpg', mimeType: 'image/jpeg', buffer: files.jpeg });
   await Promise.all([page.waitForURL(/notice=document_uploaded/), identity.locator('button[type=submit]').click()]);
   // Half of a national ID: the page says what arrived and preselects the missing side.
-  await expect(page.locator('#step-identity .received').innerText()).resolves.toBe('Received: National ID card (front).');
+  await expect(page.locator('#step-identity .received').innerText()).resolves.toBe(
+    'Received: National ID card (front).',
+  );
   expect(await page.locator('#step-identity input[value=NATIONAL_ID]').isChecked()).toBe(true);
   expect(await page.locator('#step-identity input[value=BACK]').isChecked()).toBe(true);
-  await page.locator('#step-identity input[type=file]').setInputFiles({ name: 'id-back.jpg', mimeType: 'image/jpeg', buffer: files.jpeg });
+  await page
+    .locator('#step-identity input[type=file]')
+    .setInputFiles({ name: 'id-back.jpg', mimeType: 'image/jpeg', buffer: files.jpeg });
   await Promise.all([page.waitForURL(/notice=document_uploaded/), page.locator('#step-identity form button').click()]);
   await expect(page.locator('#step-identity .badge').innerText()).resolves.toBe('Received');
 
   // Submitting too early names what is missing.
-  await Promise.all([page.waitForURL(/error=documents_missing/), page.getByRole('button', { name: 'Submit for verification' }).click()]);
+  await Promise.all([
+    page.waitForURL(/error=documents_missing/),
+    page.getByRole('button', { name: 'Submit for verification' }).click(),
+  ]);
   await expect(page.locator('[role=alert]').innerText()).resolves.toBe(
     'Upload the missing documents before submitting: Proof of address.',
   );
   const address = page.locator('#step-proof-of-address form');
-  await address.locator('input[type=file]').setInputFiles({ name: 'bill.pdf', mimeType: 'application/pdf', buffer: files.pdf });
+  await address
+    .locator('input[type=file]')
+    .setInputFiles({ name: 'bill.pdf', mimeType: 'application/pdf', buffer: files.pdf });
   await Promise.all([page.waitForURL(/notice=document_uploaded/), address.locator('button[type=submit]').click()]);
-  await Promise.all([page.waitForURL(/notice=submitted/), page.getByRole('button', { name: 'Submit for verification' }).click()]);
+  await Promise.all([
+    page.waitForURL(/notice=submitted/),
+    page.getByRole('button', { name: 'Submit for verification' }).click(),
+  ]);
   await expect(page.locator('#status').innerText()).resolves.toBe('Under review');
   expect((await customerNow(plain, customer.id)).status).toBe('under_review');
   // (axe-core needs script in the page: the same markup is checked with it in the tests above.)

@@ -442,8 +442,7 @@ describe('messages on the page', () => {
       document_invalid: 'This document type, or the person chosen, does not fit this verification.',
       upload_limit_reached:
         'No more documents can be uploaded on this page (at most 20). Please contact the company that sent you this link.',
-      documents_missing:
-        'Upload the missing documents before submitting: Identity document; Proof of address.',
+      documents_missing: 'Upload the missing documents before submitting: Identity document; Proof of address.',
       under_review: 'Your documents are under review: please wait for the result.',
       already_approved: 'Your verification is complete: there is nothing more to do.',
       rejected: 'Your verification was declined: no more documents are accepted.',

@@ -23,7 +23,9 @@ describe('PUT /v1/partner/branding', () => {
     const before = await partner.api.get('/v1/partner/branding');
     expect(before.status).toBe(200);
     expect(before.body).toEqual({ display_name: null, accent_color: null, logo: null, updated_at: null });
-    const set = await partner.api.put('/v1/partner/branding').send({ display_name: ' Acme Pay ', accent_color: '#0A7D5A' });
+    const set = await partner.api
+      .put('/v1/partner/branding')
+      .send({ display_name: ' Acme Pay ', accent_color: '#0A7D5A' });
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ display_name: 'Acme Pay', accent_color: '#0a7d5a', logo: null });
     expect((await partner.api.get('/v1/partner/branding')).body).toEqual(set.body);

@@ -22,11 +22,7 @@ const isLocale = (value: string | undefined): value is HostedLocale =>
  * The page's language: an explicit choice (the switch's `?lang=`, then the cookie it sets) over the browser's
  * Accept-Language (highest q first, primary subtag only: pt-BR and pt-PT both read Portuguese), else English.
  */
-export function negotiateLocale(choice: {
-  query?: string;
-  cookie?: string;
-  acceptLanguage?: string;
-}): HostedLocale {
+export function negotiateLocale(choice: { query?: string; cookie?: string; acceptLanguage?: string }): HostedLocale {
   if (isLocale(choice.query)) return choice.query;
   if (isLocale(choice.cookie)) return choice.cookie;
   const ranges = (choice.acceptLanguage ?? '')
@@ -148,7 +144,10 @@ export function hostedSteps(input: HostedPageInput): HostedStep[] {
     kind: 'document',
     step,
     documentTypes: [type],
-    state: stateOf(rowOf(step), own.some((doc) => doc.documentType === type)),
+    state: stateOf(
+      rowOf(step),
+      own.some((doc) => doc.documentType === type),
+    ),
     rejection: rejectionOf(rowOf(step)),
   });
   if (input.type === 'individual') {
@@ -211,5 +210,8 @@ export const missingSteps = (steps: HostedStep[]) => steps.filter((step) => !ste
 /** Required steps the customer has provided (uploaded, under review or accepted), of all required steps. */
 export function progressOf(steps: HostedStep[]): { done: number; total: number } {
   const required = steps.filter((step) => !step.optional);
-  return { done: required.filter((step) => !needsUpload(step) && step.state !== 'rejected').length, total: required.length };
+  return {
+    done: required.filter((step) => !needsUpload(step) && step.state !== 'rejected').length,
+    total: required.length,
+  };
 }

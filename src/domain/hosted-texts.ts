@@ -57,6 +57,7 @@ export interface HostedTexts {
   fileLabel: string;
   photoLabel: string;
   fileHelp: (maxMegabytes: number) => string;
+  photoHelp: (maxMegabytes: number) => string;
   uploadButton: string;
   sending: string;
   previewAlt: string;
@@ -134,6 +135,7 @@ const en: HostedTexts = {
   fileLabel: 'Photo or file of the document',
   photoLabel: 'Photo of your face',
   fileHelp: (mb) => `Take a photo or choose a PDF, JPEG, PNG, WEBP or HEIC file, up to ${mb} MB.`,
+  photoHelp: (mb) => `Take a photo with the front camera, or choose a JPEG, PNG, WEBP or HEIC picture, up to ${mb} MB.`,
   uploadButton: 'Upload',
   sending: 'Sending…',
   previewAlt: 'Preview of the chosen picture',
@@ -250,6 +252,8 @@ const pt: HostedTexts = {
   fileLabel: 'Foto ou arquivo do documento',
   photoLabel: 'Foto do seu rosto',
   fileHelp: (mb) => `Tire uma foto ou escolha um arquivo PDF, JPEG, PNG, WEBP ou HEIC de até ${mb} MB.`,
+  photoHelp: (mb) =>
+    `Tire uma foto com a câmera frontal ou escolha uma imagem JPEG, PNG, WEBP ou HEIC de até ${mb} MB.`,
   uploadButton: 'Enviar documento',
   sending: 'Enviando…',
   previewAlt: 'Prévia da imagem escolhida',
@@ -367,6 +371,7 @@ const es: HostedTexts = {
   fileLabel: 'Foto o archivo del documento',
   photoLabel: 'Foto de tu cara',
   fileHelp: (mb) => `Toma una foto o elige un archivo PDF, JPEG, PNG, WEBP o HEIC de hasta ${mb} MB.`,
+  photoHelp: (mb) => `Toma una foto con la cámara frontal o elige una imagen JPEG, PNG, WEBP o HEIC de hasta ${mb} MB.`,
   uploadButton: 'Subir documento',
   sending: 'Enviando…',
   previewAlt: 'Vista previa de la imagen elegida',
@@ -391,7 +396,8 @@ const es: HostedTexts = {
   progressLabel: 'Progreso',
   submitTitle: 'Enviar a revisión',
   submitButton: 'Enviar para verificación',
-  submitHelp: 'Envía cuando todos los pasos obligatorios estén listos. Durante la revisión no podrás cambiar los documentos.',
+  submitHelp:
+    'Envía cuando todos los pasos obligatorios estén listos. Durante la revisión no podrás cambiar los documentos.',
   uploadsExhausted: 'No se pueden subir más documentos en esta página.',
   nextTitle: 'Qué pasa después',
   next: {

@@ -114,7 +114,7 @@ export const errorCatalogue = {
   },
   payout_return_not_allowed: {
     status: 422,
-    when: "A payout return was reported for a transaction that is not completed (the message names its status), or that was returned before (one return per transaction).",
+    when: 'A payout return was reported for a transaction that is not completed (the message names its status), or that was returned before (one return per transaction).',
   },
   payin_cannot_be_returned: {
     status: 422,

@@ -105,7 +105,6 @@ export const hostedScript = `'use strict';
 })();
 `;
 
-
 /** Mounted beside /docs: static, no customer data, so they may be cached (unlike every API answer). */
 export function mountHostedAssets(router: Router): void {
   const serve = (path: string, type: string, body: string) =>

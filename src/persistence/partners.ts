@@ -39,7 +39,11 @@ export async function updatePartnerBranding(
 ): Promise<void> {
   await db.partner.update({
     where: { id: partnerId },
-    data: { brandDisplayName: branding.displayName, brandAccentColor: branding.accentColor, brandUpdatedAt: new Date() },
+    data: {
+      brandDisplayName: branding.displayName,
+      brandAccentColor: branding.accentColor,
+      brandUpdatedAt: new Date(),
+    },
   });
 }
 

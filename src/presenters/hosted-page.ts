@@ -1,7 +1,15 @@
 // The hosted verification page as HTML: pure, from the page's steps (src/domain/hosted-page.ts) and texts
 // (src/domain/hosted-texts.ts). No inline script or style: the page links /hosted-assets/hosted.css and .js, and
 // the partner's theme as a stylesheet of its own. Every value from storage is escaped; nothing comes from the query.
-import { hostedAssetPaths, hostedLocales, HostedLocale, HostedStep, missingSteps, needsUpload, progressOf } from '../domain/hosted-page';
+import {
+  hostedAssetPaths,
+  hostedLocales,
+  HostedLocale,
+  HostedStep,
+  missingSteps,
+  needsUpload,
+  progressOf,
+} from '../domain/hosted-page';
 import { formatDate, hostedTexts, HostedTexts } from '../domain/hosted-texts';
 import type { DocumentType, RejectionCode } from '../domain/verification';
 
@@ -18,7 +26,6 @@ export interface HostedPageView {
   expiresAt: Date;
   maxFileBytes: number;
 }
-
 
 /** What the file inputs accept; the server decides by the bytes (src/domain/file-types.ts). */
 const documentAccept = 'image/*,application/pdf';
@@ -104,7 +111,7 @@ ${fields}${step.beneficiary ? `<input type="hidden" name="beneficiary_id" value=
 <input type="file" id="${inputId}" name="file" required accept="${selfie ? 'image/*' : documentAccept}" capture="${
     selfie ? 'user' : 'environment'
   }" aria-describedby="${inputId}-help">
-<p class="help" id="${inputId}-help">${escapeHtml(t.fileHelp(mb))}</p>
+<p class="help" id="${inputId}-help">${escapeHtml(selfie ? t.photoHelp(mb) : t.fileHelp(mb))}</p>
 <div class="preview" hidden></div>
 <button type="submit" class="primary">${escapeHtml(t.uploadButton)}</button>
 </form>`;

@@ -18,7 +18,12 @@ import { errorCodes, ErrorContext, hostedTexts, noticeCodes } from '../domain/ho
 import { ApiError } from '../http/errors';
 import { readSingleFileUpload, SingleFileUpload } from '../http/multipart';
 import { defineRoute } from '../http/route';
-import { countHostedUploads, CustomerRow, findCustomerByTokenHash, readCustomerLinkState } from '../persistence/customers';
+import {
+  countHostedUploads,
+  CustomerRow,
+  findCustomerByTokenHash,
+  readCustomerLinkState,
+} from '../persistence/customers';
 import { missingNames, renderHostedPage } from '../presenters/hosted-page';
 import { logoOf, themeOf } from '../services/branding';
 import { startVerification, uploadDocument } from '../services/customers';
@@ -78,7 +83,9 @@ const messageQuery = z
       .string()
       .max(10)
       .optional()
-      .meta({ description: 'The language the end user chose: pt, es or en (remembered in a cookie). Else Accept-Language.' }),
+      .meta({
+        description: 'The language the end user chose: pt, es or en (remembered in a cookie). Else Accept-Language.',
+      }),
   })
   .strict();
 
@@ -144,7 +151,14 @@ const pageRoute = defineRoute({
 });
 
 /** The page's language; a choice from the switch is remembered for the form actions' redirects. */
-function localeOf(koa: { cookies: { get(name: string): string | undefined; set(name: string, value: string, options: object): unknown }; get(field: string): string; secure: boolean }, choice: string | undefined): HostedLocale {
+function localeOf(
+  koa: {
+    cookies: { get(name: string): string | undefined; set(name: string, value: string, options: object): unknown };
+    get(field: string): string;
+    secure: boolean;
+  },
+  choice: string | undefined,
+): HostedLocale {
   const locale = negotiateLocale({
     query: choice,
     cookie: koa.cookies.get(languageCookie),

@@ -28,7 +28,7 @@ const putBrandingRoute = defineRoute({
   summary: "Set the hosted page's name and accent colour",
   description:
     'Replaces the display name and the accent colour (both fields; null removes one; the logo stays). The colour ' +
-    'must be `#rrggbb`: nothing else can reach the page\'s stylesheet. Without a colour the page uses its neutral design.',
+    "must be `#rrggbb`: nothing else can reach the page's stylesheet. Without a colour the page uses its neutral design.",
   body: updateBrandingSchema,
   response: { status: 200, description: 'The branding now.', schema: brandingSchema },
   async handler({ body, partner, services }) {
@@ -45,7 +45,7 @@ const putLogoRoute = defineRoute({
   description:
     'multipart/form-data with a `file` part: a PNG, JPEG or WEBP image recognised by its content (SVG and anything ' +
     `else: 422 logo_invalid), at most ${MAX_LOGO_BYTES / 1024} KB (larger: 413). Replaces the previous logo. The page ` +
-    'serves it from this API\'s domain with its detected Content-Type and `X-Content-Type-Options: nosniff`.',
+    "serves it from this API's domain with its detected Content-Type and `X-Content-Type-Options: nosniff`.",
   body: {
     contentType: 'multipart/form-data',
     schema: logoUploadSchema,

@@ -11,7 +11,10 @@ export const updateBrandingSchema = z
       .max(MAX_DISPLAY_NAME_LENGTH)
       .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
       .nullable()
-      .meta({ description: 'Name shown on the hosted page (plain text, escaped). null removes it.', example: 'Acme Pay' }),
+      .meta({
+        description: 'Name shown on the hosted page (plain text, escaped). null removes it.',
+        example: 'Acme Pay',
+      }),
     accent_color: z
       .string()
       .regex(/^#[0-9A-Fa-f]{6}$/, 'must be a #rrggbb hex colour')

@@ -40,7 +40,11 @@ export async function getBranding(db: Db, partnerId: string): Promise<BrandingRe
 }
 
 /** Replaces name and colour (both given: PUT); the logo stays. */
-export async function putBranding(db: Db, partnerId: string, request: UpdateBrandingRequest): Promise<BrandingResource> {
+export async function putBranding(
+  db: Db,
+  partnerId: string,
+  request: UpdateBrandingRequest,
+): Promise<BrandingResource> {
   await updatePartnerBranding(db, partnerId, {
     displayName: request.display_name?.trim() || null,
     accentColor: request.accent_color === null ? null : normaliseHexColour(request.accent_color),
