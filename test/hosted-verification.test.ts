@@ -15,7 +15,7 @@ import {
   hostedPageContentSecurityPolicy,
 } from '../src/routes/hosted-verification';
 import { eventually } from './support/eventually';
-import { createCustomer, CustomerBody, files, individualCustomer } from './support/fixtures';
+import { businessCustomer, createCustomer, CustomerBody, files, individualCustomer } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
 
 let harness: Harness;
@@ -574,5 +574,23 @@ describe('the page', () => {
       'referrer-policy': 'no-referrer',
       'x-content-type-options': 'nosniff',
     });
+  });
+
+  it("of a business lists the company's documents and each owner above 25% by name, in Portuguese", async () => {
+    const customer = await createCustomer(partner.api, businessCustomer());
+    const page = await harness.http
+      .get(pathOf(customer.verification.verification_link))
+      .set('Accept-Language', 'pt-BR');
+    expect(page.status).toBe(200);
+    const titles = [...page.text.matchAll(/<h3>([^<]*)/g)].map((match) => match[1]);
+    expect(titles).toEqual([
+      'Certidão de constituição',
+      'Contrato social',
+      'Quadro de sócios',
+      'Documento de identidade de Carlos Lima',
+    ]);
+    const owner = customer.beneficiaries![0]!.id;
+    expect(page.text).toContain(`<input type="hidden" name="beneficiary_id" value="${owner}">`);
+    expect(page.text).not.toContain('Beatriz'); // 20.5%: no document needed
   });
 });
