@@ -163,6 +163,8 @@ describe('the link token', () => {
     expect((await app.post(`${linkPath}/submit`)).status).toBe(303);
     expect((await app.get(`${linkPath}/unknown`)).status).toBe(404);
     expect((await app.get(`/verify/${'x'.repeat(43)}`)).status).toBe(404);
+    expect((await app.get(`${linkPath}/theme.css`)).status).toBe(404); // this partner has no brand
+    expect((await app.get(`${linkPath}/logo`)).status).toBe(404);
 
     const requests = lines
       .map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -173,6 +175,8 @@ describe('the link token', () => {
       ['POST /verify/{token}/submit', 303],
       [null, 404],
       ['GET /verify/{token}', 404],
+      ['GET /verify/{token}/theme.css', 404],
+      ['GET /verify/{token}/logo', 404],
     ]);
     expect(requests[3]!.path).toBe('/verify/{token}/unknown');
     expect(lines.join('\n')).not.toContain(token);
