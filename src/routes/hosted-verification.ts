@@ -79,13 +79,9 @@ const messageQuery = z
       .meta({
         description: `Message code after a refused form action: ${hostedErrorCodes.join(', ')}. Other values show nothing.`,
       }),
-    lang: z
-      .string()
-      .max(10)
-      .optional()
-      .meta({
-        description: 'The language the end user chose: pt, es or en (remembered in a cookie). Else Accept-Language.',
-      }),
+    lang: z.string().max(10).optional().meta({
+      description: 'The language the end user chose: pt, es or en (remembered in a cookie). Else Accept-Language.',
+    }),
   })
   .strict();
 
