@@ -168,6 +168,10 @@ export const errorCatalogue = {
     status: 422,
     when: "The document does not apply to this customer: a business document for an individual (or the reverse), or a `beneficiary_id` that is not one of the customer's beneficiaries (or given for an individual).",
   },
+  logo_invalid: {
+    status: 422,
+    when: 'The branding logo is empty or not a PNG, JPEG or WEBP image by its content (SVG and other types are refused).',
+  },
   invalid_verification_outcome: {
     status: 422,
     when: "A sandbox verification outcome names a step this customer's type does not have.",
