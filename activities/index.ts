@@ -5,7 +5,7 @@ import { createQuoteActivities } from './quotes';
 import { createReconciliationActivities } from './reconciliation';
 import type { ActivityServices } from './services';
 import { ApplicationFailure } from '@temporalio/common';
-import { Prisma } from '../src/persistence/database';
+import { isMissingRow } from '../src/persistence/database';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { createTransactionActivities } from './transactions';
 import { createWebhookActivities } from './webhooks';
@@ -16,10 +16,12 @@ import { createPayoutReturnActivities } from './payout-returns';
 export type { ActivityServices };
 
 /**
- * A row that does not exist (Prisma P2025 from findUniqueOrThrow/update) fails the activity for good instead of
- * being retried: retrying cannot make it appear.
+ * A row that does not exist (isMissingRow: Prisma's P2025 or Kysely's NoResultError) fails the activity for good
+ * instead of being retried: retrying cannot make it appear.
  */
-function missingRowsAreFinal<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+export function missingRowsAreFinal<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  activities: T,
+): T {
   return Object.fromEntries(
     Object.entries(activities).map(([name, activity]) => [
       name,
@@ -27,8 +29,8 @@ function missingRowsAreFinal<T extends Record<string, (...args: never[]) => Prom
         try {
           return await activity(...args);
         } catch (error) {
-          if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') {
-            throw ApplicationFailure.nonRetryable(`${name}: ${error.message}`, RESOURCE_NOT_FOUND);
+          if (isMissingRow(error)) {
+            throw ApplicationFailure.nonRetryable(`${name}: ${(error as Error).message}`, RESOURCE_NOT_FOUND);
           }
           throw error;
         }

@@ -5,7 +5,7 @@
 // with it) or `transaction:<id>:payout_return_refund` and are
 // written with the status change and its event in one database transaction, under the transaction's row lock.
 import { ApplicationFailure } from '@temporalio/activity';
-import { Currency, Money } from '../src/domain/money';
+import { Money, currencyOf } from '../src/domain/money';
 import type { Blockchain, FiatRail } from '../src/domain/rails';
 import { ledgerReference, settlementEntries } from '../src/domain/ledger';
 import { canTransition, eventGroupOf, type FailureReason, type TransactionStatus } from '../src/domain/transactions';
@@ -78,7 +78,7 @@ export function createPayoutReturnActivities(services: ActivityServices) {
     return { row, ret };
   }
 
-  const returnedOf = (ret: PayoutReturnRow) => Money.of(ret.currency as Currency, ret.amount);
+  const returnedOf = (ret: PayoutReturnRow) => Money.of(currencyOf(ret.currency), ret.amount);
 
   /** Where a repay goes: the account given (checked), or the one the payout was paid to (or its pix key). */
   async function destinationOf(row: TransactionRow, externalAccountId: string | null): Promise<object> {
@@ -167,11 +167,9 @@ export function createPayoutReturnActivities(services: ActivityServices) {
      */
     async priceReturnRefund(transactionId: string): Promise<{ stablecoin: string }> {
       const { row, ret } = await transactionAndReturn(transactionId);
-      const rate = await rateProvider.exchangeRate(ret.currency as Currency, row.senderCurrency as Currency);
+      const rate = await rateProvider.exchangeRate(currencyOf(ret.currency), currencyOf(row.senderCurrency));
       return {
-        stablecoin: returnedOf(ret)
-          .convert(rate, row.senderCurrency as Currency, 'down')
-          .toString(),
+        stablecoin: returnedOf(ret).convert(rate, currencyOf(row.senderCurrency), 'down').toString(),
       };
     },
 
@@ -183,7 +181,7 @@ export function createPayoutReturnActivities(services: ActivityServices) {
         simulate: null,
         round: 0,
         from: returnedOf(ret),
-        to: Money.parse(row.senderCurrency as Currency, stablecoin),
+        to: Money.parse(currencyOf(row.senderCurrency), stablecoin),
         chain: row.senderPaymentRail as Blockchain,
         walletAddress: row.wallet?.address ?? '',
       });
@@ -224,7 +222,7 @@ export function createPayoutReturnActivities(services: ActivityServices) {
           entries: settlementEntries.payoutReturnRefunded({
             walletId: row.walletId,
             returned: returnedOf(ret),
-            stablecoin: Money.parse(row.senderCurrency as Currency, stablecoin),
+            stablecoin: Money.parse(currencyOf(row.senderCurrency), stablecoin),
           }),
         });
         await markPayoutReturnResolved(tx, ret.id, { resolution: 'refunded', reason, reference: providerReference });

@@ -9,7 +9,7 @@
 // A transaction (or deposit) that does not exist is a non-retryable failure.
 import { ApplicationFailure } from '@temporalio/activity';
 import { type DatabaseTransaction, withDatabaseTransaction } from '../src/persistence/database';
-import { Currency, Money } from '../src/domain/money';
+import { Money, currencyOf } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
 import {
   amountsOf,
@@ -259,7 +259,7 @@ export function createTransactionActivities(services: ActivityServices) {
     async receiveDeposit(transactionId: string, input: DepositInput): Promise<DepositReceipt> {
       return withDatabaseTransaction(prisma, async (tx) => {
         const row = await lockTransaction(tx, transactionId);
-        const received = Money.parse(row.senderCurrency as Currency, input.amount);
+        const received = Money.parse(currencyOf(row.senderCurrency), input.amount);
         const decision = decideDeposit(row.status, amountsOf(row).sender, received);
         if (decision.action === 'return') {
           // A retry after the commit finds its deposit (recorded with the status change it caused).
@@ -435,7 +435,7 @@ export function createTransactionActivities(services: ActivityServices) {
         {
           step: 'sell_back',
           description: `Sell-back of the ${row.stablecoinCurrency} of transaction ${transactionId} (${providerReference})`,
-          entries: sellBackEntries(row, Money.parse(row.senderCurrency as Currency, proceeds)),
+          entries: sellBackEntries(row, Money.parse(currencyOf(row.senderCurrency), proceeds)),
         },
       ]);
     },
@@ -538,7 +538,7 @@ export function createTransactionActivities(services: ActivityServices) {
       }
       const outcome = await rails.returnToSender({
         ...request,
-        amount: Money.of(deposit.currency as Currency, deposit.amount.toString()),
+        amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
         rail: row.senderPaymentRail as PaymentRail,
       });
       return { providerReference: outcome.providerReference };
@@ -574,7 +574,7 @@ export function createTransactionActivities(services: ActivityServices) {
           entries: [
             ...(undone ? undo : []),
             ...(deposit
-              ? settlementEntries.paidOut(Money.of(deposit.currency as Currency, deposit.amount.toString()))
+              ? settlementEntries.paidOut(Money.of(currencyOf(deposit.currency), deposit.amount.toString()))
               : []),
           ],
         });
@@ -617,7 +617,7 @@ export function createTransactionActivities(services: ActivityServices) {
         idempotencyKey: depositReturnKey(depositId),
         simulate,
         round,
-        amount: Money.of(deposit.currency as Currency, deposit.amount.toString()),
+        amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
         rail: deposit.transaction.senderPaymentRail as PaymentRail,
       });
       return { providerReference: outcome.providerReference };

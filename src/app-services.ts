@@ -10,6 +10,7 @@ import type { WebhookSender } from './providers/webhook-sender';
 import type { RateProvider } from './providers/rates';
 import type { DepositAccountIssuer } from './providers/deposit-accounts';
 import type { DepositProvider } from './providers/transaction-deposits';
+import type { ChainTransferVerifier } from './providers/chain-verification';
 import type { WalletAddressProvider } from './providers/wallet-addresses';
 import type { DocumentStore } from './storage/document-store';
 
@@ -29,4 +30,6 @@ export interface ApiServices {
   depositAccountIssuer: DepositAccountIssuer;
   /** Where senders pay transactions (collection accounts and deposit instructions). */
   depositProvider: DepositProvider;
+  /** Checks a payout's stablecoin transfer on the chain's node (POST /v1/payout/confirm). */
+  chainTransferVerifier: ChainTransferVerifier;
 }

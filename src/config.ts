@@ -109,6 +109,28 @@ const environmentSchema = z
       .string()
       .regex(/^([0-9a-fA-F]{2}){32,}$/, 'must be at least 64 hex digits (32 bytes)')
       .optional(),
+    /**
+     * Ethereum (any EVM chain by its RPC): the node payout confirmations are checked on. Unset: ethereum payout hashes
+     * cannot be checked (the sandbox then takes a well-formed hash, production refuses). The sandbox fills the token
+     * contracts and the collection address of its own chain (src/providers/evm/sandbox-chain.ts); production names
+     * them all.
+     */
+    ETHEREUM_RPC_URL: z.url().optional(),
+    ETHEREUM_USDC_CONTRACT: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+      .optional(),
+    ETHEREUM_USDT_CONTRACT: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+      .optional(),
+    /** Where payouts' stablecoin is sent on ethereum (the service's collection address). */
+    ETHEREUM_COLLECTION_ADDRESS: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+      .optional(),
+    /** Blocks a transfer must be in (its own counted) before it counts. */
+    ETHEREUM_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(12),
     /** JSON of the master bank accounts virtual accounts are issued under; required in production. */
     VIRTUAL_ACCOUNT_BANKS: z.string().optional(),
     /** Production: hours between reminders to operators while a virtual account awaits a decision. */
@@ -262,6 +284,14 @@ export interface AppConfig {
   amountRanges: AmountRanges;
   /** Null in the sandbox unless set: the sandbox then uses its public seed. */
   walletKeySeed: Buffer | null;
+  /** The ethereum node payout hashes are checked on; null when none is configured. */
+  ethereum: {
+    rpcUrl: string;
+    /** Null in the sandbox unless set: the sandbox chain's own (src/providers/evm/sandbox-chain.ts). */
+    tokens: { USDC: string; USDT: string } | null;
+    collectionAddress: string | null;
+    confirmations: number;
+  } | null;
   /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
   virtualAccountBanks: BankProfiles | null;
   virtualAccountReview: { reminderHours: number; timeoutDays: number };
@@ -310,6 +340,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       throw new ConfigError('Invalid configuration: VIRTUAL_ACCOUNT_BANKS is required in production');
     if (!values.SECRETS_ENCRYPTION_KEY)
       throw new ConfigError('Invalid configuration: SECRETS_ENCRYPTION_KEY is required in production');
+    const ethereumParts = [
+      values.ETHEREUM_USDC_CONTRACT,
+      values.ETHEREUM_USDT_CONTRACT,
+      values.ETHEREUM_COLLECTION_ADDRESS,
+    ];
+    if (values.ETHEREUM_RPC_URL && ethereumParts.some((part) => !part))
+      throw new ConfigError(
+        'Invalid configuration: with ETHEREUM_RPC_URL, production names ETHEREUM_USDC_CONTRACT, ETHEREUM_USDT_CONTRACT and ETHEREUM_COLLECTION_ADDRESS',
+      );
   }
   return {
     appEnv: values.APP_ENV,
@@ -364,6 +403,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     quoteServiceFeeBps: values.QUOTE_SERVICE_FEE_BPS,
     amountRanges,
     walletKeySeed: values.WALLET_KEY_SEED ? Buffer.from(values.WALLET_KEY_SEED, 'hex') : null,
+    ethereum: values.ETHEREUM_RPC_URL
+      ? {
+          rpcUrl: values.ETHEREUM_RPC_URL,
+          tokens:
+            values.ETHEREUM_USDC_CONTRACT && values.ETHEREUM_USDT_CONTRACT
+              ? { USDC: values.ETHEREUM_USDC_CONTRACT, USDT: values.ETHEREUM_USDT_CONTRACT }
+              : null,
+          collectionAddress: values.ETHEREUM_COLLECTION_ADDRESS ?? null,
+          confirmations: values.ETHEREUM_CONFIRMATIONS,
+        }
+      : null,
     virtualAccountBanks,
     virtualAccountReview: {
       reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,

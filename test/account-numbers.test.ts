@@ -225,10 +225,15 @@ describe('Mexican phone numbers', () => {
 
 describe('account identity', () => {
   it('ignores everything but what identifies the account', () => {
-    expect(accountIdentityOf({ rail: 'sepa', iban: 'DE89370400440532013000' })).toBe('sepa:DE89370400440532013000');
-    expect(accountIdentityOf({ rail: 'cvu', cbu: '2850590940090418135201' })).toBe('cvu:cbu:2850590940090418135201');
+    expect(accountIdentityOf('sepa', { iban: 'DE89370400440532013000' })).toBe('sepa:DE89370400440532013000');
+    expect(accountIdentityOf('cvu', { cbu: '2850590940090418135201' })).toBe('cvu:cbu:2850590940090418135201');
     expect(
-      accountIdentityOf({ rail: 'spei', protocol: 'phonenumber', bankCode: '012', phoneNumber: '+525512345678' }),
+      accountIdentityOf('spei', {
+        protocol: 'phonenumber',
+        bank_code: '012',
+        phone_number: '+525512345678',
+        beneficiary_name: 'x',
+      }),
     ).toBe('spei:phonenumber:012:+525512345678');
   });
 });

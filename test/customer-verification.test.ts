@@ -367,7 +367,7 @@ describe('hosted verification page', () => {
     const page = await harness.http.get(link.pathname);
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
-    expect(page.text).toContain('<strong id="status">pending</strong>');
+    expect(page.text).toContain('<strong id="status" data-status="pending">Waiting for your documents</strong>');
 
     const upload = await harness.http
       .post(`${link.pathname}/documents`)
@@ -381,7 +381,7 @@ describe('hosted verification page', () => {
     expect(early.status).toBe(303);
     expect(early.headers.location).toBe(`${link.pathname}?error=documents_missing`);
     expect((await harness.http.get(early.headers.location as string)).text).toContain(
-      'Upload the missing documents before submitting: PROOF_OF_ADDRESS.',
+      'Upload the missing documents before submitting: Proof of address.',
     );
 
     const wrong = await harness.http

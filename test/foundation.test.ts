@@ -1,7 +1,10 @@
 // API conventions shared by every endpoint: authentication, scoping, error shapes, pagination,
 // the OpenAPI description, and time skipping of workflow timers.
 import { z } from 'zod';
-import { Prisma } from '../src/persistence/database';
+import { ApplicationFailure } from '@temporalio/common';
+import { missingRowsAreFinal } from '../activities';
+import { isMissingRow, Prisma, sqlOf } from '../src/persistence/database';
+import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { allRoutes } from '../src/routes';
 import http from 'node:http';
 import net from 'node:net';
@@ -364,5 +367,37 @@ describe('time skipping', () => {
     // A ratio, not a wall-time bound: a loaded machine is slower, but never by three orders of magnitude.
     expect(workflowMs / Math.max(wallMs, 1)).toBeGreaterThan(1000);
     expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('approved');
+  });
+});
+
+describe('a row that does not exist', () => {
+  it('is one "not found" whichever query tool asked (isMissingRow), and an activity fails for good on it', async () => {
+    const missing = '00000000-0000-4000-8000-00000000dead';
+    const fromKysely = await sqlOf(harness.prisma)
+      .selectFrom('transactions')
+      .select('id')
+      .where('id', '=', missing)
+      .executeTakeFirstOrThrow()
+      .catch((error: unknown) => error);
+    const fromPrisma = await harness.prisma.transaction
+      .update({ where: { id: missing }, data: { updatedAt: new Date() } })
+      .catch((error: unknown) => error);
+    expect([isMissingRow(fromKysely), isMissingRow(fromPrisma), isMissingRow(new Error('other'))]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    // The worker's activities (wrapped as createActivities wraps them) turn it into a non-retryable ResourceNotFound.
+    const { readMissing } = missingRowsAreFinal({
+      readMissing: () =>
+        sqlOf(harness.prisma)
+          .selectFrom('transactions')
+          .select('id')
+          .where('id', '=', missing)
+          .executeTakeFirstOrThrow(),
+    });
+    const failure = await readMissing().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: RESOURCE_NOT_FOUND, nonRetryable: true });
   });
 });

@@ -15,7 +15,7 @@ import {
   hostedPageContentSecurityPolicy,
 } from '../src/routes/hosted-verification';
 import { eventually } from './support/eventually';
-import { createCustomer, CustomerBody, files, individualCustomer } from './support/fixtures';
+import { businessCustomer, createCustomer, CustomerBody, files, individualCustomer } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
 
 let harness: Harness;
@@ -125,7 +125,7 @@ describe('the link token', () => {
     expect((await harness.http.get(first)).status).toBe(404);
     const underReview = await harness.http.get(next);
     expect(underReview.status).toBe(200);
-    expect(underReview.text).toContain('<strong id="status">under_review</strong>');
+    expect(underReview.text).toContain('<strong id="status" data-status="under_review">Under review</strong>');
     expect((await customerNow(customer.id)).verification.verification_link).toBeNull();
 
     const decided = await partner.api.post(`/v1/sandbox/customers/${customer.id}/verification-outcome`).send({
@@ -163,6 +163,8 @@ describe('the link token', () => {
     expect((await app.post(`${linkPath}/submit`)).status).toBe(303);
     expect((await app.get(`${linkPath}/unknown`)).status).toBe(404);
     expect((await app.get(`/verify/${'x'.repeat(43)}`)).status).toBe(404);
+    expect((await app.get(`${linkPath}/theme.css`)).status).toBe(404); // this partner has no brand
+    expect((await app.get(`${linkPath}/logo`)).status).toBe(404);
 
     const requests = lines
       .map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -173,6 +175,8 @@ describe('the link token', () => {
       ['POST /verify/{token}/submit', 303],
       [null, 404],
       ['GET /verify/{token}', 404],
+      ['GET /verify/{token}/theme.css', 404],
+      ['GET /verify/{token}/logo', 404],
     ]);
     expect(requests[3]!.path).toBe('/verify/{token}/unknown');
     expect(lines.join('\n')).not.toContain(token);
@@ -438,13 +442,11 @@ describe('messages on the page', () => {
       file_invalid: 'The file must be a PDF, JPEG, PNG, WEBP or HEIC document, and not empty.',
       file_too_large: 'The file is larger than 10 MB.',
       document_side_invalid:
-        'Choose the side (FRONT or BACK) for NATIONAL_ID, PASSPORT, DRIVER_LICENSE, and no side for other documents.',
+        'Choose the side (front or back) of a passport, national ID card or driver’s license, and no side for other documents.',
       document_invalid: 'This document type, or the person chosen, does not fit this verification.',
       upload_limit_reached:
         'No more documents can be uploaded on this page (at most 20). Please contact the company that sent you this link.',
-      documents_missing:
-        'Upload the missing documents before submitting: an identity document: PASSPORT (FRONT), NATIONAL_ID (FRONT and BACK) ' +
-        'or DRIVER_LICENSE (FRONT and BACK); PROOF_OF_ADDRESS.',
+      documents_missing: 'Upload the missing documents before submitting: Identity document; Proof of address.',
       under_review: 'Your documents are under review: please wait for the result.',
       already_approved: 'Your verification is complete: there is nothing more to do.',
       rejected: 'Your verification was declined: no more documents are accepted.',
@@ -492,7 +494,7 @@ describe('messages on the page', () => {
       expect({ value, status: page.status }).toEqual({ value, status: 200 });
       expect(page.text).toBe(plain.text); // exactly the page without a message
     }
-    for (const fragment of ['script', 'alert(1)', 'evil.example', 'suspended', '555 0100', 'function']) {
+    for (const fragment of ['<script>', 'alert(1)', 'evil.example', 'suspended', '555 0100', 'function']) {
       expect(plain.text).not.toContain(fragment);
     }
   });
@@ -547,22 +549,52 @@ describe('messages on the page', () => {
 });
 
 describe('the page', () => {
-  it("answers with a strict Content-Security-Policy whose one stylesheet is the page's own, and no caching", async () => {
+  it('answers with a strict Content-Security-Policy: its own files only, no inline code, and no caching', async () => {
     const customer = await createCustomer(partner.api, individualCustomer());
     const page = await harness.http.get(pathOf(customer.verification.verification_link));
     expect(page.status).toBe(200);
     expect(page.headers['content-security-policy']).toBe(hostedPageContentSecurityPolicy);
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
-    const style = /<style>([^<]*)<\/style>/.exec(page.text)?.[1] ?? '';
-    const hash = createHash('sha256').update(style).digest('base64');
-    expect(page.headers['content-security-policy']).toContain(`style-src 'sha256-${hash}'`);
-    expect(page.text).not.toMatch(/style="|<script/);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("style-src 'self'");
+    expect(page.headers['content-security-policy']).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
+    expect(page.text).not.toMatch(/style="|<style|<script>|\son[a-z]+=/i);
+    expect(page.text).toContain('<link rel="stylesheet" href="/hosted-assets/hosted.css">');
+    expect(page.text).toContain('<script src="/hosted-assets/hosted.js" defer></script>');
+    // Every resource the page names is on our origin.
+    for (const [, url] of page.text.matchAll(/(?:src|href)="([^"]*)"/g)) expect(url).toMatch(/^(\/|\?lang=)/);
+    for (const [asset, type] of [
+      ['/hosted-assets/hosted.css', 'text/css; charset=utf-8'],
+      ['/hosted-assets/hosted.js', 'application/javascript; charset=utf-8'],
+    ] as const) {
+      const file = await harness.http.get(asset);
+      expect({ asset, status: file.status, type: file.headers['content-type'] }).toEqual({ asset, status: 200, type });
+      expect(file.headers['x-content-type-options']).toBe('nosniff');
+    }
     expect(page.headers).toMatchObject({
       'x-frame-options': 'DENY',
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
       'x-content-type-options': 'nosniff',
     });
+  });
+
+  it("of a business lists the company's documents and each owner above 25% by name, in Portuguese", async () => {
+    const customer = await createCustomer(partner.api, businessCustomer());
+    const page = await harness.http
+      .get(pathOf(customer.verification.verification_link))
+      .set('Accept-Language', 'pt-BR');
+    expect(page.status).toBe(200);
+    const titles = [...page.text.matchAll(/<h3>([^<]*)/g)].map((match) => match[1]);
+    expect(titles).toEqual([
+      'Certidão de constituição',
+      'Contrato social',
+      'Quadro de sócios',
+      'Documento de identidade de Carlos Lima',
+    ]);
+    const owner = customer.beneficiaries![0]!.id;
+    expect(page.text).toContain(`<input type="hidden" name="beneficiary_id" value="${owner}">`);
+    expect(page.text).not.toContain('Beatriz'); // 20.5%: no document needed
   });
 });

@@ -2,6 +2,7 @@
 import {
   amountTextProblem,
   currencies,
+  currencyOf,
   Decimal,
   fiatCurrencies,
   isCurrency,
@@ -10,6 +11,14 @@ import {
   roundTo,
   stablecoins,
 } from '../src/domain/money';
+
+describe('currencyOf', () => {
+  it('reads a currency column and refuses a value it does not know', () => {
+    expect(currencyOf('BRL')).toBe('BRL');
+    expect(() => currencyOf('BTC')).toThrow('unknown currency "BTC"');
+    expect(() => currencyOf('brl')).toThrow();
+  });
+});
 
 describe('currency table', () => {
   it('has 2 decimals for fiat and 6 for stablecoins', () => {

@@ -325,8 +325,7 @@ export interface paths {
          *     **Lifecycle**: `awaiting_deposit` (the sender pays per `sender_deposit_instructions`, with the reference, before
          *     `deposit_deadline`) -> `processing` (deposit received; the fiat becomes the stablecoin in the wallet, then the
          *     receiver's fiat paid to the external account) -> `completed`. Also: `cancelled` (PUT, only while awaiting the
-         *     deposit), `failed` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; sepa and wire 2 days; ach
-         *     3 days), `refunded` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
+         *     deposit), `failed` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; wire and sepa 2 days; ach 3 days), `refunded` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
          *     was not the expected amount, or an operator refunded), `error` (a step kept failing; an operator retries it or
          *     refunds, and the transaction goes back to `processing`). A transaction never goes backwards.
          *
@@ -369,6 +368,50 @@ export interface paths {
          */
         get: operations["getPartnerBalance"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partner/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the hosted page's branding
+         * @description The display name, accent colour and logo the hosted verification page shows for your customers.
+         */
+        get: operations["getPartnerBranding"];
+        /**
+         * Set the hosted page's name and accent colour
+         * @description Replaces the display name and the accent colour (both fields; null removes one; the logo stays). The colour must be `#rrggbb`: nothing else can reach the page's stylesheet. Without a colour the page uses its neutral design.
+         */
+        put: operations["updatePartnerBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/partner/branding/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the hosted page's logo
+         * @description multipart/form-data with a `file` part: a PNG, JPEG or WEBP image recognised by its content (SVG and anything else: 422 logo_invalid), at most 256 KB (larger: 413). Replaces the previous logo. The page serves it from this API's domain with its detected Content-Type and `X-Content-Type-Options: nosniff`.
+         */
+        put: operations["uploadPartnerLogo"];
         post?: never;
         delete?: never;
         options?: never;
@@ -437,7 +480,9 @@ export interface paths {
         put?: never;
         /**
          * Confirm a payout’s stablecoin was sent
-         * @description For a payout created without `wallet_id`: the stablecoin was sent on chain (`tx_hash`: 0x + 64 hex on ethereum, a base58 signature on solana). The payout moves to `processing` (payout.processing) and is paid out; answers 200 with it. A confirmation racing a cancellation or the deadline has one outcome. 422 `payout_cannot_be_confirmed` when the payout is not in `awaiting_deposit` (confirmed already, from a wallet, cancelled, failed); `payin_cannot_be_confirmed` for a pay-in or a fiat-to-fiat transaction (a pay-in to partners; funded by its fiat deposit). Sandbox: the confirmation is enough for the stablecoin to count (exactly the amount sent for). Production: no chain watcher is connected yet to verify the transfer, so it answers 503 and the payout keeps waiting.
+         * @description For a payout created without `wallet_id`: the stablecoin was sent on chain (`tx_hash`: 0x + 64 hex on ethereum, a base58 signature on solana). The payout moves to `processing` (payout.processing) and is paid out; answers 200 with it. A confirmation racing a cancellation or the deadline has one outcome. 422 `payout_cannot_be_confirmed` when the payout is not in `awaiting_deposit` (confirmed already, from a wallet, cancelled, failed); `payin_cannot_be_confirmed` for a pay-in or a fiat-to-fiat transaction (a pay-in to partners; funded by its fiat deposit).
+         *
+         *     **Checked on chain** where the chain’s node is configured (ethereum: `ETHEREUM_RPC_URL`; the sandbox runs its own node with its USDC and USDT): `tx_hash` must be a transfer of the payout’s stablecoin contract to the payout’s deposit address (`sender_deposit_instructions`) for at least its amount, in enough blocks; each other case answers 422 with its own code (`tx_hash_not_found`, `tx_hash_not_confirmed` (confirm again once it is deep enough), `tx_hash_failed`, `tx_hash_wrong_token`, `tx_hash_wrong_recipient`, `tx_hash_amount_too_low`), and a hash counts for one payout only (`tx_hash_already_used`). A node that cannot be reached answers 503. Where the chain is not checked: the sandbox takes a well-formed hash as enough (exactly the amount sent for); production answers 503 and the payout keeps waiting.
          */
         post: operations["confirmPayout"];
         delete?: never;
@@ -745,8 +790,7 @@ export interface paths {
          * @description **Lifecycle**: `awaiting_deposit` (the sender pays per `sender_deposit_instructions`, with the reference, before
          *     `deposit_deadline`) -> `processing` (deposit received; the fiat becomes the stablecoin in the wallet, then the
          *     receiver's fiat paid to the external account) -> `completed`. Also: `cancelled` (PUT, only while awaiting the
-         *     deposit), `failed` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; sepa and wire 2 days; ach
-         *     3 days), `refunded` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
+         *     deposit), `failed` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; wire and sepa 2 days; ach 3 days), `refunded` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
          *     was not the expected amount, or an operator refunded), `error` (a step kept failing; an operator retries it or
          *     refunds, and the transaction goes back to `processing`). A transaction never goes backwards.
          *
@@ -1057,6 +1101,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/verify/{token}/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted page: the partner's logo
+         * @description The logo the partner uploaded (PNG, JPEG or WEBP by content), with that Content-Type and nosniff; 404 without one.
+         */
+        get: operations["hostedVerificationLogo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/verify/{token}/submit": {
         parameters: {
             query?: never;
@@ -1071,6 +1135,26 @@ export interface paths {
          * @description Same as POST /v1/customers/{customerId}/check. Redirects (303) back to the page with `?notice=submitted` (to the customer's new link), or with `?error=<code>`: `documents_missing` (the page then lists them), `under_review`, `already_approved`, `rejected`.
          */
         post: operations["hostedVerificationSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verify/{token}/theme.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted page: the partner's theme
+         * @description The partner's accent colour as CSS custom properties (from a validated `#rrggbb` only); 404 without one.
+         */
+        get: operations["hostedVerificationTheme"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2224,6 +2308,22 @@ export interface components {
                 currency: "USD" | "EUR" | "BRL" | "MXN" | "ARS" | "USDC" | "USDT";
             }[];
         };
+        PartnerBranding: {
+            accent_color: string | null;
+            display_name: string | null;
+            /** @description The uploaded logo (PUT /v1/partner/branding/logo), or null. */
+            logo: {
+                /** @enum {string} */
+                content_type: "image/png" | "image/jpeg" | "image/webp";
+                size_bytes: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string | null;
+        };
         /** @description The partner fee as requested (flat_fee in the sender currency); null when none. */
         PartnerFee: {
             flat_fee: string;
@@ -3094,7 +3194,7 @@ export interface components {
             customer_id: string;
             /**
              * Format: date-time
-             * @description Deposits after it are returned; by sender rail: ethereum 60 minutes, solana 60 minutes, pix 30 minutes, pix_account 30 minutes, spei 30 minutes, cvu 30 minutes, sepa 2 days, wire 2 days, ach 3 days. null when no deposit is awaited.
+             * @description Deposits after it are returned; by sender rail: ethereum 60 minutes, solana 60 minutes, pix 30 minutes, pix_account 30 minutes, spei 30 minutes, wire 2 days, ach 3 days, sepa 2 days, cvu 30 minutes. null when no deposit is awaited.
              * @example 2026-11-22T10:00:00.000Z
              */
             deposit_deadline: string | null;
@@ -3135,7 +3235,7 @@ export interface components {
                 };
                 /**
                  * Format: date-time
-                 * @description Pay before this; by sender rail: ethereum 60 minutes, solana 60 minutes, pix 30 minutes, pix_account 30 minutes, spei 30 minutes, cvu 30 minutes, sepa 2 days, wire 2 days, ach 3 days.
+                 * @description Pay before this; by sender rail: ethereum 60 minutes, solana 60 minutes, pix 30 minutes, pix_account 30 minutes, spei 30 minutes, wire 2 days, ach 3 days, sepa 2 days, cvu 30 minutes.
                  * @example 2026-11-22T10:00:00.000Z
                  */
                 deadline: string;
@@ -3312,6 +3412,18 @@ export interface components {
             payment_rail: "ethereum" | "solana";
             /** Format: uuid */
             wallet_id: string;
+        };
+        UpdateBrandingRequest: {
+            /**
+             * @description Accent colour of buttons and borders, `#rrggbb` (stored lower case). Text on it is black or white, whichever reaches WCAG AA; links use it only when it contrasts 4.5:1 on white. null: the neutral design.
+             * @example #0a7d5a
+             */
+            accent_color: string | null;
+            /**
+             * @description Name shown on the hosted page (plain text, escaped). null removes it.
+             * @example Acme Pay
+             */
+            display_name: string | null;
         };
         UpdateTransactionRequest: {
             /**
@@ -7166,6 +7278,590 @@ export interface operations {
             };
         };
     };
+    getPartnerBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branding. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerBranding"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updatePartnerBranding: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: repeats with the same key and the same request within 24 hours return the stored response (with the header `Idempotent-Replayed: true`) without doing anything again. 1-255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBrandingRequest"];
+            };
+        };
+        responses: {
+            /** @description The branding now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerBranding"];
+                };
+            };
+            /**
+             * @description `validation_error`: Some fields are missing or invalid; `details` lists each one.
+             *
+             *     `invalid_json`: The request body is not valid JSON, or nests arrays and objects deeper than 32 levels.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: Another request with the same Idempotency-Key is still being processed; retry shortly to get its result. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than the documented limit (1 MB for a JSON body, 10 MB for a document). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The Content-Type is not the one the operation accepts (application/json, or multipart/form-data for uploads). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_reused";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    uploadPartnerLogo: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: repeats with the same key and the same request within 24 hours return the stored response (with the header `Idempotent-Replayed: true`) without doing anything again. 1-255 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PNG, JPEG or WEBP (recognised by content; SVG refused), at most 256 KB.
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The branding now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerBranding"];
+                };
+            };
+            /** @description `validation_error`: Some fields are missing or invalid; `details` lists each one. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, unknown or revoked, or belongs to the other environment (sk_live_ keys in the sandbox, sk_sandbox_ keys in production). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: Another request with the same Idempotency-Key is still being processed; retry shortly to get its result. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The request body is larger than the documented limit (1 MB for a JSON body, 10 MB for a document). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The Content-Type is not the one the operation accepts (application/json, or multipart/form-data for uploads). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `logo_invalid`: The branding logo is empty or not a PNG, JPEG or WEBP image by its content (SVG and other types are refused).
+             *
+             *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "logo_invalid" | "idempotency_key_reused";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     createPayin: {
         parameters: {
             query?: never;
@@ -7890,6 +8586,20 @@ export interface operations {
              *
              *     `tx_hash_chain_mismatch`: `tx_hash` is a transaction hash of the other chain than the payout's stablecoin chain.
              *
+             *     `tx_hash_not_found`: POST /v1/payout/confirm on a checked chain: the chain's node knows no transaction with `tx_hash`.
+             *
+             *     `tx_hash_not_confirmed`: POST /v1/payout/confirm on a checked chain: the transaction is not in enough blocks yet (the chain’s configured confirmations); confirm again once it is.
+             *
+             *     `tx_hash_failed`: POST /v1/payout/confirm on a checked chain: the transaction reverted and moved nothing.
+             *
+             *     `tx_hash_wrong_token`: POST /v1/payout/confirm on a checked chain: the transaction moved none of the payout's stablecoin (another token, or none).
+             *
+             *     `tx_hash_wrong_recipient`: POST /v1/payout/confirm on a checked chain: the payout's stablecoin went to another address than the payout's deposit address.
+             *
+             *     `tx_hash_amount_too_low`: POST /v1/payout/confirm on a checked chain: less than the payout's stablecoin amount arrived at its deposit address.
+             *
+             *     `tx_hash_already_used`: POST /v1/payout/confirm: `tx_hash` already funded another payout; a transfer counts once.
+             *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
              */
             422: {
@@ -7900,7 +8610,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "payout_cannot_be_confirmed" | "payin_cannot_be_confirmed" | "tx_hash_chain_mismatch" | "idempotency_key_reused";
+                            code: "payout_cannot_be_confirmed" | "payin_cannot_be_confirmed" | "tx_hash_chain_mismatch" | "tx_hash_not_found" | "tx_hash_not_confirmed" | "tx_hash_failed" | "tx_hash_wrong_token" | "tx_hash_wrong_recipient" | "tx_hash_amount_too_low" | "tx_hash_already_used" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -13715,6 +14425,8 @@ export interface operations {
             query?: {
                 /** @description Message code after a refused form action: file_missing, file_invalid, file_too_large, document_side_invalid, document_invalid, upload_limit_reached, documents_missing, under_review, already_approved, rejected, request_invalid. Other values show nothing. */
                 error?: string;
+                /** @description The language the end user chose: pt, es or en (remembered in a cookie). Else Accept-Language. */
+                lang?: string;
                 /** @description Message code after a form action: document_uploaded, submitted. Other values show nothing. */
                 notice?: string;
             };
@@ -14022,6 +14734,143 @@ export interface operations {
             };
         };
     };
+    hostedVerificationLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret part of verification_link. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description `validation_error`: Some fields are missing or invalid; `details` lists each one. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_found`: The resource does not exist or belongs to another partner; also unknown routes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     hostedVerificationSubmit: {
         parameters: {
             query?: never;
@@ -14040,6 +14889,143 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `validation_error`: Some fields are missing or invalid; `details` lists each one. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_found`: The resource does not exist or belongs to another partner; also unknown routes. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are counted anew. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected server fault; nothing internal is revealed. Retry later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (with the same Idempotency-Key). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description Present for validation_error: one entry per invalid or missing field. */
+                            details?: {
+                                /** @enum {string} */
+                                code: "missing_param" | "invalid_param";
+                                message: string;
+                                param: string;
+                            }[];
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    hostedVerificationTheme: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret part of verification_link. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stylesheet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
             };
             /** @description `validation_error`: Some fields are missing or invalid; `details` lists each one. */
             400: {

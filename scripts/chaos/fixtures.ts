@@ -452,6 +452,7 @@ export function validBody(operationId: string, world: PartnerWorld): Record<stri
     updateWebhookConfig: () => ({ enabled: true, subscriptions: ['customer.created', 'external_account.created'] }),
     rotateWebhookSecret: () => ({ overlap_hours: 24 }),
     sendMockWebhook: () => ({ event_type: 'payout.completed' }),
+    updatePartnerBranding: () => ({ display_name: 'Chaos Pay', accent_color: '#0a7d5a' }),
   };
   return bodies[operationId]?.();
 }

@@ -9,6 +9,7 @@ import {
   Currency,
   Decimal,
   decimalsOf,
+  currencyOf,
   isCurrency,
   isStablecoin,
   Money,
@@ -466,7 +467,7 @@ export interface DepositOnLedger {
   amount: { toString(): string };
 }
 
-const depositMoney = (deposit: DepositOnLedger) => Money.of(deposit.currency as Currency, deposit.amount.toString());
+const depositMoney = (deposit: DepositOnLedger) => Money.of(currencyOf(deposit.currency), deposit.amount.toString());
 
 /**
  * A deposit its transaction did not take (it came late): held in clearing from the moment it arrived, under its own

@@ -36,6 +36,14 @@ export const stablecoins = allCurrencies.filter((code) => currencies[code].kind 
 export function isCurrency(code: unknown): code is Currency {
   return typeof code === 'string' && Object.prototype.hasOwnProperty.call(currencies, code);
 }
+/**
+ * A currency column's text as a Currency: the columns are plain text, and a value the code does not know is
+ * corrupt data that must stop the work rather than be priced with some other currency's decimals.
+ */
+export function currencyOf(code: string): Currency {
+  if (!isCurrency(code)) throw new Error(`unknown currency ${JSON.stringify(code)}`);
+  return code;
+}
 export function isFiat(code: Currency): code is FiatCurrency {
   return currencies[code].kind === 'fiat';
 }

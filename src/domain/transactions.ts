@@ -2,8 +2,11 @@
 // deposit deadline of each sender rail, what happens to a deposit (accepted, or returned and why),
 // the deposit reference that matches an incoming deposit to its transaction, and the sandbox
 // controls. Fiat to fiat (both legs), pay-ins (leg 1 alone) and payouts (leg 2 alone) share them.
-import { Currency, Money } from './money';
-import type { PaymentRail } from './rails';
+import { Currency, currencyOf, Money } from './money';
+import { depositWindowMs, type PaymentRail } from './rails';
+
+/** Each rail's window is in its definition (./rails). */
+export { depositWindowMs };
 
 /**
  * fiat_to_fiat: fiat in, the stablecoin in between, fiat out. payin: fiat in, the stablecoin
@@ -113,27 +116,6 @@ export const failureReasons = [
 export type FailureReason = (typeof failureReasons)[number];
 
 // ---- deposit deadline ----
-
-const MINUTE = 60_000;
-const DAY = 24 * 60 * MINUTE;
-
-/**
- * How long the sender has to deposit, by the rail the sender pays on. Instant rails settle in
- * seconds, so half an hour is plenty and keeps the locked rate's risk short; bank transfers take
- * business days (SEPA credit transfers D+1, wires same or next day, ACH up to three days).
- */
-export const depositWindowMs: Record<PaymentRail, number> = {
-  /** A payout's stablecoin sent on chain (confirmed in minutes). */
-  ethereum: 60 * MINUTE,
-  solana: 60 * MINUTE,
-  pix: 30 * MINUTE,
-  pix_account: 30 * MINUTE,
-  spei: 30 * MINUTE,
-  cvu: 30 * MINUTE,
-  sepa: 2 * DAY,
-  wire: 2 * DAY,
-  ach: 3 * DAY,
-};
 
 export function depositDeadlineOf(createdAt: Date, senderRail: PaymentRail): Date {
   return new Date(createdAt.getTime() + depositWindowMs[senderRail]);
@@ -348,7 +330,7 @@ export interface TransactionAmountColumns {
   networkFee: DecimalColumn;
 }
 
-const moneyOf = (currency: string, value: DecimalColumn) => Money.of(currency as Currency, value.toString());
+const moneyOf = (currency: string, value: DecimalColumn) => Money.of(currencyOf(currency), value.toString());
 
 /** The amounts of a stored transaction in the money type. */
 export function amountsOf(row: TransactionAmountColumns) {

@@ -11,6 +11,7 @@ import { authenticate } from './auth';
 import { ApiError } from './errors';
 import { acceptsIdempotencyKey, buildOpenApiDocument } from './openapi';
 import { mountDocs } from './docs';
+import { mountHostedAssets } from './hosted-assets';
 import { isCustomBody, RouteDefinition, toKoaPath } from './route';
 import { allRoutes } from '../routes';
 import { parseOrThrow } from './validation';
@@ -125,6 +126,7 @@ export function createApp(
     ctx.body = openApiDocument;
   });
   mountDocs(router);
+  mountHostedAssets(router);
 
   for (const route of routes) mountRoute(router, route, services);
 

@@ -114,7 +114,7 @@ export const errorCatalogue = {
   },
   payout_return_not_allowed: {
     status: 422,
-    when: "A payout return was reported for a transaction that is not completed (the message names its status), or that was returned before (one return per transaction).",
+    when: 'A payout return was reported for a transaction that is not completed (the message names its status), or that was returned before (one return per transaction).',
   },
   payin_cannot_be_returned: {
     status: 422,
@@ -168,6 +168,10 @@ export const errorCatalogue = {
     status: 422,
     when: "The document does not apply to this customer: a business document for an individual (or the reverse), or a `beneficiary_id` that is not one of the customer's beneficiaries (or given for an individual).",
   },
+  logo_invalid: {
+    status: 422,
+    when: 'The branding logo is empty or not a PNG, JPEG or WEBP image by its content (SVG and other types are refused).',
+  },
   invalid_verification_outcome: {
     status: 422,
     when: "A sandbox verification outcome names a step this customer's type does not have.",
@@ -191,6 +195,34 @@ export const errorCatalogue = {
   deposit_reference_mismatch: {
     status: 422,
     when: "A sandbox deposit's `reference` is not the transaction's deposit reference.",
+  },
+  tx_hash_not_found: {
+    status: 422,
+    when: "POST /v1/payout/confirm on a checked chain: the chain's node knows no transaction with `tx_hash`.",
+  },
+  tx_hash_not_confirmed: {
+    status: 422,
+    when: 'POST /v1/payout/confirm on a checked chain: the transaction is not in enough blocks yet (the chain’s configured confirmations); confirm again once it is.',
+  },
+  tx_hash_failed: {
+    status: 422,
+    when: 'POST /v1/payout/confirm on a checked chain: the transaction reverted and moved nothing.',
+  },
+  tx_hash_wrong_token: {
+    status: 422,
+    when: "POST /v1/payout/confirm on a checked chain: the transaction moved none of the payout's stablecoin (another token, or none).",
+  },
+  tx_hash_wrong_recipient: {
+    status: 422,
+    when: "POST /v1/payout/confirm on a checked chain: the payout's stablecoin went to another address than the payout's deposit address.",
+  },
+  tx_hash_amount_too_low: {
+    status: 422,
+    when: "POST /v1/payout/confirm on a checked chain: less than the payout's stablecoin amount arrived at its deposit address.",
+  },
+  tx_hash_already_used: {
+    status: 422,
+    when: 'POST /v1/payout/confirm: `tx_hash` already funded another payout; a transfer counts once.',
   },
   provider_reference_in_use: {
     status: 409,

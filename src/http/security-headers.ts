@@ -4,7 +4,7 @@
 //   Strict-Transport-Security, Cross-Origin-Opener-Policy / -Resource-Policy: same-origin, and the rest of helmet's set,
 //   Cache-Control: no-store (responses carry customer data; the API reference's script bundle overrides it).
 // The two HTML surfaces widen the policy only as far as they need: the hosted verification page
-// (src/routes/hosted-verification.ts: one hashed stylesheet, forms to itself) and /docs (src/http/docs.ts).
+// (src/routes/hosted-verification.ts: its own CSS/JS files and images, forms to itself) and /docs (src/http/docs.ts).
 import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
 

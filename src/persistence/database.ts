@@ -9,6 +9,7 @@ import {
   type CompiledQuery,
   Kysely,
   type KyselyPlugin,
+  NoResultError,
   type LogEvent,
   OperationNodeTransformer,
   PostgresDialect,
@@ -292,6 +293,17 @@ export function withDatabaseTransaction<T>(
   work: (tx: DatabaseTransaction) => Promise<T>,
 ): Promise<T> {
   return sqlOf(prisma).transaction().execute(work);
+}
+
+/**
+ * True when a read or write needed a row that does not exist: Prisma's P2025 (findUniqueOrThrow, update) or Kysely's
+ * NoResultError (executeTakeFirstOrThrow). The one "not found" of the persistence layer: activities fail for good on
+ * it, since retrying cannot make the row appear.
+ */
+export function isMissingRow(error: unknown): boolean {
+  return (
+    error instanceof NoResultError || (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025')
+  );
 }
 
 /**

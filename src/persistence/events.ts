@@ -13,7 +13,6 @@ import {
   type connectionSettings,
   type DatabaseTransaction,
   type Db,
-  isDatabaseTransaction,
   jsonParameter,
   type Prisma,
   type PrismaClient,
@@ -45,9 +44,11 @@ export interface NewEvent {
  * statement of the owner of the changed rows (e.g. transactionStatusChange), runs in the same statement: a change,
  * its event and its delivery in one round trip.
  */
-export async function recordEvent(db: SqlDb, event: NewEvent, change?: RawBuilder<unknown>): Promise<string> {
-  // The event and its delivery commit together; a bare client gets a transaction of its own.
-  if (!isDatabaseTransaction(db)) return withDatabaseTransaction(db, (tx) => recordEvent(tx, event, change));
+export async function recordEvent(
+  tx: DatabaseTransaction,
+  event: NewEvent,
+  change?: RawBuilder<unknown>,
+): Promise<string> {
   const id = newId();
   const createdAt = event.createdAt ?? new Date();
   const delivered = await sql`
@@ -61,8 +62,8 @@ export async function recordEvent(db: SqlDb, event: NewEvent, change?: RawBuilde
     SELECT ${newId()}::uuid, c.partner_id, ${id}::uuid, c.id, 'event', 'pending', ${currentTraceParent()},
       ${createdAt}, ${createdAt}
     FROM webhook_configs c
-    WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(db);
-  if (Number(delivered.numAffectedRows ?? 0) > 0) await wakeOutboxRelay(db);
+    WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(tx);
+  if (Number(delivered.numAffectedRows ?? 0) > 0) await wakeOutboxRelay(tx);
   return id;
 }
 

@@ -11,3 +11,64 @@ export async function insertPartner(db: Db, partner: { id: string; name: string 
 export function findPartner(db: Db, partnerId: string): Promise<{ id: string } | null> {
   return db.partner.findUnique({ where: { id: partnerId }, select: { id: true } });
 }
+
+/** The brand on the hosted page, without the logo's bytes (src/domain/branding.ts). */
+export interface PartnerBrandingRow {
+  displayName: string | null;
+  accentColor: string | null;
+  logoContentType: string | null;
+  logoSizeBytes: number | null;
+  updatedAt: Date | null;
+}
+
+/** The partner's brand, or null when the partner does not exist. */
+export async function findPartnerBranding(db: Db, partnerId: string): Promise<PartnerBrandingRow | null> {
+  const [row] = await db.$queryRaw<PartnerBrandingRow[]>`
+    SELECT brand_display_name AS "displayName", brand_accent_color AS "accentColor",
+           brand_logo_content_type AS "logoContentType", octet_length(brand_logo) AS "logoSizeBytes",
+           brand_updated_at AS "updatedAt"
+    FROM partners WHERE id = ${partnerId}::uuid`;
+  return row ?? null;
+}
+
+/** Sets the display name and the accent colour (null clears one). */
+export async function updatePartnerBranding(
+  db: Db,
+  partnerId: string,
+  branding: { displayName: string | null; accentColor: string | null },
+): Promise<void> {
+  await db.partner.update({
+    where: { id: partnerId },
+    data: {
+      brandDisplayName: branding.displayName,
+      brandAccentColor: branding.accentColor,
+      brandUpdatedAt: new Date(),
+    },
+  });
+}
+
+/** Replaces the logo (bytes checked by the caller: type by content, size). */
+export async function setPartnerLogo(
+  db: Db,
+  partnerId: string,
+  logo: { bytes: Buffer; contentType: string },
+): Promise<void> {
+  await db.partner.update({
+    where: { id: partnerId },
+    data: { brandLogo: new Uint8Array(logo.bytes), brandLogoContentType: logo.contentType, brandUpdatedAt: new Date() },
+  });
+}
+
+/** The logo's bytes and type, or null when the partner has none. */
+export async function findPartnerLogo(
+  db: Db,
+  partnerId: string,
+): Promise<{ bytes: Buffer; contentType: string } | null> {
+  const row = await db.partner.findUnique({
+    where: { id: partnerId },
+    select: { brandLogo: true, brandLogoContentType: true },
+  });
+  return row?.brandLogo && row.brandLogoContentType
+    ? { bytes: Buffer.from(row.brandLogo), contentType: row.brandLogoContentType }
+    : null;
+}

@@ -2,7 +2,7 @@
 // quote's lifetime workflow decides.
 import type { Quote as QuoteRow } from '@prisma/client';
 import type { Insertable } from 'kysely';
-import { type DatabaseTransaction, type DB, type Db, decimalOf, type DecimalText, sqlOf, type SqlDb } from './database';
+import { type DatabaseTransaction, type DB, decimalOf, type DecimalText, sqlOf, type SqlDb } from './database';
 
 export type { QuoteRow };
 
@@ -28,9 +28,13 @@ export async function insertQuote(tx: DatabaseTransaction, quote: NewQuote): Pro
 }
 
 /** What decides whether a quote may change hands: its status and who used it. */
-export async function findQuoteUse(db: Db, id: string): Promise<{ status: string; usedBy: string | null } | null> {
-  return db.quote.findUnique({ where: { id }, select: { status: true, usedBy: true } });
+export async function findQuoteUse(db: SqlDb, id: string): Promise<{ status: string; usedBy: string | null } | null> {
+  const row = await sqlOf(db).selectFrom('quotes').select(['status', 'usedBy']).where('id', '=', id).executeTakeFirst();
+  return row ?? null;
 }
+
+// The quote's four moves below are one conditional UPDATE each (status, and the consumer where it matters, in the
+// WHERE), so a move made twice, or raced by another, changes nothing the second time.
 
 /** active -> used by `consumerId`; false when the quote was not active (every settlement makes this step). */
 export async function recordQuoteUse(db: SqlDb, id: string, consumerId: string, usedAt: Date): Promise<boolean> {
@@ -44,23 +48,34 @@ export async function recordQuoteUse(db: SqlDb, id: string, consumerId: string, 
 }
 
 /** used by `consumerId` -> active; false when it was not used by that consumer. */
-export async function clearQuoteUse(db: Db, id: string, consumerId: string): Promise<boolean> {
-  const updated = await db.quote.updateMany({
-    where: { id, status: 'used', usedBy: consumerId },
-    data: { status: 'active', usedBy: null, usedAt: null },
-  });
-  return updated.count === 1;
+export async function clearQuoteUse(db: SqlDb, id: string, consumerId: string): Promise<boolean> {
+  const updated = await sqlOf(db)
+    .updateTable('quotes')
+    .set({ status: 'active', usedBy: null, usedAt: null, updatedAt: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', 'used')
+    .where('usedBy', '=', consumerId)
+    .executeTakeFirst();
+  return updated.numUpdatedRows === 1n;
 }
 
 /** active -> expired; nothing for a quote in another status or without a row. */
-export async function expireActiveQuote(db: Db, id: string): Promise<void> {
-  await db.quote.updateMany({ where: { id, status: 'active' }, data: { status: 'expired' } });
+export async function expireActiveQuote(db: SqlDb, id: string): Promise<void> {
+  await sqlOf(db)
+    .updateTable('quotes')
+    .set({ status: 'expired', updatedAt: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .execute();
 }
 
 /** used by `consumerId` -> expired, the use cleared; nothing for a quote used by another consumer. */
-export async function expireUsedQuote(db: Db, id: string, consumerId: string): Promise<void> {
-  await db.quote.updateMany({
-    where: { id, status: 'used', usedBy: consumerId },
-    data: { status: 'expired', usedBy: null, usedAt: null },
-  });
+export async function expireUsedQuote(db: SqlDb, id: string, consumerId: string): Promise<void> {
+  await sqlOf(db)
+    .updateTable('quotes')
+    .set({ status: 'expired', usedBy: null, usedAt: null, updatedAt: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', 'used')
+    .where('usedBy', '=', consumerId)
+    .execute();
 }

@@ -1,11 +1,11 @@
 // How a ledger entry on a partner's money is shown: a balance transaction, amounts at their currency's decimals.
-import { type Currency, Money } from '../domain/money';
+import { Money, currencyOf } from '../domain/money';
 import { sourceOfReference } from '../domain/reconciliation';
 import type { BalanceTransactionRow } from '../persistence/balance-transactions';
 import type { BalanceTransactionResource } from '../schemas/balance-transactions';
 
 const shown = (currency: string, value: { toString(): string }) =>
-  Money.of(currency as Currency, value.toString()).toString();
+  Money.of(currencyOf(currency), value.toString()).toString();
 
 export function toBalanceTransaction(row: BalanceTransactionRow): BalanceTransactionResource {
   const source = sourceOfReference(row.transaction.reference);

@@ -1,25 +1,25 @@
 // Quotes as the API shows them, and the terms and amounts a quote locked, read back from its row
 // (as stored, never recomputed). Pure.
 import type { Prisma } from '../persistence/database';
-import { Currency, Decimal, Money } from '../domain/money';
+import { Currency, Decimal, Money, currencyOf } from '../domain/money';
 import type { QuoteAmounts, QuoteSide, QuoteTerms } from '../domain/quotes';
 import type { PaymentRail } from '../domain/rails';
 import type { QuoteRow } from '../persistence/quotes';
 import type { AnyQuoteResource } from '../schemas/quotes';
 
 /** A stored amount (a Prisma decimal column, or a literal for a column left empty) as the money type. */
-const money = (currency: string, value: Prisma.Decimal | string) => Money.of(currency as Currency, value.toString());
+const money = (currency: string, value: Prisma.Decimal | string) => Money.of(currencyOf(currency), value.toString());
 
 /** The locked terms stored with a quote. */
 export function termsOf(row: QuoteRow): QuoteTerms {
-  const sender = row.senderCurrency as Currency;
+  const sender = currencyOf(row.senderCurrency);
   return {
     type: row.type,
     sender: { currency: sender, paymentRail: row.senderPaymentRail as PaymentRail },
     stablecoin: row.stablecoinCurrency
-      ? { currency: row.stablecoinCurrency as Currency, paymentRail: row.stablecoinPaymentRail as PaymentRail }
+      ? { currency: currencyOf(row.stablecoinCurrency), paymentRail: row.stablecoinPaymentRail as PaymentRail }
       : null,
-    receiver: { currency: row.receiverCurrency as Currency, paymentRail: row.receiverPaymentRail as PaymentRail },
+    receiver: { currency: currencyOf(row.receiverCurrency), paymentRail: row.receiverPaymentRail as PaymentRail },
     rates: row.rates.map((rate) => new Decimal(rate.toString())),
     serviceFeeBps: row.serviceFeeBps,
     partnerFee:

@@ -1,24 +1,19 @@
 // How transactions and their deposits are shown: the API shape, which is also every payin.* and
 // payout.* event's `event_resource`. Pure: rows in, resources out. The legs stay internal.
 import type { TransactionDepositRow, TransactionRow } from '../persistence/transactions';
-import { Currency, Decimal, Money } from '../domain/money';
+import { Decimal, Money, currencyOf } from '../domain/money';
+import { type FiatRail, railDefinitions } from '../domain/rails';
 import { amountsOf, type FailureReason, type TransactionStatus } from '../domain/transactions';
 import type { SenderDepositInstructions } from '../providers/transaction-deposits';
 import type { DepositResource, SenderDocumentType, TransactionResource } from '../schemas/transactions';
 
 type RailDetails = Record<string, unknown>;
 
-/** The last 4 characters of what identifies the receiving account on its rail. */
-function accountIdentifierOf(rail: string, details: RailDetails): string {
-  const fields: Record<string, string[]> = {
-    pix: ['key'],
-    pix_account: ['bank_account_number'],
-    spei: ['clabe', 'phone_number'],
-    wire: ['bank_account_number'],
-    sepa: ['iban'],
-    cvu: ['cvu', 'cbu'],
-  };
-  const value = (fields[rail] ?? []).map((field) => details[field]).find((found) => typeof found === 'string');
+/** The last 4 characters of what identifies the receiving account on its rail (its definition's masking). */
+export function accountIdentifierOf(rail: string, details: RailDetails): string {
+  const definition = railDefinitions[rail as FiatRail]?.externalAccount;
+  const fields: readonly string[] = definition?.maskedFields ?? [];
+  const value = fields.map((field) => details[field]).find((found) => typeof found === 'string');
   return typeof value === 'string' ? value.slice(-4) : '';
 }
 
@@ -30,7 +25,7 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
     return {
       wallet_id: row.walletId as string,
       address: row.wallet?.address ?? '',
-      currency: row.receiverCurrency as Currency,
+      currency: currencyOf(row.receiverCurrency),
       payment_rail: row.receiverPaymentRail as never,
       amount: amounts.receiver.toString(),
     };
@@ -41,7 +36,7 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
   const beneficiaryName = typeof details.beneficiary_name === 'string' ? details.beneficiary_name : '';
   return {
     external_account_id: row.externalAccountId ?? null,
-    currency: row.receiverCurrency as Currency,
+    currency: currencyOf(row.receiverCurrency),
     payment_rail: row.receiverPaymentRail as never,
     amount: amounts.receiver.toString(),
     account_name: account?.accountName ?? beneficiaryName,
@@ -53,7 +48,7 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
 
 function senderOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>): TransactionResource['sender'] {
   const side = {
-    currency: row.senderCurrency as Currency,
+    currency: currencyOf(row.senderCurrency),
     payment_rail: row.senderPaymentRail as never,
     amount: amounts.sender.toString(),
   };
@@ -83,7 +78,7 @@ export function toTransaction(row: TransactionRow): TransactionResource {
     quote_id: row.quoteId ?? null,
     sender: senderOf(row, amounts),
     stablecoin: {
-      currency: row.stablecoinCurrency as Currency,
+      currency: amounts.stablecoin.currency,
       payment_rail: row.stablecoinPaymentRail as never,
       amount: amounts.stablecoin.toString(),
     },
@@ -108,8 +103,8 @@ export function toDeposit(row: TransactionDepositRow): DepositResource {
   return {
     id: row.id,
     transaction_id: row.transactionId,
-    amount: Money.of(row.currency as Currency, row.amount.toString()).toString(),
-    currency: row.currency as Currency,
+    amount: Money.of(currencyOf(row.currency), row.amount.toString()).toString(),
+    currency: currencyOf(row.currency),
     sender_name: row.senderName,
     reference: row.reference,
     provider_reference: row.providerReference,

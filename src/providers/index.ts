@@ -14,6 +14,8 @@ import type { PrismaClient } from '../persistence/database';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
+import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './chain-verification';
+import { sandboxCollectionAddress, sandboxTokenAddresses } from './evm/sandbox-chain';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 
 export interface Providers {
@@ -31,10 +33,13 @@ export interface Providers {
   fiatRails: FiatRails;
   /** What the providers report they did (the worker's reconciliation). */
   providerStatements: ProviderStatements;
+  /** Checks on the chain's node that a payout's stablecoin arrived (POST /v1/payout/confirm). */
+  chainTransferVerifier: ChainTransferVerifier;
 }
 
 /** The sandbox's simulated rails and chain keep what they did in the database (`prisma`), as real ones would. */
 export function createProviders(config: AppConfig, prisma: PrismaClient): Providers {
+  const chainTransferVerifier = createChainTransferVerifier(config);
   return {
     verificationProvider:
       config.appEnv === 'sandbox'
@@ -51,16 +56,35 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     walletAddressProvider: new DerivedWalletAddressProvider(config.walletKeySeed ?? SANDBOX_WALLET_SEED),
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
     // No collection accounts are connected yet: production refuses to start (assertProductionReady).
-    depositProvider: config.appEnv === 'sandbox' ? new SandboxDepositProvider() : new UnconnectedDepositProvider(),
+    depositProvider:
+      config.appEnv === 'sandbox'
+        ? new SandboxDepositProvider((chain) => chainTransferVerifier.collectionAddress(chain))
+        : new UnconnectedDepositProvider(),
     // No on-chain signer is connected yet: production refuses to start (assertProductionReady).
     chainTransfers: config.appEnv === 'sandbox' ? new SandboxChainTransfers(prisma) : new UnconnectedChainTransfers(),
     // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
     fiatRails: config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
+    chainTransferVerifier,
     // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
     providerStatements:
       config.appEnv === 'sandbox' ? new SandboxProviderStatements(prisma) : new UnconnectedProviderStatements(),
   };
+}
+
+/**
+ * The configured ethereum node checks payout hashes; the sandbox fills in its own chain's token contracts and
+ * collection address (loadConfig makes production name them).
+ */
+function createChainTransferVerifier(config: AppConfig): ChainTransferVerifier {
+  const ethereum = config.ethereum;
+  if (!ethereum) return new UncheckedChains();
+  return new EvmTransferVerifier({
+    rpcUrl: ethereum.rpcUrl,
+    tokens: ethereum.tokens ?? sandboxTokenAddresses(),
+    collectionAddress: ethereum.collectionAddress ?? sandboxCollectionAddress(),
+    confirmations: ethereum.confirmations,
+  });
 }
 
 /** Real HTTP in both environments (sandbox partners test their receivers), to public addresses only unless a

@@ -1,10 +1,10 @@
 // Screening of a new external account's beneficiary (sanctions and watch lists) before the account
 // can be used. It runs inside the create request: the response already carries approved or rejected.
-import type { PaymentRail } from '../domain/external-accounts';
+import type { ExternalAccountRail } from '../domain/external-accounts';
 import { ProviderUnavailableError, Unconnected } from './unavailable';
 
 export interface ScreeningSubject {
-  paymentRail: PaymentRail;
+  paymentRail: ExternalAccountRail;
   beneficiaryName: string;
   /** ISO alpha-3 country of the account. */
   country: string;

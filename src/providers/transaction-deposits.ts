@@ -14,54 +14,22 @@ import { pixCopyPasteCode } from '../domain/brazil';
 import { toChecksumAddress } from '../domain/chains';
 import type { Currency, Money } from '../domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
-import type { Address } from '../schemas/common';
+import type { z } from 'zod';
+import type { railInstructionSchemas } from '../schemas/transactions';
 import { ProviderUnavailableError, Unconnected } from './unavailable';
 
-interface Beneficiary {
-  beneficiary_name: string;
-}
-export type PixInstructions = Beneficiary & {
-  key: string;
-  key_type: 'cnpj';
-  bank_name: string;
-  copy_paste_code: string;
-};
-export type PixAccountInstructions = Beneficiary & {
-  bank_code: string;
-  branch_code: string;
-  bank_account_number: string;
-  account_type: 'checking';
-  beneficiary_document: string;
-  bank_name: string;
-};
-export type SpeiInstructions = Beneficiary & { clabe: string; bank_name: string };
-export type UsBankInstructions = Beneficiary & {
-  bank_account_number: string;
-  routing_number: string;
-  bank_name: string;
-  bank_address: Address;
-};
-export type SepaInstructions = Beneficiary & { iban: string; bic: string; bank_name: string };
-export type CvuInstructions = Beneficiary & { cvu: string; bank_name: string };
+/** Each fiat rail's object in the instructions, as its schema (src/schemas/transactions.ts) describes it. */
+export type FiatRailInstructions = { [R in FiatRail]: z.output<(typeof railInstructionSchemas)[R]> };
 export type ChainInstructions = { address: string };
 
 /** `sender_deposit_instructions`: what to pay, where, with which reference, by when. */
-export interface SenderDepositInstructions {
+export type SenderDepositInstructions = {
   payment_rail: PaymentRail;
   currency: Currency;
   amount: string;
   reference: string;
   deadline: string;
-  pix?: PixInstructions;
-  pix_account?: PixAccountInstructions;
-  spei?: SpeiInstructions;
-  wire?: UsBankInstructions;
-  ach?: UsBankInstructions;
-  sepa?: SepaInstructions;
-  cvu?: CvuInstructions;
-  ethereum?: ChainInstructions;
-  solana?: ChainInstructions;
-}
+} & { [R in FiatRail]?: FiatRailInstructions[R] } & { [C in Blockchain]?: ChainInstructions };
 
 export interface DepositInstructionsRequest {
   rail: FiatRail;
@@ -143,6 +111,9 @@ export const sandboxCollectionAccounts = {
 } as const;
 
 export class SandboxDepositProvider implements DepositProvider {
+  /** `collectionAddress`: a chain whose transfers are checked on a node names its own (ChainTransferVerifier). */
+  constructor(private readonly collectionAddress: (chain: Blockchain) => string | null = () => null) {}
+
   stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions {
     return {
       payment_rail: request.chain,
@@ -150,69 +121,60 @@ export class SandboxDepositProvider implements DepositProvider {
       amount: request.amount.toString(),
       reference: request.reference,
       deadline: request.deadline.toISOString(),
-      [request.chain]: { address: sandboxCollectionAccounts.chains[request.chain] },
+      [request.chain]: {
+        address: this.collectionAddress(request.chain) ?? sandboxCollectionAccounts.chains[request.chain],
+      },
     };
   }
 
   instructionsFor(request: DepositInstructionsRequest): SenderDepositInstructions {
-    const accounts = sandboxCollectionAccounts;
-    const beneficiary_name = accounts.beneficiary;
-    const common = {
+    return {
       payment_rail: request.rail,
       currency: request.amount.currency,
       amount: request.amount.toString(),
       reference: request.reference,
       deadline: request.deadline.toISOString(),
+      [request.rail]: sandboxInstructions[request.rail](request),
     };
-    const us = { bank_account_number: accounts.us.bank_account_number, bank_name: accounts.us.bank_name };
-    switch (request.rail) {
-      case 'pix':
-        return {
-          ...common,
-          pix: {
-            key: accounts.pix.key,
-            key_type: 'cnpj',
-            bank_name: accounts.pix.bank_name,
-            beneficiary_name,
-            copy_paste_code: pixCopyPasteCode({
-              key: accounts.pix.key,
-              amount: request.amount.toString(),
-              beneficiaryName: beneficiary_name,
-              city: accounts.pix.city,
-              txid: request.reference,
-            }),
-          },
-        };
-      case 'pix_account':
-        return { ...common, pix_account: { ...accounts.pix_account, account_type: 'checking', beneficiary_name } };
-      case 'spei':
-        return { ...common, spei: { ...accounts.spei, beneficiary_name } };
-      case 'wire':
-        return {
-          ...common,
-          wire: {
-            ...us,
-            routing_number: accounts.us.wire_routing_number,
-            bank_address: accounts.us.bank_address,
-            beneficiary_name,
-          },
-        };
-      case 'ach':
-        return {
-          ...common,
-          ach: {
-            ...us,
-            routing_number: accounts.us.ach_routing_number,
-            bank_address: accounts.us.bank_address,
-            beneficiary_name,
-          },
-        };
-      case 'sepa':
-        return { ...common, sepa: { ...accounts.sepa, beneficiary_name } };
-      case 'cvu':
-        return { ...common, cvu: { ...accounts.cvu, beneficiary_name } };
-    }
   }
+}
+
+/** The sandbox's collection account on each fiat rail, as the rail's instructions object. */
+const sandboxInstructions: { [R in FiatRail]: (request: DepositInstructionsRequest) => FiatRailInstructions[R] } = {
+  pix: (request) => ({
+    key: sandboxCollectionAccounts.pix.key,
+    key_type: 'cnpj',
+    bank_name: sandboxCollectionAccounts.pix.bank_name,
+    beneficiary_name: sandboxCollectionAccounts.beneficiary,
+    copy_paste_code: pixCopyPasteCode({
+      key: sandboxCollectionAccounts.pix.key,
+      amount: request.amount.toString(),
+      beneficiaryName: sandboxCollectionAccounts.beneficiary,
+      city: sandboxCollectionAccounts.pix.city,
+      txid: request.reference,
+    }),
+  }),
+  pix_account: () => ({
+    ...sandboxCollectionAccounts.pix_account,
+    account_type: 'checking',
+    beneficiary_name: sandboxCollectionAccounts.beneficiary,
+  }),
+  spei: () => ({ ...sandboxCollectionAccounts.spei, beneficiary_name: sandboxCollectionAccounts.beneficiary }),
+  wire: () => usBankInstructions(sandboxCollectionAccounts.us.wire_routing_number),
+  ach: () => usBankInstructions(sandboxCollectionAccounts.us.ach_routing_number),
+  sepa: () => ({ ...sandboxCollectionAccounts.sepa, beneficiary_name: sandboxCollectionAccounts.beneficiary }),
+  cvu: () => ({ ...sandboxCollectionAccounts.cvu, beneficiary_name: sandboxCollectionAccounts.beneficiary }),
+};
+
+function usBankInstructions(routingNumber: string): FiatRailInstructions['wire'] {
+  const us = sandboxCollectionAccounts.us;
+  return {
+    bank_account_number: us.bank_account_number,
+    routing_number: routingNumber,
+    bank_name: us.bank_name,
+    bank_address: us.bank_address,
+    beneficiary_name: sandboxCollectionAccounts.beneficiary,
+  };
 }
 
 /**

@@ -4,19 +4,17 @@
 // The token is looked up by its SHA-256 and must not have expired; every status change replaces it
 // (src/domain/verification-links.ts). Uploads are refused before their body is read when the token is not valid,
 // or when the customer already uploaded HOSTED_UPLOADS_PER_CUSTOMER documents through this page.
+// The page speaks Portuguese, Spanish or English (`?lang=` and the cookie it sets, else Accept-Language), shows the
+// partner's brand (its name, its logo and its accent colour as a stylesheet, served here under the same token) and
+// the steps this customer still has (src/domain/hosted-page.ts). It runs only /hosted-assets/ files: no inline code.
 // The page shows no text taken from its query string: a form action sends the browser back with a message code
 // (`?notice=document_uploaded`, `?error=file_too_large`), and the page shows the fixed text of that code, or nothing
 // for a code it does not know. Otherwise anyone could put their own words on our domain with a crafted link.
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import {
-  companyDocumentTypes,
-  documentSides,
-  documentTypes,
-  personDocumentTypes,
-  sidedDocumentTypes,
-} from '../domain/verification';
+import { documentSides, documentTypes } from '../domain/verification';
 import { hashVerificationToken, isWellFormedToken, verificationToken } from '../domain/verification-links';
+import { HostedLocale, hostedSteps, negotiateLocale } from '../domain/hosted-page';
+import { errorCodes, ErrorContext, hostedTexts, noticeCodes } from '../domain/hosted-texts';
 import { ApiError } from '../http/errors';
 import { readSingleFileUpload, SingleFileUpload } from '../http/multipart';
 import { defineRoute } from '../http/route';
@@ -25,10 +23,11 @@ import {
   CustomerRow,
   findCustomerByTokenHash,
   readCustomerLinkState,
-  readCustomerWithReviewInputs,
 } from '../persistence/customers';
-import { missingBeforeReview } from '../presenters/customers';
+import { missingNames, renderHostedPage } from '../presenters/hosted-page';
+import { logoOf, themeOf } from '../services/branding';
 import { startVerification, uploadDocument } from '../services/customers';
+import { hostedPageDataOf } from '../services/hosted-page';
 import { MAX_DOCUMENT_BYTES } from '../schemas/customers';
 import type { ApiServices } from '../app-services';
 
@@ -37,62 +36,31 @@ const tokenParam = z
   .object({ token: z.string().meta({ description: 'The secret part of verification_link.' }) })
   .strict();
 
-const stylesheet =
-  'body { font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; } .error { color: #b00020; }';
-/** The page runs no script and loads nothing; its one stylesheet is allowed by hash. */
+/**
+ * Scripts, styles and images from our origin only (the page's files, the partner's theme and logo); `blob:` images
+ * are the script's previews of a picture the customer chose, which never leave the browser. No inline code.
+ */
 export const hostedPageContentSecurityPolicy = [
   "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(stylesheet).digest('base64')}'`,
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob:",
   "form-action 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
 ].join('; ');
-/** What the page may say after a form action went through, by code. */
-const noticeTexts = {
-  document_uploaded: () => 'Document uploaded.',
-  submitted: () => 'Submitted: your documents are under review.',
-} satisfies Record<string, (context: PageContext) => string>;
 
-/** What the page may say after a form action was refused, by code. */
-const errorTexts = {
-  file_missing: () => 'Choose a file to upload.',
-  file_invalid: () => 'The file must be a PDF, JPEG, PNG, WEBP or HEIC document, and not empty.',
-  file_too_large: () => `The file is larger than ${MAX_DOCUMENT_BYTES / (1024 * 1024)} MB.`,
-  document_side_invalid: () =>
-    `Choose the side (FRONT or BACK) for ${sidedDocumentTypes.join(', ')}, and no side for other documents.`,
-  document_invalid: () => 'This document type, or the person chosen, does not fit this verification.',
-  upload_limit_reached: (context) =>
-    `No more documents can be uploaded on this page (at most ${context.uploadLimit}). ` +
-    'Please contact the company that sent you this link.',
-  documents_missing: (context) =>
-    context.missing.length > 0
-      ? `Upload the missing documents before submitting: ${context.missing.join('; ')}.`
-      : 'Upload the missing documents before submitting.',
-  under_review: () => 'Your documents are under review: please wait for the result.',
-  already_approved: () => 'Your verification is complete: there is nothing more to do.',
-  rejected: () => 'Your verification was declined: no more documents are accepted.',
-  request_invalid: () => 'The form could not be processed. Please try again.',
-} satisfies Record<string, (context: PageContext) => string>;
+export type PageNoticeCode = (typeof noticeCodes)[number];
+export type PageErrorCode = (typeof errorCodes)[number];
+export const hostedNoticeCodes: PageNoticeCode[] = [...noticeCodes];
+export const hostedErrorCodes: PageErrorCode[] = [...errorCodes];
 
-export type PageNoticeCode = keyof typeof noticeTexts;
-export type PageErrorCode = keyof typeof errorTexts;
-export const hostedNoticeCodes = Object.keys(noticeTexts) as PageNoticeCode[];
-export const hostedErrorCodes = Object.keys(errorTexts) as PageErrorCode[];
-
-/** What the texts may name: the service's own state, never the request's. */
-interface PageContext {
-  uploadLimit: number;
-  /** What is still missing before a review (only worked out for `documents_missing`). */
-  missing: string[];
-}
+/** The language cookie the page's switch sets (a choice of three values, nothing else is read from it). */
+const languageCookie = 'hosted_lang';
 
 /** The text of a code, or null for anything else (`constructor`, `__proto__` included: own keys only). */
-function textOf<T extends Record<string, (context: PageContext) => string>>(
-  texts: T,
-  code: string | undefined,
-  context: PageContext,
-): string | null {
-  return code !== undefined && Object.hasOwn(texts, code) ? (texts[code] as T[keyof T])(context) : null;
+function textOf<T extends Record<string, unknown>>(texts: T, code: string | undefined): T[keyof T] | null {
+  return code !== undefined && Object.hasOwn(texts, code) ? (texts[code] as T[keyof T]) : null;
 }
 
 const messageQuery = z
@@ -111,6 +79,9 @@ const messageQuery = z
       .meta({
         description: `Message code after a refused form action: ${hostedErrorCodes.join(', ')}. Other values show nothing.`,
       }),
+    lang: z.string().max(10).optional().meta({
+      description: 'The language the end user chose: pt, es or en (remembered in a cookie). Else Accept-Language.',
+    }),
   })
   .strict();
 
@@ -126,56 +97,6 @@ async function customerByToken(services: ApiServices, token: string): Promise<Cu
     );
   }
   return customer;
-}
-
-const escapeHtml = (value: string) =>
-  value.replace(
-    /[&<>"']/g,
-    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char,
-  );
-
-function renderPage(
-  customer: CustomerRow,
-  token: string,
-  { notice, error, uploadsLeft }: { notice: string | null; error: string | null; uploadsLeft: boolean },
-): string {
-  const name =
-    customer.type === 'individual'
-      ? `${customer.firstName ?? ''} ${customer.lastName ?? ''}`
-      : (customer.businessLegalName ?? '');
-  const open = customer.status === 'pending' || customer.status === 'partially_rejected';
-  const types =
-    customer.type === 'individual' ? personDocumentTypes : [...companyDocumentTypes, ...personDocumentTypes];
-  const options = (values: readonly string[]) => values.map((value) => `<option>${value}</option>`).join('');
-  const beneficiaries = customer.beneficiaries
-    .map((b) => `<option value="${b.id}">${escapeHtml(`${b.firstName} ${b.lastName}`)}</option>`)
-    .join('');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Identity verification</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"><style>${stylesheet}</style></head>
-<body>
-<h1>Identity verification</h1>
-<p>${escapeHtml(name.trim())}: <strong id="status">${customer.status}</strong></p>
-${notice ? `<p role="status">${escapeHtml(notice)}</p>` : ''}
-${error ? `<p role="alert" class="error">${escapeHtml(error)}</p>` : ''}
-${
-  open
-    ? `${
-        uploadsLeft
-          ? `<form method="post" action="/verify/${token}/documents" enctype="multipart/form-data">
-<h2>Upload a document</h2>
-<label>Type <select name="document_type">${options(types)}</select></label>
-<label>Side <select name="document_side"><option value="">(none)</option>${options(documentSides)}</select></label>
-${customer.type === 'business' ? `<label>Person <select name="beneficiary_id"><option value="">(the company)</option>${beneficiaries}</select></label>` : ''}
-<label>File <input type="file" name="file" required></label>
-<button type="submit">Upload</button>
-</form>`
-          : '<p>No more documents can be uploaded on this page.</p>'
-      }
-<form method="post" action="/verify/${token}/submit"><h2>Done uploading?</h2><button type="submit">Submit for verification</button></form>`
-    : '<p>Nothing to do here now.</p>'
-}
-</body></html>`;
 }
 
 const pageRoute = defineRoute({
@@ -194,23 +115,113 @@ const pageRoute = defineRoute({
   errors: ['not_found'],
   async handler({ params, query, services, koa }) {
     const customer = await customerByToken(services, params.token);
-    const uploadLimit = services.config.hostedUploadsPerCustomer;
-    const context: PageContext = {
-      uploadLimit,
-      missing: query.error === 'documents_missing' ? await missingBeforeReviewOf(services, customer) : [],
+    const locale = localeOf(koa, query.lang);
+    const data = await hostedPageDataOf(services, customer);
+    const steps = hostedSteps(data.input);
+    const context: ErrorContext = {
+      uploadLimit: services.config.hostedUploadsPerCustomer,
+      maxMegabytes: MAX_DOCUMENT_BYTES / (1024 * 1024),
+      missing: query.error === 'documents_missing' ? missingNames(locale, steps) : [],
     };
+    const texts = hostedTexts[locale];
     koa.set('Content-Security-Policy', hostedPageContentSecurityPolicy);
-    return renderPage(customer, params.token, {
-      notice: textOf(noticeTexts, query.notice, context),
-      error: textOf(errorTexts, query.error, context),
-      uploadsLeft: (await countHostedUploads(services.prisma, customer.id)) < uploadLimit,
+    koa.set('Content-Language', texts.tag);
+    koa.vary('Accept-Language');
+    return renderHostedPage({
+      locale,
+      token: params.token,
+      status: customer.status,
+      customerName: (customer.type === 'individual'
+        ? `${customer.firstName ?? ''} ${customer.lastName ?? ''}`
+        : (customer.businessLegalName ?? '')
+      ).trim(),
+      steps,
+      brand: data.brand,
+      notice: textOf(texts.notices, query.notice),
+      error: textOf(texts.errors, query.error)?.(context) ?? null,
+      uploadsLeft: data.uploadsLeft,
+      expiresAt: customer.verificationLinkExpiresAt,
+      maxFileBytes: MAX_DOCUMENT_BYTES,
     });
   },
 });
 
-async function missingBeforeReviewOf(services: ApiServices, customer: CustomerRow): Promise<string[]> {
-  return missingBeforeReview(await readCustomerWithReviewInputs(services.prisma, customer.id));
+/** The page's language; a choice from the switch is remembered for the form actions' redirects. */
+function localeOf(
+  koa: {
+    cookies: { get(name: string): string | undefined; set(name: string, value: string, options: object): unknown };
+    get(field: string): string;
+    secure: boolean;
+  },
+  choice: string | undefined,
+): HostedLocale {
+  const locale = negotiateLocale({
+    query: choice,
+    cookie: koa.cookies.get(languageCookie),
+    acceptLanguage: koa.get('Accept-Language'),
+  });
+  if (choice === locale) {
+    koa.cookies.set(languageCookie, locale, {
+      path: '/verify',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: koa.secure,
+      maxAge: 365 * 24 * 3600 * 1000,
+      overwrite: true,
+    });
+  }
+  return locale;
 }
+
+const themeRoute = defineRoute({
+  method: 'get',
+  path: '/verify/{token}/theme.css',
+  operationId: 'hostedVerificationTheme',
+  tag,
+  auth: 'none',
+  rateLimit: 'client-address',
+  summary: "Hosted page: the partner's theme",
+  description:
+    "The partner's accent colour as CSS custom properties (from a validated `#rrggbb` only); 404 without one.",
+  params: tokenParam,
+  response: { status: 200, description: 'The stylesheet.', contentType: 'text/css', schema: z.string() },
+  errors: ['not_found'],
+  async handler({ params, services, koa }) {
+    const customer = await customerByToken(services, params.token);
+    const theme = await themeOf(services.prisma, customer.partnerId);
+    if (theme === null) throw new ApiError('not_found', 'This partner has no theme.');
+    koa.type = 'text/css; charset=utf-8';
+    return theme;
+  },
+});
+
+const logoRoute = defineRoute({
+  method: 'get',
+  path: '/verify/{token}/logo',
+  operationId: 'hostedVerificationLogo',
+  tag,
+  auth: 'none',
+  rateLimit: 'client-address',
+  summary: "Hosted page: the partner's logo",
+  description:
+    'The logo the partner uploaded (PNG, JPEG or WEBP by content), with that Content-Type and nosniff; 404 without one.',
+  params: tokenParam,
+  response: {
+    status: 200,
+    description: 'The image.',
+    contentType: 'image/png',
+    schema: z.string().meta({ format: 'binary' }),
+  },
+  errors: ['not_found'],
+  async handler({ params, services, koa }) {
+    const customer = await customerByToken(services, params.token);
+    const logo = await logoOf(services.prisma, customer.partnerId);
+    if (logo === null) throw new ApiError('not_found', 'This partner has no logo.');
+    koa.type = logo.contentType;
+    koa.set('Content-Disposition', 'inline; filename="logo"');
+    return logo.bytes as never;
+  },
+});
 
 /** The page's code for a refusal of a form action (a partner would see it as this API error). */
 function errorCodeOf(error: ApiError): PageErrorCode {
@@ -368,4 +379,4 @@ const submitRoute = defineRoute({
   },
 });
 
-export const hostedVerificationRoutes = [pageRoute, uploadRoute, submitRoute];
+export const hostedVerificationRoutes = [pageRoute, themeRoute, logoRoute, uploadRoute, submitRoute];

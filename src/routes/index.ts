@@ -6,6 +6,7 @@ import { eventRoutes } from './events';
 import { healthRoutes } from './health';
 import { externalAccountRoutes } from './external-accounts';
 import { hostedVerificationRoutes } from './hosted-verification';
+import { partnerBrandingRoutes } from './partner-branding';
 import { quoteRoutes } from './quotes';
 import { reportRoutes } from './reports';
 import { transactionRoutes } from './transactions';
@@ -26,6 +27,7 @@ export const allRoutes: RouteDefinition[] = [
   ...eventRoutes,
   ...balanceTransactionRoutes,
   ...reportRoutes,
+  ...partnerBrandingRoutes,
   ...hostedVerificationRoutes,
   ...healthRoutes,
 ];

@@ -1,5 +1,6 @@
 // HTTP operations on quotes (SPEC 2.6, 4.3). Quotes are consumed by the transactions that need one
 // (consumeQuote in src/services/quotes.ts), not over HTTP.
+import { fiatRailsInProse } from '../domain/rails';
 import { defineRoute, idParam } from '../http/route';
 import { toQuote } from '../presenters/quotes';
 import { createQuote, findQuoteOrThrow } from '../services/quotes';
@@ -54,9 +55,9 @@ const createPayinPayoutQuote = defineRoute({
   tag,
   summary: 'Quote a pay-in or a payout',
   description:
-    'A pay-in converts fiat received on a virtual account (USD on wire or ach, EUR on sepa) into a stablecoin ' +
-    '(USDC or USDT on ethereum or solana); a payout converts a stablecoin into fiat sent on a rail (BRL pix or ' +
-    'pix_account, MXN spei, USD wire or ach, EUR sepa, ARS cvu). The type follows from which side is the ' +
+    `A pay-in converts fiat received on a virtual account (${fiatRailsInProse(' on ', ['USD', 'EUR'])}) into a stablecoin ` +
+    `(USDC or USDT on ethereum or solana); a payout converts a stablecoin into fiat sent on a rail (${fiatRailsInProse(' ')}). ` +
+    'The type follows from which side is the ' +
     'stablecoin and is returned as `type`. The rate is locked for 5 minutes.\n\n' +
     pricingRules,
   body: createQuoteRequestSchema,
@@ -76,8 +77,8 @@ const createFiatToFiatQuote = defineRoute({
   summary: 'Quote fiat to fiat',
   description:
     'Fiat in one currency (sender) becomes another fiat (receiver) through a stablecoin held briefly in a ' +
-    'service-managed wallet. Sender and receiver: BRL on pix or pix_account, MXN on spei, USD on wire or ach, EUR ' +
-    'on sepa, ARS on cvu, in two different currencies; stablecoin: USDC or USDT on ethereum or solana. ' +
+    `service-managed wallet. Sender and receiver: ${fiatRailsInProse()}, in two different currencies; ` +
+    'stablecoin: USDC or USDT on ethereum or solana. ' +
     '`sender_quotation` is stablecoin per sender unit, `receiver_quotation` receiver currency per stablecoin; ' +
     '`stablecoin.amount` shows the intermediate amount. Use the quote with POST /v1/fiat-to-fiat.\n\n' +
     pricingRules,

@@ -1,6 +1,7 @@
 // HTTP operations on transactions (SPEC 4.4, 3.3): fiat to fiat, pay-ins, payouts and their
 // confirmation, view, cancel, list, and the sandbox's simulated deposits (on a transaction, and on a
 // virtual account, which makes a pay-in).
+import { durationInProse, fiatRails, listInProse, railDefinitions } from '../domain/rails';
 import { listSchema, paginate } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listTransactionRows } from '../persistence/transactions';
@@ -41,12 +42,19 @@ const quoteBasedErrors = [
   'quote_amount_mismatch',
 ] as const;
 
+/** `pix, ... and cvu 30 minutes; wire and sepa 2 days; ach 3 days`, from the rail definitions. */
+const depositWindowsInProse = [...new Set(fiatRails.map((rail) => railDefinitions[rail].depositWindowMs))]
+  .map(
+    (ms) =>
+      `${listInProse(fiatRails.filter((rail) => railDefinitions[rail].depositWindowMs === ms))} ${durationInProse(ms)}`,
+  )
+  .join('; ');
+
 const lifecycle = `
 **Lifecycle**: \`awaiting_deposit\` (the sender pays per \`sender_deposit_instructions\`, with the reference, before
 \`deposit_deadline\`) -> \`processing\` (deposit received; the fiat becomes the stablecoin in the wallet, then the
 receiver's fiat paid to the external account) -> \`completed\`. Also: \`cancelled\` (PUT, only while awaiting the
-deposit), \`failed\` (no deposit by the deadline: pix, pix_account, spei and cvu 30 minutes; sepa and wire 2 days; ach
-3 days), \`refunded\` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
+deposit), \`failed\` (no deposit by the deadline: ${depositWindowsInProse}), \`refunded\` (the money went back to the sender in full, fees included: the payout was rejected, the deposit
 was not the expected amount, or an operator refunded), \`error\` (a step kept failing; an operator retries it or
 refunds, and the transaction goes back to \`processing\`). A transaction never goes backwards.
 
@@ -177,9 +185,14 @@ const confirmPayoutRoute = defineRoute({
     'with it. A confirmation racing a cancellation or the deadline has one outcome. 422 `payout_cannot_be_confirmed` ' +
     'when the payout is not in `awaiting_deposit` (confirmed already, from a wallet, cancelled, failed); ' +
     '`payin_cannot_be_confirmed` for a pay-in or a fiat-to-fiat transaction (a pay-in to partners; funded by its fiat ' +
-    'deposit). Sandbox: the confirmation is enough for the stablecoin to count (exactly the amount sent for). ' +
-    'Production: no chain watcher is connected yet to verify the transfer, so it answers 503 and the payout keeps ' +
-    'waiting.',
+    'deposit).\n\n**Checked on chain** where the chain’s node is configured (ethereum: `ETHEREUM_RPC_URL`; the sandbox ' +
+    'runs its own node with its USDC and USDT): `tx_hash` must be a transfer of the payout’s stablecoin contract to ' +
+    'the payout’s deposit address (`sender_deposit_instructions`) for at least its amount, in enough blocks; each ' +
+    'other case answers 422 with its own code (`tx_hash_not_found`, `tx_hash_not_confirmed` (confirm again once it ' +
+    'is deep enough), `tx_hash_failed`, `tx_hash_wrong_token`, `tx_hash_wrong_recipient`, `tx_hash_amount_too_low`), ' +
+    'and a hash counts for one payout only (`tx_hash_already_used`). A node that cannot be reached answers 503. ' +
+    'Where the chain is not checked: the sandbox takes a well-formed hash as enough (exactly the amount sent for); ' +
+    'production answers 503 and the payout keeps waiting.',
   body: confirmPayoutRequestSchema,
   response: { status: 200, description: 'The payout, processing.', schema: transactionSchema },
   errors: [
@@ -187,6 +200,13 @@ const confirmPayoutRoute = defineRoute({
     'payout_cannot_be_confirmed',
     'payin_cannot_be_confirmed',
     'tx_hash_chain_mismatch',
+    'tx_hash_not_found',
+    'tx_hash_not_confirmed',
+    'tx_hash_failed',
+    'tx_hash_wrong_token',
+    'tx_hash_wrong_recipient',
+    'tx_hash_amount_too_low',
+    'tx_hash_already_used',
     'service_unavailable',
   ],
   async handler({ body, partner, services }) {

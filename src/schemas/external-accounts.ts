@@ -2,12 +2,11 @@
 // for real (check digits, country formats) and returned normalised; see the descriptions below.
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
-import { checkAbaRoutingNumber } from '../domain/aba';
 import { parseBrazilianTaxId, pixKeyTypes } from '../domain/brazil';
-import { checkArgentineAccount } from '../domain/cbu';
 import { checkClabe } from '../domain/clabe';
 import { externalAccountStatuses } from '../domain/external-accounts';
-import { alpha2Of, checkBic, checkIban, sepaCountries } from '../domain/iban';
+import { alpha2Of, checkIban, sepaCountries } from '../domain/iban';
+import { type ExternalAccountRail, externalAccountRails, listInProse, railDefinitions } from '../domain/rails';
 import { paginationQuerySchema } from '../http/pagination';
 import { ApiError } from '../http/errors';
 import { addressSchema, NON_BLANK_PATTERN, text, timestampSchema } from './common';
@@ -37,6 +36,16 @@ function requireField(ctx: z.RefinementCtx, field: string): void {
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
 
+/** Field examples of the description: each rail definition's sandbox example account. */
+const examples = {
+  pix: railDefinitions.pix.externalAccount.example,
+  pix_account: railDefinitions.pix_account.externalAccount.example,
+  spei: railDefinitions.spei.externalAccount.example,
+  wire: railDefinitions.wire.externalAccount.example,
+  sepa: railDefinitions.sepa.externalAccount.example,
+  cvu: railDefinitions.cvu.externalAccount.example,
+};
+
 const beneficiaryTypes = ['individual', 'business'] as const;
 export const pixAccountTypes = ['checking', 'savings', 'payment', 'salary'] as const;
 export const speiProtocols = ['clabe', 'phonenumber'] as const;
@@ -58,7 +67,7 @@ const pixRequestSchema = z
           'characters); a Brazilian phone number with +55 (e.g. +5511987654321); or a random key (UUID). A key that ' +
           'has none of these formats, or that the pix directory does not know, answers 422 `pix_key_invalid`. ' +
           'Returned in the directory form (digits only, lower case, E.164).',
-        example: '+5511987654321',
+        example: examples.pix.key,
         pattern: NON_BLANK_PATTERN,
       }),
   })
@@ -77,12 +86,18 @@ const pixAccountRequestSchema = z
       .string()
       .trim()
       .regex(/^(\d{3}|\d{8})$/, 'must be a 3-digit bank code (COMPE) or an 8-digit ISPB')
-      .meta({ description: 'COMPE bank code (3 digits, e.g. 001) or ISPB (8 digits, e.g. 00000000).', example: '001' }),
+      .meta({
+        description: 'COMPE bank code (3 digits, e.g. 001) or ISPB (8 digits, e.g. 00000000).',
+        example: examples.pix_account.bank_code,
+      }),
     branch_code: z
       .string()
       .trim()
       .regex(/^\d{4}$/, 'must be the 4-digit branch (agência) number, without its check digit')
-      .meta({ description: 'Branch (agência), 4 digits without check digit.', example: '1234' }),
+      .meta({
+        description: 'Branch (agência), 4 digits without check digit.',
+        example: examples.pix_account.branch_code,
+      }),
     bank_account_number: z
       .string()
       .trim()
@@ -100,7 +115,7 @@ const pixAccountRequestSchema = z
     beneficiary_document: taxIdSchema.meta({
       format: 'cpf-cnpj',
       description: "Holder's CPF or CNPJ (check digits verified), bare or with the official mask; returned bare.",
-      example: '52998224725',
+      example: examples.pix_account.beneficiary_document,
     }),
     beneficiary_name: beneficiaryName,
   })
@@ -130,12 +145,12 @@ const speiRequestSchema = z
       .regex(/^\d{3}$/, 'must be the 3-digit bank code (e.g. 002)')
       .meta({
         description: "3-digit bank code; with protocol clabe it must be the CLABE's first three digits.",
-        example: '002',
+        example: examples.spei.bank_code,
       }),
-    clabe: checkedString(checkClabe).optional().meta({
+    clabe: checkedString(railDefinitions.spei.externalAccount.checks.clabe).optional().meta({
       format: 'clabe',
       description: '18-digit CLABE with a valid check digit. Required with protocol clabe, not allowed otherwise.',
-      example: '002010077777777771',
+      example: examples.spei.clabe,
     }),
     phone_number: z.string().optional().meta({
       format: 'mx-phone',
@@ -204,12 +219,12 @@ const wireRequestSchema = z
       .string()
       .trim()
       .regex(/^\d{4,17}$/, 'must be a US bank account number of 4 to 17 digits')
-      .meta({ description: 'US account number, 4 to 17 digits.', example: '000123456789' }),
-    routing_number: checkedString(checkAbaRoutingNumber).meta({
+      .meta({ description: 'US account number, 4 to 17 digits.', example: examples.wire.bank_account_number }),
+    routing_number: checkedString(railDefinitions.wire.externalAccount.checks.routing_number).meta({
       format: 'aba-routing-number',
       description:
         'ABA routing number: 9 digits with a valid checksum, starting with 01-12, 21-32 or 61-72 (a bank or thrift).',
-      example: '021000021',
+      example: examples.wire.routing_number,
     }),
     beneficiary_address: addressSchema,
   })
@@ -221,7 +236,7 @@ const sepaRequestSchema = z
     beneficiary_type: z.enum(beneficiaryTypes),
     beneficiary_name: beneficiaryName,
     bank_name: bankName,
-    iban: checkedString(checkIban)
+    iban: checkedString(railDefinitions.sepa.externalAccount.checks.iban)
       .transform((value) => {
         const check = checkIban(value);
         return check.ok ? check.iban : value;
@@ -232,14 +247,14 @@ const sepaRequestSchema = z
           "IBAN, with or without spaces, any case: the country's length and format, the mod-97 check digits and the " +
           'national check digits where a country has them are verified. Swiss QR-IBANs are refused. Returned without ' +
           'spaces, upper case. Its country must be `country`.',
-        example: 'DE89370400440532013000',
+        example: examples.sepa.iban,
       }),
-    bic: checkedString(checkBic)
+    bic: checkedString(railDefinitions.sepa.externalAccount.checks.bic)
       .transform((value) => value.toUpperCase())
       .meta({
         format: 'bic',
         description: 'BIC (SWIFT code) of the bank, 8 or 11 characters; returned upper case.',
-        example: 'DEUTDEFF',
+        example: examples.sepa.bic,
       }),
     country: z.enum(sepaCountries).meta({
       description: "Country of the account (ISO alpha-3, a SEPA country); the IBAN's country code must match.",
@@ -279,21 +294,17 @@ const sepaRequestSchema = z
 const cvuRequestSchema = z
   .object({
     beneficiary_name: beneficiaryName,
-    cvu: checkedString((value) => checkArgentineAccount(value, 'cvu'))
-      .optional()
-      .meta({
-        format: 'cvu',
-        description:
-          'CVU (22 digits, valid check digits, starts with 000), an account at a payment provider. Exactly one of cvu and cbu.',
-        example: '0000003110001234567898',
-      }),
-    cbu: checkedString((value) => checkArgentineAccount(value, 'cbu'))
-      .optional()
-      .meta({
-        format: 'cbu',
-        description: 'CBU (22 digits, valid check digits), a bank account. Exactly one of cvu and cbu.',
-        example: '2850590940090418135201',
-      }),
+    cvu: checkedString(railDefinitions.cvu.externalAccount.checks.cvu).optional().meta({
+      format: 'cvu',
+      description:
+        'CVU (22 digits, valid check digits, starts with 000), an account at a payment provider. Exactly one of cvu and cbu.',
+      example: examples.cvu.cvu,
+    }),
+    cbu: checkedString(railDefinitions.cvu.externalAccount.checks.cbu).optional().meta({
+      format: 'cbu',
+      description: 'CBU (22 digits, valid check digits), a bank account. Exactly one of cvu and cbu.',
+      example: '2850590940090418135201',
+    }),
   })
   .strict()
   .superRefine((cvu, ctx) => {
@@ -319,37 +330,54 @@ const commonRequestFields = {
     .meta({ description: 'True when the account belongs to someone other than the customer. Default false.' }),
 };
 
+/** Each external account rail's request and response objects (a rail without them does not compile). */
+const railObjectSchemas = {
+  pix: { request: pixRequestSchema, response: () => pixSchema },
+  pix_account: { request: pixAccountRequestSchema, response: () => pixAccountSchema },
+  spei: { request: speiRequestSchema, response: () => speiSchema },
+  wire: { request: wireRequestSchema, response: () => wireSchema },
+  sepa: { request: sepaRequestSchema, response: () => sepaSchema },
+  cvu: { request: cvuRequestSchema, response: () => cvuSchema },
+} satisfies Record<ExternalAccountRail, { request: z.ZodType; response: () => z.ZodType }>;
+
+type RailObjectSchemas = typeof railObjectSchemas;
+
+/** `pix_account` -> `PixAccount`: the rail's part of schema ids. */
+const pascalCase = (rail: string) =>
+  rail
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+function createRequestMember<R extends ExternalAccountRail>(rail: R) {
+  const shape = { ...commonRequestFields, payment_rail: z.literal(rail), [rail]: railObjectSchemas[rail].request };
+  return z
+    .object(
+      shape as typeof commonRequestFields & { payment_rail: z.ZodLiteral<R> } & Record<
+          R,
+          RailObjectSchemas[R]['request']
+        >,
+    )
+    .strict()
+    .meta({ id: `Create${pascalCase(rail)}ExternalAccount` });
+}
+
+type CreateRequestMember = {
+  [R in ExternalAccountRail]: ReturnType<typeof createRequestMember<R>>;
+}[ExternalAccountRail];
+
 export const createExternalAccountRequestSchema = z
-  .discriminatedUnion('payment_rail', [
-    z
-      .object({ ...commonRequestFields, payment_rail: z.literal('pix'), pix: pixRequestSchema })
-      .strict()
-      .meta({ id: 'CreatePixExternalAccount' }),
-    z
-      .object({ ...commonRequestFields, payment_rail: z.literal('pix_account'), pix_account: pixAccountRequestSchema })
-      .strict()
-      .meta({ id: 'CreatePixAccountExternalAccount' }),
-    z
-      .object({ ...commonRequestFields, payment_rail: z.literal('spei'), spei: speiRequestSchema })
-      .strict()
-      .meta({ id: 'CreateSpeiExternalAccount' }),
-    z
-      .object({ ...commonRequestFields, payment_rail: z.literal('wire'), wire: wireRequestSchema })
-      .strict()
-      .meta({ id: 'CreateWireExternalAccount' }),
-    z
-      .object({ ...commonRequestFields, payment_rail: z.literal('sepa'), sepa: sepaRequestSchema })
-      .strict()
-      .meta({ id: 'CreateSepaExternalAccount' }),
-    z
-      .object({ ...commonRequestFields, payment_rail: z.literal('cvu'), cvu: cvuRequestSchema })
-      .strict()
-      .meta({ id: 'CreateCvuExternalAccount' }),
-  ])
+  .discriminatedUnion(
+    'payment_rail',
+    externalAccountRails.map((rail) => createRequestMember(rail)) as unknown as [
+      CreateRequestMember,
+      ...CreateRequestMember[],
+    ],
+  )
   .meta({
     id: 'CreateExternalAccountRequest',
     description:
-      'Exactly the rail object named by `payment_rail` (pix, pix_account, spei, wire, sepa or cvu): a missing one is ' +
+      `Exactly the rail object named by \`payment_rail\` (${listInProse(externalAccountRails, 'or')}): a missing one is ` +
       '`missing_param`, another rail object is `invalid_param`.',
   });
 
@@ -432,27 +460,25 @@ const commonResponseFields = {
   updated_at: timestampSchema,
 };
 
+function responseMember<R extends ExternalAccountRail>(rail: R) {
+  const shape = { ...commonResponseFields, payment_rail: z.literal(rail), [rail]: railObjectSchemas[rail].response() };
+  return z
+    .object(
+      shape as typeof commonResponseFields & { payment_rail: z.ZodLiteral<R> } & Record<
+          R,
+          ReturnType<RailObjectSchemas[R]['response']>
+        >,
+    )
+    .meta({ id: `${pascalCase(rail)}ExternalAccount` });
+}
+
+type ResponseMember = { [R in ExternalAccountRail]: ReturnType<typeof responseMember<R>> }[ExternalAccountRail];
+
 export const externalAccountSchema = z
-  .discriminatedUnion('payment_rail', [
-    z
-      .object({ ...commonResponseFields, payment_rail: z.literal('pix'), pix: pixSchema })
-      .meta({ id: 'PixExternalAccount' }),
-    z
-      .object({ ...commonResponseFields, payment_rail: z.literal('pix_account'), pix_account: pixAccountSchema })
-      .meta({ id: 'PixAccountExternalAccount' }),
-    z
-      .object({ ...commonResponseFields, payment_rail: z.literal('spei'), spei: speiSchema })
-      .meta({ id: 'SpeiExternalAccount' }),
-    z
-      .object({ ...commonResponseFields, payment_rail: z.literal('wire'), wire: wireSchema })
-      .meta({ id: 'WireExternalAccount' }),
-    z
-      .object({ ...commonResponseFields, payment_rail: z.literal('sepa'), sepa: sepaSchema })
-      .meta({ id: 'SepaExternalAccount' }),
-    z
-      .object({ ...commonResponseFields, payment_rail: z.literal('cvu'), cvu: cvuSchema })
-      .meta({ id: 'CvuExternalAccount' }),
-  ])
+  .discriminatedUnion(
+    'payment_rail',
+    externalAccountRails.map((rail) => responseMember(rail)) as unknown as [ResponseMember, ...ResponseMember[]],
+  )
   .meta({ id: 'ExternalAccount' });
 
 export type ExternalAccountResource = z.input<typeof externalAccountSchema>;

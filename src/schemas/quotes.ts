@@ -23,7 +23,7 @@ import {
   quoteStatuses,
   QuoteType,
 } from '../domain/quotes';
-import { allPaymentRails, blockchains, fiatRails, PaymentRail, railsByCurrency } from '../domain/rails';
+import { allPaymentRails, blockchains, fiatRails, fiatRailsOf, PaymentRail, railsByCurrency } from '../domain/rails';
 import { always, positiveAmountPattern, positiveAmountSchema, timestampSchema } from './common';
 
 const amountSchema = positiveAmountSchema.meta({
@@ -205,7 +205,7 @@ export const createQuoteRequestSchema = z
   .object({
     sender: quoteSideRequest('sender').meta({
       id: 'QuoteSenderRequest',
-      description: 'Pay-in: USD (wire, ach) or EUR (sepa). Payout: USDC or USDT on ethereum or solana.',
+      description: `Pay-in: ${(['USD', 'EUR'] as const).map((currency) => `${currency} (${fiatRailsOf(currency).join(', ')})`).join(' or ')}. Payout: USDC or USDT on ethereum or solana.`,
       ...sideBranches(allCurrencies),
     }),
     receiver: quoteSideRequest('receiver').meta({

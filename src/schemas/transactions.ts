@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { parseBrazilianTaxId } from '../domain/brazil';
 import { allCurrencies } from '../domain/money';
-import { allPaymentRails, blockchains, fiatRails, PaymentRail } from '../domain/rails';
+import { allPaymentRails, blockchains, durationInProse, FiatRail, fiatRails, PaymentRail } from '../domain/rails';
 import {
   depositWindowMs,
   failureReasons,
@@ -378,8 +378,37 @@ const usBank = {
   ...beneficiary,
 };
 const deadlineDescription = Object.entries(depositWindowMs)
-  .map(([rail, ms]) => `${rail} ${ms >= 86_400_000 ? `${ms / 86_400_000} days` : `${ms / 60_000} minutes`}`)
+  .map(([rail, ms]) => `${rail} ${durationInProse(ms)}`)
   .join(', ');
+
+/** Each fiat rail's object in the instructions (its fields are the definition's instructionFields). */
+export const railInstructionSchemas = {
+  pix: z.object({
+    key: z.string(),
+    key_type: z.literal('cnpj'),
+    bank_name: z.string(),
+    copy_paste_code: z.string().meta({ description: 'Pix "copia e cola" (BR Code) with amount and reference.' }),
+    ...beneficiary,
+  }),
+  pix_account: z.object({
+    bank_code: z.string(),
+    branch_code: z.string(),
+    bank_account_number: z.string(),
+    account_type: z.literal('checking'),
+    beneficiary_document: z.string(),
+    bank_name: z.string(),
+    ...beneficiary,
+  }),
+  spei: z.object({ clabe: z.string(), bank_name: z.string(), ...beneficiary }),
+  wire: z.object(usBank),
+  ach: z.object(usBank),
+  sepa: z.object({ iban: z.string(), bic: z.string(), bank_name: z.string(), ...beneficiary }),
+  cvu: z.object({ cvu: z.string(), bank_name: z.string(), ...beneficiary }),
+} satisfies Record<FiatRail, z.ZodObject>;
+
+const optionalRailInstructions = Object.fromEntries(
+  fiatRails.map((rail) => [rail, railInstructionSchemas[rail].optional()]),
+) as { [R in FiatRail]: z.ZodOptional<(typeof railInstructionSchemas)[R]> };
 
 export const senderDepositInstructionsSchema = z
   .object({
@@ -394,31 +423,7 @@ export const senderDepositInstructionsSchema = z
       example: 'TX7K2M9QH4RD',
     }),
     deadline: timestampSchema.meta({ description: `Pay before this; by sender rail: ${deadlineDescription}.` }),
-    pix: z
-      .object({
-        key: z.string(),
-        key_type: z.literal('cnpj'),
-        bank_name: z.string(),
-        copy_paste_code: z.string().meta({ description: 'Pix "copia e cola" (BR Code) with amount and reference.' }),
-        ...beneficiary,
-      })
-      .optional(),
-    pix_account: z
-      .object({
-        bank_code: z.string(),
-        branch_code: z.string(),
-        bank_account_number: z.string(),
-        account_type: z.literal('checking'),
-        beneficiary_document: z.string(),
-        bank_name: z.string(),
-        ...beneficiary,
-      })
-      .optional(),
-    spei: z.object({ clabe: z.string(), bank_name: z.string(), ...beneficiary }).optional(),
-    wire: z.object(usBank).optional(),
-    ach: z.object(usBank).optional(),
-    sepa: z.object({ iban: z.string(), bic: z.string(), bank_name: z.string(), ...beneficiary }).optional(),
-    cvu: z.object({ cvu: z.string(), bank_name: z.string(), ...beneficiary }).optional(),
+    ...optionalRailInstructions,
     ethereum: z
       .object({ address: z.string().meta({ description: 'Send the stablecoin to this address, on this chain.' }) })
       .optional(),

@@ -10,11 +10,10 @@ import {
 } from '../persistence/external-accounts';
 import { parsePixKey, PixKey } from '../domain/brazil';
 import {
-  AccountIdentifiers,
   accountIdentityOf,
-  countryOfRail,
+  countryOfAccount,
+  type ExternalAccountRail,
   ExternalAccountStatus,
-  PaymentRail,
 } from '../domain/external-accounts';
 import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
@@ -32,86 +31,24 @@ export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: 
   return ownedOrNotFound('external account', findExternalAccount, db, partnerId, id);
 }
 
-type RailDetails = { beneficiaryName: string; country: string; details: object; identifiers: AccountIdentifiers };
+type RailDetails = { beneficiaryName: string; details: Record<string, unknown> };
 
-/** The rail object to store and return, what identifies the account, and whom to screen. */
+/** Drops the optional fields the request left out, so that the stored rail object has none of them. */
+const present = (object: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+
+/**
+ * The rail object to store and return, and whom to screen. Pix asks the directory for the holder; the other
+ * rails store the normalised request object.
+ */
 async function railDetailsOf(services: ApiServices, request: CreateExternalAccountRequest): Promise<RailDetails> {
-  switch (request.payment_rail) {
-    case 'pix': {
-      const details = await pixDetailsOf(services, request.pix.key);
-      return {
-        beneficiaryName: details.beneficiary_name,
-        country: countryOfRail('pix'),
-        details,
-        identifiers: { rail: 'pix', key: details.key },
-      };
-    }
-    case 'pix_account': {
-      const account = request.pix_account;
-      return {
-        beneficiaryName: account.beneficiary_name,
-        country: countryOfRail('pix_account'),
-        details: account,
-        identifiers: {
-          rail: 'pix_account',
-          bankCode: account.bank_code,
-          branchCode: account.branch_code,
-          accountNumber: account.bank_account_number,
-        },
-      };
-    }
-    case 'spei': {
-      const { phone_number: phoneNumber, clabe, ...rest } = request.spei;
-      const identifiers: AccountIdentifiers =
-        rest.protocol === 'clabe'
-          ? { rail: 'spei', protocol: 'clabe', clabe: clabe as string }
-          : { rail: 'spei', protocol: 'phonenumber', bankCode: rest.bank_code, phoneNumber: phoneNumber as string };
-      return {
-        beneficiaryName: rest.beneficiary_name,
-        country: countryOfRail('spei'),
-        details: {
-          beneficiary_name: rest.beneficiary_name,
-          protocol: rest.protocol,
-          bank_code: rest.bank_code,
-          ...(clabe !== undefined ? { clabe } : {}),
-          ...(phoneNumber !== undefined ? { phone_number: phoneNumber } : {}),
-          bank_name: rest.bank_name,
-        },
-        identifiers,
-      };
-    }
-    case 'wire': {
-      const wire = request.wire;
-      return {
-        beneficiaryName: wire.beneficiary_name,
-        country: countryOfRail('wire'),
-        details: wire,
-        identifiers: { rail: 'wire', routingNumber: wire.routing_number, accountNumber: wire.bank_account_number },
-      };
-    }
-    case 'sepa': {
-      const sepa = request.sepa;
-      return {
-        beneficiaryName: sepa.beneficiary_name,
-        country: sepa.country,
-        details: sepa,
-        identifiers: { rail: 'sepa', iban: sepa.iban },
-      };
-    }
-    case 'cvu': {
-      const cvu = request.cvu;
-      return {
-        beneficiaryName: cvu.beneficiary_name,
-        country: countryOfRail('cvu'),
-        details: {
-          beneficiary_name: cvu.beneficiary_name,
-          ...(cvu.cvu !== undefined ? { cvu: cvu.cvu } : {}),
-          ...(cvu.cbu !== undefined ? { cbu: cvu.cbu } : {}),
-        },
-        identifiers: { rail: 'cvu', cvu: cvu.cvu, cbu: cvu.cbu },
-      };
-    }
+  if (request.payment_rail === 'pix') {
+    const details = await pixDetailsOf(services, request.pix.key);
+    return { beneficiaryName: details.beneficiary_name, details };
   }
+  const account = (request as unknown as Record<ExternalAccountRail, Record<string, unknown>>)[request.payment_rail];
+  const details = present(account);
+  return { beneficiaryName: String(details.beneficiary_name), details };
 }
 
 function parsedPixKeyOrThrow(raw: string, param = 'pix.key'): PixKey {
@@ -175,16 +112,16 @@ export async function createExternalAccount(
     );
   }
   const rail = await railDetailsOf(services, request);
-  const accountIdentity = accountIdentityOf(rail.identifiers);
+  const accountIdentity = accountIdentityOf(request.payment_rail, rail.details);
   const findExisting = () => findExternalAccountByIdentity(services.prisma, customer.id, accountIdentity);
   // Checked first so that a repeat does not ask screening again; the unique index settles races.
   const known = await findExisting();
   if (known) throw alreadyExists(known);
 
   const screening: ScreeningResult = await services.accountScreening.screen({
-    paymentRail: request.payment_rail as PaymentRail,
+    paymentRail: request.payment_rail,
     beneficiaryName: rail.beneficiaryName,
-    country: rail.country,
+    country: countryOfAccount(request.payment_rail, rail.details),
   });
   const status: ExternalAccountStatus = screening.outcome;
   const now = new Date();

@@ -2,7 +2,7 @@
 // (opens in a spreadsheet as is) or JSON, streamed a batch at a time (docs/reconciliation.md has the columns).
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import { type Currency, Money } from '../domain/money';
+import { Money, currencyOf } from '../domain/money';
 import type { Db } from '../persistence/database';
 import { settlementBatch, type SettlementRow } from '../persistence/reports';
 import { type SettlementReportColumn, settlementReportColumns } from '../schemas/reports';
@@ -16,7 +16,7 @@ export const settlementColumns = Object.keys(settlementReportColumns) as Settlem
 export type SettlementReportRow = Record<SettlementReportColumn, string | null>;
 
 const amount = (currency: string | null, value: { toString(): string } | null) =>
-  currency && value !== null ? Money.of(currency as Currency, value.toString()).toString() : null;
+  currency && value !== null ? Money.of(currencyOf(currency), value.toString()).toString() : null;
 
 /**
  * A row as reported. Fees are what the transaction kept, as the ledger has them: the quote's when it completed, 0

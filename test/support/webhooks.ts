@@ -4,7 +4,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { newId } from '../../src/domain/ids';
 import type { EventType } from '../../src/events';
 import { NewEvent, recordEvent } from '../../src/persistence/events';
-import type { PrismaClient } from '../../src/persistence/database';
+import { type PrismaClient, withDatabaseTransaction } from '../../src/persistence/database';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import type { Harness, TestPartner } from './harness';
 import type { ReceivedWebhook } from './webhook-receiver';
@@ -66,7 +66,7 @@ export async function recordPayoutEvent(
     resourceStatus: status,
     resource: { id: payoutId, status, amount: '10.00', currency: 'USDC' },
   };
-  return recordEvent(prisma, event);
+  return withDatabaseTransaction(prisma, (tx) => recordEvent(tx, event));
 }
 
 export { newId };

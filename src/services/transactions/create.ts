@@ -134,7 +134,7 @@ function amountsFor(
     throw new ApiError('quote_amount_mismatch', `${missing.param}: ${missing.message}.`);
   }
   const terms = termsOf(quote);
-  const currency = (given.side === 'sender' ? terms.sender.currency : terms.receiver.currency) as Currency;
+  const currency = given.side === 'sender' ? terms.sender.currency : terms.receiver.currency;
   const problem = amountTextProblem(given.text, currency);
   if (problem) throw new ApiError('quote_amount_mismatch', `${given.param}: ${problem}.`);
   return priceWithinRanges(

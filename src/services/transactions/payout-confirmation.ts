@@ -1,6 +1,10 @@
 // POST /v1/payout/confirm: the stablecoin of a payout awaiting it was sent; it counts as the payout's deposit.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { newId } from '../../domain/ids';
+import { idFromReference, newId } from '../../domain/ids';
+import type { ErrorCode as ApiErrorCode } from '../../http/error-codes';
+import { findTransactionDeposit } from '../../persistence/transactions';
+import type { TransferVerdict } from '../../providers/evm/token-transfers';
+import { ProviderUnavailableError } from '../../providers/unavailable';
 import type { Blockchain } from '../../domain/rails';
 import { amountsOf, SandboxSimulation } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
@@ -16,6 +20,45 @@ import { receiveDepositUpdate, settlementRefusals } from '../../../workflows/set
 import { findTransactionOrThrow } from './find';
 
 // ---- payouts: the partner says the stablecoin was sent ----
+
+/** What each verdict of the chain other than `confirmed` answers (422, its own code each). */
+const refusedVerdicts: Record<Exclude<TransferVerdict['state'], 'confirmed'>, [ApiErrorCode, string]> = {
+  not_found: ['tx_hash_not_found', 'the chain has no transaction with this hash'],
+  pending: ['tx_hash_not_confirmed', 'the transaction is not in enough blocks yet; confirm again once it is'],
+  failed: ['tx_hash_failed', 'the transaction reverted: it moved nothing'],
+  wrong_token: ['tx_hash_wrong_token', 'the transaction moved none of the payout’s stablecoin'],
+  wrong_recipient: ['tx_hash_wrong_recipient', 'the stablecoin did not go to the payout’s deposit address'],
+  amount_too_low: ['tx_hash_amount_too_low', 'less than the payout’s amount arrived'],
+};
+
+/**
+ * The transfer behind `hash`, checked on the chain's node: its deposit id (from the chain and the hash, so the
+ * hash names one deposit across all payouts), or a refusal.
+ */
+async function checkedOnChain(
+  services: ApiServices,
+  row: TransactionRow,
+  chain: Blockchain,
+  hash: string,
+): Promise<{ depositId: string }> {
+  const depositId = idFromReference('deposit', chain, hash);
+  const used = await findTransactionDeposit(services.prisma, depositId);
+  if (used && used.transactionId !== row.id) {
+    throw new ApiError('tx_hash_already_used', `tx_hash already funded another payout (${used.transactionId}).`);
+  }
+  let verdict: TransferVerdict;
+  try {
+    verdict = await services.chainTransferVerifier.verify({ chain, hash, minimum: amountsOf(row).sender });
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) {
+      throw ApiError.unavailable(`The ${chain} node could not be asked about tx_hash; retry shortly.`);
+    }
+    throw error;
+  }
+  if (verdict.state === 'confirmed') return { depositId };
+  const [code, why] = refusedVerdicts[verdict.state];
+  throw new ApiError(code, `tx_hash: ${why}.`);
+}
 
 function cannotBeConfirmed(row: TransactionRow, status: string): ApiError {
   return new ApiError(
@@ -34,8 +77,11 @@ const txHashPatterns: Record<Blockchain, RegExp> = {
  * payout's deposit of exactly the amount sent for (the workflow's receiveDeposit update, so a confirm
  * racing a cancel or the deadline has one outcome): the payout moves to processing. Only payouts are
  * confirmed: a pay-in, and fiat to fiat (a pay-in to partners), answer payin_cannot_be_confirmed.
- * Production has no chain watcher to verify the transfer yet, so it answers 503 rather than pay out
- * on the partner's word.
+ * On a chain whose node is configured (ChainTransferVerifier: ethereum) the hash is checked there first: a
+ * confirmed transfer of the payout's token to its deposit address for at least the amount, never counted for two
+ * payouts (the deposit's provider reference is the hash); each other verdict is refused with its own code. A chain
+ * without a configured node is taken on the hash's form in the sandbox and refused (503) in production, rather than
+ * pay out on the partner's word.
  */
 export async function confirmPayout(
   services: ApiServices,
@@ -57,13 +103,17 @@ export async function confirmPayout(
       `tx_hash is not a ${chain} transaction hash; the payout's stablecoin is on ${chain}.`,
     );
   }
-  if (services.config.appEnv !== 'sandbox') {
+  const checked = services.chainTransferVerifier.collectionAddress(chain) !== null;
+  if (!checked && services.config.appEnv !== 'sandbox') {
     throw ApiError.unavailable(
       'No chain watcher is connected to verify the transfer yet; the payout still awaits its stablecoin.',
     );
   }
+  const hash = body.tx_hash.toLowerCase();
+  const credit = checked ? await checkedOnChain(services, row, chain, hash) : null;
   const input: DepositInput = {
-    depositId: newId(),
+    depositId: credit?.depositId ?? newId(),
+    ...(credit ? { provider: chain, providerReference: hash } : {}),
     amount: amountsOf(row).sender.toString(),
     senderName: null,
     reference: body.tx_hash,

@@ -3,7 +3,7 @@
 import { idFromReference } from '../../domain/ids';
 import { idOfThisRequest } from '../../request-context';
 import { toTransaction } from '../../presenters/transactions';
-import { amountTextProblem, Currency, Money } from '../../domain/money';
+import { amountTextProblem, Money, currencyOf } from '../../domain/money';
 import type { Blockchain, FiatRail } from '../../domain/rails';
 import { decideVirtualAccountDeposit } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
@@ -101,7 +101,7 @@ async function writeVirtualAccountPayIn(
     senderName: credit.senderName,
   });
   const rail = virtualAccountRails[account.senderCurrency] as FiatRail;
-  const receiver = { currency: account.receiverCurrency as Currency, paymentRail: account.wallet.chain as Blockchain };
+  const receiver = { currency: currencyOf(account.receiverCurrency), paymentRail: account.wallet.chain as Blockchain };
   const terms = await lockTerms(services.rateProvider, services.config.quoteServiceFeeBps, {
     type: 'payin',
     sender: { currency: credit.amount.currency, paymentRail: rail },
@@ -164,7 +164,7 @@ export async function receiveSandboxVirtualAccountDeposit(
   body: { amount: string; sender_name: string; reference?: string; provider_reference?: string },
 ): Promise<TransactionResource> {
   const account = await findVirtualAccountOrThrow(services.prisma, partnerId, virtualAccountId);
-  const currency = account.senderCurrency as Currency;
+  const currency = currencyOf(account.senderCurrency);
   const problem = amountTextProblem(body.amount, currency);
   if (problem) throw ApiError.invalidParam('amount', problem);
   return receiveVirtualAccountDeposit(services, account, {

@@ -1,0 +1,69 @@
+// A local EVM node (Anvil, from the @foundry-rs/anvil package's platform binary) for the sandbox chain: started on a
+// free loopback port with the sandbox seed, the tokens deployed at their fixed addresses (src/providers/evm/
+// sandbox-chain.ts). Blocks are mined on each transaction (tests) or every `blockTimeSeconds` (dev).
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { deploySandboxTokens, SANDBOX_CHAIN_MNEMONIC, type SandboxToken } from '../../src/providers/evm/sandbox-chain';
+import { freePort } from './ports';
+import { waitUntil } from './wait';
+
+export interface LocalAnvil {
+  rpcUrl: string;
+  chainId: number;
+  tokens: Record<SandboxToken, `0x${string}`>;
+  stop(): Promise<void>;
+}
+
+/** The platform binary npm installed beside @foundry-rs/anvil (its install script, which would download one, is denied). */
+export function anvilBinary(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const packageJson = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
+  return path.join(path.dirname(packageJson), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+}
+
+const CHAIN_ID = 31337;
+
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(2_000),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+export async function startAnvil(options: { blockTimeSeconds?: number } = {}): Promise<LocalAnvil> {
+  const port = await freePort();
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(CHAIN_ID)];
+  args.push('--mnemonic', SANDBOX_CHAIN_MNEMONIC, '--accounts', '4', '--silent');
+  if (options.blockTimeSeconds) args.push('--block-time', String(options.blockTimeSeconds));
+  const child: ChildProcess = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  const up = await waitUntil(async () => Number(await rpc(rpcUrl, 'eth_chainId')) === CHAIN_ID, 15_000, 100);
+  if (!up) {
+    await stop();
+    throw new Error(`anvil did not answer on ${rpcUrl}: ${stderr}`);
+  }
+  try {
+    const tokens = await deploySandboxTokens(rpcUrl);
+    return { rpcUrl, chainId: CHAIN_ID, tokens, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Anvil's snapshot of the whole chain state, and the revert to it (test files share one node). */
+export const snapshotChain = async (rpcUrl: string) => (await rpc(rpcUrl, 'evm_snapshot')) as string;
+export const revertChain = async (rpcUrl: string, id: string) => (await rpc(rpcUrl, 'evm_revert', [id])) as boolean;

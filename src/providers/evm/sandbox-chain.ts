@@ -1,0 +1,83 @@
+// The sandbox chain: a local EVM node (Anvil) with the sandbox's USDC and USDT, OpenZeppelin ERC-20s with 6 decimals
+// (contracts/SandboxStablecoin.sol, compiled by `npm run contracts:build` into artifacts/), deployed by the sandbox
+// treasury as its first two transactions, so they live at the same addresses on every fresh node.
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  getContractAddress,
+  http,
+  type PublicClient,
+  type WalletClient,
+} from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import artifact from './artifacts/SandboxStablecoin.json';
+
+/**
+ * The sandbox's HD seed (BIP-39 words of the first 16 bytes of sha256("payments-api sandbox chain"); BIP-44 path
+ * m/44'/60'/0'/0/i): public on purpose, it guards nothing but the local node's test coin. Anvil is started with it,
+ * so the accounts it funds with ether are these, and any wallet tool recovers them from the words.
+ */
+export const SANDBOX_CHAIN_MNEMONIC =
+  'session night polar hope update license monitor health online lonely supreme treat';
+
+/** The sandbox treasury (account 0): deploys the tokens, owns them (only it mints), pays gas for sends. */
+export const sandboxTreasury = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 0 });
+
+export const sandboxStablecoinAbi = artifact.abi as typeof artifact.abi;
+export const sandboxStablecoinBytecode = artifact.bytecode as `0x${string}`;
+
+export type SandboxToken = 'USDC' | 'USDT';
+
+/** Where each token is: the treasury's contract creations with nonce 0 (USDC) and 1 (USDT). */
+export function sandboxTokenAddresses(): Record<SandboxToken, Address> {
+  const from = sandboxTreasury().address;
+  return {
+    USDC: getContractAddress({ from, nonce: 0n }),
+    USDT: getContractAddress({ from, nonce: 1n }),
+  };
+}
+
+export function sandboxChainClients(rpcUrl: string): { publicClient: PublicClient; walletClient: WalletClient } {
+  const transport = http(rpcUrl, { timeout: 10_000, retryCount: 0 });
+  return {
+    publicClient: createPublicClient({ chain: foundry, transport }),
+    walletClient: createWalletClient({ chain: foundry, transport, account: sandboxTreasury() }),
+  };
+}
+
+/**
+ * Deploys USDC then USDT from the treasury on a fresh node (nonces 0 and 1), or checks they are there already (a
+ * node restarted from its state). Throws when the treasury has sent anything else first: the addresses would differ.
+ */
+export async function deploySandboxTokens(rpcUrl: string): Promise<Record<SandboxToken, Address>> {
+  const { publicClient, walletClient } = sandboxChainClients(rpcUrl);
+  const treasury = sandboxTreasury();
+  const expected = sandboxTokenAddresses();
+  const tokens: Array<[SandboxToken, string]> = [
+    ['USDC', 'USD Coin (sandbox)'],
+    ['USDT', 'Tether USD (sandbox)'],
+  ];
+  for (const [index, [symbol, name]] of tokens.entries()) {
+    const code = await publicClient.getCode({ address: expected[symbol] });
+    if (code && code !== '0x') continue;
+    const nonce = await publicClient.getTransactionCount({ address: treasury.address });
+    if (nonce !== index) throw new Error(`sandbox treasury nonce is ${nonce}; ${symbol} must be its creation ${index}`);
+    const hash = await walletClient.deployContract({
+      abi: sandboxStablecoinAbi,
+      bytecode: sandboxStablecoinBytecode,
+      args: [name, symbol, treasury.address],
+      account: treasury,
+      chain: foundry,
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
+    if (receipt.contractAddress?.toLowerCase() !== expected[symbol].toLowerCase()) {
+      throw new Error(`${symbol} deployed at ${receipt.contractAddress}, expected ${expected[symbol]}`);
+    }
+  }
+  return expected;
+}
+
+/** The sandbox's collection address on its chain (account 1): where payouts' stablecoin is sent. */
+export const sandboxCollectionAddress = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 1 }).address;
