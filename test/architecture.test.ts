@@ -1,9 +1,13 @@
 // The layers of the code, checked by dependency-cruiser against the rules of .dependency-cruiser.cjs:
 // no import cycle in src/, workflows/ and activities/; src/domain without I/O; presenters pure;
 // activities below the HTTP side; schemas without the ledger; workflows deterministic; the database reached only
-// through src/persistence.
+// through src/persistence (an import rule: nothing else imports @prisma/*, pg, kysely or src/persistence/generated).
+// Every path a rule names must exist, or the rule would check nothing. Two line checks complement the import
+// rules where imports cannot see: a client handed to a service (typed by a src/persistence re-export) used for a
+// query there, and a database transaction opened anywhere but withDatabaseTransaction.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
@@ -30,6 +34,45 @@ function cruise(): { violations: Violation[]; modules: string[] } {
   );
   const report = JSON.parse(output) as { summary: { violations: Violation[] }; modules: Array<{ source: string }> };
   return { violations: report.summary.violations, modules: report.modules.map((module) => module.source) };
+}
+
+interface RuleEnd {
+  path?: string | string[];
+  pathNot?: string | string[];
+}
+interface Rule {
+  name: string;
+  from: RuleEnd;
+  to: RuleEnd;
+}
+
+/** Every path pattern of every rule of .dependency-cruiser.cjs, with the rule naming it. */
+function rulePatterns(): Array<{ rule: string; pattern: string }> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const config = require(path.join(root, '.dependency-cruiser.cjs')) as { forbidden: Rule[] };
+  const listed = (value: string | string[] | undefined) => (value === undefined ? [] : [value].flat());
+  return config.forbidden.flatMap((rule) =>
+    [rule.from, rule.to].flatMap((end) =>
+      [...listed(end.path), ...listed(end.pathNot)].map((pattern) => ({ rule: rule.name, pattern })),
+    ),
+  );
+}
+
+/** The files of the repository's folders, as dependency-cruiser names them (relative, with `/`). */
+function filesUnder(folder: string): string[] {
+  return readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+}
+
+/** The installed packages, as `node_modules/<name>/` (scoped ones as `node_modules/@scope/<name>/`). */
+function installedPackages(): string[] {
+  const top = readdirSync(path.join(root, 'node_modules')).filter((name) => !name.startsWith('.'));
+  return top.flatMap((name) =>
+    name.startsWith('@')
+      ? readdirSync(path.join(root, 'node_modules', name)).map((inner) => `node_modules/${name}/${inner}/`)
+      : [`node_modules/${name}/`],
+  );
 }
 
 const describeViolation = (violation: Violation) =>
@@ -86,6 +129,21 @@ describe('architecture', () => {
           .map(({ at, line }) => `${at}: ${line.trim()}`),
       );
     expect(offenders).toEqual([]);
+  });
+
+  it('names in every rule only paths that exist (a rule about a removed module would check nothing)', () => {
+    // A pattern names a Node.js module, an installed package, or a file of the repository: each must match one.
+    const candidates = [
+      ...builtinModules,
+      ...installedPackages(),
+      ...['src', 'workflows', 'activities', 'test', 'scripts'].flatMap(filesUnder),
+    ];
+    const patterns = rulePatterns();
+    expect(patterns.length).toBeGreaterThan(20);
+    const unmatched = patterns.filter(
+      ({ pattern }) => !candidates.some((candidate) => new RegExp(pattern).test(candidate)),
+    );
+    expect(unmatched).toEqual([]);
   });
 
   it('breaks no layering rule in src/, workflows/ and activities/', () => {

@@ -5,8 +5,6 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
-export const MAINTENANCE_INTERVAL = '1 hour';
-
 const { purgeExpiredIdempotencyKeys, purgeStartedWorkflowIntents, purgeExpiredRateLimits, purgeExpiredEvents } =
   proxyActivities<Activities>({
     startToCloseTimeout: '5 minutes',

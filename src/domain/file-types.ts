@@ -31,8 +31,6 @@ const signatures: { mime: string; extension: string; matches: (bytes: Buffer) =>
   },
 ];
 
-export const acceptedFileTypes = signatures.map((signature) => signature.mime);
-
 export function detectFileType(bytes: Buffer): DetectedFileType | null {
   const found = signatures.find((signature) => signature.matches(bytes));
   return found ? { mime: found.mime, extension: found.extension } : null;

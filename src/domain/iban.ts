@@ -10,7 +10,6 @@ export const sepaCountries = [
   'ITA', 'LVA', 'LIE', 'LTU', 'LUX', 'MLT', 'MCO', 'NLD', 'NOR', 'POL', 'PRT', 'ROU', 'SMR', 'SVK', 'SVN', 'ESP',
   'SWE', 'CHE', 'GBR', 'VAT',
 ] as const;
-export type SepaCountry = (typeof sepaCountries)[number];
 
 export type IbanCheck = { ok: true; iban: string; countryAlpha2: string } | { ok: false; reason: string };
 

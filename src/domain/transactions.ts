@@ -183,10 +183,6 @@ export function payoutReturnRefusal(
   return null;
 }
 
-/** Why a deposit went back to the sender. */
-export type DepositReturnReason =
-  'amount_mismatch' | 'not_awaiting_deposit' | 'third_party_sender' | 'virtual_account_not_active';
-
 /**
  * What happens to a deposit that names a transaction:
  * - settle: the transaction takes it and settles (`processing`, then `completed`).

@@ -93,13 +93,6 @@ export const webhookDeliveries = new Counter({
 for (const outcome of ['succeeded', 'failed']) webhookAttempts.labels(outcome).inc(0);
 for (const outcome of ['succeeded', 'failed', 'cancelled']) webhookDeliveries.labels(outcome).inc(0);
 
-/** Final statuses a settlement activity moves a transaction to. */
-const finalStatuses = new Set(['completed', 'failed', 'refunded', 'cancelled']);
-
-export function isFinalTransactionStatus(status: string): boolean {
-  return finalStatuses.has(status);
-}
-
 /** A gauge whose value is read when Prometheus scrapes (database state, pool counts). */
 export function scrapedGauge<L extends string>(
   name: string,

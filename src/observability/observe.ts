@@ -8,12 +8,12 @@ import {
   type MonitoringSnapshot,
 } from '../persistence/monitoring';
 import { discrepancyKinds, isSkipped, reconciliationChecks } from '../domain/reconciliation';
+import { isFinal, type TransactionStatus, transactionStatuses } from '../domain/transactions';
 import { type LatestReconciliation, readLatestReconciliations } from '../persistence/reconciliation';
 import {
   depositToCompleted,
   httpServerDuration,
   idempotentReplays,
-  isFinalTransactionStatus,
   metricsEnabled,
   rateLimitedRequests,
   scrapedCounter,
@@ -43,6 +43,16 @@ export function observeRequest(request: FinishedRequest): void {
 }
 
 /**
+ * Where a settlement ends, for payments_settlements_finished_total: a status with no way out (src/domain/transactions.ts),
+ * or `completed` (which a payout return may leave days later, workflows/payout-return.ts: the settlement itself is
+ * over).
+ */
+function endsSettlement(status: string): boolean {
+  if (status === 'completed') return true;
+  return (transactionStatuses as readonly string[]).includes(status) && isFinal(status as TransactionStatus);
+}
+
+/**
  * A transaction's status changed inside a settlement step (counted when the step runs, so a step retried after a
  * rollback counts again: rare, and the ledger and events stay exact).
  */
@@ -50,7 +60,7 @@ export async function observeTransactionStatus(
   tx: DatabaseTransaction,
   row: { id: string; type: string; status: string },
 ): Promise<void> {
-  if (!isFinalTransactionStatus(row.status)) return;
+  if (!endsSettlement(row.status)) return;
   settlementsFinished.labels(row.type, row.status).inc();
   if (row.status !== 'completed' || !metricsEnabled()) return;
   const seconds = await secondsSinceDeposit(tx, row.id);

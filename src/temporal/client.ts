@@ -63,6 +63,8 @@ export async function ensureSearchAttributes(
 
 /** The hourly housekeeping schedule (docs/operations.md "Operating workflows"). */
 export const MAINTENANCE_SCHEDULE_ID = 'maintenance';
+/** How often the schedule starts workflows/maintenance.ts. */
+const MAINTENANCE_INTERVAL = '1 hour';
 
 /**
  * Creates the maintenance Schedule unless it exists (called by every worker at start-up; an operator's pause or
@@ -72,7 +74,7 @@ export async function ensureMaintenanceSchedule(client: Client, taskQueue: strin
   try {
     await client.schedule.create({
       scheduleId: MAINTENANCE_SCHEDULE_ID,
-      spec: { intervals: [{ every: '1 hour' }] },
+      spec: { intervals: [{ every: MAINTENANCE_INTERVAL }] },
       action: {
         type: 'startWorkflow',
         workflowType: 'maintenanceWorkflow',

@@ -3,8 +3,8 @@
 // partners and call the API as them.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -27,7 +27,7 @@ import { createWorker } from '../../src/temporal/worker';
 import { OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { WorkflowStartRelay } from '../../src/temporal/workflow-start-relay';
 import { watchForHangs } from './hang-report';
-import { workflowBundlePath } from './paths';
+import { openApiDocumentCache, workflowBundlePath } from './paths';
 
 export interface TestPartner {
   partnerId: string;
@@ -90,6 +90,27 @@ async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
       if (attempt >= 4 || !/did not start within/.test(String((error as Error).message))) throw error;
     }
   }
+}
+
+/**
+ * The OpenAPI document the responses are checked against. Building it takes 0.5-1 s of CPU (zod to JSON Schema for
+ * every route), in every test file; the code cannot change during a jest run, so the first file to need a document
+ * (per environment and base URL) writes it for the others. The global set-up empties the folder at each run's start.
+ */
+function openApiDocumentOf(config: AppConfig): object {
+  const key = createHash('sha256').update(`${config.appEnv} ${config.publicBaseUrl}`).digest('hex').slice(0, 16);
+  const file = path.join(openApiDocumentCache, `${key}.json`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as object;
+  } catch {
+    // Not written yet in this run.
+  }
+  const document = buildOpenApiDocument(routesOf(allRoutes, config.appEnv), config);
+  // Written whole under another name and renamed: a file reading it at the same time sees all of it or nothing.
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, JSON.stringify(document));
+  renameSync(partial, file);
+  return document;
 }
 
 /** Limits and bounds of every test environment: the harness's and the service processes' (service-processes.ts). */
@@ -194,7 +215,7 @@ export async function startHarness(
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
     ...providers,
   };
-  const conformance = new OpenApiConformance(buildOpenApiDocument(routesOf(allRoutes, config.appEnv), config) as never);
+  const conformance = new OpenApiConformance(openApiDocumentOf(config) as never);
   const server = createApp(services, allRoutes, { onResponse: (ctx) => conformance.check(ctx) }).callback();
   const http = request.agent(server);
 

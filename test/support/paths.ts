@@ -2,4 +2,6 @@ import path from 'node:path';
 
 export const projectRoot = path.resolve(__dirname, '..', '..');
 export const workflowBundlePath = path.join(projectRoot, '.cache', 'test', 'workflow-bundle.js');
+/** The OpenAPI documents the harnesses of one jest run share (harness.ts openApiDocumentOf). */
+export const openApiDocumentCache = path.join(projectRoot, '.cache', 'test', 'openapi');
 export const testArtifactsDir = path.join(projectRoot, 'test-artifacts');
