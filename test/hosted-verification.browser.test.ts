@@ -21,6 +21,16 @@ const docsImagesDir = path.join(projectRoot, 'docs', 'images', 'hosted');
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const phone = { viewport: { width: 360, height: 780 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
 
+/**
+ * Runs `action`, which makes the page navigate (a form posted, a link followed), and waits for the next document to
+ * have loaded: the URL alone cannot tell, when the one before already matched (two uploads in a row).
+ */
+async function navigating(page: Page, url: RegExp, action: () => Promise<unknown>): Promise<void> {
+  const loaded = page.waitForEvent('load');
+  await Promise.all([page.waitForURL(url), action()]);
+  await loaded;
+}
+
 let harness: Harness;
 let server: Server;
 let browser: Browser;
@@ -212,7 +222,7 @@ it('a person completes verification on a 360 px phone, in Portuguese, under the 
     buffer: await documentPhoto(),
   });
   await expect(identity.locator('.preview img').getAttribute('alt')).resolves.toBe('Prévia da imagem escolhida');
-  await Promise.all([page.waitForURL(/notice=document_uploaded/), identity.locator('button[type=submit]').click()]);
+  await navigating(page, /notice=document_uploaded/, () => identity.locator('button[type=submit]').click());
   await expect(page.locator('[role=status]').innerText()).resolves.toBe('Documento enviado.');
   await expect(page.locator('#step-identity .badge').innerText()).resolves.toBe('Recebido');
   expect(await page.locator('#done-title').innerText()).toBe('Concluído');
@@ -225,12 +235,12 @@ it('a person completes verification on a 360 px phone, in Portuguese, under the 
   await address.locator('input[type=file]').focus();
   await page.keyboard.press('Tab');
   expect(await page.evaluate('document.activeElement.textContent')).toBe('Enviar documento');
-  await Promise.all([page.waitForURL(/notice=document_uploaded/), page.keyboard.press('Enter')]);
+  await navigating(page, /notice=document_uploaded/, () => page.keyboard.press('Enter'));
   await expect(page.locator('.progress p').innerText()).resolves.toBe('2 de 2 etapas obrigatórias concluídas');
 
   // Submit, by keyboard too.
   await page.getByRole('button', { name: 'Enviar para verificação' }).focus();
-  await Promise.all([page.waitForURL(/notice=submitted/), page.keyboard.press('Enter')]);
+  await navigating(page, /notice=submitted/, () => page.keyboard.press('Enter'));
   await expect(page.locator('[role=status]').innerText()).resolves.toBe('Enviado: seus documentos estão em análise.');
   await expect(page.locator('#status').innerText()).resolves.toBe('Em análise');
   await expect(page.locator('.next p').first().innerText()).resolves.toContain('Seus documentos estão em análise');
@@ -288,7 +298,7 @@ it('a partially rejected customer sees only the rejected item, with its reason, 
   const page = await context.newPage();
   await page.goto(`${baseUrl}${pathOf(reopened.verification.verification_link)}`);
   await expect(page.locator('h1').innerText()).resolves.toBe('Verificação de identidade');
-  await Promise.all([page.waitForURL(/lang=es/), page.getByRole('link', { name: 'Español' }).click()]);
+  await navigating(page, /lang=es/, () => page.getByRole('link', { name: 'Español' }).click());
   expect(await page.getAttribute('html', 'lang')).toBe('es');
   await expect(page.locator('#status').innerText()).resolves.toBe('Hay que reemplazar algunos elementos');
 
@@ -317,13 +327,12 @@ it('a partially rejected customer sees only the rejected item, with its reason, 
     .locator('input[type=file]')
     .setInputFiles({ name: 'factura.pdf', mimeType: 'application/pdf', buffer: files.pdf });
   await expect(todo.locator('.preview p').innerText()).resolves.toMatch(/^factura\.pdf \(\d+ KB\)$/);
-  await Promise.all([page.waitForURL(/notice=document_uploaded/), todo.locator('button[type=submit]').click()]);
+  await navigating(page, /notice=document_uploaded/, () => todo.locator('button[type=submit]').click());
   await expect(page.locator('[role=status]').innerText()).resolves.toBe('Documento subido.');
   await expect(page.locator('#step-proof-of-address .badge').innerText()).resolves.toBe('Recibido');
-  await Promise.all([
-    page.waitForURL(/notice=submitted/),
+  await navigating(page, /notice=submitted/, () =>
     page.getByRole('button', { name: 'Enviar para verificación' }).click(),
-  ]);
+  );
   await expect(page.locator('#status').innerText()).resolves.toBe('En revisión');
   await expect(page.locator('[role=status]').innerText()).resolves.toBe('Enviado: tus documentos están en revisión.');
   expect((await customerNow(branded, customer.id)).status).toBe('under_review');
@@ -355,7 +364,7 @@ it('works without JavaScript, in English and the neutral design of a partner wit
   await identity
     .locator('input[type=file]')
     .setInputFiles({ name: 'id-front.jpg', mimeType: 'image/jpeg', buffer: files.jpeg });
-  await Promise.all([page.waitForURL(/notice=document_uploaded/), identity.locator('button[type=submit]').click()]);
+  await navigating(page, /notice=document_uploaded/, () => identity.locator('button[type=submit]').click());
   // Half of a national ID: the page says what arrived and preselects the missing side.
   await expect(page.locator('#step-identity .received').innerText()).resolves.toBe(
     'Received: National ID card (front).',
@@ -365,14 +374,13 @@ it('works without JavaScript, in English and the neutral design of a partner wit
   await page
     .locator('#step-identity input[type=file]')
     .setInputFiles({ name: 'id-back.jpg', mimeType: 'image/jpeg', buffer: files.jpeg });
-  await Promise.all([page.waitForURL(/notice=document_uploaded/), page.locator('#step-identity form button').click()]);
+  await navigating(page, /notice=document_uploaded/, () => page.locator('#step-identity form button').click());
   await expect(page.locator('#step-identity .badge').innerText()).resolves.toBe('Received');
 
   // Submitting too early names what is missing.
-  await Promise.all([
-    page.waitForURL(/error=documents_missing/),
+  await navigating(page, /error=documents_missing/, () =>
     page.getByRole('button', { name: 'Submit for verification' }).click(),
-  ]);
+  );
   await expect(page.locator('[role=alert]').innerText()).resolves.toBe(
     'Upload the missing documents before submitting: Proof of address.',
   );
@@ -380,11 +388,10 @@ it('works without JavaScript, in English and the neutral design of a partner wit
   await address
     .locator('input[type=file]')
     .setInputFiles({ name: 'bill.pdf', mimeType: 'application/pdf', buffer: files.pdf });
-  await Promise.all([page.waitForURL(/notice=document_uploaded/), address.locator('button[type=submit]').click()]);
-  await Promise.all([
-    page.waitForURL(/notice=submitted/),
+  await navigating(page, /notice=document_uploaded/, () => address.locator('button[type=submit]').click());
+  await navigating(page, /notice=submitted/, () =>
     page.getByRole('button', { name: 'Submit for verification' }).click(),
-  ]);
+  );
   await expect(page.locator('#status').innerText()).resolves.toBe('Under review');
   expect((await customerNow(plain, customer.id)).status).toBe('under_review');
   // (axe-core needs script in the page: the same markup is checked with it in the tests above.)
