@@ -58,7 +58,8 @@ export class HttpClient {
     return new HttpClient(this.port, { ...this.defaultHeaders, ...headers });
   }
 
-  send(request: HttpRequest): Promise<HttpOutcome> {
+  send(given: HttpRequest): Promise<HttpOutcome> {
+    const request = boundedStream(given);
     const started = Date.now();
     const headers: Record<string, string> = { ...this.defaultHeaders, ...request.headers };
     let payload: Buffer | undefined;
@@ -214,4 +215,15 @@ export function errorShapeProblem(response: HttpResponse): string | null {
 
 export function isResponse(outcome: HttpOutcome): outcome is HttpResponse {
   return outcome.kind === 'response';
+}
+
+/** The live event stream answers until its `max_seconds`: every chaos request to it asks for the shortest (1 s). */
+const STREAM_PATH = '/v1/events/stream';
+
+function boundedStream(request: HttpRequest): HttpRequest {
+  if (!request.path.startsWith(STREAM_PATH)) return request;
+  const [pathname, query = ''] = request.path.split(/\?(.*)/s, 2) as [string, string?];
+  if (pathname !== STREAM_PATH) return request;
+  const kept = query.split('&').filter((pair) => pair !== '' && !/^max_seconds(=|$)/i.test(pair));
+  return { ...request, path: `${pathname}?${[...kept, 'max_seconds=1'].join('&')}` };
 }

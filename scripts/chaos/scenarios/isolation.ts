@@ -27,6 +27,8 @@ function idsForField(field: string, world: PartnerWorld): string[] | undefined {
     quote_id: [world.quoteId, world.fiatToFiatQuoteId, world.payoutQuoteId],
     transaction_id: [world.transactionId],
     event_resource_id: [world.approvedCustomerId, world.externalAccountId, world.virtualAccountId],
+    // The event stream resumes after an event: another partner's must answer as an unknown one.
+    last_event_id: [world.eventId],
   };
   return byField[field];
 }
