@@ -8,6 +8,7 @@ import { compileSandboxStablecoin } from '../scripts/lib/contracts';
 import { type LocalAnvil, revertChain, snapshotChain, startAnvil } from '../scripts/lib/anvil';
 import {
   SANDBOX_CHAIN_MNEMONIC,
+  mintSandboxStablecoin,
   sandboxChainClients,
   sandboxStablecoinAbi,
   sandboxStablecoinBytecode,
@@ -115,17 +116,8 @@ describe('a token transfer someone claims to have made, read on chain (verifyTok
   }
 
   beforeAll(async () => {
-    const { publicClient, walletClient } = sandboxChainClients(anvil.rpcUrl);
     for (const token of ['USDC', 'USDT'] as const) {
-      const hash = await walletClient.writeContract({
-        address: anvil.tokens[token],
-        abi: sandboxStablecoinAbi,
-        functionName: 'mint',
-        args: [sender.address, parseUnits('1000', 6)],
-        account: sandboxTreasury(),
-        chain: foundry,
-      });
-      await publicClient.waitForTransactionReceipt({ hash });
+      await mintSandboxStablecoin(anvil.rpcUrl, token, sender.address, parseUnits('1000', 6));
     }
   });
 

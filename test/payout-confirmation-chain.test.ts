@@ -8,10 +8,9 @@ import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { EvmTransferVerifier } from '../src/providers/chain-verification';
 import {
   SANDBOX_CHAIN_MNEMONIC,
+  mintSandboxStablecoin,
   sandboxChainClients,
   sandboxCollectionAddress,
-  sandboxStablecoinAbi,
-  sandboxTreasury,
 } from '../src/providers/evm/sandbox-chain';
 import { Money } from '../src/domain/money';
 import { ProviderUnavailableError } from '../src/providers/unavailable';
@@ -28,17 +27,8 @@ beforeAll(async () => {
   anvil = await startAnvil();
   harness = await startHarness({ ETHEREUM_RPC_URL: anvil.rpcUrl, ETHEREUM_CONFIRMATIONS: '2' });
   parties = await setUpParties(harness);
-  const { publicClient, walletClient } = sandboxChainClients(anvil.rpcUrl);
   for (const token of ['USDC', 'USDT'] as const) {
-    const hash = await walletClient.writeContract({
-      address: anvil.tokens[token],
-      abi: sandboxStablecoinAbi,
-      functionName: 'mint',
-      args: [sender.address, parseUnits('10000', 6)],
-      account: sandboxTreasury(),
-      chain: foundry,
-    });
-    await publicClient.waitForTransactionReceipt({ hash });
+    await mintSandboxStablecoin(anvil.rpcUrl, token, sender.address, parseUnits('10000', 6));
   }
 }, 120_000);
 afterAll(async () => {

@@ -6,6 +6,7 @@ import {
   createPublicClient,
   createWalletClient,
   getContractAddress,
+  type Hash,
   http,
   type PublicClient,
   type WalletClient,
@@ -81,3 +82,23 @@ export async function deploySandboxTokens(rpcUrl: string): Promise<Record<Sandbo
 
 /** The sandbox's collection address on its chain (account 1): where payouts' stablecoin is sent. */
 export const sandboxCollectionAddress = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 1 }).address;
+
+/** The treasury mints sandbox coin to `to` (the sandbox's faucet), once mined. */
+export async function mintSandboxStablecoin(
+  rpcUrl: string,
+  token: SandboxToken,
+  to: Address,
+  amount: bigint,
+): Promise<Hash> {
+  const { publicClient, walletClient } = sandboxChainClients(rpcUrl);
+  const hash = await walletClient.writeContract({
+    address: sandboxTokenAddresses()[token],
+    abi: sandboxStablecoinAbi,
+    functionName: 'mint',
+    args: [to, amount],
+    account: sandboxTreasury(),
+    chain: foundry,
+  });
+  await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
+  return hash;
+}
