@@ -47,7 +47,10 @@ export async function startAnvil(options: { blockTimeSeconds?: number } = {}): P
   const rpcUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    // The bound's timer is cleared once the node exited: a pending one would hold the process (a jest worker) open.
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+    clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   const up = await waitUntil(async () => Number(await rpc(rpcUrl, 'eth_chainId')) === CHAIN_ID, 15_000, 100);
