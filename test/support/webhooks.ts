@@ -51,7 +51,14 @@ const payoutStatuses: Partial<Record<EventType, string>> = {
   'payout.failed': 'failed',
 };
 
-/** Records an event of a (stand-in) payout, as the payout workflow will, in its own transaction. */
+/** When the last event recorded here was stamped. */
+let lastRecordedAt = 0;
+
+/**
+ * Records an event of a (stand-in) payout, as the payout workflow will, in its own transaction. Each is stamped at
+ * least a millisecond after the one before: lists order by (created_at, id), so events recorded within one
+ * millisecond would list in either order, and the tests compare the order they were recorded in.
+ */
 export async function recordPayoutEvent(
   prisma: PrismaClient,
   partnerId: string,
@@ -65,6 +72,7 @@ export async function recordPayoutEvent(
     resourceId: payoutId,
     resourceStatus: status,
     resource: { id: payoutId, status, amount: '10.00', currency: 'USDC' },
+    createdAt: new Date((lastRecordedAt = Math.max(Date.now(), lastRecordedAt + 1))),
   };
   return withDatabaseTransaction(prisma, (tx) => recordEvent(tx, event));
 }
