@@ -4,41 +4,24 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, Browser } from 'playwright-core';
+import { Browser } from 'playwright-core';
 import { createApp } from '../src/http/app';
 import { allRoutes } from '../src/routes';
+import { launchChromium } from './support/browser';
 import { Harness, startHarness } from './support/harness';
 import { testArtifactsDir } from './support/paths';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let harness: Harness;
 let server: Server;
 let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(
-      `Chromium not found at ${chromiumPath}: install Debian's chromium package (npm test does it as root) or set CHROMIUM_PATH`,
-    );
-  }
   harness = await startHarness();
   server = createApp(harness.services).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

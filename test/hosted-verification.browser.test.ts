@@ -8,14 +8,14 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { verificationToken } from '../src/domain/verification-links';
 import { createApp } from '../src/http/app';
 import { createCustomer, CustomerBody, files, individualCustomer } from './support/fixtures';
+import { launchChromium } from './support/browser';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { projectRoot } from './support/paths';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifactsDir = path.join(projectRoot, '.data', 'artifacts', 'hosted');
 const docsImagesDir = path.join(projectRoot, 'docs', 'images', 'hosted');
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -38,25 +38,12 @@ let baseUrl: string;
 let branded: TestPartner;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath}: set CHROMIUM_PATH`);
   // Reviews wait for the sandbox outcome the test sets (as in test/hosted-verification.test.ts).
   harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(6 * 3600) });
   server = createApp(harness.services).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   mkdirSync(artifactsDir, { recursive: true });
   mkdirSync(docsImagesDir, { recursive: true });
 

@@ -8,9 +8,9 @@
 // CI always runs this test; elsewhere it is skipped, saying so, until they have been built once (by `npm run stack
 // -- --production`, or that script). Where CI is set, missing binaries fail the test instead.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, Browser } from 'playwright-core';
+import { Browser } from 'playwright-core';
 import { createPrismaClient } from '../src/persistence/database';
 import { createPartner } from '../src/services/partners';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -28,9 +28,9 @@ import { startProductionEngine } from '../scripts/lib/production';
 import { Stack, tsEntry } from '../scripts/lib/stack';
 import type { TemporalServerBinaries } from '../scripts/lib/temporal-server';
 import { waitUntil } from '../scripts/lib/wait';
+import { launchChromium } from './support/browser';
 import { projectRoot, testArtifactsDir, workflowBundlePath } from './support/paths';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const dataDir = path.join(projectRoot, '.data', 'production-test');
 
 /** The cached binaries, without building them (the build is scripts/temporal-binaries.sh server's). */
@@ -67,7 +67,6 @@ describeWithServer('the Temporal UI on the production topology', () => {
   let api: HttpClient;
 
   beforeAll(async () => {
-    if (!existsSync(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath} (set CHROMIUM_PATH)`);
     stack = new Stack({ logs: path.join(dataDir, 'logs') });
     const uiPort = await freePort();
     uiUrl = `http://127.0.0.1:${uiPort}`;
@@ -108,11 +107,7 @@ describeWithServer('the Temporal UI on the production topology', () => {
     } finally {
       await prisma.$disconnect();
     }
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 300_000);
 
   afterAll(async () => {
