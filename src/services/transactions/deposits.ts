@@ -64,26 +64,24 @@ export async function receiveDeposit(
       receivedAt: report.receivedAt.toISOString(),
       simulate: report.simulate,
     };
+    let failure: unknown = null;
     try {
       const receipt = await callWorkflow(services, workflowIds.transaction(row.id), (handle) =>
         handle.executeUpdate(receiveDepositUpdate, { args: [input], updateId: depositId }),
       );
       return receipt.deposit;
     } catch (error) {
-      // Cancelled, expired or funded meanwhile (or the workflow already completed): a late deposit.
+      // Cancelled, expired or funded meanwhile (or the workflow already completed): a late deposit. Anything else
+      // fails the report, unless the same credit was recorded meanwhile by a concurrent report (below).
       const late =
         error instanceof WorkflowNotFoundError || updateRefusal(error)?.type === settlementRefusals.notAwaitingDeposit;
-      if (!late) {
-        // The same credit recorded meanwhile by a concurrent report (DepositAlreadyRecorded): that deposit.
-        const recorded = await findTransactionDeposit(services.prisma, depositId);
-        if (recorded) return replayOf(recorded, row, report);
-        throw error;
-      }
+      if (!late) failure = error;
     }
+    // The update was refused or failed because a concurrent report of the same credit recorded it: that deposit.
+    const taken = await findTransactionDeposit(services.prisma, depositId);
+    if (taken) return replayOf(taken, row, report);
+    if (failure) throw failure;
   }
-  // The update was refused because the same credit was taken meanwhile (a concurrent report): that deposit.
-  const taken = await findTransactionDeposit(services.prisma, depositId);
-  if (taken) return replayOf(taken, row, report);
   return writeThenStart(services, async (tx, start) => {
     const deposit = await insertTransactionDeposit(tx, {
       id: depositId,
@@ -113,14 +111,17 @@ export async function receiveDeposit(
   });
 }
 
+/** The refusal of a credit whose provider reference already funded another transaction: one credit funds one thing. */
+export function providerReferenceInUse(providerReference: string): ApiError {
+  return new ApiError(
+    'provider_reference_in_use',
+    `provider_reference ${providerReference} already names a deposit of another transaction.`,
+  );
+}
+
 /** A credit reported again: the deposit it made the first time, unless the reference was used for another transaction. */
 function replayOf(deposit: TransactionDepositRow, row: TransactionRow, report: DepositReport): DepositResource {
-  if (deposit.transactionId !== row.id) {
-    throw new ApiError(
-      'provider_reference_in_use',
-      `provider_reference ${report.providerReference} already names a deposit of another transaction.`,
-    );
-  }
+  if (deposit.transactionId !== row.id) throw providerReferenceInUse(report.providerReference);
   return toDeposit(deposit);
 }
 

@@ -24,6 +24,7 @@ import { lockTerms, priceWithinRanges } from '../quotes';
 import { findVirtualAccountOrThrow } from '../virtual-accounts';
 import type { TransactionResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
+import { providerReferenceInUse } from './deposits';
 import { writeNewTransaction, amountColumns } from './write';
 
 // ---- virtual-account deposits: pay-ins without a quote ----
@@ -77,12 +78,7 @@ async function payInOfReplay(
   deposit: TransactionDepositRow,
 ): Promise<TransactionResource> {
   const payIn = await readTransactionRow(services.prisma, deposit.transactionId);
-  if (payIn?.virtualAccountId !== account.id) {
-    throw new ApiError(
-      'provider_reference_in_use',
-      `provider_reference ${deposit.providerReference} already names a deposit of another transaction.`,
-    );
-  }
+  if (payIn?.virtualAccountId !== account.id) throw providerReferenceInUse(deposit.providerReference);
   return toTransaction(payIn);
 }
 
