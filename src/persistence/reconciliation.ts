@@ -430,6 +430,18 @@ async function checkStatementPostings(
 
 const hoursOf = (seconds: string | number) => (Number(seconds) / 3600).toFixed(1);
 
+/** The rows unchanged for longer than their bound (in hours), each as its finding. */
+function overBound<Row extends { ageSeconds: string }>(
+  rows: Row[],
+  boundOf: (row: Row) => number,
+  finding: (row: Row, bound: number) => Discrepancy,
+): Discrepancy[] {
+  return rows.flatMap((row) => {
+    const bound = boundOf(row);
+    return Number(row.ageSeconds) > bound * 3600 ? [finding(row, bound)] : [];
+  });
+}
+
 /**
  * Transactions holding money and not moving: any status but a resting one (restingTransactionStatuses), unchanged
  * for longer than its bound (`processing` the processing bound, `error` and any status this code does not know the
@@ -450,20 +462,18 @@ async function checkStuckTransactions(
     ORDER BY t.id
     LIMIT ${query.limit}`.execute(sqlOf(db))
   ).rows as Array<{ id: string; type: string; status: string; failureReason: string | null; ageSeconds: string }>;
-  const discrepancies: Discrepancy[] = rows.flatMap((row) => {
-    const bound = stuckTransactionBoundHours(row.status, context.bounds);
-    if (Number(row.ageSeconds) <= bound * 3600) return [];
-    return [
-      {
-        kind: 'transaction_stuck' as const,
-        subjectType: 'transaction' as const,
-        subjectId: row.id,
-        detail:
-          `${row.type} ${row.status}${row.failureReason ? ` (${row.failureReason})` : ''} for ` +
-          `${hoursOf(row.ageSeconds)} hours, over the ${bound}-hour bound`,
-      },
-    ];
-  });
+  const discrepancies = overBound(
+    rows,
+    (row) => stuckTransactionBoundHours(row.status, context.bounds),
+    (row, bound) => ({
+      kind: 'transaction_stuck',
+      subjectType: 'transaction',
+      subjectId: row.id,
+      detail:
+        `${row.type} ${row.status}${row.failureReason ? ` (${row.failureReason})` : ''} for ` +
+        `${hoursOf(row.ageSeconds)} hours, over the ${bound}-hour bound`,
+    }),
+  );
   return { checked: rows.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
 }
 
@@ -492,21 +502,19 @@ async function checkStuckDeposits(
     returnReason: string | null;
     ageSeconds: string;
   }>;
-  const discrepancies: Discrepancy[] = rows.flatMap((row) => {
-    const bound = stuckDepositBoundHours(row.status, context.bounds);
-    if (Number(row.ageSeconds) <= bound * 3600) return [];
-    return [
-      {
-        kind: 'deposit_stuck' as const,
-        subjectType: 'deposit' as const,
-        subjectId: row.id,
-        detail:
-          `${new Decimal(row.amount).toFixed()} ${row.currency} of transaction ${row.transactionId} ${row.status}` +
-          `${row.returnReason ? ` (${row.returnReason})` : ''} for ${hoursOf(row.ageSeconds)} hours, over the ` +
-          `${bound}-hour bound`,
-      },
-    ];
-  });
+  const discrepancies = overBound(
+    rows,
+    (row) => stuckDepositBoundHours(row.status, context.bounds),
+    (row, bound) => ({
+      kind: 'deposit_stuck',
+      subjectType: 'deposit',
+      subjectId: row.id,
+      detail:
+        `${new Decimal(row.amount).toFixed()} ${row.currency} of transaction ${row.transactionId} ${row.status}` +
+        `${row.returnReason ? ` (${row.returnReason})` : ''} for ${hoursOf(row.ageSeconds)} hours, over the ` +
+        `${bound}-hour bound`,
+    }),
+  );
   return { checked: rows.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
 }
 
@@ -540,10 +548,10 @@ async function checkStuckLegs(
     failureReason: string | null;
     ageSeconds: string;
   }>;
-  const bound = context.bounds.processingHours;
-  const discrepancies: Discrepancy[] = rows
-    .filter((row) => Number(row.ageSeconds) > bound * 3600)
-    .map((row) => ({
+  const discrepancies = overBound(
+    rows,
+    () => context.bounds.processingHours,
+    (row, bound) => ({
       kind: row.status === 'rejected' ? 'leg_rejected_unhandled' : 'leg_not_closed',
       subjectType: 'transaction_leg',
       subjectId: `${row.transactionId}:${row.kind}`,
@@ -553,7 +561,8 @@ async function checkStuckLegs(
             `the transaction is still ${row.transactionStatus} (bound ${bound} hours)`
           : `${row.status} for ${hoursOf(row.ageSeconds)} hours (bound ${bound} hours), the transaction ` +
             `${row.transactionStatus}: ask the provider what became of ${row.transactionId}:${row.kind}`,
-    }));
+    }),
+  );
   return { checked: rows.length, discrepancies, next: nextOf(rows, query.limit, (row) => row.id) };
 }
 
