@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { createPaymentsClient, signWebhook, unwrap, PaymentsApiError, type PaymentsClient } from './index';
 import { streamEvents } from './stream';
-import { uploadDocuments } from './example';
+import { exampleCustomer, uploadDocuments } from './example';
 
 const DEFAULT_BASE_URL = 'http://localhost:3000';
 
@@ -245,29 +245,11 @@ async function listen(
   return 0;
 }
 
-const customerBody = {
-  type: 'individual',
-  first_name: 'Ana',
-  last_name: 'Souza',
-  email: 'ana.souza@example.com',
-  phone_number: '+5511987654321',
-  date_of_birth: '1990-05-17',
-  tin: '52998224725',
-  country: 'BRA',
-  address: {
-    street_line_1: 'Avenida Paulista 1000',
-    city: 'São Paulo',
-    state: 'SP',
-    postal_code: '01310-100',
-    country: 'BRA',
-  },
-} as const;
-
 /** Drives the sandbox flow that emits `eventType`; returns the resource it is about. */
 async function trigger(api: PaymentsClient, eventType: string): Promise<{ id: string }> {
   switch (eventType) {
     case 'customer.created':
-      return unwrap(await api.POST('/v1/customers', { body: customerBody }));
+      return unwrap(await api.POST('/v1/customers', { body: exampleCustomer }));
     case 'payin.created':
     case 'payin.processing':
     case 'payin.completed': {
@@ -312,7 +294,7 @@ async function trigger(api: PaymentsClient, eventType: string): Promise<{ id: st
 
 /** A customer through the sandbox review, approved (waits for the review, a minute at most). */
 async function approvedCustomer(api: PaymentsClient): Promise<{ id: string }> {
-  const customer = unwrap(await api.POST('/v1/customers', { body: customerBody }));
+  const customer = unwrap(await api.POST('/v1/customers', { body: exampleCustomer }));
   await uploadDocuments(api, customer.id);
   unwrap(
     await api.POST('/v1/sandbox/customers/{customerId}/verification-outcome', {

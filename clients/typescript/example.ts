@@ -27,6 +27,25 @@ async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) =>
 const onePagePdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
 /** The customer's identity documents: both sides of a passport and a proof of address. */
+/** The example's customer (the CLI's `trigger` creates the same one). */
+export const exampleCustomer = {
+  type: 'individual',
+  first_name: 'Ana',
+  last_name: 'Souza',
+  email: 'ana.souza@example.com',
+  phone_number: '+5511987654321',
+  date_of_birth: '1990-05-17',
+  tin: '52998224725',
+  country: 'BRA',
+  address: {
+    street_line_1: 'Avenida Paulista 1000',
+    city: 'São Paulo',
+    state: 'SP',
+    postal_code: '01310-100',
+    country: 'BRA',
+  },
+} as const;
+
 export async function uploadDocuments(api: PaymentsClient, customerId: string): Promise<void> {
   const documents: Schemas['DocumentMetadata'][] = [
     { document_type: 'passport', document_side: 'front', country: 'BRA' },
@@ -54,23 +73,7 @@ export async function runExample(api: PaymentsClient, log: Log = console.log): P
   const customer = ok(
     'create customer',
     await api.POST('/v1/customers', {
-      body: {
-        type: 'individual',
-        first_name: 'Ana',
-        last_name: 'Souza',
-        email: 'ana.souza@example.com',
-        phone_number: '+5511987654321',
-        date_of_birth: '1990-05-17',
-        tin: '52998224725',
-        country: 'BRA',
-        address: {
-          street_line_1: 'Avenida Paulista 1000',
-          city: 'São Paulo',
-          state: 'SP',
-          postal_code: '01310-100',
-          country: 'BRA',
-        },
-      },
+      body: exampleCustomer,
     }),
   );
   log(`customer ${customer.id}: ${customer.status}`);
