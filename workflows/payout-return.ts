@@ -32,11 +32,9 @@ import {
   defineUpdate,
   isCancellation,
   log,
-  proxyActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { TransactionType } from '../src/domain/transactions';
 import { payoutReturnRefusals, providerOutcomeFailures } from '../src/temporal/failure-types';
 import {
@@ -46,7 +44,7 @@ import {
   ResourceStatusAttribute,
 } from '../src/temporal/search-attributes';
 import { failureOfType, recordExecuted, withOutcomeLookup } from './provider-outcome';
-import { boundedActivityOptions } from './retry-policies';
+import { databaseActivities, railActivities } from './settlement-legs';
 
 /** Refusals of resolvePayoutReturn, each an ApplicationFailure type the operator sees. */
 export { payoutReturnRefusals };
@@ -93,12 +91,6 @@ export const payoutReturnStateQuery = defineQuery<PayoutReturnState>('payoutRetu
 export const PAYOUT_RETURN_REMINDER = '1 day';
 
 /** Provider calls: 6 attempts over about 30 s (as the settlement's legs), then the provider is asked. */
-const railActivities = proxyActivities<Activities>({
-  ...boundedActivityOptions,
-  startToCloseTimeout: '1 minute',
-  retry: { ...boundedActivityOptions.retry, maximumAttempts: 6 },
-});
-const databaseActivities = proxyActivities<Activities>(boundedActivityOptions);
 
 const isUuid = (value: unknown) =>
   typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
