@@ -313,6 +313,24 @@ export class Stack {
     });
   }
 
+  /**
+   * The bank simulator (process `bank-simulator`, simulators/bank/): the banks' and providers' channels the
+   * service's real adapters talk to. Its state stays in `stateDir` across restarts (chaos restarts it as an outage).
+   */
+  startBankSimulator(options: { port: number; stateDir: string; readyWithinMs?: number }): Promise<StackProcess> {
+    return this.start({
+      name: 'bank-simulator',
+      ...tsEntry(path.join(projectRoot, 'simulators', 'bank', 'main.ts')),
+      env: {
+        ...process.env,
+        BANK_SIMULATOR_PORT: String(options.port),
+        BANK_SIMULATOR_STATE_DIR: options.stateDir,
+      },
+      readyWithinMs: options.readyWithinMs,
+      ready: () => httpOk(`http://127.0.0.1:${options.port}/health`),
+    });
+  }
+
   /** A probe for ProcessSpec.ready: the process polls `taskQueue` on this stack's Temporal (whatever it logs). */
   pollsTaskQueue(taskQueue: string): (process: StackProcess) => Promise<boolean> {
     return async (process) => {
