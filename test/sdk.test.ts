@@ -6,6 +6,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -19,6 +20,9 @@ import {
 import { createApp } from '../src/http/app';
 import { API_VERSION } from '../src/http/openapi';
 import { closeEventStreams } from '../src/services/event-stream';
+import { withDatabaseTransaction } from '../src/persistence/database';
+import { recordEvent } from '../src/persistence/events';
+import { eventually } from './support/eventually';
 import { allRoutes } from '../src/routes';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { projectRoot } from './support/paths';
@@ -317,6 +321,50 @@ it("streams the partner's own events, resumes after Last-Event-ID, and caps open
   closeEventStreams();
   expect((await ending).status).toBe(200);
   expect(Date.now() - started).toBeLessThan(10_000);
+}, 60_000);
+
+it('streams an event whose database transaction commits after a later-numbered one: no gap, no repeat', async () => {
+  const streamer = await harness.createPartner('SDK stream order');
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const live = readStream(streamer.apiKey, 'max_seconds=5');
+  await sleep(500); // the stream is open
+  // One event recorded in a transaction held open, so it takes its sequence number first but commits last.
+  let commit!: () => void;
+  const committing = new Promise<void>((resolve) => (commit = resolve));
+  const heldResourceId = randomUUID();
+  let heldEventId: string | undefined;
+  const held = withDatabaseTransaction(harness.services.prisma, async (tx) => {
+    heldEventId = await recordEvent(tx, {
+      partnerId: streamer.partnerId,
+      type: 'customer.created',
+      resourceId: heldResourceId,
+      resourceStatus: 'pending',
+      resource: { id: heldResourceId },
+    });
+    await committing;
+  });
+  await eventually(
+    async () => heldEventId,
+    (id) => id !== undefined,
+  );
+  const later = unwrap(
+    await createPaymentsClient({ baseUrl, apiKey: streamer.apiKey }).POST('/v1/customers', {
+      body: customerBody('Later'),
+    } as never),
+  ) as { id: string };
+  await sleep(1500); // the stream polls while the first event's transaction is still open
+  commit();
+  await held;
+  const streamed = await live;
+  const resources = [...streamed.text.matchAll(/^data: (.+)$/gm)].map(
+    (match) => (JSON.parse(match[1]!) as { event_resource_id: string }).event_resource_id,
+  );
+  expect(resources).toEqual([heldResourceId, later.id]);
+  // Resumed after the held event: the later one, once.
+  const resumed = await readStream(streamer.apiKey, 'max_seconds=1', { 'Last-Event-ID': heldEventId! });
+  expect([...resumed.text.matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!).event_resource_id)).toEqual([
+    later.id,
+  ]);
 }, 60_000);
 
 it('CLI: login keeps the key (0600), listen forwards a triggered event signed like a delivery, events list and resend', async () => {

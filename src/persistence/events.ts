@@ -158,39 +158,63 @@ export async function listPartnerEvents(
   return rows.map((row) => ({ ...row, sequence: BigInt(row.sequence) }));
 }
 
-/** Where a partner's event stream starts: after this event's sequence; null when the event is not the partner's. */
-export async function partnerEventSequence(db: SqlDb, partnerId: string, eventId: string): Promise<bigint | null> {
+/**
+ * A place in a partner's live event stream: events are read in the order their database transactions became
+ * visible (the writing transaction's id, then the sequence within it), not in sequence order alone, because a
+ * transaction that took a lower sequence may commit after one that took a higher.
+ */
+export interface EventStreamPosition {
+  transactionXid: string;
+  sequence: bigint;
+}
+
+const transactionXid = sql<string>`transaction_xid::text`;
+
+/** Where a stream resuming after this event starts; null when the event is not the partner's. */
+export async function partnerEventStreamPosition(
+  db: SqlDb,
+  partnerId: string,
+  eventId: string,
+): Promise<EventStreamPosition | null> {
   const row = await sqlOf(db)
     .selectFrom('events')
-    .select('sequence')
+    .select(['sequence', transactionXid.as('transactionXid')])
     .where('partnerId', '=', partnerId)
     .where('id', '=', eventId)
     .executeTakeFirst();
-  return row ? BigInt(row.sequence) : null;
-}
-
-/** The sequence of the partner's newest event (0 when none): a stream without Last-Event-ID starts after it. */
-export async function latestPartnerEventSequence(db: SqlDb, partnerId: string): Promise<bigint> {
-  const row = await sqlOf(db)
-    .selectFrom('events')
-    .select('sequence')
-    .where('partnerId', '=', partnerId)
-    .orderBy('sequence', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? BigInt(row.sequence) : 0n;
+  return row ? { transactionXid: row.transactionXid, sequence: BigInt(row.sequence) } : null;
 }
 
 /**
- * The partner's events recorded after `afterSequence`, oldest first, at most `limit`: one range scan of
- * events(partner_id, sequence).
+ * Where a stream without Last-Event-ID starts: after the partner's newest visible event. An event of a
+ * transaction still running at this moment with an older transaction id counts as before the stream.
+ */
+export async function latestPartnerEventStreamPosition(db: SqlDb, partnerId: string): Promise<EventStreamPosition> {
+  const row = await sqlOf(db)
+    .selectFrom('events')
+    .select(['sequence', transactionXid.as('transactionXid')])
+    .where('partnerId', '=', partnerId)
+    .orderBy(sql`transaction_xid`, 'desc')
+    .orderBy('sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row
+    ? { transactionXid: row.transactionXid, sequence: BigInt(row.sequence) }
+    : { transactionXid: '0', sequence: 0n };
+}
+
+/**
+ * The partner's events after `position`, at most `limit`, of transactions older than every transaction still
+ * running: those have all committed or rolled back, so no event can appear before the position later. One range
+ * scan of events(partner_id, transaction_xid, sequence). A long-running writing transaction delays the stream
+ * (never reorders or drops it).
  */
 export async function partnerEventsAfter(
   db: SqlDb,
   partnerId: string,
-  afterSequence: bigint,
+  position: EventStreamPosition,
   limit: number,
-): Promise<EventRow[]> {
+): Promise<(EventRow & { transactionXid: string })[]> {
   const rows = await sqlOf(db)
     .selectFrom('events')
     .select([
@@ -203,10 +227,15 @@ export async function partnerEventsAfter(
       'resourceStatus',
       'resource',
       'createdAt',
+      transactionXid.as('transactionXid'),
     ])
     .where('partnerId', '=', partnerId)
-    .where('sequence', '>', afterSequence.toString())
-    .orderBy('sequence', 'asc')
+    .where(sql<boolean>`transaction_xid < pg_snapshot_xmin(pg_current_snapshot())`)
+    .where(
+      sql<boolean>`(transaction_xid, sequence) > (${position.transactionXid}::xid8, ${position.sequence.toString()}::bigint)`,
+    )
+    .orderBy(sql`transaction_xid`)
+    .orderBy('sequence')
     .limit(limit)
     .execute();
   return rows.map((row) => ({ ...row, sequence: BigInt(row.sequence) }));

@@ -6,7 +6,12 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { ApiServices } from '../app-services';
 import { ApiError } from '../http/errors';
-import { latestPartnerEventSequence, partnerEventSequence, partnerEventsAfter } from '../persistence/events';
+import {
+  type EventStreamPosition,
+  latestPartnerEventStreamPosition,
+  partnerEventsAfter,
+  partnerEventStreamPosition,
+} from '../persistence/events';
 import { toWebhookEvent } from '../presenters/webhooks';
 
 /** Open streams per partner and API instance: a stream costs a poll a second, so a partner gets a few. */
@@ -43,17 +48,17 @@ export async function openEventStream(
   partnerId: string,
   options: EventStreamOptions,
 ): Promise<Readable> {
-  let after: bigint;
+  let after: EventStreamPosition;
   if (options.lastEventId) {
-    const sequence = uuidPattern.test(options.lastEventId)
-      ? await partnerEventSequence(services.prisma, partnerId, options.lastEventId)
+    const position = uuidPattern.test(options.lastEventId)
+      ? await partnerEventStreamPosition(services.prisma, partnerId, options.lastEventId)
       : null;
-    if (sequence === null) {
+    if (position === null) {
       throw new ApiError('invalid_cursor', 'Last-Event-ID is not the id of one of your events; omit it to start now.');
     }
-    after = sequence;
+    after = position;
   } else {
-    after = await latestPartnerEventSequence(services.prisma, partnerId);
+    after = await latestPartnerEventStreamPosition(services.prisma, partnerId);
   }
   const open = openStreams.get(partnerId) ?? 0;
   if (open >= MAX_STREAMS_PER_PARTNER) {
@@ -93,7 +98,7 @@ export async function openEventStream(
       for (const event of events) {
         const body = JSON.stringify(toWebhookEvent(event, services.config));
         stream.write(`id: ${event.id}\nevent: ${event.eventType}\ndata: ${body}\n\n`);
-        after = event.sequence;
+        after = { transactionXid: event.transactionXid, sequence: event.sequence };
         lastWrite = Date.now();
       }
       if (events.length === BATCH) continue;
