@@ -47,12 +47,17 @@ export function memoryOf(pid: number): { peakMb: number; currentMb: number } | n
 }
 
 /** CPU time (user + system) a process has used so far, in ms; null once it is gone. */
-export function cpuMsOf(pid: number): number | null {
+export function cpuMsOf(pid: number, options: { withExitedChildren?: boolean } = {}): number | null {
   try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, cutime and
+    // cstime (the children it has waited for) the 14th and 15th.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    const ticks =
+      Number(fields[11]) +
+      Number(fields[12]) +
+      (options.withExitedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return null;
   }
@@ -273,13 +278,17 @@ export class BenchStack {
     return usage;
   }
 
-  /** CPU ms of the cluster's postmaster and its children so far (a backend that has exited is no longer counted). */
+  /**
+   * CPU ms of the cluster's postmaster and its backends so far: the live ones, and those that have exited through the
+   * postmaster's count of its reaped children. Without the exited ones the total fell whenever a backend exited
+   * during a section (the pool closing idle connections), which showed as negative CPU per operation.
+   */
   private postgresCpuMs(): number | null {
     const dataDir = this.database?.localCluster?.dataDir;
     if (!dataDir) return null;
     try {
       const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      let total = cpuMsOf(postmaster) ?? 0;
+      let total = cpuMsOf(postmaster, { withExitedChildren: true }) ?? 0;
       for (const entry of readdirSync('/proc')) {
         if (!/^\d+$/.test(entry)) continue;
         try {
