@@ -17,6 +17,8 @@ const dataDir = path.join(projectRoot, '.data');
 const apiPort = Number(process.env.PORT ?? 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
 const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+/** The sandbox chain's node (Anvil), on the port EVM tools expect by default. */
+const anvilPort = Number(process.env.ANVIL_PORT ?? 8545);
 /** Prometheus endpoints: the API's, the worker's (with the Temporal SDK's on the next port, loopback only). */
 const metricsPorts = {
   api: Number(process.env.METRICS_PORT ?? 9464),
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    log('stopping API, worker, Temporal and PostgreSQL');
+    log('stopping API, worker, Anvil, Temporal and PostgreSQL');
     await stack.stop();
     process.exit(code);
   };
@@ -91,9 +93,19 @@ async function start(stack: Stack): Promise<void> {
   // creating and migrating the database (each a child process).
   const cliPath = temporalBinary('cli');
   const generated = generatePrismaClient();
+  // The chain's node beside the database: its state (blocks, balances) is kept in .data/anvil with the database's.
+  mkdirSync(path.join(dataDir, 'anvil'), { recursive: true });
+  const chain = stack.startAnvil({
+    port: anvilPort,
+    blockTimeSeconds: 1,
+    stateFile: path.join(dataDir, 'anvil', 'state.json'),
+  });
+  chain.catch(() => undefined);
   const database = await stack.startDatabase({ localDatabase: 'payments' });
   await generated;
   log(`PostgreSQL ready (${database.localCluster ? 'private cluster in .data/postgres' : 'DATABASE_URL'})`);
+  await chain;
+  log(`Anvil ready on ${stack.chain!.rpcUrl} (USDC ${stack.chain!.tokens.USDC}, USDT ${stack.chain!.tokens.USDT})`);
 
   const appEnv = process.env.APP_ENV ?? 'sandbox';
   const childEnv = {
@@ -112,6 +124,8 @@ async function start(stack: Stack): Promise<void> {
     // Readable lines on this terminal; production keeps JSON.
     LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty',
     METRICS_HOST: process.env.METRICS_HOST ?? '127.0.0.1',
+    // The real EVM adapter on the local node (a block a second: two confirmations take about two seconds).
+    ...(process.env.ETHEREUM_RPC_URL || process.env.EVM_CHAINS ? {} : stack.chainEnv(2)),
   };
   const service = (name: keyof typeof nodeArgsOf, entry: string, ready: ProcessSpec['ready']): ProcessSpec => ({
     name,
@@ -146,6 +160,7 @@ async function start(stack: Stack): Promise<void> {
       `  Temporal       127.0.0.1:${temporalPort} (namespace default)`,
       `  Metrics        http://127.0.0.1:${metricsPorts.api}/metrics (API), http://127.0.0.1:${metricsPorts.worker}/metrics (worker)`,
       `  Database       ${database.url}`,
+      `  Chain          ${stack.chain!.rpcUrl} (Anvil, chain id ${stack.chain!.chainId}; USDC ${stack.chain!.tokens.USDC})`,
       `  Sandbox key    ${partner.api_key}   (partner ${partner.partner_id})`,
       '',
       `  try: curl -H "Authorization: ${partner.api_key}" http://localhost:${apiPort}/v1/customers`,

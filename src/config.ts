@@ -131,6 +131,15 @@ const environmentSchema = z
       .optional(),
     /** Blocks a transfer must be in (its own counted) before it counts. */
     ETHEREUM_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(12),
+    /** The ethereum entry's EIP-155 chain id (1: mainnet); transactions are signed for it. Sandbox default: Anvil's. */
+    ETHEREUM_CHAIN_ID: z.coerce.number().int().min(1).optional(),
+    /** Further RPC URLs of the ethereum entry, comma-separated: tried in order after ETHEREUM_RPC_URL. */
+    ETHEREUM_FALLBACK_RPC_URLS: z.string().optional(),
+    /**
+     * Every EVM chain as JSON, one entry per chain (docs/configuration.md "EVM chains"); replaces the ETHEREUM_*
+     * variables, which are the `ethereum` entry's short form.
+     */
+    EVM_CHAINS: z.string().optional(),
     /** JSON of the master bank accounts virtual accounts are issued under; required in production. */
     VIRTUAL_ACCOUNT_BANKS: z.string().optional(),
     /** Production: hours between reminders to operators while a virtual account awaits a decision. */
@@ -284,7 +293,9 @@ export interface AppConfig {
   amountRanges: AmountRanges;
   /** Null in the sandbox unless set: the sandbox then uses its public seed. */
   walletKeySeed: Buffer | null;
-  /** The ethereum node payout hashes are checked on; null when none is configured. */
+  /** Every configured EVM chain by name (one entry each: another EVM chain is configuration, not code). */
+  evmChains: Record<string, EvmChainConfig>;
+  /** The ethereum node payout hashes are checked on; null when none is configured (evmChains.ethereum). */
   ethereum: {
     rpcUrl: string;
     /** Null in the sandbox unless set: the sandbox chain's own (src/providers/evm/sandbox-chain.ts). */
@@ -332,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const amountRanges = parseAmountRanges(values.AMOUNT_RANGES ?? '');
   if (typeof amountRanges === 'string') throw new ConfigError(`Invalid configuration: AMOUNT_RANGES ${amountRanges}`);
   const virtualAccountBanks = parseBankProfiles(values.VIRTUAL_ACCOUNT_BANKS);
+  const evmChains = parseEvmChains(values);
   if (values.APP_ENV === 'production') {
     // Sandbox stand-ins must never serve real money: production names its own.
     if (!values.WALLET_KEY_SEED)
@@ -340,15 +352,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       throw new ConfigError('Invalid configuration: VIRTUAL_ACCOUNT_BANKS is required in production');
     if (!values.SECRETS_ENCRYPTION_KEY)
       throw new ConfigError('Invalid configuration: SECRETS_ENCRYPTION_KEY is required in production');
-    const ethereumParts = [
-      values.ETHEREUM_USDC_CONTRACT,
-      values.ETHEREUM_USDT_CONTRACT,
-      values.ETHEREUM_COLLECTION_ADDRESS,
-    ];
-    if (values.ETHEREUM_RPC_URL && ethereumParts.some((part) => !part))
-      throw new ConfigError(
-        'Invalid configuration: with ETHEREUM_RPC_URL, production names ETHEREUM_USDC_CONTRACT, ETHEREUM_USDT_CONTRACT and ETHEREUM_COLLECTION_ADDRESS',
-      );
+    for (const [name, chain] of Object.entries(evmChains))
+      if (!chain.tokens || !chain.collectionAddress || !chain.chainId)
+        throw new ConfigError(
+          `Invalid configuration: production names the ${name} chain's id, token contracts and collection address (ETHEREUM_CHAIN_ID, ETHEREUM_USDC_CONTRACT, ETHEREUM_USDT_CONTRACT, ETHEREUM_COLLECTION_ADDRESS or EVM_CHAINS)`,
+        );
   }
   return {
     appEnv: values.APP_ENV,
@@ -403,15 +411,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     quoteServiceFeeBps: values.QUOTE_SERVICE_FEE_BPS,
     amountRanges,
     walletKeySeed: values.WALLET_KEY_SEED ? Buffer.from(values.WALLET_KEY_SEED, 'hex') : null,
-    ethereum: values.ETHEREUM_RPC_URL
+    evmChains,
+    ethereum: evmChains.ethereum
       ? {
-          rpcUrl: values.ETHEREUM_RPC_URL,
-          tokens:
-            values.ETHEREUM_USDC_CONTRACT && values.ETHEREUM_USDT_CONTRACT
-              ? { USDC: values.ETHEREUM_USDC_CONTRACT, USDT: values.ETHEREUM_USDT_CONTRACT }
-              : null,
-          collectionAddress: values.ETHEREUM_COLLECTION_ADDRESS ?? null,
-          confirmations: values.ETHEREUM_CONFIRMATIONS,
+          rpcUrl: evmChains.ethereum.rpcUrls[0]!,
+          tokens: evmChains.ethereum.tokens,
+          collectionAddress: evmChains.ethereum.collectionAddress,
+          confirmations: evmChains.ethereum.confirmations,
         }
       : null,
     virtualAccountBanks,
@@ -504,4 +510,80 @@ export function runEntryPoint(name: string, main: () => Promise<void>): void {
     else console.error(`${name} failed:`, error);
     process.exit(1);
   });
+}
+
+/** One EVM chain: everything the adapter needs to read and send on it (src/providers/evm/). */
+export interface EvmChainConfig {
+  /** EIP-155 chain id; null: the sandbox's Anvil (31337), asked of the node where it matters. */
+  chainId: number | null;
+  /** Tried in order: the first that answers serves a call. */
+  rpcUrls: string[];
+  /** The stablecoins' contracts; null in the sandbox: its own chain's (src/providers/evm/sandbox-chain.ts). */
+  tokens: { USDC: string; USDT: string } | null;
+  collectionAddress: string | null;
+  /** Blocks a transfer must be in (its own counted) before it counts. */
+  confirmations: number;
+}
+
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
+const evmChainEntry = z.object({
+  chain_id: z.number().int().min(1),
+  rpc_urls: z.array(z.url()).min(1),
+  tokens: z.object({ USDC: evmAddress, USDT: evmAddress }).optional(),
+  collection_address: evmAddress.optional(),
+  confirmations: z.number().int().min(1).max(1000).default(12),
+});
+
+function parseEvmChains(values: {
+  EVM_CHAINS?: string;
+  ETHEREUM_RPC_URL?: string;
+  ETHEREUM_FALLBACK_RPC_URLS?: string;
+  ETHEREUM_CHAIN_ID?: number;
+  ETHEREUM_USDC_CONTRACT?: string;
+  ETHEREUM_USDT_CONTRACT?: string;
+  ETHEREUM_COLLECTION_ADDRESS?: string;
+  ETHEREUM_CONFIRMATIONS: number;
+}): Record<string, EvmChainConfig> {
+  if (values.EVM_CHAINS) {
+    let json: unknown;
+    try {
+      json = JSON.parse(values.EVM_CHAINS);
+    } catch {
+      throw new ConfigError('Invalid configuration: EVM_CHAINS is not JSON');
+    }
+    const parsed = z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), evmChainEntry).safeParse(json);
+    if (!parsed.success) throw new ConfigError(`Invalid configuration: EVM_CHAINS ${z.prettifyError(parsed.error)}`);
+    return Object.fromEntries(
+      Object.entries(parsed.data).map(([name, entry]) => [
+        name,
+        {
+          chainId: entry.chain_id,
+          rpcUrls: entry.rpc_urls,
+          tokens: entry.tokens ?? null,
+          collectionAddress: entry.collection_address ?? null,
+          confirmations: entry.confirmations,
+        },
+      ]),
+    );
+  }
+  if (!values.ETHEREUM_RPC_URL) return {};
+  const fallbacks = (values.ETHEREUM_FALLBACK_RPC_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  for (const url of fallbacks)
+    if (!z.url().safeParse(url).success)
+      throw new ConfigError(`Invalid configuration: ETHEREUM_FALLBACK_RPC_URLS has a bad URL ${url}`);
+  return {
+    ethereum: {
+      chainId: values.ETHEREUM_CHAIN_ID ?? null,
+      rpcUrls: [values.ETHEREUM_RPC_URL, ...fallbacks],
+      tokens:
+        values.ETHEREUM_USDC_CONTRACT && values.ETHEREUM_USDT_CONTRACT
+          ? { USDC: values.ETHEREUM_USDC_CONTRACT, USDT: values.ETHEREUM_USDT_CONTRACT }
+          : null,
+      collectionAddress: values.ETHEREUM_COLLECTION_ADDRESS ?? null,
+      confirmations: values.ETHEREUM_CONFIRMATIONS,
+    },
+  };
 }

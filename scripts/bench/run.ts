@@ -101,7 +101,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
       log(
         `starting PostgreSQL (payments_bench) and the ${options.engine === 'server' ? 'Temporal server on it' : 'Temporal dev server'}`,
       );
-      await Promise.all([stack.startDatabase(), stack.startTemporal()]);
+      await Promise.all([stack.startDatabase(), stack.startTemporal(), stack.startAnvil()]);
     }
     const connection = await Connection.connect({ address: stack.temporalAddress });
     temporalConnection = connection;
@@ -130,7 +130,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
     let deadlocksBefore: number | null = null;
     /** A settlement run, charged the CPU of the API, the given workers and Temporal. */
     const settle = async (workers: string[], settlements: number, recorder?: Recorder) => {
-      const serving = () => stack.cpu(['api', ...workers, 'temporal', 'postgres']);
+      const serving = () => stack.cpu(['api', ...workers, 'temporal', 'postgres', 'anvil']);
       const before = serving();
       const run = await settlementPhase(
         parties,

@@ -141,6 +141,11 @@ export class BenchStack {
     return this.databaseStarted;
   }
 
+  /** The sandbox chain's node (process `anvil`), a block per transaction: the settlement's sends go through it. */
+  async startAnvil(): Promise<void> {
+    await this.stack.startAnvil();
+  }
+
   async startTemporal(): Promise<void> {
     if (this.runtime.engine === 'server') {
       // On the bench's PostgreSQL cluster, as the production topology shares one cluster.
@@ -194,6 +199,8 @@ export class BenchStack {
       RATE_LIMIT_PARTNER_REQUESTS: '1000000',
       // The scale section's webhook configurations point at the floor server on loopback.
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      // The real EVM adapter on this stack's node.
+      ...this.stack.chainEnv(1),
       ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' } : {}),
       ...extra,
     };

@@ -7,7 +7,7 @@
 // server on the same PostgreSQL cluster (its databases recreated empty), and two worker processes (worker-kill
 // and outages then kill one while the other keeps settling). The API and workers still run from source.
 import type { Client, Connection } from '@temporalio/client';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   connectionName,
@@ -98,6 +98,11 @@ export class ChaosSystem {
     }
     const postgres = database.localCluster as LocalPostgres;
     const temporal = stack.temporal!;
+    // The chain's node keeps its state in a file so that a restart (an Anvil outage scenario) keeps its blocks.
+    rmSync(path.join(chaosDataDir, 'anvil'), { recursive: true, force: true });
+    mkdirSync(path.join(chaosDataDir, 'anvil'), { recursive: true });
+    await stack.startAnvil({ stateFile: path.join(chaosDataDir, 'anvil', 'state.json') });
+    log(`Anvil on ${stack.chain!.rpcUrl} (USDC ${stack.chain!.tokens.USDC}, USDT ${stack.chain!.tokens.USDT})`);
 
     const apiPort = await freePort();
     const env: NodeJS.ProcessEnv = {
@@ -128,6 +133,7 @@ export class ChaosSystem {
       RATE_LIMIT_PUBLIC_REQUESTS: '1000000',
       // The fuzzer sends bad keys from 127.0.0.1, as every other client of the run does.
       AUTH_FAILURE_LIMIT: '1000000',
+      ...stack.chainEnv(1),
     };
     const http = new HttpClient(apiPort);
     const workerCount = engine === 'server' ? 2 : 1;

@@ -21,7 +21,34 @@ export function anvilBinary(): string {
   return path.join(path.dirname(packageJson), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
 }
 
-const CHAIN_ID = 31337;
+export const SANDBOX_CHAIN_ID = 31337;
+const CHAIN_ID = SANDBOX_CHAIN_ID;
+
+export interface AnvilOptions {
+  /** Seconds between blocks (dev: about one a second); unset: a block per transaction (tests, chaos). */
+  blockTimeSeconds?: number;
+  /** Where the node keeps its state across restarts (written on exit and every few seconds), or none. */
+  stateFile?: string;
+}
+
+/** The node's command line: the sandbox seed (its funded accounts are the sandbox treasury and collection). */
+export function anvilArgs(port: number, options: AnvilOptions = {}): string[] {
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(CHAIN_ID)];
+  args.push('--mnemonic', SANDBOX_CHAIN_MNEMONIC, '--accounts', '4', '--silent');
+  if (options.blockTimeSeconds) args.push('--block-time', String(options.blockTimeSeconds));
+  // A restart (chaos, dev) loads what the node had: a restart must not look like a chain that forgot its blocks.
+  if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', '2');
+  return args;
+}
+
+/** True once the node at `rpcUrl` answers with the sandbox chain id. */
+export async function anvilAnswers(rpcUrl: string): Promise<boolean> {
+  try {
+    return Number(await rpc(rpcUrl, 'eth_chainId')) === CHAIN_ID;
+  } catch {
+    return false;
+  }
+}
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const response = await fetch(url, {
@@ -35,11 +62,9 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return body.result;
 }
 
-export async function startAnvil(options: { blockTimeSeconds?: number } = {}): Promise<LocalAnvil> {
+export async function startAnvil(options: AnvilOptions = {}): Promise<LocalAnvil> {
   const port = await freePort();
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(CHAIN_ID)];
-  args.push('--mnemonic', SANDBOX_CHAIN_MNEMONIC, '--accounts', '4', '--silent');
-  if (options.blockTimeSeconds) args.push('--block-time', String(options.blockTimeSeconds));
+  const args = anvilArgs(port, options);
   const child: ChildProcess = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
@@ -53,7 +78,7 @@ export async function startAnvil(options: { blockTimeSeconds?: number } = {}): P
     clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
-  const up = await waitUntil(async () => Number(await rpc(rpcUrl, 'eth_chainId')) === CHAIN_ID, 15_000, 100);
+  const up = await waitUntil(() => anvilAnswers(rpcUrl), 15_000, 100);
   if (!up) {
     await stop();
     throw new Error(`anvil did not answer on ${rpcUrl}: ${stderr}`);

@@ -12,6 +12,8 @@ import { appendFileSync, closeSync, mkdirSync, openSync, readSync, rmSync, statS
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
+import { deploySandboxTokens, type SandboxToken } from '../../src/providers/evm/sandbox-chain';
+import { anvilAnswers, anvilArgs, anvilBinary, type AnvilOptions, SANDBOX_CHAIN_ID } from './anvil';
 import { prepareDatabase, PreparedDatabase } from './database';
 import { projectRoot } from './paths';
 import { freePort } from './ports';
@@ -329,6 +331,44 @@ export class Stack {
       readyWithinMs: options.readyWithinMs,
       ready: () => httpOk(`http://127.0.0.1:${options.port}/health`),
     });
+  }
+
+  /** The sandbox chain's node once startAnvil has run: what the services' ETHEREUM_* configuration names. */
+  chain: { rpcUrl: string; chainId: number; tokens: Record<SandboxToken, string> } | undefined;
+
+  /**
+   * The sandbox chain's EVM node (process `anvil`, scripts/lib/anvil.ts) on `port` (default a free one), kept on
+   * that port across restarts. Ready, on every start, once it answers and USDC and USDT are at their fixed addresses
+   * (deployed on a fresh node, found on one that loaded its state file).
+   */
+  async startAnvil(options: AnvilOptions & { port?: number; readyWithinMs?: number } = {}): Promise<StackProcess> {
+    const port = options.port ?? (await freePort());
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    let tokens: Record<SandboxToken, string> | undefined;
+    const node = await this.start({
+      name: 'anvil',
+      command: anvilBinary(),
+      args: anvilArgs(port, options),
+      env: process.env,
+      readyWithinMs: options.readyWithinMs ?? 30_000,
+      ready: async () => {
+        if (!(await anvilAnswers(rpcUrl))) return false;
+        tokens = await deploySandboxTokens(rpcUrl);
+        return true;
+      },
+    });
+    this.chain = { rpcUrl, chainId: SANDBOX_CHAIN_ID, tokens: tokens! };
+    return node;
+  }
+
+  /** The services' environment for the sandbox chain's node (src/config.ts ETHEREUM_*), once startAnvil has run. */
+  chainEnv(confirmations = 1): Record<string, string> {
+    if (!this.chain) return {};
+    return {
+      ETHEREUM_RPC_URL: this.chain.rpcUrl,
+      ETHEREUM_CHAIN_ID: String(this.chain.chainId),
+      ETHEREUM_CONFIRMATIONS: String(confirmations),
+    };
   }
 
   /** A probe for ProcessSpec.ready: the process polls `taskQueue` on this stack's Temporal (whatever it logs). */

@@ -1,6 +1,13 @@
 // Runs once per jest run: bundles the workflow code so that every test file's worker reuses it, and empties the
-// folder where the harnesses share the OpenAPI document (built from this run's code by the first that needs it).
+// folder where the harnesses share the OpenAPI document (built from this run's code by the first that needs it),
+// and starts the run's one sandbox chain node (Anvil, instant blocks), which every test file's harness points at.
+//
+// One node per run, not one per file: a node with its two token deployments costs about a second of CPU, sixty
+// times over on two cores. No snapshot/revert between files either: files run in parallel, and a revert would undo
+// the other file's blocks. Files do not need a clean chain: each file's wallets are its own addresses, and the
+// sending nonces live in the database all files share, as they would on one public chain.
 import { mkdirSync, rmSync } from 'node:fs';
+import { type LocalAnvil, startAnvil } from '../../scripts/lib/anvil';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
 import { openApiDocumentCache, workflowBundlePath } from './paths';
 
@@ -10,5 +17,8 @@ export default async function globalSetup(): Promise<void> {
   }
   rmSync(openApiDocumentCache, { recursive: true, force: true });
   mkdirSync(openApiDocumentCache, { recursive: true });
-  await writeWorkflowBundle(workflowBundlePath);
+  const [anvil] = await Promise.all([startAnvil(), writeWorkflowBundle(workflowBundlePath)]);
+  // jest's workers are started after this and inherit the variable; global-teardown.ts stops the node.
+  process.env.TEST_CHAIN_RPC_URL = anvil.rpcUrl;
+  (globalThis as { testChain?: LocalAnvil }).testChain = anvil;
 }

@@ -130,6 +130,12 @@ export const testLimitsAndBounds = {
   DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
 };
 
+/** The jest run's sandbox chain node (global-setup.ts), as the services' configuration names it; blocks are instant. */
+export function testChainEnv(): Record<string, string> {
+  const rpcUrl = process.env.TEST_CHAIN_RPC_URL;
+  return rpcUrl ? { ETHEREUM_RPC_URL: rpcUrl, ETHEREUM_CONFIRMATIONS: '1' } : {};
+}
+
 export interface HarnessOptions {
   /**
    * false: no worker in this process; the test runs its own (test/support/worker-process.ts, a real OS process
@@ -153,6 +159,7 @@ export async function startHarness(
     WEBHOOK_ALLOW_PRIVATE_URLS: overrides.APP_ENV === 'production' ? 'false' : 'true',
     // A key of its own per test file (the sandbox would otherwise use its public key).
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...(overrides.APP_ENV === 'production' ? {} : testChainEnv()),
     ...testLimitsAndBounds,
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,

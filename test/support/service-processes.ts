@@ -3,7 +3,7 @@
 // process (a SIGKILL reaches the process itself), named in PostgreSQL `<role>-<pid>` (src/persistence/database.ts connectionName).
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { type Harness, testLimitsAndBounds } from './harness';
+import { type Harness, testChainEnv, testLimitsAndBounds } from './harness';
 import { projectRoot, workflowBundlePath } from './paths';
 import { freePort } from '../../scripts/lib/ports';
 
@@ -42,6 +42,7 @@ export function serviceEnvironment(harness: Harness, options: ServiceOptions = {
     TEMPORAL_TASK_QUEUE: harness.config.temporal.taskQueue,
     WORKFLOW_BUNDLE_PATH: workflowBundlePath,
     DOCUMENT_STORAGE_DIR: harness.config.documentStorageDir,
+    ...testChainEnv(),
     // The harness's limits and bounds for a loaded machine; tests that need short ones pass them.
     ...testLimitsAndBounds,
     ...options.env,
