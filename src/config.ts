@@ -104,10 +104,10 @@ const environmentSchema = z
     QUOTE_SERVICE_FEE_BPS: z.coerce.number().int().min(0).max(MAX_SERVICE_FEE_BPS).default(50),
     /** Overrides of the allowed amount ranges, e.g. `BRL:1-1000,USD:10-25000`. */
     AMOUNT_RANGES: z.string().optional(),
-    /** Hex seed (at least 32 bytes) wallet keys are derived from; required in production. */
+    /** Hex seed (32 to 64 bytes, a BIP-32 master seed) wallet keys are derived from; required in production. */
     WALLET_KEY_SEED: z
       .string()
-      .regex(/^([0-9a-fA-F]{2}){32,}$/, 'must be at least 64 hex digits (32 bytes)')
+      .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 64 to 128 hex digits (32 to 64 bytes)')
       .optional(),
     /**
      * Ethereum (any EVM chain by its RPC): the node payout confirmations are checked on. Unset: ethereum payout hashes

@@ -7,12 +7,22 @@ import { createHmac } from 'node:crypto';
 import { isChecksumAddress, isSolanaAddress, toChecksumAddress } from '../src/domain/chains';
 import { LedgerError, ledgerAccounts } from '../src/domain/ledger';
 import { ledgerBalances, postLedgerEntries } from '../src/persistence/ledger';
+import { parseTransaction, recoverTransactionAddress } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
 import {
+  bip44PathOf,
+  bip44PrivateKey,
   DerivedWalletAddressProvider,
   ethereumAddressOf,
+  HdWalletAddressProvider,
+  mnemonicToSeed,
   SANDBOX_WALLET_SEED,
   solanaAddressOf,
+  TREASURY_KEY_REFERENCE,
 } from '../src/providers/wallet-addresses';
+import { SeedSigner } from '../src/providers/evm/signer';
+import { SANDBOX_CHAIN_MNEMONIC, sandboxTreasury } from '../src/providers/evm/sandbox-chain';
+import { keySeeds } from '../src/providers';
 import { approvedCustomer, createWallet, WalletBody } from './support/accounts';
 import { createCustomer, CustomerBody, individualCustomer } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -82,6 +92,58 @@ describe('addresses', () => {
     expect((await sandbox.createAddress({ walletId, chain: 'ethereum' })).address).toBe(ethereumAddressOf(key));
     expect(() => new DerivedWalletAddressProvider(Buffer.alloc(16))).toThrow('32 bytes');
   });
+
+  it('derives ethereum wallets by BIP-44, recoverable by a standard wallet tool from the seed and the stored path', async () => {
+    // The well-known development mnemonic's first BIP-44 account (what Hardhat and Anvil fund by default).
+    const devSeed = mnemonicToSeed('test test test test test test test test test test test junk');
+    expect(ethereumAddressOf(Buffer.from(bip44PrivateKey(devSeed, "m/44'/60'/0'/0/0")))).toBe(
+      '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    );
+    const walletId = '8f14e45f-ceea-4e7a-9e4b-1c6f5d3a2b10';
+    const provider = new HdWalletAddressProvider(mnemonicToSeed(SANDBOX_CHAIN_MNEMONIC), SANDBOX_WALLET_SEED);
+    const created = await provider.createAddress({ walletId, chain: 'ethereum' });
+    expect(created.keyReference).toBe(`bip44:${bip44PathOf(walletId)}`);
+    expect(created.keyReference).toMatch(/^bip44:m\/44'\/60'\/[1-9]\d*'\/0\/\d+$/);
+    // viem's own HD derivation (a standard tool) finds the same address from the words and the path.
+    const path = created.keyReference.slice('bip44:'.length) as `m/44'/60'/${string}`;
+    expect(mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { path }).address).toBe(created.address);
+    // Solana stays on the HMAC scheme.
+    expect((await provider.createAddress({ walletId, chain: 'solana' })).keyReference).toBe(
+      `derived:v1:solana/${walletId}`,
+    );
+  });
+
+  it('signs for both key schemes: wallets created before keep their addresses; no key leaves the signer', async () => {
+    const seeds = keySeeds(harness.config);
+    const signer = new SeedSigner(seeds);
+    const walletId = '11111111-2222-4333-8444-555555555555';
+    const legacy = await new DerivedWalletAddressProvider(seeds.walletSeed).createAddress({
+      walletId,
+      chain: 'ethereum',
+    });
+    const current = await new HdWalletAddressProvider(seeds.hdSeed, seeds.walletSeed).createAddress({
+      walletId,
+      chain: 'ethereum',
+    });
+    // The sandbox treasury is the chain node's funded account 0.
+    expect(await signer.addressOf(TREASURY_KEY_REFERENCE)).toBe(sandboxTreasury().address);
+    for (const wallet of [legacy, current]) {
+      expect(await signer.addressOf(wallet.keyReference)).toBe(wallet.address);
+      const signed = await signer.signTransaction(wallet.keyReference, {
+        chainId: 31337,
+        type: 'eip1559',
+        nonce: 0,
+        to: '0x0000000000000000000000000000000000000001',
+        value: 1n,
+        gas: 21000n,
+        maxFeePerGas: 2n,
+        maxPriorityFeePerGas: 1n,
+      });
+      expect(await recoverTransactionAddress({ serializedTransaction: signed as never })).toBe(wallet.address);
+      expect(parseTransaction(signed).nonce).toBe(0);
+    }
+    await expect(signer.addressOf('derived:v1:solana/x')).rejects.toThrow('no EVM key for the reference');
+  });
 });
 
 describe('POST /v1/wallets', () => {
@@ -109,7 +171,9 @@ describe('POST /v1/wallets', () => {
       const expected = await harness.services.walletAddressProvider.createAddress({ walletId: wallet.id, chain });
       expect(wallet.address).toBe(expected.address);
       const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: wallet.id } });
-      expect(row.keyReference).toBe(`derived:v1:${chain}/${wallet.id}`);
+      expect(row.keyReference).toBe(
+        chain === 'ethereum' ? `bip44:${bip44PathOf(wallet.id)}` : `derived:v1:${chain}/${wallet.id}`,
+      );
       expect((await partner.api.get(`/v1/wallets/${wallet.id}`)).body).toEqual(wallet);
     },
   );

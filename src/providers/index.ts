@@ -6,7 +6,13 @@ import { ConfigError } from '../config';
 import { isUnconnected } from './unavailable';
 import { RateProvider, SandboxRateProvider, UnconfiguredRateProvider } from './rates';
 import { DepositAccountIssuer, sandboxBankProfiles, SubAccountIssuer } from './deposit-accounts';
-import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvider } from './wallet-addresses';
+import {
+  HdWalletAddressProvider,
+  mnemonicToSeed,
+  SANDBOX_WALLET_SEED,
+  WalletAddressProvider,
+} from './wallet-addresses';
+import { SeedSigner, type Signer } from './evm/signer';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../webhooks/destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
@@ -15,7 +21,7 @@ import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails'
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
 import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './chain-verification';
-import { sandboxCollectionAddress, sandboxTokenAddresses } from './evm/sandbox-chain';
+import { SANDBOX_CHAIN_MNEMONIC, sandboxCollectionAddress, sandboxTokenAddresses } from './evm/sandbox-chain';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 
 export interface Providers {
@@ -35,12 +41,27 @@ export interface Providers {
   providerStatements: ProviderStatements;
   /** Checks on the chain's node that a payout's stablecoin arrived (POST /v1/payout/confirm). */
   chainTransferVerifier: ChainTransferVerifier;
+  /** Signs EVM transactions for key references (the seed signer; a KMS or HSM implements the same interface). */
+  signer: Signer;
+}
+
+/**
+ * The seeds keys derive from: production's WALLET_KEY_SEED for both schemes; the sandbox's public ones otherwise, its
+ * HD seed being the sandbox chain's mnemonic, so that its treasury (m/44'/60'/0'/0/0) is the node's funded account.
+ */
+export function keySeeds(config: AppConfig): { hdSeed: Uint8Array; walletSeed: Buffer } {
+  return {
+    hdSeed: config.walletKeySeed ?? mnemonicToSeed(SANDBOX_CHAIN_MNEMONIC),
+    walletSeed: config.walletKeySeed ?? SANDBOX_WALLET_SEED,
+  };
 }
 
 /** The sandbox's simulated rails and chain keep what they did in the database (`prisma`), as real ones would. */
 export function createProviders(config: AppConfig, prisma: PrismaClient): Providers {
   const chainTransferVerifier = createChainTransferVerifier(config);
+  const seeds = keySeeds(config);
   return {
+    signer: new SeedSigner(seeds),
     verificationProvider:
       config.appEnv === 'sandbox'
         ? new SimulatedVerificationProvider(config.sandboxVerificationDelaySeconds)
@@ -53,7 +74,7 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     webhookSender: createWebhookSender(config),
     rateProvider: config.appEnv === 'sandbox' ? new SandboxRateProvider() : new UnconfiguredRateProvider(),
     // Production always has its own seed and banks (loadConfig refuses to start without them).
-    walletAddressProvider: new DerivedWalletAddressProvider(config.walletKeySeed ?? SANDBOX_WALLET_SEED),
+    walletAddressProvider: new HdWalletAddressProvider(seeds.hdSeed, seeds.walletSeed),
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
     // No collection accounts are connected yet: production refuses to start (assertProductionReady).
     depositProvider:

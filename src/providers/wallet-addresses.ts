@@ -1,8 +1,15 @@
 // Key and address generation for service-managed wallets. The database only ever holds the public
-// address and a key reference; keys are derived again from the seed by whoever needs to sign.
-import { createECDH, createHash, createHmac, createPrivateKey, createPublicKey } from 'node:crypto';
+// address and a key reference; keys are derived again from the seed by whoever needs to sign (the signer,
+// src/providers/evm/signer.ts).
+//
+// Key references carry their scheme: `bip44:m/44'/60'/a'/0/i` (BIP-32/BIP-44 secp256k1 from the HD seed: any
+// wallet tool recovers the key from the seed and the path) for ethereum wallets created since issue 36;
+// `derived:v1:<chain>/<walletId>` (HMAC of the seed) for the ones before, which keep their addresses, and for Solana
+// (a simulation: no standard secp256k1 path applies to its Ed25519 keys).
+import { createECDH, createHash, createHmac, createPrivateKey, createPublicKey, pbkdf2Sync } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { base58 } from '@scure/base';
+import { HDKey } from 'viem/accounts';
 import { Chain, toChecksumAddress } from '../domain/chains';
 
 export interface NewWalletAddress {
@@ -24,6 +31,57 @@ export const SANDBOX_WALLET_SEED = createHash('sha256').update('payments-api san
 // DER prefix of a PKCS#8 Ed25519 private key; the 32-byte seed follows (RFC 8410).
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
+/** The BIP-39 seed of a mnemonic (PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic" + passphrase). */
+export function mnemonicToSeed(mnemonic: string, passphrase = ''): Buffer {
+  return pbkdf2Sync(mnemonic.normalize('NFKD'), `mnemonic${passphrase}`.normalize('NFKD'), 2048, 64, 'sha512');
+}
+
+/**
+ * The BIP-44 path of a wallet: m/44'/60'/a'/0/i, account a (1..2^31-1) and index i (0..2^31-1) from sha256 of its
+ * id. Account 0 is the service's own addresses (treasury 0, collection 1). 62 bits: a collision between two wallets
+ * is as likely as one of 2^31 ids, and the path is stored, so a tool needs no more than the seed and the row.
+ */
+export function bip44PathOf(walletId: string): string {
+  const digest = createHash('sha256').update(`wallet:${walletId}`).digest();
+  const account = (digest.readUInt32BE(0) % 0x7fffffff) + 1;
+  const index = digest.readUInt32BE(4) & 0x7fffffff;
+  return `m/44'/60'/${account}'/0/${index}`;
+}
+
+/** The service's own EVM addresses on the HD seed: the treasury pays gas and holds the hidden legs' coin. */
+export const TREASURY_KEY_REFERENCE = "bip44:m/44'/60'/0'/0/0";
+
+/** The private key of a `bip44:` path on an HD seed; throws for any other path form. */
+export function bip44PrivateKey(hdSeed: Uint8Array, path: string): Uint8Array {
+  if (!/^m(\/\d+'?)+$/.test(path)) throw new Error(`not a BIP-32 path: ${path}`);
+  const key = HDKey.fromMasterSeed(hdSeed).derive(path).privateKey;
+  if (!key) throw new Error(`no private key at ${path}`);
+  return key;
+}
+
+/**
+ * HD keys for ethereum wallets (BIP-44 on `hdSeed`, key reference `bip44:<path>`); Solana keeps the HMAC scheme
+ * of DerivedWalletAddressProvider on `seed`.
+ */
+export class HdWalletAddressProvider implements WalletAddressProvider {
+  private readonly legacy: DerivedWalletAddressProvider;
+
+  constructor(
+    private readonly hdSeed: Uint8Array,
+    seed: Buffer,
+  ) {
+    if (hdSeed.length < 16 || hdSeed.length > 64) throw new Error('the HD seed needs 16 to 64 bytes (BIP-32)');
+    this.legacy = new DerivedWalletAddressProvider(seed);
+  }
+
+  async createAddress(request: { walletId: string; chain: Chain }): Promise<NewWalletAddress> {
+    if (request.chain !== 'ethereum') return this.legacy.createAddress(request);
+    const path = bip44PathOf(request.walletId);
+    const address = ethereumAddressOf(Buffer.from(bip44PrivateKey(this.hdSeed, path)));
+    return { address, keyReference: `bip44:${path}` };
+  }
+}
+
 /**
  * Deterministic keys: HMAC-SHA256(seed, "<chain>/<walletId>") is the wallet's private key (secp256k1
  * for Ethereum, the Ed25519 seed for Solana), so the same wallet id always gives the same address
@@ -41,21 +99,29 @@ export class DerivedWalletAddressProvider implements WalletAddressProvider {
   }
 
   private ethereumAddress(path: string): string {
-    // A secp256k1 key must be below the curve order; a derived value above it (odds ~2^-128) is re-derived.
-    for (let counter = 0; ; counter += 1) {
-      const privateKey = createHmac('sha256', this.seed)
-        .update(counter === 0 ? path : `${path}#${counter}`)
-        .digest();
-      try {
-        return ethereumAddressOf(privateKey);
-      } catch (error) {
-        if (counter > 3) throw error;
-      }
-    }
+    return ethereumAddressOf(derivedEthereumKey(this.seed, path));
   }
 
   private solanaAddress(path: string): string {
     return solanaAddressOf(createHmac('sha256', this.seed).update(path).digest());
+  }
+}
+
+/**
+ * The secp256k1 key of a `derived:v1:<path>` reference: HMAC-SHA256(seed, path). A value at or above the curve
+ * order (odds ~2^-128) is derived again with a counter.
+ */
+export function derivedEthereumKey(seed: Buffer, path: string): Buffer {
+  for (let counter = 0; ; counter += 1) {
+    const privateKey = createHmac('sha256', seed)
+      .update(counter === 0 ? path : `${path}#${counter}`)
+      .digest();
+    try {
+      ethereumAddressOf(privateKey);
+      return privateKey;
+    } catch (error) {
+      if (counter > 3) throw error;
+    }
   }
 }
 
