@@ -104,3 +104,11 @@ export class UnconnectedChainTransfers implements ChainTransfers, Unconnected {
     throw new ChainUnavailableError(this.unconnected);
   }
 }
+
+/**
+ * The chains production cannot serve (for the per-flow production refusal, src/providers/index.ts): Solana always
+ * (a simulation only), ethereum until an EVM chain entry is configured (src/config.ts evmChains).
+ */
+export function chainsRefusedInProduction(config: { evmChains: Record<string, unknown> }): Blockchain[] {
+  return config.evmChains.ethereum ? ['solana'] : ['ethereum', 'solana'];
+}

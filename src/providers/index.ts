@@ -13,6 +13,11 @@ import {
   WalletAddressProvider,
 } from './wallet-addresses';
 import { SeedSigner, type Signer } from './evm/signer';
+import { EvmChainTransfers } from './evm/evm-chain-transfers';
+import { evmClient } from './evm/sender';
+import { TREASURY_KEY_REFERENCE } from './wallet-addresses';
+import { foundry } from 'viem/chains';
+import type { Address } from 'viem';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../webhooks/destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
@@ -81,8 +86,9 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
       config.appEnv === 'sandbox'
         ? new SandboxDepositProvider((chain) => chainTransferVerifier.collectionAddress(chain))
         : new UnconnectedDepositProvider(),
-    // No on-chain signer is connected yet: production refuses to start (assertProductionReady).
-    chainTransfers: config.appEnv === 'sandbox' ? new SandboxChainTransfers(prisma) : new UnconnectedChainTransfers(),
+    // Ethereum on its configured node (real ERC-20 sends); Solana, and sandbox requests asking for a simulated
+    // failure, on the simulation. Production without a chain configured refuses to start (assertProductionReady).
+    chainTransfers: createChainTransfers(config, prisma, new SeedSigner(seeds)),
     // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
     fiatRails: config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
     chainTransferVerifier,
@@ -91,6 +97,26 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     providerStatements:
       config.appEnv === 'sandbox' ? new SandboxProviderStatements(prisma) : new UnconnectedProviderStatements(),
   };
+}
+
+function createChainTransfers(config: AppConfig, prisma: PrismaClient, signer: Signer): ChainTransfers {
+  const simulation = config.appEnv === 'sandbox' ? new SandboxChainTransfers(prisma) : new UnconnectedChainTransfers();
+  const ethereum = config.evmChains.ethereum;
+  if (!ethereum) return simulation;
+  const tokens = (ethereum.tokens ?? sandboxTokenAddresses()) as Record<string, Address>;
+  return new EvmChainTransfers({
+    prisma,
+    signer,
+    chain: {
+      name: 'ethereum',
+      chainId: ethereum.chainId ?? foundry.id,
+      client: evmClient(ethereum.chainId ?? foundry.id, ethereum.rpcUrls),
+      tokens,
+    },
+    treasuryKeyReference: TREASURY_KEY_REFERENCE,
+    fallback: simulation,
+    sandboxFaucet: config.appEnv === 'sandbox',
+  });
 }
 
 /**

@@ -1,0 +1,169 @@
+// EVM sends exactly once (src/providers/evm/sender.ts): the durable nonce of each (chain, sender) and one send per
+// idempotency key, whose nonce is reserved first and whose signed transaction and hash are stored before any
+// broadcast. A send keeps its nonce for good: a replacement (higher fee) is stored at the same nonce, the hashes it
+// replaced kept, so that whichever of them the chain mined is found.
+import { type PrismaClient, sqlOf, type SqlDb, withDatabaseTransaction } from './database';
+
+export type EvmSendStatus = 'reserved' | 'signed' | 'mined' | 'failed';
+
+export interface EvmSendRow {
+  idempotencyKey: string;
+  chain: string;
+  fromAddress: string;
+  nonce: number;
+  toAddress: string;
+  token: string | null;
+  amount: string;
+  txHash: string | null;
+  rawTransaction: string | null;
+  maxFeePerGas: bigint | null;
+  replacedHashes: string[];
+  status: EvmSendStatus;
+  blockNumber: bigint | null;
+  broadcasts: number;
+}
+
+export interface NewEvmSend {
+  idempotencyKey: string;
+  chain: string;
+  fromAddress: string;
+  toAddress: string;
+  token: string | null;
+  /** Minor units of the token, or wei for a gas top-up, as a decimal string. */
+  amount: string;
+}
+
+type Row = Awaited<ReturnType<typeof selectRow>>;
+const selectRow = (db: SqlDb, key: string) =>
+  sqlOf(db).selectFrom('evmSends').selectAll().where('idempotencyKey', '=', key).executeTakeFirst();
+
+function rowOf(row: NonNullable<Row>): EvmSendRow {
+  return {
+    idempotencyKey: row.idempotencyKey,
+    chain: row.chain,
+    fromAddress: row.fromAddress,
+    nonce: Number(row.nonce),
+    toAddress: row.toAddress,
+    token: row.token,
+    amount: row.amount,
+    txHash: row.txHash,
+    rawTransaction: row.rawTransaction,
+    maxFeePerGas: row.maxFeePerGas === null ? null : BigInt(row.maxFeePerGas),
+    replacedHashes: row.replacedHashes ?? [],
+    status: row.status as EvmSendStatus,
+    blockNumber: row.blockNumber === null ? null : BigInt(row.blockNumber),
+    broadcasts: row.broadcasts,
+  };
+}
+
+export async function findEvmSend(db: SqlDb, idempotencyKey: string): Promise<EvmSendRow | null> {
+  const row = await selectRow(db, idempotencyKey);
+  return row ? rowOf(row) : null;
+}
+
+/**
+ * The send under the key, or a new one with the sender's next nonce: the stored next nonce, or the chain's pending
+ * count when that is higher (something outside the service sent from the address), taken under the nonce row's lock
+ * in the same transaction as the send's row, so two sends never share a nonce and a repeated key never takes a second.
+ */
+export async function reserveEvmSend(prisma: PrismaClient, send: NewEvmSend, chainNonce: number): Promise<EvmSendRow> {
+  return withDatabaseTransaction(prisma, async (tx) => {
+    const existing = await selectRow(tx, send.idempotencyKey);
+    if (existing) return rowOf(existing);
+    const db = sqlOf(tx);
+    await db
+      .insertInto('evmNonces')
+      .values({ chain: send.chain, address: send.fromAddress, nextNonce: '0' })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+    const { nextNonce } = await db
+      .selectFrom('evmNonces')
+      .select('nextNonce')
+      .where('chain', '=', send.chain)
+      .where('address', '=', send.fromAddress)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    // A concurrent request with the same key waited on the lock above: it finds the send now.
+    const raced = await selectRow(tx, send.idempotencyKey);
+    if (raced) return rowOf(raced);
+    const nonce = Math.max(Number(nextNonce), chainNonce);
+    await db
+      .insertInto('evmSends')
+      .values({ ...send, nonce: String(nonce), status: 'reserved' })
+      .execute();
+    await db
+      .updateTable('evmNonces')
+      .set({ nextNonce: String(nonce + 1), updatedAt: new Date() })
+      .where('chain', '=', send.chain)
+      .where('address', '=', send.fromAddress)
+      .execute();
+    return rowOf((await selectRow(tx, send.idempotencyKey))!);
+  });
+}
+
+/**
+ * Stores a signed transaction at the send's nonce before it is broadcast: the first (from reserved), or a
+ * replacement of `replaces` (the hash stored now). False when another attempt stored one first: use the stored one.
+ */
+export async function storeSignedEvmSend(
+  db: SqlDb,
+  idempotencyKey: string,
+  signed: { rawTransaction: string; txHash: string; maxFeePerGas: bigint },
+  replaces: string | null,
+): Promise<boolean> {
+  let update = sqlOf(db)
+    .updateTable('evmSends')
+    .set((eb) => ({
+      rawTransaction: signed.rawTransaction,
+      txHash: signed.txHash,
+      maxFeePerGas: signed.maxFeePerGas.toString(),
+      status: 'signed',
+      updatedAt: new Date(),
+      ...(replaces
+        ? { replacedHashes: eb.fn<string[]>('array_append', [eb.ref('replacedHashes'), eb.val(replaces)]) }
+        : {}),
+    }))
+    .where('idempotencyKey', '=', idempotencyKey);
+  update = replaces
+    ? update.where('txHash', '=', replaces).where('status', '=', 'signed')
+    : update.where('status', '=', 'reserved');
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function countEvmBroadcast(db: SqlDb, idempotencyKey: string): Promise<void> {
+  await sqlOf(db)
+    .updateTable('evmSends')
+    .set((eb) => ({ broadcasts: eb('broadcasts', '+', 1), updatedAt: new Date() }))
+    .where('idempotencyKey', '=', idempotencyKey)
+    .execute();
+}
+
+/** The chain mined one of the send's transactions (`txHash`, maybe a replaced one): its final state. */
+export async function settleEvmSend(
+  db: SqlDb,
+  idempotencyKey: string,
+  mined: { txHash: string; blockNumber: bigint; succeeded: boolean },
+): Promise<void> {
+  await sqlOf(db)
+    .updateTable('evmSends')
+    .set({
+      txHash: mined.txHash,
+      blockNumber: mined.blockNumber.toString(),
+      status: mined.succeeded ? 'mined' : 'failed',
+      updatedAt: new Date(),
+    })
+    .where('idempotencyKey', '=', idempotencyKey)
+    .execute();
+}
+
+/** The stored next nonce of a sender (tests and operators compare it with the chain's count). */
+export async function storedNextNonce(db: SqlDb, chain: string, address: string): Promise<number | null> {
+  const row = await sqlOf(db)
+    .selectFrom('evmNonces')
+    .select('nextNonce')
+    .where('chain', '=', chain)
+    .where('address', '=', address)
+    .executeTakeFirst();
+  return row ? Number(row.nextNonce) : null;
+}

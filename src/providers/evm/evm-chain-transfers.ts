@@ -1,0 +1,120 @@
+// Wallet transfers on an EVM chain: an ERC-20 `transfer` from the wallet's address, signed for its key reference
+// and sent exactly once per idempotency key (sender.ts). Other chains (Solana, a simulation) and sandbox requests
+// that ask for a simulated failure (`simulate`) go to the fallback, which talks the same protocol.
+import { type Address, encodeFunctionData, erc20Abi, getAddress } from 'viem';
+import type { PrismaClient } from '../../persistence/database';
+import {
+  type ChainTransferOutcome,
+  type ChainTransferRequest,
+  type ChainTransfers,
+  ChainUnavailableError,
+} from '../chain-transfers';
+import type { OperationLookup } from '../unavailable';
+import { ProviderUnavailableError } from '../unavailable';
+import { sandboxStablecoinAbi } from './sandbox-chain';
+import { type EvmChainConnection, EvmSender, type EvmSendOutcome } from './sender';
+import type { Signer } from './signer';
+
+export interface EvmChainTransfersOptions {
+  prisma: PrismaClient;
+  signer: Signer;
+  /** The chain name (as in wallet rows: `ethereum`) and its connection, tokens by currency. */
+  chain: EvmChainConnection & { tokens: Record<string, Address> };
+  treasuryKeyReference: string;
+  fallback: ChainTransfers;
+  /**
+   * Sandbox only: the treasury mints what a wallet's address lacks before it sends (the sandbox's stablecoin is
+   * credited by simulated pay-ins that do not deliver coin on chain yet). Never in production: the treasury of a
+   * real token cannot mint.
+   */
+  sandboxFaucet: boolean;
+  receiptWaitMs?: number;
+}
+
+export class EvmChainTransfers implements ChainTransfers {
+  private readonly sender: EvmSender;
+
+  constructor(private readonly options: EvmChainTransfersOptions) {
+    this.sender = new EvmSender({
+      prisma: options.prisma,
+      signer: options.signer,
+      chain: options.chain,
+      treasuryKeyReference: options.treasuryKeyReference,
+      receiptWaitMs: options.receiptWaitMs,
+    });
+  }
+
+  private onChain(request: ChainTransferRequest): boolean {
+    return request.chain === this.options.chain.name && request.simulate === null;
+  }
+
+  async send(request: ChainTransferRequest): Promise<ChainTransferOutcome> {
+    if (!this.onChain(request)) return this.options.fallback.send(request);
+    const token = this.options.chain.tokens[request.amount.currency];
+    if (!token) return { status: 'rejected', reason: `no ${request.amount.currency} contract on ${request.chain}` };
+    const amount = request.amount.toMinorUnits();
+    try {
+      if (this.options.sandboxFaucet) await this.fundInSandbox(request, token, amount);
+      const outcome = await this.sender.send({
+        idempotencyKey: request.idempotencyKey,
+        fromKeyReference: request.fromKeyReference,
+        to: token,
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [getAddress(request.toAddress), amount],
+        }),
+        describe: { toAddress: request.toAddress, token: request.amount.currency, amount: amount.toString() },
+      });
+      return outcomeOf(outcome);
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw new ChainUnavailableError(error.message);
+      // The chain would refuse the transfer outright (estimated to revert): no nonce was taken, nothing sent.
+      if (/EstimateGasExecutionError|reverted/i.test(`${(error as Error).name} ${String(error)}`))
+        return { status: 'rejected', reason: `${request.chain}: the transfer would revert` };
+      throw error;
+    }
+  }
+
+  async lookUp(request: ChainTransferRequest, round: number): Promise<OperationLookup<ChainTransferOutcome>> {
+    if (!this.onChain(request)) return this.options.fallback.lookUp(request, round);
+    const found = await this.sender.lookUp(request.idempotencyKey);
+    if (!found) return { state: 'not_executed' };
+    if (found.state === 'pending') {
+      // Reserved or broadcast, not mined: drive it on (rebroadcast, replace) rather than leave a nonce gap.
+      const driven = await this.send(request).catch(() => null);
+      if (driven) return { state: 'executed', outcome: driven };
+      return { state: 'unknown' };
+    }
+    return { state: 'executed', outcome: outcomeOf(found) };
+  }
+
+  private async fundInSandbox(request: ChainTransferRequest, token: Address, amount: bigint): Promise<void> {
+    const from = await this.options.signer.addressOf(request.fromKeyReference);
+    const faucetKey = `${request.idempotencyKey}:faucet`;
+    const { client } = this.options.chain;
+    const balance = await client.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [from],
+    });
+    const already = await this.sender.lookUp(faucetKey);
+    if (!already && balance >= amount) return;
+    const shortfall = amount - balance > 0n ? amount - balance : 0n;
+    const minted = await this.sender.send({
+      idempotencyKey: faucetKey,
+      fromKeyReference: this.options.treasuryKeyReference,
+      to: token,
+      data: encodeFunctionData({ abi: sandboxStablecoinAbi, functionName: 'mint', args: [from, shortfall] }),
+      describe: { toAddress: from, token: request.amount.currency, amount: shortfall.toString() },
+    });
+    if (minted.state !== 'mined') throw new ChainUnavailableError(`sandbox faucet for ${from} not mined yet`);
+  }
+}
+
+function outcomeOf(outcome: EvmSendOutcome): ChainTransferOutcome {
+  if (outcome.state === 'pending') throw new ChainUnavailableError(`broadcast, not mined yet (${outcome.txHash})`);
+  if (!outcome.succeeded) return { status: 'rejected', reason: `reverted on chain (${outcome.txHash})` };
+  return { status: 'sent', txHash: outcome.txHash };
+}

@@ -1,0 +1,291 @@
+// Sends an EVM transaction exactly once per idempotency key (resource and step). The order is what makes it so:
+// (1) the sender's nonce is reserved in PostgreSQL with the send's row (src/persistence/evm-sends.ts); (2) the
+// transaction is signed at that nonce and stored with its hash; (3) only then broadcast. Whatever dies in between
+// (a worker SIGKILLed after signing, or right after broadcasting), the next attempt finds the row: it looks the
+// stored hashes up on the chain, broadcasts the stored transaction again when the node does not know it (dropped, or
+// never sent), and replaces one stuck in the mempool with a higher fee at the same nonce. A send never takes a second
+// nonce, so the chain can never execute it twice: one nonce, one transaction mined.
+//
+// Gas: the treasury (the HD seed's m/44'/60'/0'/0/0) holds ether and pays for its own sends; a send from any other
+// address (a customer's wallet) is preceded by a top-up from the treasury when the address holds less than the
+// send's gas at its fee cap, itself an exactly-once send under `<key>:gas`.
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  fallback,
+  type Hash,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+} from 'viem';
+import type { PrismaClient } from '../../persistence/database';
+import {
+  countEvmBroadcast,
+  type EvmSendRow,
+  findEvmSend,
+  reserveEvmSend,
+  settleEvmSend,
+  storeSignedEvmSend,
+} from '../../persistence/evm-sends';
+import { ProviderUnavailableError } from '../unavailable';
+import type { Signer } from './signer';
+
+export class EvmUnavailableError extends ProviderUnavailableError {
+  override name = 'EvmUnavailableError';
+}
+
+export interface EvmChainConnection {
+  /** The configuration entry's name (the nonce store's `chain`). */
+  name: string;
+  chainId: number;
+  client: PublicClient;
+}
+
+/** A public client on a chain's RPC URLs, tried in order; every call bounded. */
+export function evmClient(chainId: number, rpcUrls: string[], timeoutMs = 5_000): PublicClient {
+  const chain = {
+    id: chainId,
+    name: `evm-${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: rpcUrls } },
+  } as const satisfies Chain;
+  const transports = rpcUrls.map((url) => http(url, { timeout: timeoutMs, retryCount: 0 }));
+  return createPublicClient({
+    chain,
+    transport: transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 0 }),
+    // Polling for receipts: a block a second in dev, instant in tests.
+    pollingInterval: 250,
+  });
+}
+
+export interface EvmSendRequest {
+  idempotencyKey: string;
+  fromKeyReference: string;
+  /** The recipient of ether, or the contract called. */
+  to: Address;
+  data?: Hex;
+  value?: bigint;
+  /** For the row (operators): who gets what, in the token's minor units or wei. */
+  describe: { toAddress: string; token: string | null; amount: string };
+}
+
+export type EvmSendOutcome =
+  | { state: 'mined'; txHash: Hash; blockNumber: bigint; succeeded: boolean }
+  /** Broadcast (or stored), not mined within the wait: ask again with the same key. */
+  | { state: 'pending'; txHash: Hash | null };
+
+export interface EvmSenderOptions {
+  prisma: PrismaClient;
+  signer: Signer;
+  chain: EvmChainConnection;
+  treasuryKeyReference: string;
+  /** How long one call waits for the receipt before answering pending (bounded, whatever the chain does). */
+  receiptWaitMs?: number;
+  /** A replacement's fee cap over the stuck transaction's, in percent (nodes want at least +10%). */
+  feeBumpPercent?: number;
+}
+
+const FALLBACK_GAS = 120_000n;
+
+export class EvmSender {
+  private readonly receiptWaitMs: number;
+  private readonly feeBumpPercent: bigint;
+
+  constructor(private readonly options: EvmSenderOptions) {
+    this.receiptWaitMs = options.receiptWaitMs ?? 20_000;
+    this.feeBumpPercent = BigInt(options.feeBumpPercent ?? 25);
+  }
+
+  private get client(): PublicClient {
+    return this.options.chain.client;
+  }
+
+  /** Drives the send under the key as far as it goes within the receipt wait. Throws EvmUnavailableError (unknown). */
+  async send(request: EvmSendRequest): Promise<EvmSendOutcome> {
+    try {
+      return await this.drive(request);
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw error;
+      if (isRpcFailure(error)) throw new EvmUnavailableError(`${this.options.chain.name}: ${shortMessage(error)}`);
+      throw error;
+    }
+  }
+
+  /** What became of the send under the key without sending anything new: null when no nonce was ever reserved. */
+  async lookUp(idempotencyKey: string): Promise<EvmSendOutcome | null> {
+    const row = await findEvmSend(this.options.prisma, idempotencyKey);
+    if (!row) return null;
+    try {
+      return (await this.minedOutcome(row)) ?? { state: 'pending', txHash: row.txHash as Hash | null };
+    } catch (error) {
+      if (isRpcFailure(error)) throw new EvmUnavailableError(`${this.options.chain.name}: ${shortMessage(error)}`);
+      throw error;
+    }
+  }
+
+  private async drive(request: EvmSendRequest): Promise<EvmSendOutcome> {
+    const { prisma, signer, chain } = this.options;
+    const from = await signer.addressOf(request.fromKeyReference);
+    let row = await findEvmSend(prisma, request.idempotencyKey);
+    if (row && (row.status === 'mined' || row.status === 'failed')) return (await this.minedOutcome(row))!;
+    let gas: bigint | null = null;
+    if (!row) {
+      // Estimated before the nonce is taken: a send the chain would refuse outright (no balance) takes none.
+      gas = await this.estimateGas(from, request);
+      await this.ensureGas(request, from, gas);
+      const chainNonce = await this.client.getTransactionCount({ address: from, blockTag: 'pending' });
+      row = await reserveEvmSend(
+        prisma,
+        { idempotencyKey: request.idempotencyKey, chain: chain.name, fromAddress: from, ...request.describe },
+        chainNonce,
+      );
+    }
+    if (row.status === 'reserved') {
+      gas ??= await this.estimateGas(from, request).catch(() => FALLBACK_GAS);
+      await this.ensureGas(request, from, gas);
+      const signed = await this.sign(request, row.nonce, gas, null);
+      await storeSignedEvmSend(prisma, request.idempotencyKey, signed, null);
+      row = (await findEvmSend(prisma, request.idempotencyKey))!;
+    }
+    const mined = await this.minedOutcome(row);
+    if (mined) return mined;
+    await this.broadcast(row);
+    const receipt = await this.waitForAny(row);
+    if (receipt) return receipt;
+    // Not mined within the wait. Unknown to the node: dropped; the next call broadcasts it again. Known: stuck at its
+    // fee; replaced now at the same nonce with a higher one (stored before it is broadcast).
+    const known = await this.client.getTransaction({ hash: row.txHash as Hash }).catch((error: unknown) => {
+      if (error instanceof TransactionNotFoundError) return null;
+      throw error;
+    });
+    if (!known) return { state: 'pending', txHash: row.txHash as Hash };
+    const replacement = await this.sign(
+      request,
+      row.nonce,
+      known.gas,
+      ((row.maxFeePerGas ?? known.maxFeePerGas ?? 0n) * (100n + this.feeBumpPercent)) / 100n,
+    );
+    if (await storeSignedEvmSend(prisma, request.idempotencyKey, replacement, row.txHash)) {
+      await this.broadcast((await findEvmSend(prisma, request.idempotencyKey))!);
+    }
+    return { state: 'pending', txHash: replacement.txHash as Hash };
+  }
+
+  private async estimateGas(from: Address, request: EvmSendRequest): Promise<bigint> {
+    const estimate = await this.client.estimateGas({
+      account: from,
+      to: request.to,
+      data: request.data,
+      value: request.value,
+    });
+    // Room for state that changes between the estimate and the block.
+    return (estimate * 12n) / 10n;
+  }
+
+  /** A customer address pays its gas with ether the treasury sent it (exactly once, under `<key>:gas`). */
+  private async ensureGas(request: EvmSendRequest, from: Address, gas: bigint): Promise<void> {
+    const treasury = await this.options.signer.addressOf(this.options.treasuryKeyReference);
+    if (from.toLowerCase() === treasury.toLowerCase()) return;
+    const fees = await this.client.estimateFeesPerGas();
+    const needed = gas * fees.maxFeePerGas;
+    const topUpKey = `${request.idempotencyKey}:gas`;
+    const toppedUp = await findEvmSend(this.options.prisma, topUpKey);
+    if (!toppedUp && (await this.client.getBalance({ address: from })) >= needed) return;
+    // Twice the need: a replacement at a higher fee still has its gas.
+    const value = needed * 2n;
+    const outcome = await this.send({
+      idempotencyKey: topUpKey,
+      fromKeyReference: this.options.treasuryKeyReference,
+      to: from,
+      value,
+      describe: { toAddress: from, token: null, amount: value.toString() },
+    });
+    if (outcome.state !== 'mined') throw new EvmUnavailableError(`gas top-up of ${from} not mined yet`);
+    if (!outcome.succeeded) throw new Error(`gas top-up of ${from} failed on chain (${outcome.txHash})`);
+  }
+
+  private async sign(
+    request: EvmSendRequest,
+    nonce: number,
+    gas: bigint,
+    minimumFee: bigint | null,
+  ): Promise<{ rawTransaction: Hex; txHash: Hash; maxFeePerGas: bigint }> {
+    const fees = await this.client.estimateFeesPerGas();
+    const maxFeePerGas = minimumFee && minimumFee > fees.maxFeePerGas ? minimumFee : fees.maxFeePerGas;
+    const tip =
+      minimumFee && minimumFee > fees.maxFeePerGas
+        ? (fees.maxPriorityFeePerGas * (100n + this.feeBumpPercent)) / 100n
+        : fees.maxPriorityFeePerGas;
+    const rawTransaction = await this.options.signer.signTransaction(request.fromKeyReference, {
+      type: 'eip1559',
+      chainId: this.options.chain.chainId,
+      nonce,
+      to: request.to,
+      data: request.data,
+      value: request.value ?? 0n,
+      gas,
+      maxFeePerGas,
+      maxPriorityFeePerGas: tip > maxFeePerGas ? maxFeePerGas : tip,
+    });
+    return { rawTransaction, txHash: keccak256(rawTransaction), maxFeePerGas };
+  }
+
+  private async broadcast(row: EvmSendRow): Promise<void> {
+    await countEvmBroadcast(this.options.prisma, row.idempotencyKey);
+    try {
+      await this.client.sendRawTransaction({ serializedTransaction: row.rawTransaction as Hex });
+    } catch (error) {
+      // Already in the node's pool, or its nonce used (by this very send, mined: the receipt says so next).
+      if (/already known|nonce too low|replacement transaction underpriced|already imported/i.test(String(error)))
+        return;
+      throw error;
+    }
+  }
+
+  /** The receipt of whichever of the send's transactions the chain mined, as the row's final state. */
+  private async minedOutcome(row: EvmSendRow): Promise<EvmSendOutcome | null> {
+    for (const hash of [row.txHash, ...row.replacedHashes]) {
+      if (!hash) continue;
+      const receipt = await this.client.getTransactionReceipt({ hash: hash as Hash }).catch((error: unknown) => {
+        if (error instanceof TransactionReceiptNotFoundError) return null;
+        throw error;
+      });
+      if (!receipt) continue;
+      const succeeded = receipt.status === 'success';
+      if (row.status !== 'mined' && row.status !== 'failed')
+        await settleEvmSend(this.options.prisma, row.idempotencyKey, {
+          txHash: hash,
+          blockNumber: receipt.blockNumber,
+          succeeded,
+        });
+      return { state: 'mined', txHash: hash as Hash, blockNumber: receipt.blockNumber, succeeded };
+    }
+    return null;
+  }
+
+  private async waitForAny(row: EvmSendRow): Promise<EvmSendOutcome | null> {
+    const deadline = Date.now() + this.receiptWaitMs;
+    for (;;) {
+      const mined = await this.minedOutcome(row);
+      if (mined || Date.now() >= deadline) return mined;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** The node could not be asked (down, timed out, refused the connection): the outcome is unknown, try again. */
+function isRpcFailure(error: unknown): boolean {
+  const name = (error as { name?: string })?.name ?? '';
+  return (
+    /HttpRequestError|TimeoutError|RpcRequestError|UnknownRpcError|InternalRpcError|LimitExceededRpcError/.test(name) ||
+    /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|took too long/i.test(String(error))
+  );
+}
+
+function shortMessage(error: unknown): string {
+  return (error as { shortMessage?: string }).shortMessage ?? String((error as Error).message ?? error).slice(0, 200);
+}
