@@ -21,6 +21,8 @@ export interface EvmSendRow {
   status: EvmSendStatus;
   blockNumber: bigint | null;
   broadcasts: number;
+  /** When the current transaction was signed (or the send settled). */
+  updatedAt: Date;
 }
 
 export interface NewEvmSend {
@@ -53,6 +55,7 @@ function rowOf(row: NonNullable<Row>): EvmSendRow {
     status: row.status as EvmSendStatus,
     blockNumber: row.blockNumber === null ? null : BigInt(row.blockNumber),
     broadcasts: row.broadcasts,
+    updatedAt: new Date(row.updatedAt),
   };
 }
 
@@ -134,7 +137,7 @@ export async function storeSignedEvmSend(
 export async function countEvmBroadcast(db: SqlDb, idempotencyKey: string): Promise<void> {
   await sqlOf(db)
     .updateTable('evmSends')
-    .set((eb) => ({ broadcasts: eb('broadcasts', '+', 1), updatedAt: new Date() }))
+    .set((eb) => ({ broadcasts: eb('broadcasts', '+', 1) }))
     .where('idempotencyKey', '=', idempotencyKey)
     .execute();
 }

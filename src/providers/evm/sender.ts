@@ -87,6 +87,8 @@ export interface EvmSenderOptions {
   receiptWaitMs?: number;
   /** A replacement's fee cap over the stuck transaction's, in percent (nodes want at least +10%). */
   feeBumpPercent?: number;
+  /** How long a transaction the node holds may stay unmined before it counts as stuck and is replaced. */
+  stuckAfterMs?: number;
 }
 
 const FALLBACK_GAS = 120_000n;
@@ -98,7 +100,10 @@ export class EvmSender {
   constructor(private readonly options: EvmSenderOptions) {
     this.receiptWaitMs = options.receiptWaitMs ?? 20_000;
     this.feeBumpPercent = BigInt(options.feeBumpPercent ?? 25);
+    this.stuckAfterMs = options.stuckAfterMs ?? 60_000;
   }
+
+  private readonly stuckAfterMs: number;
 
   private get client(): PublicClient {
     return this.options.chain.client;
@@ -156,13 +161,15 @@ export class EvmSender {
     await this.broadcast(row);
     const receipt = await this.waitForAny(row);
     if (receipt) return receipt;
-    // Not mined within the wait. Unknown to the node: dropped; the next call broadcasts it again. Known: stuck at its
-    // fee; replaced now at the same nonce with a higher one (stored before it is broadcast).
+    // Not mined within the wait. Unknown to the node: dropped; the next call broadcasts it again. Known, and signed
+    // longer ago than stuckAfterMs: stuck at its fee; replaced now at the same nonce with a higher one (stored before
+    // it is broadcast).
     const known = await this.client.getTransaction({ hash: row.txHash as Hash }).catch((error: unknown) => {
       if (error instanceof TransactionNotFoundError) return null;
       throw error;
     });
-    if (!known) return { state: 'pending', txHash: row.txHash as Hash };
+    if (!known || Date.now() - row.updatedAt.getTime() < this.stuckAfterMs)
+      return { state: 'pending', txHash: row.txHash as Hash };
     const replacement = await this.sign(
       request,
       row.nonce,

@@ -1,0 +1,120 @@
+// The EVM sender's recovery paths on a node of its own (mining switched off and on at will): a transaction stuck in
+// the mempool is replaced with a higher fee at the same nonce, a dropped one is broadcast again from the stored
+// bytes, and either way the chain mines one transaction for the key. The node is this file's (not the run's shared
+// one) because it stops mining; its nonces are stored under a chain name of its own.
+import { randomUUID } from 'node:crypto';
+import { type Address, type Hash } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
+import { createPrismaClient, type PrismaClient } from '../src/persistence/database';
+import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
+import { keySeeds } from '../src/providers';
+import { sandboxTreasury } from '../src/providers/evm/sandbox-chain';
+import { EvmSender, evmClient } from '../src/providers/evm/sender';
+import { SeedSigner } from '../src/providers/evm/signer';
+import { TREASURY_KEY_REFERENCE } from '../src/providers/wallet-addresses';
+import { loadConfig } from '../src/config';
+
+let anvil: LocalAnvil;
+let prisma: PrismaClient;
+let sender: EvmSender;
+const chainName = `test_${randomUUID().slice(0, 8)}`;
+
+const rpc = (method: string, params: unknown[] = []) =>
+  fetch(anvil.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  }).then(async (response) => (await response.json()) as { result?: unknown; error?: unknown });
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  prisma = createPrismaClient(process.env.DATABASE_URL!, { role: 'test', poolSize: 2 });
+  const config = loadConfig({ ...process.env, APP_ENV: 'sandbox' });
+  sender = new EvmSender({
+    prisma,
+    signer: new SeedSigner(keySeeds(config)),
+    chain: { name: chainName, chainId: anvil.chainId, client: evmClient(anvil.chainId, [anvil.rpcUrl]) },
+    treasuryKeyReference: TREASURY_KEY_REFERENCE,
+    receiptWaitMs: 300,
+    stuckAfterMs: 3_000,
+  });
+}, 60_000);
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await anvil?.stop();
+});
+
+const payment = (to: Address) => ({
+  idempotencyKey: `test:${randomUUID()}:send`,
+  fromKeyReference: TREASURY_KEY_REFERENCE,
+  to,
+  value: 12_345n,
+  describe: { toAddress: to, token: null, amount: '12345' },
+});
+
+async function expectMinedOnce(key: string, to: Address): Promise<void> {
+  const client = evmClient(anvil.chainId, [anvil.rpcUrl]);
+  expect(await client.getBalance({ address: to })).toBe(12_345n);
+  const row = (await findEvmSend(prisma, key))!;
+  expect(row.status).toBe('mined');
+  const treasury = sandboxTreasury().address;
+  const chainNonce = await client.getTransactionCount({ address: treasury, blockTag: 'pending' });
+  expect(chainNonce).toBe(row.nonce + 1);
+  expect(await storedNextNonce(prisma, chainName, treasury)).toBe(chainNonce);
+}
+
+it('replaces a transaction stuck in the mempool with a higher fee at the same nonce; one is mined', async () => {
+  await rpc('evm_setAutomine', [false]);
+  const to = privateKeyToAccount(generatePrivateKey()).address;
+  const request = payment(to);
+  const first = await sender.send(request);
+  expect(first.state).toBe('pending');
+  const stored = (await findEvmSend(prisma, request.idempotencyKey))!;
+  expect(stored.txHash).toBe(first.txHash);
+  // Not stuck yet: the same transaction, broadcast again.
+  expect(await sender.send(request)).toEqual(first);
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const second = await sender.send(request);
+  expect(second.state).toBe('pending');
+  const replaced = (await findEvmSend(prisma, request.idempotencyKey))!;
+  expect(replaced.nonce).toBe(stored.nonce);
+  expect(replaced.replacedHashes).toEqual([stored.txHash]);
+  expect(replaced.txHash).not.toBe(stored.txHash);
+  expect(replaced.maxFeePerGas! > stored.maxFeePerGas!).toBe(true);
+  await rpc('evm_mine');
+  const done = await sender.send(request);
+  expect(done).toMatchObject({ state: 'mined', succeeded: true, txHash: replaced.txHash as Hash });
+  await expectMinedOnce(request.idempotencyKey, to);
+  await rpc('evm_setAutomine', [true]);
+});
+
+it('broadcasts a dropped transaction again from the stored bytes', async () => {
+  await rpc('evm_setAutomine', [false]);
+  const to = privateKeyToAccount(generatePrivateKey()).address;
+  const request = payment(to);
+  const first = await sender.send(request);
+  expect(first.state).toBe('pending');
+  await rpc('anvil_dropTransaction', [first.txHash]);
+  await rpc('evm_setAutomine', [true]);
+  const done = await sender.send(request);
+  expect(done).toMatchObject({ state: 'mined', succeeded: true, txHash: first.txHash });
+  const row = (await findEvmSend(prisma, request.idempotencyKey))!;
+  expect(row.broadcasts).toBe(2);
+  expect(row.replacedHashes).toEqual([]);
+  await expectMinedOnce(request.idempotencyKey, to);
+});
+
+it('answers unavailable, within its bound, when the node cannot be reached; nothing is reserved', async () => {
+  const offline = new EvmSender({
+    prisma,
+    signer: new SeedSigner(keySeeds(loadConfig({ ...process.env, APP_ENV: 'sandbox' }))),
+    chain: { name: chainName, chainId: anvil.chainId, client: evmClient(anvil.chainId, ['http://127.0.0.1:9'], 1_000) },
+    treasuryKeyReference: TREASURY_KEY_REFERENCE,
+  });
+  const request = payment(privateKeyToAccount(generatePrivateKey()).address);
+  const started = Date.now();
+  await expect(offline.send(request)).rejects.toMatchObject({ name: 'EvmUnavailableError' });
+  expect(Date.now() - started).toBeLessThan(5_000);
+  expect(await findEvmSend(prisma, request.idempotencyKey)).toBeNull();
+});
