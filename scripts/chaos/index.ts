@@ -52,6 +52,12 @@ const scenarios: Scenario[] = [
     load: async () => (await import('./scenarios/outages')).outagesScenario,
     limitSeconds: 900,
   },
+  {
+    number: 8,
+    name: 'chain',
+    load: async () => (await import('./scenarios/chain')).chainScenario,
+    limitSeconds: 600,
+  },
 ];
 
 const runStarted = Date.now();
