@@ -9,6 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { storedNextNonce } from '../../../src/persistence/evm-sends';
 import {
   call,
+  externalAccount,
   createCustomer,
   idOf,
   individualCustomer,
@@ -84,11 +85,65 @@ export async function chainScenario(system: ChaosSystem, report: ScenarioReport,
   report.restarts += 1;
   report.cases += 1;
 
-  // Case 2: the node down for longer than a send's retries take to start failing: requests to it cannot connect.
-  await startTransfers(perCase);
+  // An ethereum payout awaiting its stablecoin: confirming it needs the node.
+  const speiAccountId = idOf(
+    await call(
+      api,
+      { method: 'POST', path: '/v1/external-accounts', json: externalAccount(customerId, 'spei') },
+      201,
+      'spei account',
+    ),
+  );
+  const quoteId = idOf(
+    await call(
+      api,
+      {
+        method: 'POST',
+        path: '/v1/quote',
+        json: {
+          sender: { currency: 'USDC', payment_rail: 'ethereum', amount: '10.000000' },
+          receiver: { currency: 'MXN', payment_rail: 'spei' },
+        },
+      },
+      201,
+      'ethereum payout quote',
+    ),
+  );
+  const payoutId = idOf(
+    await call(
+      api,
+      {
+        method: 'POST',
+        path: '/v1/payout',
+        json: { quote_id: quoteId, customer_id: customerId, external_account_id: speiAccountId },
+      },
+      201,
+      'ethereum payout',
+    ),
+  );
+
+  // Case 2: the node down (its RPC unreachable) while transfers start and a payout is confirmed.
   await system.stack.kill('anvil', 'SIGTERM');
+  await startTransfers(perCase);
   const readyWhileDown = await timed(() => system.isReady());
   report.check(readyWhileDown.ms < 10_000, () => `/health/ready took ${readyWhileDown.ms} ms with the chain down`);
+  const confirm = await timed(() =>
+    api.send({
+      method: 'POST',
+      path: '/v1/payout/confirm',
+      headers: { 'Idempotency-Key': randomUUID() },
+      json: { transaction_id: payoutId, tx_hash: `0x${'ab'.repeat(32)}` },
+      timeoutMs: 30_000,
+    }),
+  );
+  const answer = confirm.value;
+  report.check(
+    answer.kind === 'response' && answer.status === 503 && answer.headers['retry-after'] !== undefined,
+    () =>
+      `payout confirm with the chain down: ${answer.kind === 'response' ? `${answer.status} ${JSON.stringify(answer.body)}` : answer.kind}, expected 503 with Retry-After`,
+  );
+  report.check(confirm.ms < 15_000, () => `payout confirm with the chain down took ${confirm.ms} ms`);
+  report.notes.confirmMs = confirm.ms;
   await pause(size.quick ? 8_000 : 30_000);
   await system.stack.process('anvil').start();
   report.restarts += 1;
