@@ -107,7 +107,10 @@ const environmentSchema = z
     /** Hex seed (32 to 64 bytes, a BIP-32 master seed) wallet keys are derived from; required in production. */
     WALLET_KEY_SEED: z
       .string()
-      .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 64 to 128 hex digits (32 to 64 bytes)')
+      .regex(
+        /^([0-9a-fA-F]{2}){32,64}$/,
+        'must be at least 64 hex digits (32 bytes) and at most 128 (64 bytes: a BIP-32 seed)',
+      )
       .optional(),
     /**
      * Ethereum (any EVM chain by its RPC): the node payout confirmations are checked on. Unset: ethereum payout hashes
