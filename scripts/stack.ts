@@ -12,7 +12,7 @@ import { generatePrismaClient } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { AppEnvironment, imageEnv, productionReplicas, serviceCommand, startProductionEngine } from './lib/production';
 import { httpOk, Stack } from './lib/stack';
-import { NAMESPACE, temporalServerBinaries } from './lib/temporal-server';
+import { NAMESPACE, temporalClientTlsEnv, temporalServerBinaries } from './lib/temporal-server';
 
 const dataDir = path.join(projectRoot, '.data', 'production');
 const firstApiPort = Number(process.env.PORT ?? 3000);
@@ -49,8 +49,10 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     temporalPort,
     uiPort: temporalUiPort,
     binaries,
+    tls: true,
     log,
   });
+  const tls = engine.tls!;
   const env: AppEnvironment = {
     APP_ENV: process.env.APP_ENV ?? 'sandbox',
     DATABASE_URL: engine.database.url,
@@ -69,7 +71,7 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       stack.start({
         name: `api-${index + 1}`,
         ...serviceCommand('api'),
-        env: { ...childEnv, PORT: String(port) },
+        env: { ...childEnv, ...temporalClientTlsEnv(tls, 'api'), PORT: String(port) },
         ready: () => httpOk(`http://127.0.0.1:${port}/health/ready`, 2000),
       }),
     ),
@@ -77,7 +79,7 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       stack.start({
         name: `worker-${index + 1}`,
         ...serviceCommand('worker'),
-        env: childEnv,
+        env: { ...childEnv, ...temporalClientTlsEnv(tls, 'worker') },
         ready: stack.pollsTaskQueue(env.TEMPORAL_TASK_QUEUE),
         readyWithinMs: 180_000,
       }),
@@ -88,7 +90,7 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       '',
       ...apiPorts.map((port, index) => `  API ${index + 1}          http://localhost:${port}`),
       `  Temporal UI    http://localhost:${temporalUiPort}`,
-      `  Temporal       ${engine.temporalAddress} (namespace ${NAMESPACE})`,
+      `  Temporal       ${engine.temporalAddress} (namespace ${NAMESPACE}; mutual TLS, certificates in ${path.relative(projectRoot, tls.dir)}/)`,
       `  Database       ${engine.database.url}`,
       `  Logs           ${path.relative(projectRoot, path.join(dataDir, 'logs'))}/`,
       `  Ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s. A partner key: npm run partner:create -- --name Acme`,
