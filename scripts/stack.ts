@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { generatePrismaClient } from './lib/database';
+import { generatePrismaClient, serviceRoleUrl } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { AppEnvironment, imageEnv, productionReplicas, serviceCommand, startProductionEngine } from './lib/production';
 import { httpOk, Stack } from './lib/stack';
@@ -71,7 +71,12 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       stack.start({
         name: `api-${index + 1}`,
         ...serviceCommand('api'),
-        env: { ...childEnv, ...temporalClientTlsEnv(tls, 'api'), PORT: String(port) },
+        env: {
+          ...childEnv,
+          ...temporalClientTlsEnv(tls, 'api'),
+          DATABASE_URL: serviceRoleUrl(engine.database.url, 'api'),
+          PORT: String(port),
+        },
         ready: () => httpOk(`http://127.0.0.1:${port}/health/ready`, 2000),
       }),
     ),
@@ -79,7 +84,11 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       stack.start({
         name: `worker-${index + 1}`,
         ...serviceCommand('worker'),
-        env: { ...childEnv, ...temporalClientTlsEnv(tls, 'worker') },
+        env: {
+          ...childEnv,
+          ...temporalClientTlsEnv(tls, 'worker'),
+          DATABASE_URL: serviceRoleUrl(engine.database.url, 'worker'),
+        },
         ready: stack.pollsTaskQueue(env.TEMPORAL_TASK_QUEUE),
         readyWithinMs: 180_000,
       }),
@@ -91,7 +100,7 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       ...apiPorts.map((port, index) => `  API ${index + 1}          http://localhost:${port}`),
       `  Temporal UI    http://localhost:${temporalUiPort}`,
       `  Temporal       ${engine.temporalAddress} (namespace ${NAMESPACE}; mutual TLS, certificates in ${path.relative(projectRoot, tls.dir)}/)`,
-      `  Database       ${engine.database.url}`,
+      `  Database       ${engine.database.url} (the owner, for migrations; the API and the workers connect as payments_api and payments_worker)`,
       `  Logs           ${path.relative(projectRoot, path.join(dataDir, 'logs'))}/`,
       `  Ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s. A partner key: npm run partner:create -- --name Acme`,
       `  (with DATABASE_URL=${engine.database.url}). Ctrl-C stops everything.`,
