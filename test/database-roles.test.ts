@@ -74,6 +74,15 @@ describe('the service roles', () => {
     expect(await answer(client, 'DELETE FROM ledger_entries')).toBe('permission denied for table ledger_entries');
   });
 
+  it.each(['api', 'worker'] as const)('%s: cannot update or delete the audit trail', async (which) => {
+    const client = which === 'api' ? api : worker;
+    expect(await answer(client, "UPDATE operator_actions SET operator = 'someone else'")).toBe(
+      'permission denied for table operator_actions',
+    );
+    expect(await answer(client, 'DELETE FROM operator_actions')).toBe('permission denied for table operator_actions');
+    expect(await answer(client, 'SELECT count(*) FROM operator_actions')).toMatch(/^accepted/);
+  });
+
   it('api: cannot update or delete events', async () => {
     expect(await answer(api, "UPDATE events SET resource_status = 'failed'")).toBe(
       'permission denied for table events',
