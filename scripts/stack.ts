@@ -63,6 +63,8 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${firstApiPort}`,
     DOCUMENT_STORAGE_DIR: path.join(dataDir, 'documents'),
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || secretsKey(),
+    // Each service replaces the certificate with its own below.
+    ...temporalClientTlsEnv(tls, 'admin'),
   };
   const childEnv = { ...process.env, ...imageEnv, ...env };
   const apiPorts = Array.from({ length: productionReplicas.api }, (_, index) => firstApiPort + index);

@@ -44,6 +44,11 @@ export const appEnvironmentNames = [
   'PUBLIC_BASE_URL',
   'DOCUMENT_STORAGE_DIR',
   'SECRETS_ENCRYPTION_KEY',
+  // Mutual TLS to Temporal: the CA and the server's name shared, each service its own certificate.
+  'TEMPORAL_TLS_CLIENT_CERT',
+  'TEMPORAL_TLS_CLIENT_KEY',
+  'TEMPORAL_TLS_CA_CERT',
+  'TEMPORAL_TLS_SERVER_NAME',
 ] as const;
 export type AppEnvironment = Record<(typeof appEnvironmentNames)[number], string>;
 

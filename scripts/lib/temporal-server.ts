@@ -171,7 +171,10 @@ export function temporalClientTls(certificates: TemporalCertificates, name: Temp
 export function temporalClientTlsEnv(
   certificates: TemporalCertificates,
   name: TemporalClientName,
-): Record<string, string> {
+): Record<
+  'TEMPORAL_TLS_CLIENT_CERT' | 'TEMPORAL_TLS_CLIENT_KEY' | 'TEMPORAL_TLS_CA_CERT' | 'TEMPORAL_TLS_SERVER_NAME',
+  string
+> {
   const files = temporalClientTls(certificates, name);
   return {
     TEMPORAL_TLS_CLIENT_CERT: files.certFile,
