@@ -22,6 +22,7 @@ import {
   TransactionStatus,
 } from '../src/domain/transactions';
 import { recordEvent } from '../src/persistence/events';
+import { type OperatorActionInput, recordOperatorAction } from '../src/persistence/operator-actions';
 import {
   LedgerEntryInput,
   lateDepositReceived,
@@ -474,6 +475,11 @@ export function createTransactionActivities(services: ActivityServices) {
         if (found.state === 'executed') late[kind === 'fiat_to_stablecoin' ? 'conversion' : 'payout'] = found.outcome;
       }
       return late;
+    },
+
+    /** The audit trail's row of an operator's decision (idempotent by workflow and update id). */
+    async recordOperatorAction(action: OperatorActionInput): Promise<void> {
+      await recordOperatorAction(prisma, action);
     },
 
     /**

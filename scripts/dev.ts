@@ -161,6 +161,8 @@ async function start(stack: Stack): Promise<void> {
       `  Metrics        http://127.0.0.1:${metricsPorts.api}/metrics (API), http://127.0.0.1:${metricsPorts.worker}/metrics (worker)`,
       `  Database       ${database.url}`,
       `  Chain          ${stack.chain!.rpcUrl} (Anvil, chain id ${stack.chain!.chainId}; USDC ${stack.chain!.tokens.USDC})`,
+      '  Access         development only: Temporal in plaintext, the UI without login, one database role (the',
+      '                 production stack has mutual TLS to Temporal and service roles: docs/operations.md)',
       `  Sandbox key    ${partner.api_key}   (partner ${partner.partner_id})`,
       '',
       `  try: curl -H "Authorization: ${partner.api_key}" http://localhost:${apiPort}/v1/customers`,

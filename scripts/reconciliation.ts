@@ -19,6 +19,7 @@ import {
   clearSandboxStatementAdjustments,
   listSandboxStatementAdjustments,
 } from '../src/persistence/sandbox-statements';
+import { loadTemporalTls } from '../src/config';
 import { connectTemporalClient } from '../src/temporal/client';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { prepareDatabase } from './lib/database';
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
       namespace: process.env.TEMPORAL_NAMESPACE || 'default',
       taskQueue,
       callTimeoutMs: 5_000,
+      tls: loadTemporalTls(process.env),
     });
     return { client, taskQueue, close: () => connection.close() };
   };

@@ -8,11 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { generatePrismaClient } from './lib/database';
+import { generatePrismaClient, serviceRoleUrl } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { AppEnvironment, imageEnv, productionReplicas, serviceCommand, startProductionEngine } from './lib/production';
 import { httpOk, Stack } from './lib/stack';
-import { NAMESPACE, temporalServerBinaries } from './lib/temporal-server';
+import { NAMESPACE, temporalClientTlsEnv, temporalServerBinaries } from './lib/temporal-server';
 
 const dataDir = path.join(projectRoot, '.data', 'production');
 const firstApiPort = Number(process.env.PORT ?? 3000);
@@ -49,8 +49,10 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     temporalPort,
     uiPort: temporalUiPort,
     binaries,
+    tls: true,
     log,
   });
+  const tls = engine.tls!;
   const env: AppEnvironment = {
     APP_ENV: process.env.APP_ENV ?? 'sandbox',
     DATABASE_URL: engine.database.url,
@@ -61,6 +63,8 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${firstApiPort}`,
     DOCUMENT_STORAGE_DIR: path.join(dataDir, 'documents'),
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || secretsKey(),
+    // Each service replaces the certificate with its own below.
+    ...temporalClientTlsEnv(tls, 'admin'),
   };
   const childEnv = { ...process.env, ...imageEnv, ...env };
   const apiPorts = Array.from({ length: productionReplicas.api }, (_, index) => firstApiPort + index);
@@ -69,7 +73,12 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       stack.start({
         name: `api-${index + 1}`,
         ...serviceCommand('api'),
-        env: { ...childEnv, PORT: String(port) },
+        env: {
+          ...childEnv,
+          ...temporalClientTlsEnv(tls, 'api'),
+          DATABASE_URL: serviceRoleUrl(engine.database.url, 'api'),
+          PORT: String(port),
+        },
         ready: () => httpOk(`http://127.0.0.1:${port}/health/ready`, 2000),
       }),
     ),
@@ -77,7 +86,11 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       stack.start({
         name: `worker-${index + 1}`,
         ...serviceCommand('worker'),
-        env: childEnv,
+        env: {
+          ...childEnv,
+          ...temporalClientTlsEnv(tls, 'worker'),
+          DATABASE_URL: serviceRoleUrl(engine.database.url, 'worker'),
+        },
         ready: stack.pollsTaskQueue(env.TEMPORAL_TASK_QUEUE),
         readyWithinMs: 180_000,
       }),
@@ -88,8 +101,8 @@ async function start(stack: Stack, build: boolean): Promise<void> {
       '',
       ...apiPorts.map((port, index) => `  API ${index + 1}          http://localhost:${port}`),
       `  Temporal UI    http://localhost:${temporalUiPort}`,
-      `  Temporal       ${engine.temporalAddress} (namespace ${NAMESPACE})`,
-      `  Database       ${engine.database.url}`,
+      `  Temporal       ${engine.temporalAddress} (namespace ${NAMESPACE}; mutual TLS, certificates in ${path.relative(projectRoot, tls.dir)}/)`,
+      `  Database       ${engine.database.url} (the owner, for migrations; the API and the workers connect as payments_api and payments_worker)`,
       `  Logs           ${path.relative(projectRoot, path.join(dataDir, 'logs'))}/`,
       `  Ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s. A partner key: npm run partner:create -- --name Acme`,
       `  (with DATABASE_URL=${engine.database.url}). Ctrl-C stops everything.`,

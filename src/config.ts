@@ -45,6 +45,15 @@ const environmentSchema = z
       .default('localhost:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
+    /**
+     * Mutual TLS to the Temporal frontend (docs/operations.md "Temporal behind mutual TLS"): this client's
+     * certificate and key (PEM files, both or neither), the CA that signed the frontend's certificate (default: the
+     * system's roots) and the name that certificate carries when it is not the address's host. Unset: plaintext.
+     */
+    TEMPORAL_TLS_CLIENT_CERT: z.string().min(1).optional(),
+    TEMPORAL_TLS_CLIENT_KEY: z.string().min(1).optional(),
+    TEMPORAL_TLS_CA_CERT: z.string().min(1).optional(),
+    TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
     /** Total time one API request may take before it answers 503 service_unavailable. */
     REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(1).max(120).default(15),
     /** Bound on each Temporal call made while serving a request (also capped by the request's deadline). */
@@ -259,11 +268,29 @@ const environmentSchema = z
 
 export type AppEnvironment = 'sandbox' | 'production';
 
+/** Mutual TLS to the Temporal frontend (TEMPORAL_TLS_*). */
+export interface TemporalTlsFiles {
+  /** PEM of the CA that signed the frontend's certificate; the system's roots when null. */
+  caCertFile: string | null;
+  /** This client's certificate and key (PEM), presented to the frontend. */
+  certFile: string;
+  keyFile: string;
+  /** The name the frontend's certificate must carry when it differs from the address's host. */
+  serverName: string | null;
+}
+
 export interface AppConfig {
   appEnv: AppEnvironment;
   port: number;
   databaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string; callTimeoutMs: number };
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    callTimeoutMs: number;
+    /** Mutual TLS to the frontend (TEMPORAL_TLS_*); null or absent: plaintext. */
+    tls?: TemporalTlsFiles | null;
+  };
   /** Total time one API request may take. */
   requestTimeoutMs: number;
   database: { connectMs: number; statementMs: number };
@@ -334,6 +361,17 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** TEMPORAL_TLS_* alone (also read by scripts that need no other setting): null when unset. */
+export function loadTemporalTls(env: NodeJS.ProcessEnv | Record<string, unknown>): TemporalTlsFiles | null {
+  const text = (name: string) => (typeof env[name] === 'string' && env[name] !== '' ? (env[name] as string) : null);
+  const certFile = text('TEMPORAL_TLS_CLIENT_CERT');
+  const keyFile = text('TEMPORAL_TLS_CLIENT_KEY');
+  if (Boolean(certFile) !== Boolean(keyFile))
+    throw new ConfigError('Invalid configuration: TEMPORAL_TLS_CLIENT_CERT and TEMPORAL_TLS_CLIENT_KEY go together');
+  if (!certFile || !keyFile) return null;
+  return { certFile, keyFile, caCertFile: text('TEMPORAL_TLS_CA_CERT'), serverName: text('TEMPORAL_TLS_SERVER_NAME') };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   // Empty strings count as unset, as they do in most shells' `VAR= cmd`.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -347,6 +385,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (typeof amountRanges === 'string') throw new ConfigError(`Invalid configuration: AMOUNT_RANGES ${amountRanges}`);
   const virtualAccountBanks = parseBankProfiles(values.VIRTUAL_ACCOUNT_BANKS);
   const evmChains = parseEvmChains(values);
+  const temporalTls = loadTemporalTls(values);
   if (values.APP_ENV === 'production') {
     // Sandbox stand-ins must never serve real money: production names its own.
     if (!values.WALLET_KEY_SEED)
@@ -370,6 +409,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       namespace: values.TEMPORAL_NAMESPACE,
       taskQueue: values.TEMPORAL_TASK_QUEUE,
       callTimeoutMs: Math.round(values.TEMPORAL_CALL_TIMEOUT_SECONDS * 1000),
+      tls: temporalTls,
     },
     requestTimeoutMs: Math.round(values.REQUEST_TIMEOUT_SECONDS * 1000),
     database: {

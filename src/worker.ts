@@ -9,6 +9,7 @@ import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './persistence/database';
 import { createLogger, Logger } from './logger';
 import { assertProductionReady, createProviders } from './providers';
+import { temporalTlsOptions } from './temporal/tls';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
 import { ensureReconciliationSchedule } from './temporal/reconciliation-schedule';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
@@ -60,7 +61,10 @@ async function main(): Promise<void> {
   const providers = createProviders(config, prisma);
   assertProductionReady(config, providers);
   const observability = await startObservability(config, logger, prisma, 'worker');
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect({
+    address: config.temporal.address,
+    tls: temporalTlsOptions(config.temporal.tls),
+  });
   await ensureSearchAttributes(connection.operatorService, config.temporal.namespace).catch((error: unknown) =>
     logger.warn(
       { err: error },

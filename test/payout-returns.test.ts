@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Decimal } from '../src/domain/money';
 import { postingOfProviderOperation, requiredTransactionSteps } from '../src/domain/reconciliation';
 import { workflowIds } from '../src/temporal/workflow-ids';
+import { listOperatorActions } from '../src/persistence/operator-actions';
 import { payoutReturnStateQuery, resolvePayoutReturnUpdate } from '../workflows/payout-return';
 import { Harness, startHarness } from './support/harness';
 import { balanceOf, createPayin, createPayout, fundWallet } from './support/payments';
@@ -250,11 +251,22 @@ describe('a completed payout from a wallet returned by the receiving bank', () =
       'fiat_clearing:MXN': completed.receiver.amount,
     });
 
-    expect(await decide(payout.id, { action: 'refund', reason: 'beneficiary deceased' })).toEqual({
+    expect(
+      await decide(payout.id, { action: 'refund', reason: 'beneficiary deceased', operator: 'omar@example.com' }),
+    ).toEqual({
       action: 'refund',
       accepted: true,
     });
     expect(await returnHandle(payout.id).result()).toBe('refunded');
+    // The audit trail names the operator (docs/operations.md "Audit trail").
+    expect(await listOperatorActions(harness.prisma, { resourceId: payout.id })).toMatchObject([
+      {
+        resourceType: 'transaction_payout_return',
+        action: 'refund',
+        operator: 'omar@example.com',
+        reason: 'beneficiary deceased',
+      },
+    ]);
     expect(await get(payout.id)).toMatchObject({ status: 'refunded', failure_reason: 'payout_returned' });
     expect((await eventTypesOf(harness, payout.id)).slice(-2)).toEqual(['payout.returned', 'payout.refunded']);
 

@@ -1,5 +1,6 @@
 // The operator's view on the production topology: the Temporal server on PostgreSQL with its Web UI server
-// (scripts/lib/production.ts, as `npm run stack -- --production` starts them), an API and a worker on it, one fiat to
+// (scripts/lib/production.ts, as `npm run stack -- --production` starts them, behind mutual TLS: the UI, the API and
+// the worker connect with their client certificates), an API and a worker on it (as their database roles), one fiat to
 // fiat settlement; then headless Chromium (Debian's, through playwright-core) opens the UI, finds the settlement by
 // its transaction id (search attribute ResourceId) and sees its two legs. Saves a screenshot to test-artifacts/.
 //
@@ -23,10 +24,11 @@ import {
   idOf,
 } from '../scripts/chaos/fixtures';
 import { HttpClient } from '../scripts/chaos/http';
+import { serviceRoleUrl } from '../scripts/lib/database';
 import { freePort } from '../scripts/lib/ports';
 import { startProductionEngine } from '../scripts/lib/production';
 import { Stack, tsEntry } from '../scripts/lib/stack';
-import type { TemporalServerBinaries } from '../scripts/lib/temporal-server';
+import { temporalClientTlsEnv, type TemporalServerBinaries } from '../scripts/lib/temporal-server';
 import { waitUntil } from '../scripts/lib/wait';
 import { launchChromium } from './support/browser';
 import { projectRoot, testArtifactsDir, workflowBundlePath } from './support/paths';
@@ -76,6 +78,7 @@ describeWithServer('the Temporal UI on the production topology', () => {
       fresh: true,
       uiPort,
       binaries: Promise.resolve(binaries),
+      tls: true,
     });
     const apiPort = await freePort();
     const env = {
@@ -95,11 +98,24 @@ describeWithServer('the Temporal UI on the production topology', () => {
       stack.start({
         name: 'api',
         ...tsEntry('src/server.ts'),
-        env,
+        env: {
+          ...env,
+          ...temporalClientTlsEnv(engine.tls!, 'api'),
+          DATABASE_URL: serviceRoleUrl(engine.database.url, 'api'),
+        },
         ready: async () =>
           (await api.send({ method: 'GET', path: '/health/ready', timeoutMs: 2000 })).kind === 'response',
       }),
-      stack.start({ name: 'worker', ...tsEntry('src/worker.ts'), env, ready: stack.pollsTaskQueue('payments') }),
+      stack.start({
+        name: 'worker',
+        ...tsEntry('src/worker.ts'),
+        env: {
+          ...env,
+          ...temporalClientTlsEnv(engine.tls!, 'worker'),
+          DATABASE_URL: serviceRoleUrl(engine.database.url, 'worker'),
+        },
+        ready: stack.pollsTaskQueue('payments'),
+      }),
     ]);
     const prisma = createPrismaClient(engine.database.url, { role: 'test', poolSize: 1 });
     try {

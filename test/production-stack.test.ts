@@ -18,7 +18,12 @@ import {
   temporalServerEnv,
   temporalServerSettings,
   temporalUiEnv,
+  temporalClientTlsEnv,
+  temporalServerTlsEnv,
+  temporalUiTlsEnv,
 } from '../scripts/lib/temporal-server';
+import { serviceRoles } from '../scripts/lib/database';
+import { temporalCertificatePaths } from '../scripts/lib/tls';
 
 const root = path.resolve(__dirname, '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -45,6 +50,9 @@ const pinned = (variable: string) => {
   return match[1];
 };
 const database = { host: 'db', port: 5432, user: 'u', password: 'p' };
+/** Where compose mounts the certificates (scripts/production/temporal-certificates.ts makes them). */
+const composeCertificates = temporalCertificatePaths('/tls');
+const composeTlsVolume = './.data/compose-tls:/tls:ro';
 
 describe('docker-compose.yml and npm run stack -- --production', () => {
   it('run the same versions', () => {
@@ -57,14 +65,18 @@ describe('docker-compose.yml and npm run stack -- --production', () => {
 
   it('configure the Temporal server by the same variables and settings', async () => {
     const temporal = service('temporal');
-    const native = await temporalServerEnv(database, 7233);
+    const native = { ...(await temporalServerEnv(database, 7233)), ...temporalServerTlsEnv(composeCertificates) };
     // Natively every service of the server needs a port of its own on loopback; a container keeps the defaults.
     const loopbackOnly = Object.keys(native).filter((name) => name.endsWith('_PORT') && name !== 'DB_PORT');
     expect(names(temporal.environment)).toEqual(
       names(native).filter((name) => !loopbackOnly.includes(name) && name !== 'BIND_ON_IP'),
     );
-    for (const [name, value] of Object.entries(temporalServerSettings))
+    for (const [name, value] of Object.entries({
+      ...temporalServerSettings,
+      ...temporalServerTlsEnv(composeCertificates),
+    }))
       expect(String(temporal.environment?.[name])).toBe(value);
+    expect(temporal.volumes).toContain(composeTlsVolume);
     // The same dynamic config file, mounted where the variable points.
     expect(temporal.volumes).toContain(
       `./${path.relative(root, native.DYNAMIC_CONFIG_FILE_PATH!)}:${temporal.environment?.DYNAMIC_CONFIG_FILE_PATH}:ro`,
@@ -81,8 +93,11 @@ describe('docker-compose.yml and npm run stack -- --production', () => {
     expect(namespace.environment?.TEMPORAL_NAMESPACE).toBe(NAMESPACE);
   });
 
-  it('point the UI at the server by the same variables', () => {
-    expect(names(service('temporal-ui').environment)).toEqual(names(temporalUiEnv('temporal:7233', 8080)));
+  it('point the UI at the server by the same variables, with its client certificate', () => {
+    const ui = { ...temporalUiEnv('temporal:7233', 8080), ...temporalUiTlsEnv(composeCertificates) };
+    expect(names(service('temporal-ui').environment)).toEqual(names(ui));
+    for (const [name, value] of Object.entries(temporalUiTlsEnv(composeCertificates)))
+      expect(String(service('temporal-ui').environment?.[name])).toBe(value);
     expect(service('temporal-ui').environment?.TEMPORAL_DEFAULT_NAMESPACE).toBe(NAMESPACE);
   });
 
@@ -99,5 +114,14 @@ describe('docker-compose.yml and npm run stack -- --production', () => {
     expect(names(service('api').environment)).toEqual([...app, 'PORT'].sort());
     expect(service('api').environment?.TEMPORAL_NAMESPACE).toBe(NAMESPACE);
     for (const [name, value] of Object.entries(imageEnv)) expect(read('Dockerfile')).toContain(`ENV ${name}=${value}`);
+    // Each with its own client certificate and database role.
+    for (const which of ['api', 'worker'] as const) {
+      const environment = service(which).environment ?? {};
+      for (const [name, value] of Object.entries(temporalClientTlsEnv(composeCertificates, which)))
+        expect(String(environment[name])).toBe(value);
+      expect(new URL(String(environment.DATABASE_URL)).username).toBe(serviceRoles[which]);
+      expect(read('scripts/production/database-roles.sql')).toContain(`CREATE ROLE ${serviceRoles[which]} LOGIN`);
+      expect(service(which).volumes).toContain(composeTlsVolume);
+    }
   });
 });

@@ -31,9 +31,12 @@ import {
   defineQuery,
   defineUpdate,
   isCancellation,
+  currentUpdateInfo,
   log,
+  patched,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { TransactionType } from '../src/domain/transactions';
 import { payoutReturnRefusals, providerOutcomeFailures } from '../src/temporal/failure-types';
@@ -64,6 +67,8 @@ export interface PayoutReturnDecision {
   external_account_id?: string;
   /** Why (kept with the return); 1-500 characters. */
   reason: string;
+  /** Who decides (the audit trail, docs/operations.md "Audit trail"); 1-200 characters. */
+  operator?: string;
 }
 
 export type PayoutReturnPhase = 'returned' | 'repaying' | 'refunding' | 'outcome_unknown' | 'completed' | 'refunded';
@@ -99,17 +104,20 @@ const isUuid = (value: unknown) =>
 export function checkPayoutReturnDecision(input: unknown): PayoutReturnDecision {
   const refuse = (message: string) => ApplicationFailure.nonRetryable(message, payoutReturnRefusals.invalidDecision);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw refuse('the input must be an object');
-  const { action, external_account_id: account, reason, ...rest } = input as Record<string, unknown>;
+  const { action, external_account_id: account, reason, operator, ...rest } = input as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw refuse(`unknown fields: ${Object.keys(rest).join(', ')}`);
   if (action !== 'repay' && action !== 'refund') throw refuse('action must be "repay" or "refund"');
   if (typeof reason !== 'string' || reason.trim().length === 0 || reason.length > 500)
     throw refuse('reason must be a non-empty string of at most 500 characters');
   if (account !== undefined && (action !== 'repay' || !isUuid(account)))
     throw refuse('external_account_id is for a repay only, and must be an external account id (a UUID)');
+  if (operator !== undefined && (typeof operator !== 'string' || !operator.trim() || operator.length > 200))
+    throw refuse('operator must be a non-empty string of at most 200 characters');
   return {
     action,
     reason: reason.trim(),
     ...(account !== undefined ? { external_account_id: account as string } : {}),
+    ...(typeof operator === 'string' ? { operator: operator.trim() } : {}),
   };
 }
 
@@ -151,6 +159,20 @@ export async function payoutReturnWorkflow(input: PayoutReturnInput): Promise<'c
             payoutReturnRefusals.destinationRefused,
           );
         }
+      }
+      // The audit trail (docs/operations.md "Audit trail"): who decided, on what, why; before the decision is
+      // taken, so that a decision is never carried out unrecorded (the update fails instead when it cannot be).
+      if (patched('operator-audit-trail')) {
+        await databaseActivities.recordOperatorAction({
+          workflowId: workflowInfo().workflowId,
+          updateId: currentUpdateInfo()?.id ?? '',
+          resourceType: 'transaction_payout_return',
+          resourceId: id,
+          action: checked.action,
+          operator: checked.operator ?? 'unnamed',
+          reason: checked.reason,
+          details: checked.external_account_id ? { external_account_id: checked.external_account_id } : {},
+        });
       }
       // Checked again after the await: another decision may have been taken meanwhile.
       if (decision !== null || !state.awaitingOperator) {

@@ -27,6 +27,7 @@ import {
   isCancellation,
   log,
   patched,
+  currentUpdateInfo,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -92,8 +93,13 @@ export interface OperatorDecision {
   action: OperatorAction;
   /** record_payout: the provider's reference of the payout made. */
   provider_reference?: string;
-  /** record_payout: why, in the operator's words (kept on the payout leg). */
+  /** record_payout: why, in the operator's words (kept on the payout leg); any action: kept in the audit trail. */
   reason?: string;
+  /**
+   * Who decides (the audit trail, docs/operations.md "Audit trail"): the identity the operator authenticated as.
+   * The update's accepted event in the history carries the caller's identity as well.
+   */
+  operator?: string;
 }
 
 export interface SettlementState {
@@ -176,6 +182,8 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
   const refundReason: FailureReason =
     input.funded?.action === 'refund' ? input.funded.reason : 'deposit_amount_mismatch';
   let operatorDecision: OperatorDecision | null = null;
+  /** The accepted update's id, for the audit trail. */
+  let operatorUpdateId = '';
 
   const setStatus = (status: TransactionStatus, failureReason: FailureReason | null = state.failureReason) => {
     state.status = status;
@@ -243,7 +251,12 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
         ...(decision.action === 'record_payout'
           ? { provider_reference: decision.provider_reference?.trim(), reason: decision.reason?.trim() }
           : {}),
+        ...(typeof decision.reason === 'string' && decision.action !== 'record_payout'
+          ? { reason: decision.reason.trim() }
+          : {}),
+        ...(typeof decision.operator === 'string' ? { operator: decision.operator.trim() } : {}),
       };
+      operatorUpdateId = currentUpdateInfo()?.id ?? '';
       return decision.action;
     },
     {
@@ -302,6 +315,21 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
         state.refundBlocked = null;
         state.rounds[name] += 1;
         log.info('operator decided', { transactionId: id, step: name, action });
+        if (patched('operator-audit-trail'))
+          await databaseActivities.recordOperatorAction({
+            workflowId: workflowInfo().workflowId,
+            updateId: operatorUpdateId,
+            resourceType: 'transaction',
+            resourceId: id,
+            action,
+            operator: decision.operator || 'unnamed',
+            reason: decision.reason ?? null,
+            details: {
+              step: name,
+              failure_reason: failure,
+              ...(decision.provider_reference ? { provider_reference: decision.provider_reference } : {}),
+            },
+          });
         await databaseActivities.resumeTransaction(id);
         setStatus('processing', null);
         if (action === 'refund' && name !== 'refund') return REFUND;

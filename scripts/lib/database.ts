@@ -83,12 +83,57 @@ export function runPrisma(args: string[], env: NodeJS.ProcessEnv = process.env, 
 }
 
 /**
+ * The roles the API and the worker connect as (prisma/migrations/*_service_roles grants them rows only; the
+ * migrations run as the database's owner). docs/operations.md "Database roles".
+ */
+export const serviceRoles = { api: 'payments_api', worker: 'payments_worker' } as const;
+
+const DUPLICATE_OBJECT = '42710';
+
+/**
+ * Creates the service roles where missing (they belong to the cluster, not one database; the first migration that
+ * grants to them needs them). Without a password: the private clusters trust local connections; elsewhere an
+ * administrator creates them with one (scripts/production/database-roles.sql).
+ */
+export async function ensureServiceRoles(url: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const role of Object.values(serviceRoles)) {
+      const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+      if (exists.rowCount) continue;
+      try {
+        await client.query(`CREATE ROLE ${role} LOGIN`);
+      } catch (error) {
+        // Another process (a parallel test run) created it first.
+        if ((error as { code?: string }).code !== DUPLICATE_OBJECT) throw error;
+      }
+    }
+  } catch (error) {
+    throw new Error(
+      `the database roles ${Object.values(serviceRoles).join(', ')} are missing and could not be created (${(error as Error).message}): create them first (docs/operations.md "Database roles")`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** `url` with the user of service `which` instead of its own (same host, database and settings). */
+export function serviceRoleUrl(url: string, which: keyof typeof serviceRoles): string {
+  const parsed = new URL(url);
+  parsed.username = serviceRoles[which];
+  parsed.password = '';
+  return parsed.toString();
+}
+
+/**
  * `prisma migrate deploy`. After printing its result the CLI stays alive 10 s more on a timer its WebAssembly
  * schema engine leaves behind (it exits by itself only on errors), which made every fresh database (each
  * `npm test`, a first `npm run dev`) wait 10 s for nothing: its final line, printed after the last migration
  * is recorded, ends the wait.
  */
-export function migrate(url: string): Promise<void> {
+export async function migrate(url: string): Promise<void> {
+  await ensureServiceRoles(url);
   return runPrisma(
     ['migrate', 'deploy'],
     { ...process.env, DATABASE_URL: url },

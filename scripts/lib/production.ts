@@ -11,6 +11,7 @@ import type { LocalPostgres } from './postgres';
 import { nodeArgsOf, serviceEnv } from './service-runtime';
 import type { Stack, StackProcess } from './stack';
 import type { TemporalDatabase, TemporalServerBinaries } from './temporal-server';
+import { ensureTemporalCertificates, type TemporalCertificates } from './tls';
 
 /** API and worker processes (docker-compose.yml's replicas). */
 export const productionReplicas = { api: 2, worker: 2 } as const;
@@ -43,6 +44,11 @@ export const appEnvironmentNames = [
   'PUBLIC_BASE_URL',
   'DOCUMENT_STORAGE_DIR',
   'SECRETS_ENCRYPTION_KEY',
+  // Mutual TLS to Temporal: the CA and the server's name shared, each service its own certificate.
+  'TEMPORAL_TLS_CLIENT_CERT',
+  'TEMPORAL_TLS_CLIENT_KEY',
+  'TEMPORAL_TLS_CA_CERT',
+  'TEMPORAL_TLS_SERVER_NAME',
 ] as const;
 export type AppEnvironment = Record<(typeof appEnvironmentNames)[number], string>;
 
@@ -61,6 +67,8 @@ export interface ProductionEngine {
   temporal: StackProcess;
   temporalAddress: string;
   ui: StackProcess | undefined;
+  /** The certificates of mutual TLS to Temporal, when `tls` was asked for. */
+  tls: TemporalCertificates | undefined;
 }
 
 /**
@@ -76,6 +84,8 @@ export async function startProductionEngine(
     temporalPort?: number;
     uiPort?: number;
     binaries?: Promise<TemporalServerBinaries | undefined>;
+    /** Mutual TLS to Temporal with the development CA's certificates kept in `<dataDir>/tls` (scripts/lib/tls.ts). */
+    tls?: boolean;
     log?: (message: string) => void;
   },
 ): Promise<ProductionEngine> {
@@ -89,7 +99,9 @@ export async function startProductionEngine(
   if (major !== POSTGRES_MAJOR)
     options.log?.(`PostgreSQL ${major} here; docker-compose.yml runs ${POSTGRES_MAJOR} (Debian: postgresql-15)`);
   options.log?.(`PostgreSQL ${major} on port ${cluster.port}, database ${options.database} migrated`);
+  const tls = options.tls ? ensureTemporalCertificates(path.join(options.dataDir, 'tls')) : undefined;
   const temporal = await stack.startTemporalServer({
+    tls,
     database: temporalDatabaseOn(cluster),
     fresh: options.fresh,
     port: options.temporalPort,
@@ -97,8 +109,10 @@ export async function startProductionEngine(
     readyWithinMs: 180_000,
   });
   const temporalAddress = stack.temporal!.address;
-  options.log?.(`Temporal server on ${temporalAddress} (PostgreSQL persistence and visibility)`);
+  options.log?.(
+    `Temporal server on ${temporalAddress} (PostgreSQL persistence and visibility${tls ? `; mutual TLS, certificates in ${tls.dir}` : ''})`,
+  );
   const ui = options.uiPort === undefined ? undefined : await stack.startTemporalUi({ port: options.uiPort });
   if (ui) options.log?.(`Temporal UI on http://localhost:${options.uiPort}`);
-  return { database, temporal, temporalAddress, ui };
+  return { database, temporal, temporalAddress, ui, tls };
 }

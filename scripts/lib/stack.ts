@@ -25,9 +25,14 @@ import {
   TemporalDatabase,
   temporalServerBinaries,
   TemporalServerBinaries,
+  temporalClientTls,
   temporalServerEnv,
+  temporalServerTlsEnv,
   temporalUiEnv,
+  temporalUiTlsEnv,
 } from './temporal-server';
+import type { TemporalCertificates } from './tls';
+import { temporalTlsOptions } from '../../src/temporal/tls';
 import { waitUntil } from './wait';
 
 const DEFAULT_START_LIMIT_MS = 120_000;
@@ -204,6 +209,8 @@ export interface TemporalServerOptions {
   port?: number;
   /** From temporalServerBinaries(), when the caller looked them up early. */
   binaries?: Promise<TemporalServerBinaries | undefined>;
+  /** Mutual TLS (scripts/lib/tls.ts): the server takes only clients with a certificate; the stack's own is `admin`. */
+  tls?: TemporalCertificates;
   readyWithinMs?: number;
   logFile?: string;
 }
@@ -274,7 +281,9 @@ export class Stack {
     await setUpTemporalSchemas(binaries.sqlTool, options.database);
     const port = options.port ?? (await freePort());
     const address = `127.0.0.1:${port}`;
-    const connection = Connection.lazy({ address });
+    this.temporalTls = options.tls;
+    const tls = options.tls ? temporalTlsOptions(temporalClientTls(options.tls, 'admin')) : undefined;
+    const connection = Connection.lazy({ address, tls });
     const client = new Client({ connection, namespace: NAMESPACE });
     this.temporal = { address, connection, client };
     let namespaceReady = false;
@@ -282,7 +291,11 @@ export class Stack {
       name: 'temporal',
       command: binaries.server,
       args: ['start'],
-      env: { ...process.env, ...(await temporalServerEnv(options.database, port)) },
+      env: {
+        ...process.env,
+        ...(await temporalServerEnv(options.database, port)),
+        ...(options.tls ? temporalServerTlsEnv(options.tls) : {}),
+      },
       readyWithinMs: options.readyWithinMs,
       logFile: options.logFile,
       ready: async () => {
@@ -299,6 +312,8 @@ export class Stack {
   }
 
   private temporalServerBinaries: TemporalServerBinaries | undefined;
+  /** The certificates of the Temporal server's mutual TLS, when it has it. */
+  temporalTls: TemporalCertificates | undefined;
 
   /** The Temporal Web UI server (process `temporal-ui`) on this stack's Temporal server; ready once it serves its page. */
   startTemporalUi(options: { port: number; readyWithinMs?: number }): Promise<StackProcess> {
@@ -309,7 +324,11 @@ export class Stack {
       command: binaries.uiServer,
       // The image's command (`ui-server --env docker start`), with its config template from the binaries' cache.
       args: ['--root', binaries.uiRoot, '--env', 'docker', 'start'],
-      env: { ...process.env, ...temporalUiEnv(this.temporal.address, options.port) },
+      env: {
+        ...process.env,
+        ...temporalUiEnv(this.temporal.address, options.port),
+        ...(this.temporalTls ? temporalUiTlsEnv(this.temporalTls) : {}),
+      },
       readyWithinMs: options.readyWithinMs,
       ready: () => httpOk(`http://127.0.0.1:${options.port}/`),
     });

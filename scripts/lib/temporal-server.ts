@@ -9,8 +9,10 @@ import { temporal as temporalProto } from '@temporalio/proto';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
+import type { TemporalTlsFiles } from '../../src/config';
 import { projectRoot } from './paths';
 import { freeLowPort } from './ports';
+import { TEMPORAL_SERVER_NAME, type TemporalCertificates, type TemporalClientName } from './tls';
 import { waitUntil } from './wait';
 
 export interface TemporalServerBinaries {
@@ -133,9 +135,69 @@ export async function temporalServerEnv(
   };
 }
 
+/**
+ * Mutual TLS on the server (the variables of its config template): the frontend and the services between
+ * themselves serve the server's certificate and take only clients whose certificate the CA signed; the services
+ * present the same certificate to each other and to the frontend.
+ */
+export function temporalServerTlsEnv(certificates: TemporalCertificates): Record<string, string> {
+  return {
+    TEMPORAL_TLS_REQUIRE_CLIENT_AUTH: 'true',
+    TEMPORAL_TLS_SERVER_CA_CERT: certificates.caCert,
+    TEMPORAL_TLS_SERVER_CERT: certificates.serverCert,
+    TEMPORAL_TLS_SERVER_KEY: certificates.serverKey,
+    TEMPORAL_TLS_FRONTEND_CERT: certificates.serverCert,
+    TEMPORAL_TLS_FRONTEND_KEY: certificates.serverKey,
+    // The template lists two client CAs (one for a rotation's overlap: docs/operations.md); both are ours here.
+    TEMPORAL_TLS_CLIENT1_CA_CERT: certificates.caCert,
+    TEMPORAL_TLS_CLIENT2_CA_CERT: certificates.caCert,
+    TEMPORAL_TLS_INTERNODE_SERVER_NAME: TEMPORAL_SERVER_NAME,
+    TEMPORAL_TLS_FRONTEND_SERVER_NAME: TEMPORAL_SERVER_NAME,
+  };
+}
+
+/** A client's files (src/config.ts TEMPORAL_TLS_*): `name`'s certificate, the CA, the server's name. */
+export function temporalClientTls(certificates: TemporalCertificates, name: TemporalClientName): TemporalTlsFiles {
+  const pair = certificates.client[name];
+  return {
+    certFile: pair.cert,
+    keyFile: pair.key,
+    caCertFile: certificates.caCert,
+    serverName: TEMPORAL_SERVER_NAME,
+  };
+}
+
+/** The same as the API's and the worker's environment (TEMPORAL_TLS_*, docs/configuration.md). */
+export function temporalClientTlsEnv(
+  certificates: TemporalCertificates,
+  name: TemporalClientName,
+): Record<
+  'TEMPORAL_TLS_CLIENT_CERT' | 'TEMPORAL_TLS_CLIENT_KEY' | 'TEMPORAL_TLS_CA_CERT' | 'TEMPORAL_TLS_SERVER_NAME',
+  string
+> {
+  const files = temporalClientTls(certificates, name);
+  return {
+    TEMPORAL_TLS_CLIENT_CERT: files.certFile,
+    TEMPORAL_TLS_CLIENT_KEY: files.keyFile,
+    TEMPORAL_TLS_CA_CERT: files.caCertFile!,
+    TEMPORAL_TLS_SERVER_NAME: files.serverName!,
+  };
+}
+
 /** The Web UI server's environment (the variables of its image's config template, config/docker.yaml). */
 export function temporalUiEnv(temporalAddress: string, port: number): Record<string, string> {
   return { TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_UI_PORT: String(port), TEMPORAL_DEFAULT_NAMESPACE: NAMESPACE };
+}
+
+/** The UI server's client certificate (its template's TEMPORAL_TLS_* names, which differ from ours). */
+export function temporalUiTlsEnv(certificates: TemporalCertificates): Record<string, string> {
+  return {
+    TEMPORAL_TLS_CA: certificates.caCert,
+    TEMPORAL_TLS_CERT: certificates.client.ui.cert,
+    TEMPORAL_TLS_KEY: certificates.client.ui.key,
+    TEMPORAL_TLS_ENABLE_HOST_VERIFICATION: 'true',
+    TEMPORAL_TLS_SERVER_NAME: TEMPORAL_SERVER_NAME,
+  };
 }
 
 /**

@@ -3,6 +3,8 @@
 // docker-compose.yml's temporal-namespace service runs it; `npm run stack -- --production` calls the same function
 // (scripts/lib/temporal-server.ts ensureNamespace) from its supervisor.
 import { Client, Connection } from '@temporalio/client';
+import { loadTemporalTls } from '../../src/config';
+import { temporalTlsOptions } from '../../src/temporal/tls';
 import { waitUntil } from '../lib/wait';
 import { ensureNamespace, NAMESPACE, NAMESPACE_RETENTION_DAYS } from '../lib/temporal-server';
 
@@ -12,7 +14,8 @@ async function main(): Promise<void> {
   let connection: Connection | undefined;
   const connected = await waitUntil(
     async () => {
-      connection = await Connection.connect({ address });
+      // TEMPORAL_TLS_* as the API's (docs/configuration.md): an admin client certificate on a server with mutual TLS.
+      connection = await Connection.connect({ address, tls: temporalTlsOptions(loadTemporalTls(process.env)) });
       return true;
     },
     180_000,

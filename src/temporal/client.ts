@@ -10,6 +10,7 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import type { AppConfig } from '../config';
 import { workflowClientInterceptors } from '../observability/temporal';
 import { customSearchAttributes } from './search-attributes';
+import { temporalTlsOptions } from './tls';
 import { workflowIds } from './workflow-ids';
 
 const GRPC_UNIMPLEMENTED = 12;
@@ -20,13 +21,13 @@ export interface TemporalClientHandle {
 }
 
 export async function connectTemporalClient(config: AppConfig['temporal']): Promise<TemporalClientHandle> {
-  const connection = await Connection.connect({ address: config.address });
+  const connection = await Connection.connect({ address: config.address, tls: temporalTlsOptions(config.tls) });
   return { connection, client: observedClient(connection, config.namespace) };
 }
 
 /** A client that connects on first use and reconnects by itself: the API must start while Temporal is down. */
 export function lazyTemporalClient(config: AppConfig['temporal']): TemporalClientHandle {
-  const connection = Connection.lazy({ address: config.address });
+  const connection = Connection.lazy({ address: config.address, tls: temporalTlsOptions(config.tls) });
   return { connection, client: observedClient(connection, config.namespace) };
 }
 

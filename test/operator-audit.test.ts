@@ -1,0 +1,68 @@
+// The audit trail (docs/operations.md "Audit trail"): an operator's decision on a transaction in error is recorded
+// with who sent it, when, on what and why (operator_actions, as `npm run audit` lists it), and the same update with
+// its arguments is in the workflow's history.
+import { auditLines } from '../scripts/audit';
+import { listOperatorActions } from '../src/persistence/operator-actions';
+import { workflowIds } from '../src/temporal/workflow-ids';
+import { resolveErrorUpdate } from '../workflows/settlement';
+import { Harness, startHarness } from './support/harness';
+import {
+  createTransaction,
+  deposit,
+  Parties,
+  setUpParties,
+  settlementHandle,
+  waitForStatus,
+} from './support/transactions';
+
+let harness: Harness;
+let parties: Parties;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  parties = await setUpParties(harness);
+});
+afterAll(() => harness?.teardown());
+
+it("records an operator's refund: who, when, on what, why", async () => {
+  const created = await createTransaction(parties);
+  await deposit(parties, created, { simulate: 'payout_error' });
+  await waitForStatus(harness, created.id, 'error');
+  const handle = settlementHandle(harness, created.id);
+  const before = new Date();
+  expect(
+    await handle.executeUpdate(resolveErrorUpdate, {
+      args: [{ action: 'refund', operator: 'olivia.operator@example.com', reason: 'ticket OPS-42' }],
+      updateId: 'refund-by-olivia',
+    }),
+  ).toBe('refund');
+  expect(await handle.result()).toBe('refunded');
+
+  const rows = await listOperatorActions(harness.prisma, { resourceId: created.id });
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toMatchObject({
+    workflowId: workflowIds.transaction(created.id),
+    updateId: 'refund-by-olivia',
+    resourceType: 'transaction',
+    resourceId: created.id,
+    action: 'refund',
+    operator: 'olivia.operator@example.com',
+    reason: 'ticket OPS-42',
+    details: { step: 'stablecoin_to_fiat', failure_reason: 'payout_failed' },
+  });
+  expect(rows[0]!.recordedAt.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
+  expect(await listOperatorActions(harness.prisma, { operator: 'olivia.operator@example.com' })).toHaveLength(1);
+  expect(auditLines(rows)[1]).toContain('olivia.operator@example.com\trefund\ttransaction ' + created.id);
+
+  // The history has the update, its arguments and the caller's identity.
+  const { events } = await handle.fetchHistory();
+  const accepted = events!
+    .map((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest)
+    .find((request) => request?.input?.name === 'resolveError')!;
+  expect(accepted.meta?.updateId).toBe('refund-by-olivia');
+  expect(accepted.meta?.identity).toBeTruthy();
+  expect(JSON.parse(Buffer.from(accepted.input!.args!.payloads![0]!.data!).toString())).toMatchObject({
+    operator: 'olivia.operator@example.com',
+    reason: 'ticket OPS-42',
+  });
+});
