@@ -12,7 +12,8 @@ import {
   sandboxChainClients,
   sandboxCollectionAddress,
 } from '../src/providers/evm/sandbox-chain';
-import { chainDepositsOf } from '../src/persistence/chain-watcher';
+import { chainCursor, chainDepositsOf } from '../src/persistence/chain-watcher';
+import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { ensureChainWatchers } from '../src/temporal/chain-watchers';
 import { waitUntil } from '../scripts/lib/wait';
 import { Harness, startHarness } from './support/harness';
@@ -192,3 +193,53 @@ it('rolls back on a reorganisation of the blocks a deposit was seen in, and neve
   const credited = (await chainDepositsOf(harness.prisma, 'ethereum')).filter((deposit) => deposit.amount === '25.5');
   expect(credited).toHaveLength(1);
 }, 90_000);
+
+/** A reconciliation run limited to this file's partner (test files share the database); the chain check is service-wide. */
+async function chainDiscrepancies(): Promise<Array<{ subjectId: string; detail: string }>> {
+  const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
+    workflowId: `reconciliation-test-${crypto.randomUUID()}`,
+    taskQueue: harness.config.temporal.taskQueue,
+    args: [{ partnerIds: [parties.partner.partnerId] }],
+  });
+  const summary = await handle.result();
+  expect(summary.checks.chain_balances).toMatchObject({ checked: 2 });
+  const rows = await harness.prisma.reconciliationDiscrepancy.findMany({
+    where: { reportId: summary.reportId, kind: 'chain_balance_mismatch' },
+  });
+  return rows.map(({ subjectId, detail }) => ({ subjectId, detail }));
+}
+
+/** The watcher has read past the current head. */
+async function watcherCaughtUp(): Promise<boolean> {
+  const { publicClient } = sandboxChainClients(anvil.rpcUrl);
+  const head = await publicClient.getBlockNumber({ cacheTime: 0 });
+  return until(async () => ((await chainCursor(harness.prisma, 'ethereum')) ?? 0n) > head);
+}
+
+it('reconciles the books with balanceOf on chain, and names coin moved behind the service’s back', async () => {
+  await mine(3);
+  expect(await watcherCaughtUp()).toBe(true);
+  expect(await chainDiscrepancies()).toEqual([]);
+
+  // The collection address's own key sends 10 USDC away: nothing in the service did it.
+  const collectionKey = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 1 });
+  expect(collectionKey.address).toBe(collection);
+  const { publicClient, walletClient } = sandboxChainClients(anvil.rpcUrl);
+  const hash = await walletClient.writeContract({
+    address: anvil.tokens.USDC,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [sender.address, parseUnits('10', 6)],
+    account: collectionKey,
+    chain: foundry,
+  });
+  await publicClient.waitForTransactionReceipt({ hash });
+  await mine(3);
+  expect(await watcherCaughtUp()).toBe(true);
+  expect(await chainDiscrepancies()).toEqual([
+    {
+      subjectId: `ethereum:USDC:${collection.toLowerCase()}`,
+      detail: expect.stringMatching(/balanceOf says .* \(-10 unexplained\)$/),
+    },
+  ]);
+}, 120_000);

@@ -283,3 +283,25 @@ export async function closePayoutChainClaim(
 export async function payoutChainClaimOf(db: Db, transactionId: string): Promise<PayoutChainClaimRow | null> {
   return db.payoutChainClaim.findUnique({ where: { transactionId } });
 }
+
+// ---- the reconciliation's chain check ----
+
+/**
+ * What the service's books say each of its addresses on `chain` holds of each currency up to `block`: the transfers
+ * the watcher read to it in blocks up to there (credited, or seen and deep enough to be credited by the next step).
+ * Coin the service sends from these addresses is subtracted once its sends are recorded (issue 36 part A).
+ */
+export async function chainBookBalances(
+  db: Db,
+  chain: string,
+  block: bigint,
+): Promise<Array<{ address: string; currency: string; amount: string }>> {
+  const rows = await sqlOf(db)
+    .selectFrom('chainDeposits')
+    .select(['toAddress', 'currency', (eb) => eb.fn.sum<string>('amount').as('total')])
+    .where('chain', '=', chain)
+    .where('blockNumber', '<=', block.toString())
+    .groupBy(['toAddress', 'currency'])
+    .execute();
+  return rows.map((row) => ({ address: row.toAddress, currency: row.currency, amount: String(row.total) }));
+}

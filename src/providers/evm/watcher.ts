@@ -35,6 +35,8 @@ export interface WatchedChain {
   /** The hash the node has at `number` now, null when it has no such block (the chain got shorter). */
   blockHash(number: bigint): Promise<string | null>;
   transfers(fromBlock: bigint, toBlock: bigint): Promise<ObservedTransfer[]>;
+  /** `balanceOf` of each token at each of the service's addresses, at `blockNumber` (decimal strings). */
+  balances(blockNumber: bigint): Promise<Array<{ address: string; currency: StablecoinSymbol; amount: string }>>;
 }
 
 export interface EvmWatchSettings {
@@ -108,6 +110,25 @@ export class EvmChainWatch implements WatchedChain {
         to: log.args.to.toLowerCase(),
         amount: formatUnits(log.args.value, TOKEN_DECIMALS),
       }));
+  }
+
+  async balances(blockNumber: bigint): Promise<Array<{ address: string; currency: StablecoinSymbol; amount: string }>> {
+    const result: Array<{ address: string; currency: StablecoinSymbol; amount: string }> = [];
+    for (const [currency, token] of Object.entries(this.settings.tokens) as Array<[StablecoinSymbol, string]>) {
+      for (const address of this.addresses) {
+        const balance = await this.asked(() =>
+          this.client.readContract({
+            address: token as Address,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [address as Address],
+            blockNumber,
+          }),
+        );
+        result.push({ address, currency, amount: formatUnits(balance, TOKEN_DECIMALS) });
+      }
+    }
+    return result;
   }
 
   private async asked<T>(call: () => Promise<T>): Promise<T> {
