@@ -52,6 +52,12 @@ const scenarios: Scenario[] = [
     load: async () => (await import('./scenarios/outages')).outagesScenario,
     limitSeconds: 900,
   },
+  {
+    number: 8,
+    name: 'chain-reorg',
+    load: async () => (await import('./scenarios/chain-reorg')).chainReorgScenario,
+    limitSeconds: 600,
+  },
 ];
 
 const runStarted = Date.now();
