@@ -85,6 +85,8 @@ export async function chainReorgScenario(system: ChaosSystem, report: ScenarioRe
     // The chaos database is fresh each run; its chain tables start empty, as this node's chain does.
     await ensureChainWatchers(system.temporal, config, TASK_QUEUE);
     await mintSandboxStablecoin(anvil.rpcUrl, 'USDC', sender.address, parseUnits('100000', 6));
+    // Below the reach of the rounds' reorganisations: the sender's coin stays.
+    await rpc('anvil_mine', ['0x3']);
     const dropped: string[] = [];
     const kept: string[] = [];
     const rounds = size.quick ? 4 : 12;
