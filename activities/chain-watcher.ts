@@ -22,9 +22,14 @@ import { claimRefusalOf } from '../src/providers/chain-verification';
 import { findTransactionDeposit, readTransactionRow } from '../src/persistence/transactions';
 import { updateRefusal } from '../src/temporal/errors';
 import { workflowIds } from '../src/temporal/workflow-ids';
-import { receiveDepositUpdate, settlementRefusals } from '../workflows/settlement';
 import type { ActivityServices } from './services';
-import type { DepositInput } from './transactions';
+import type { DepositInput, DepositReceipt } from './transactions';
+
+// The settlement's receiveDeposit update and its refusal of a transaction past awaiting its deposit
+// (workflows/settlement.ts receiveDepositUpdate, settlementRefusals.notAwaitingDeposit), by name: the workflows import
+// the activities, so the activities do not import the workflows.
+export const RECEIVE_DEPOSIT_UPDATE = 'receiveDeposit';
+export const NOT_AWAITING_DEPOSIT = 'NotAwaitingDeposit';
 
 export interface ChainWatchStep {
   /** The cursor reached the node's head: the workflow waits before the next step. */
@@ -166,11 +171,12 @@ export function createChainWatcherActivities({
           try {
             await Context.current()
               .client.workflow.getHandle(workflowIds.transaction(row.id))
-              .executeUpdate(receiveDepositUpdate, { args: [input], updateId: `confirm-${row.id}` });
+              .executeUpdate<DepositReceipt, [DepositInput]>(RECEIVE_DEPOSIT_UPDATE, {
+                args: [input],
+                updateId: `confirm-${row.id}`,
+              });
           } catch (error) {
-            const late =
-              error instanceof WorkflowNotFoundError ||
-              updateRefusal(error)?.type === settlementRefusals.notAwaitingDeposit;
+            const late = error instanceof WorkflowNotFoundError || updateRefusal(error)?.type === NOT_AWAITING_DEPOSIT;
             if (!late) throw error;
             await closePayoutChainClaim(prisma, claim.transactionId, {
               status: 'refused',

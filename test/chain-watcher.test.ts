@@ -14,6 +14,8 @@ import {
 } from '../src/providers/evm/sandbox-chain';
 import { chainCursor, chainDepositsOf } from '../src/persistence/chain-watcher';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
+import { receiveDepositUpdate, settlementRefusals } from '../workflows/settlement';
+import { NOT_AWAITING_DEPOSIT, RECEIVE_DEPOSIT_UPDATE } from '../activities/chain-watcher';
 import { ensureChainWatchers } from '../src/temporal/chain-watchers';
 import { waitUntil } from '../scripts/lib/wait';
 import { Harness, startHarness } from './support/harness';
@@ -194,6 +196,33 @@ it('rolls back on a reorganisation of the blocks a deposit was seen in, and neve
   expect(credited).toHaveLength(1);
 }, 90_000);
 
+it('credits a transfer the reorganisation mined again in another block once, under its new block', async () => {
+  const hash = await send(collection, '8');
+  expect(await until(async () => (await depositsOf(hash)).length === 1)).toBe(true);
+  const seenIn = (await depositsOf(hash))[0]!;
+  // The same signed transaction (same hash) in the first block of the new branch.
+  const raw = await rpc('eth_getRawTransactionByHash', [hash]);
+  await rpc('anvil_reorg', [3, [[raw, 0]]]);
+  const { publicClient } = sandboxChainClients(anvil.rpcUrl);
+  const receipt = await publicClient.getTransactionReceipt({ hash });
+  expect(receipt.blockHash.toLowerCase()).not.toBe(seenIn.blockHash);
+  await mine(3);
+  expect(
+    await until(async () => {
+      const rows = await depositsOf(hash);
+      return rows.length === 1 && rows[0]!.status === 'credited';
+    }),
+  ).toBe(true);
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  expect(await depositsOf(hash)).toEqual([
+    expect.objectContaining({
+      status: 'credited',
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash.toLowerCase(),
+    }),
+  ]);
+}, 90_000);
+
 /** A reconciliation run limited to this file's partner (test files share the database); the chain check is service-wide. */
 async function chainDiscrepancies(): Promise<Array<{ subjectId: string; detail: string }>> {
   const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
@@ -243,3 +272,8 @@ it('reconciles the books with balanceOf on chain, and names coin moved behind th
     },
   ]);
 }, 120_000);
+
+it('names the settlement’s update and refusal as the settlement workflow does', () => {
+  expect(RECEIVE_DEPOSIT_UPDATE).toBe(receiveDepositUpdate.name);
+  expect(NOT_AWAITING_DEPOSIT).toBe(settlementRefusals.notAwaitingDeposit);
+});
