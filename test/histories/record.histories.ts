@@ -38,7 +38,6 @@ import {
 import { createPayin, createPayout, fundWallet } from '../support/payments';
 import { Answer, WebhookReceiver } from '../support/webhook-receiver';
 import { configureWebhooks, newId, recordPayoutEvent } from '../support/webhooks';
-
 import { startAnvil } from '../../scripts/lib/anvil';
 import { chainDepositsOf } from '../../src/persistence/chain-watcher';
 import { mintSandboxStablecoin, sandboxCollectionAddress } from '../../src/providers/evm/sandbox-chain';
@@ -718,9 +717,7 @@ describe('payoutReturnWorkflow', () => {
     await fundWallet(sandbox, parties);
     const payout = await createPayout(parties);
     const handle = await returned(payout);
-    await handle.executeUpdate(resolvePayoutReturnUpdate, {
-      args: [{ action: 'refund', reason: 'beneficiary deceased' }],
-    });
+    await handle.executeUpdate(resolvePayoutReturnUpdate, { args: [{ action: 'refund', reason: 'beneficiary deceased' }] });
     expect(await handle.result()).toBe('refunded');
     await save(sandbox, handle.workflowId, 'payout-refunded');
   });
