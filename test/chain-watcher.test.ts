@@ -17,6 +17,8 @@ import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { receiveDepositUpdate, settlementRefusals } from '../workflows/settlement';
 import { NOT_AWAITING_DEPOSIT, RECEIVE_DEPOSIT_UPDATE } from '../activities/chain-watcher';
 import { ensureChainWatchers } from '../src/temporal/chain-watchers';
+import { EvmChainWatch } from '../src/providers/evm/watcher';
+import { ProviderUnavailableError } from '../src/providers/unavailable';
 import { waitUntil } from '../scripts/lib/wait';
 import { Harness, startHarness } from './support/harness';
 import { createPayout, payoutQuoteBody } from './support/payments';
@@ -276,4 +278,18 @@ it('reconciles the books with balanceOf on chain, and names coin moved behind th
 it('names the settlement’s update and refusal as the settlement workflow does', () => {
   expect(RECEIVE_DEPOSIT_UPDATE).toBe(receiveDepositUpdate.name);
   expect(NOT_AWAITING_DEPOSIT).toBe(settlementRefusals.notAwaitingDeposit);
+});
+
+it('fails a read of a node that cannot be reached within its bound (the watcher waits a poll and reads again)', async () => {
+  const unreachable = new EvmChainWatch({
+    chain: 'ethereum',
+    rpcUrl: 'http://127.0.0.1:9',
+    tokens: anvil.tokens,
+    addresses: [collection],
+    confirmations: 3,
+  });
+  const started = Date.now();
+  await expect(unreachable.head()).rejects.toBeInstanceOf(ProviderUnavailableError);
+  await expect(unreachable.transfers(0n, 10n)).rejects.toBeInstanceOf(ProviderUnavailableError);
+  expect(Date.now() - started).toBeLessThan(11_000);
 });
