@@ -1,4 +1,5 @@
 // All activities, grouped by what they touch; the worker registers this object.
+import { createChainWatcherActivities } from './chain-watcher';
 import { createCustomerActivities } from './customers';
 import { createMaintenanceActivities } from './maintenance';
 import { createQuoteActivities } from './quotes';
@@ -50,6 +51,7 @@ export function createActivities(services: ActivityServices) {
     ...createWalletTransferActivities(services),
     ...createReconciliationActivities(services),
     ...createPayoutReturnActivities(services),
+    ...createChainWatcherActivities(services),
   });
 }
 

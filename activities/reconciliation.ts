@@ -19,6 +19,8 @@ import {
   recordStatementLines,
 } from '../src/persistence/reconciliation';
 import { isUnconnected, ProviderUnavailableError } from '../src/providers/unavailable';
+import { chainBookBalances, chainCursor } from '../src/persistence/chain-watcher';
+import { Prisma } from '../src/persistence/database';
 import type { ActivityServices } from './services';
 
 export interface ReconciliationBatchInput {
@@ -45,7 +47,13 @@ export interface ReconciliationSummary {
   checks: CheckOutcomes;
 }
 
-export function createReconciliationActivities({ prisma, config, logger, providerStatements }: ActivityServices) {
+export function createReconciliationActivities({
+  prisma,
+  config,
+  logger,
+  providerStatements,
+  watchedChains,
+}: ActivityServices) {
   const { stuckBounds, statementLookbackHours } = config.reconciliation;
   const skipped = (reason: string): ReconciliationBatchResult => ({
     checked: 0,
@@ -76,6 +84,52 @@ export function createReconciliationActivities({ prisma, config, logger, provide
     }
   }
 
+  /**
+   * Per watched chain, token and service address: the books (the watcher's credited transfers) against the node's
+   * `balanceOf` at the block the watcher has read and credited up to. Service-wide, whatever the run's partners.
+   */
+  async function chainBalancesBatch(): Promise<
+    { checked: number; discrepancies: Discrepancy[]; next: null } | { skipped: string }
+  > {
+    // No chain node configured: the service holds nothing on a chain it does not have (nothing to compare).
+    const discrepancies: Discrepancy[] = [];
+    let checked = 0;
+    for (const watched of watchedChains) {
+      const cursor = await chainCursor(prisma, watched.chain);
+      if (cursor === null) return { skipped: `the chain watcher has not read ${watched.chain} yet` };
+      let head;
+      let onChain;
+      try {
+        head = await watched.head();
+        const block = cursor - 1n < head.deep ? cursor - 1n : head.deep;
+        if (block < 0n) continue;
+        onChain = { block, balances: await watched.balances(block) };
+      } catch (error) {
+        if (error instanceof ProviderUnavailableError)
+          return { skipped: `the ${watched.chain} node: ${error.message}` };
+        throw error;
+      }
+      const book = await chainBookBalances(prisma, watched.chain, onChain.block);
+      for (const balance of onChain.balances) {
+        checked += 1;
+        const booked = book.find((row) => row.address === balance.address && row.currency === balance.currency);
+        const bookAmount = new Prisma.Decimal(booked?.amount ?? '0');
+        const chainAmount = new Prisma.Decimal(balance.amount);
+        if (bookAmount.equals(chainAmount)) continue;
+        discrepancies.push({
+          kind: 'chain_balance_mismatch',
+          subjectType: 'chain_address',
+          subjectId: `${watched.chain}:${balance.currency}:${balance.address}`,
+          detail:
+            `the books say ${bookAmount.toFixed()} ${balance.currency} at ${balance.address} on ${watched.chain}, ` +
+            `balanceOf says ${chainAmount.toFixed()} at block ${onChain.block} ` +
+            `(${chainAmount.minus(bookAmount).toFixed()} unexplained)`,
+        });
+      }
+    }
+    return { checked, discrepancies, next: null };
+  }
+
   return {
     async openReconciliationReport(reportId: string, partnerIds: string[] | null): Promise<void> {
       await openReconciliationReport(prisma, reportId, partnerIds);
@@ -88,15 +142,17 @@ export function createReconciliationActivities({ prisma, config, logger, provide
       const result =
         input.check === 'provider_statement'
           ? await statementBatch(input, startedAt)
-          : await reconcileBatch(prisma, input.check, query, {
-              reportId: input.reportId,
-              asOf: startedAt,
-              bounds: stuckBounds,
-              postedFrom: new Date(
-                statementWindow(startedAt, statementLookbackHours).from.getTime() +
-                  STATEMENT_POSTING_LAG_HOURS * 3_600_000,
-              ),
-            });
+          : input.check === 'chain_balances'
+            ? await chainBalancesBatch()
+            : await reconcileBatch(prisma, input.check, query, {
+                reportId: input.reportId,
+                asOf: startedAt,
+                bounds: stuckBounds,
+                postedFrom: new Date(
+                  statementWindow(startedAt, statementLookbackHours).from.getTime() +
+                    STATEMENT_POSTING_LAG_HOURS * 3_600_000,
+                ),
+              });
       if ('skipped' in result) return skipped(result.skipped);
       await recordDiscrepancies(prisma, input.reportId, result.discrepancies);
       return {

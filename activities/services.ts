@@ -9,6 +9,8 @@ import type { FiatRails } from '../src/providers/fiat-rails';
 import type { ChainTransfers } from '../src/providers/chain-transfers';
 import type { RateProvider } from '../src/providers/rates';
 import type { ProviderStatements } from '../src/providers/provider-statements';
+import type { ChainTransferVerifier } from '../src/providers/chain-verification';
+import type { WatchedChain } from '../src/providers/evm/watcher';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -25,4 +27,8 @@ export interface ActivityServices {
   rateProvider: RateProvider;
   /** What the providers report they did (the reconciliation's statement checks). */
   providerStatements: ProviderStatements;
+  /** Checks a payout's `tx_hash` on the chain's node (a hash accepted before it was deep enough). */
+  chainTransferVerifier: ChainTransferVerifier;
+  /** The chains the chain watcher reads. */
+  watchedChains: WatchedChain[];
 }

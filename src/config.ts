@@ -152,6 +152,16 @@ const environmentSchema = z
      * variables, which are the `ethereum` entry's short form.
      */
     EVM_CHAINS: z.string().optional(),
+    /** When the chain watcher credits a deposit: `confirmations` deep (above), or once the node calls it `finalized`. */
+    ETHEREUM_WATCH_DEPTH: z.enum(['confirmations', 'finalized']).default('confirmations'),
+    /** The block the chain watcher starts from on its first run; unset: 0 in the sandbox, the head in production. */
+    ETHEREUM_WATCH_FROM_BLOCK: z.coerce.number().int().min(0).optional(),
+    /** Blocks per `eth_getLogs` request of the chain watcher (RPC providers cap the range). */
+    ETHEREUM_WATCH_BLOCK_RANGE: z.coerce.number().int().min(1).max(10_000).default(1000),
+    /** Seconds the chain watcher waits between reads once it has caught up with the head. */
+    ETHEREUM_WATCH_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(12),
+    /** Minutes a payout's accepted but unconfirmed `tx_hash` may take to confirm before it is refused. */
+    PAYOUT_TX_HASH_WAIT_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
     /** JSON of the master bank accounts virtual accounts are issued under; required in production. */
     VIRTUAL_ACCOUNT_BANKS: z.string().optional(),
     /** Production: hours between reminders to operators while a virtual account awaits a decision. */
@@ -332,7 +342,16 @@ export interface AppConfig {
     tokens: { USDC: string; USDT: string } | null;
     collectionAddress: string | null;
     confirmations: number;
+    /** The chain watcher (workflows/chain-watcher.ts). */
+    watch: {
+      depth: 'confirmations' | 'finalized';
+      fromBlock: number | null;
+      blockRange: number;
+      pollSeconds: number;
+    };
   } | null;
+  /** How long a payout's accepted `tx_hash` may take to confirm before it is refused. */
+  payoutTxHashWaitMinutes: number;
   /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
   virtualAccountBanks: BankProfiles | null;
   virtualAccountReview: { reminderHours: number; timeoutDays: number };
@@ -461,8 +480,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
           tokens: evmChains.ethereum.tokens,
           collectionAddress: evmChains.ethereum.collectionAddress,
           confirmations: evmChains.ethereum.confirmations,
+          watch: {
+            depth: values.ETHEREUM_WATCH_DEPTH,
+            fromBlock: values.ETHEREUM_WATCH_FROM_BLOCK ?? null,
+            blockRange: values.ETHEREUM_WATCH_BLOCK_RANGE,
+            pollSeconds: values.ETHEREUM_WATCH_POLL_SECONDS,
+          },
         }
       : null,
+    payoutTxHashWaitMinutes: values.PAYOUT_TX_HASH_WAIT_MINUTES,
     virtualAccountBanks,
     virtualAccountReview: {
       reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,

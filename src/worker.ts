@@ -12,6 +12,7 @@ import { assertProductionReady, createProviders } from './providers';
 import { temporalTlsOptions } from './temporal/tls';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
 import { ensureReconciliationSchedule } from './temporal/reconciliation-schedule';
+import { ensureChainWatchers } from './temporal/chain-watchers';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
   startRelay.start();
   await ensureMaintenanceSchedule(temporalClient.client, config.temporal.taskQueue);
   await ensureReconciliationSchedule(temporalClient.client, config.temporal.taskQueue);
+  await ensureChainWatchers(temporalClient.client, config, config.temporal.taskQueue);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
   await startRelay.stop();

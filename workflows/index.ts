@@ -9,3 +9,4 @@ export { fiatToStablecoinLegWorkflow, stablecoinToFiatLegWorkflow } from './sett
 export { walletTransferWorkflow } from './wallet-transfer';
 export { reconciliationWorkflow } from './reconciliation';
 export { payoutReturnWorkflow } from './payout-return';
+export { chainWatcherWorkflow } from './chain-watcher';

@@ -16,6 +16,7 @@ import type { ReconciliationSummary } from '../activities/reconciliation';
 import {
   type AnyReconciliationCheck,
   type CheckOutcomes,
+  chainReconciliationChecks,
   checkNeeds,
   isSkipped,
   legacyReconciliationChecks,
@@ -60,8 +61,12 @@ export async function reconciliationWorkflow(input: ReconciliationInput = {}): P
     !continuesLegacyRun && patched('reconciliation-statement-checks')
       ? reconciliationChecks
       : legacyReconciliationChecks;
-  const firstCheck = input.progress ? Math.max(0, checks.indexOf(input.progress.check)) : 0;
-  for (const check of checks.slice(firstCheck)) {
+  // Runs begun before the chain check existed keep the checks they started with too.
+  const allChecks: readonly AnyReconciliationCheck[] = patched('reconciliation-chain-balances')
+    ? [...checks, ...chainReconciliationChecks]
+    : checks;
+  const firstCheck = input.progress ? Math.max(0, allChecks.indexOf(input.progress.check)) : 0;
+  for (const check of allChecks.slice(firstCheck)) {
     let after = input.progress?.check === check ? input.progress.after : null;
     const needed = checkNeeds[check];
     if (needed && isSkipped(counts[needed])) {

@@ -55,7 +55,7 @@ export const errorStatuses = {
   amount_too_precise: 422,
   deposit_reference_mismatch: 422,
   tx_hash_not_found: 422,
-  tx_hash_not_confirmed: 422,
+  tx_hash_confirmation_timeout: 422,
   tx_hash_failed: 422,
   tx_hash_wrong_token: 422,
   tx_hash_wrong_recipient: 422,

@@ -482,7 +482,9 @@ export interface paths {
          * Confirm a payout’s stablecoin was sent
          * @description For a payout created without `wallet_id`: the stablecoin was sent on chain (`tx_hash`: 0x + 64 hex on ethereum, a base58 signature on solana). The payout moves to `processing` (payout.processing) and is paid out; answers 200 with it. A confirmation racing a cancellation or the deadline has one outcome. 422 `payout_cannot_be_confirmed` when the payout is not in `awaiting_deposit` (confirmed already, from a wallet, cancelled, failed); `payin_cannot_be_confirmed` for a pay-in or a fiat-to-fiat transaction (a pay-in to partners; funded by its fiat deposit).
          *
-         *     **Checked on chain** where the chain’s node is configured (ethereum: `ETHEREUM_RPC_URL`; the sandbox runs its own node with its USDC and USDT): `tx_hash` must be a transfer of the payout’s stablecoin contract to the payout’s deposit address (`sender_deposit_instructions`) for at least its amount, in enough blocks; each other case answers 422 with its own code (`tx_hash_not_found`, `tx_hash_not_confirmed` (confirm again once it is deep enough), `tx_hash_failed`, `tx_hash_wrong_token`, `tx_hash_wrong_recipient`, `tx_hash_amount_too_low`), and a hash counts for one payout only (`tx_hash_already_used`). A node that cannot be reached answers 503. Where the chain is not checked: the sandbox takes a well-formed hash as enough (exactly the amount sent for); production answers 503 and the payout keeps waiting.
+         *     **Checked on chain** where the chain’s node is configured (ethereum: `ETHEREUM_RPC_URL`; the sandbox runs its own node with its USDC and USDT): `tx_hash` must be a transfer of the payout’s stablecoin contract to the payout’s deposit address (`sender_deposit_instructions`) for at least its amount, in enough blocks; each other case answers 422 with its own code (`tx_hash_not_found`, `tx_hash_failed`, `tx_hash_wrong_token`, `tx_hash_wrong_recipient`, `tx_hash_amount_too_low`), and a hash counts for one payout only (`tx_hash_already_used`). A node that cannot be reached answers 503.
+         *
+         *     **Accepted, then settled.** A hash the node knows but that is not in enough blocks yet (the chain’s confirmations) is accepted: 200 with the payout still `awaiting_deposit`. The service’s chain watcher settles it once deep enough (the payout moves to `processing`, payout.processing), checked exactly as above (a mined transfer of the wrong coin is refused then). A hash not deep enough within `PAYOUT_TX_HASH_WAIT_MINUTES` (60 by default) is refused; from then on a confirm with it answers its refusal code (`tx_hash_confirmation_timeout`, or the code of what the chain shows), and the payout awaits another hash until its deadline. A payout waits on one hash at a time (another answers `payout_cannot_be_confirmed`); confirming the same hash again is harmless. Where the chain is not checked: the sandbox takes a well-formed hash as enough (exactly the amount sent for); production answers 503 and the payout keeps waiting.
          */
         post: operations["confirmPayout"];
         delete?: never;
@@ -8434,7 +8436,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The payout, processing. */
+            /** @description The payout: `processing`, or still `awaiting_deposit` while its accepted hash is not deep enough. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8588,7 +8590,7 @@ export interface operations {
              *
              *     `tx_hash_not_found`: POST /v1/payout/confirm on a checked chain: the chain's node knows no transaction with `tx_hash`.
              *
-             *     `tx_hash_not_confirmed`: POST /v1/payout/confirm on a checked chain: the transaction is not in enough blocks yet (the chain’s configured confirmations); confirm again once it is.
+             *     `tx_hash_confirmation_timeout`: POST /v1/payout/confirm on a checked chain: `tx_hash` was accepted while not deep enough, and did not reach the chain’s confirmations within PAYOUT_TX_HASH_WAIT_MINUTES; the payout awaits another hash (or its deadline).
              *
              *     `tx_hash_failed`: POST /v1/payout/confirm on a checked chain: the transaction reverted and moved nothing.
              *
@@ -8610,7 +8612,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "payout_cannot_be_confirmed" | "payin_cannot_be_confirmed" | "tx_hash_chain_mismatch" | "tx_hash_not_found" | "tx_hash_not_confirmed" | "tx_hash_failed" | "tx_hash_wrong_token" | "tx_hash_wrong_recipient" | "tx_hash_amount_too_low" | "tx_hash_already_used" | "idempotency_key_reused";
+                            code: "payout_cannot_be_confirmed" | "payin_cannot_be_confirmed" | "tx_hash_chain_mismatch" | "tx_hash_not_found" | "tx_hash_confirmation_timeout" | "tx_hash_failed" | "tx_hash_wrong_token" | "tx_hash_wrong_recipient" | "tx_hash_amount_too_low" | "tx_hash_already_used" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */

@@ -58,6 +58,12 @@ const scenarios: Scenario[] = [
     load: async () => (await import('./scenarios/chain')).chainScenario,
     limitSeconds: 600,
   },
+  {
+    number: 9,
+    name: 'chain-reorg',
+    load: async () => (await import('./scenarios/chain-reorg')).chainReorgScenario,
+    limitSeconds: 600,
+  },
 ];
 
 const runStarted = Date.now();

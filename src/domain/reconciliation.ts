@@ -154,7 +154,13 @@ export const legacyReconciliationChecks = [
   'accounts',
   'provider_operations',
 ] as const;
-export type AnyReconciliationCheck = ReconciliationCheck | (typeof legacyReconciliationChecks)[number];
+/**
+ * The checks of the chain, after the others in runs begun since they exist (a patch of the workflow): per watched
+ * chain, token and service address, what the service's books say it holds on chain against `balanceOf` at a block.
+ */
+export const chainReconciliationChecks = ['chain_balances'] as const;
+export type AnyReconciliationCheck =
+  ReconciliationCheck | (typeof legacyReconciliationChecks)[number] | (typeof chainReconciliationChecks)[number];
 
 /** A check that reads what another one read is skipped when that one was. */
 export const checkNeeds: Partial<Record<AnyReconciliationCheck, AnyReconciliationCheck>> = {
@@ -198,6 +204,7 @@ export const discrepancyKinds = [
   'deposit_stuck',
   'leg_not_closed',
   'leg_rejected_unhandled',
+  'chain_balance_mismatch',
 ] as const;
 export type DiscrepancyKind = (typeof discrepancyKinds)[number];
 
@@ -210,7 +217,9 @@ export interface Discrepancy {
     | 'deposit'
     | 'transaction_leg'
     | 'ledger_account'
-    | 'provider_operation';
+    | 'provider_operation'
+    /** `<chain>:<currency>:<address>`: a service address on a chain. */
+    | 'chain_address';
   subjectId: string;
   detail: string;
 }

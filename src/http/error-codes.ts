@@ -200,9 +200,9 @@ export const errorCatalogue = {
     status: 422,
     when: "POST /v1/payout/confirm on a checked chain: the chain's node knows no transaction with `tx_hash`.",
   },
-  tx_hash_not_confirmed: {
+  tx_hash_confirmation_timeout: {
     status: 422,
-    when: 'POST /v1/payout/confirm on a checked chain: the transaction is not in enough blocks yet (the chain’s configured confirmations); confirm again once it is.',
+    when: 'POST /v1/payout/confirm on a checked chain: `tx_hash` was accepted while not deep enough, and did not reach the chain’s confirmations within PAYOUT_TX_HASH_WAIT_MINUTES; the payout awaits another hash (or its deadline).',
   },
   tx_hash_failed: {
     status: 422,

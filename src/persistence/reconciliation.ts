@@ -581,7 +581,7 @@ export interface BatchContext {
  */
 export async function reconcileBatch(
   db: SqlDb,
-  check: Exclude<AnyReconciliationCheck, 'provider_statement'>,
+  check: Exclude<AnyReconciliationCheck, 'provider_statement' | 'chain_balances'>,
   query: BatchQuery,
   context: BatchContext,
 ): Promise<BatchResult | { skipped: string }> {

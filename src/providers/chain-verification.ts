@@ -69,3 +69,18 @@ export class UncheckedChains implements ChainTransferVerifier {
     throw new ProviderUnavailableError(`no ${check.chain} node is configured to check transfers`);
   }
 }
+
+/**
+ * What an accepted payout hash that is not (yet) confirmed comes to, as the error code a confirm with it answers from
+ * then on; null while it may still confirm. Pending and unknown hashes wait (a dropped transaction may be broadcast
+ * again) until their bound (`expired`); a mined transfer that moved the wrong coin is refused at once.
+ */
+export function claimRefusalOf(state: Exclude<TransferVerdict['state'], 'confirmed'>, expired: boolean): string | null {
+  switch (state) {
+    case 'pending':
+    case 'not_found':
+      return expired ? 'tx_hash_confirmation_timeout' : null;
+    default:
+      return `tx_hash_${state}`;
+  }
+}

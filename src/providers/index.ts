@@ -27,6 +27,7 @@ import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } f
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
 import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './chain-verification';
 import { SANDBOX_CHAIN_MNEMONIC, sandboxCollectionAddress, sandboxTokenAddresses } from './evm/sandbox-chain';
+import { EvmChainWatch, type WatchedChain } from './evm/watcher';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 
 export interface Providers {
@@ -48,6 +49,8 @@ export interface Providers {
   chainTransferVerifier: ChainTransferVerifier;
   /** Signs EVM transactions for key references (the seed signer; a KMS or HSM implements the same interface). */
   signer: Signer;
+  /** The chains whose incoming transfers the chain watcher reads (workflows/chain-watcher.ts): one per configured node. */
+  watchedChains: WatchedChain[];
 }
 
 /**
@@ -92,6 +95,7 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
     fiatRails: config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
     chainTransferVerifier,
+    watchedChains: createWatchedChains(config),
     // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
     providerStatements:
@@ -132,6 +136,21 @@ function createChainTransferVerifier(config: AppConfig): ChainTransferVerifier {
     collectionAddress: ethereum.collectionAddress ?? sandboxCollectionAddress(),
     confirmations: ethereum.confirmations,
   });
+}
+
+/** The configured ethereum node, watched for transfers to the collection address (where payouts' coin arrives). */
+function createWatchedChains(config: AppConfig): WatchedChain[] {
+  const ethereum = config.ethereum;
+  if (!ethereum) return [];
+  return [
+    new EvmChainWatch({
+      chain: 'ethereum',
+      rpcUrl: ethereum.rpcUrl,
+      tokens: ethereum.tokens ?? sandboxTokenAddresses(),
+      addresses: [ethereum.collectionAddress ?? sandboxCollectionAddress()],
+      confirmations: ethereum.watch.depth === 'finalized' ? 'finalized' : ethereum.confirmations,
+    }),
+  ];
 }
 
 /** Real HTTP in both environments (sandbox partners test their receivers), to public addresses only unless a

@@ -188,20 +188,31 @@ const confirmPayoutRoute = defineRoute({
     'deposit).\n\n**Checked on chain** where the chain’s node is configured (ethereum: `ETHEREUM_RPC_URL`; the sandbox ' +
     'runs its own node with its USDC and USDT): `tx_hash` must be a transfer of the payout’s stablecoin contract to ' +
     'the payout’s deposit address (`sender_deposit_instructions`) for at least its amount, in enough blocks; each ' +
-    'other case answers 422 with its own code (`tx_hash_not_found`, `tx_hash_not_confirmed` (confirm again once it ' +
-    'is deep enough), `tx_hash_failed`, `tx_hash_wrong_token`, `tx_hash_wrong_recipient`, `tx_hash_amount_too_low`), ' +
-    'and a hash counts for one payout only (`tx_hash_already_used`). A node that cannot be reached answers 503. ' +
+    'other case answers 422 with its own code (`tx_hash_not_found`, `tx_hash_failed`, `tx_hash_wrong_token`, ' +
+    '`tx_hash_wrong_recipient`, `tx_hash_amount_too_low`), and a hash counts for one payout only ' +
+    '(`tx_hash_already_used`). A node that cannot be reached answers 503.\n\n**Accepted, then settled.** A hash the ' +
+    'node knows but that is not in enough blocks yet (the chain’s confirmations) is accepted: 200 with the payout still ' +
+    '`awaiting_deposit`. The service’s chain watcher settles it once deep enough (the payout moves to `processing`, ' +
+    'payout.processing), checked exactly as above (a mined transfer of the wrong coin is refused then). A hash not ' +
+    'deep enough within `PAYOUT_TX_HASH_WAIT_MINUTES` (60 by default) is refused; from then on a confirm with it ' +
+    'answers its refusal code (`tx_hash_confirmation_timeout`, or the code of what the chain shows), and the payout ' +
+    'awaits another hash until its deadline. A payout waits on one hash at a time (another answers ' +
+    '`payout_cannot_be_confirmed`); confirming the same hash again is harmless. ' +
     'Where the chain is not checked: the sandbox takes a well-formed hash as enough (exactly the amount sent for); ' +
     'production answers 503 and the payout keeps waiting.',
   body: confirmPayoutRequestSchema,
-  response: { status: 200, description: 'The payout, processing.', schema: transactionSchema },
+  response: {
+    status: 200,
+    description: 'The payout: `processing`, or still `awaiting_deposit` while its accepted hash is not deep enough.',
+    schema: transactionSchema,
+  },
   errors: [
     'not_found',
     'payout_cannot_be_confirmed',
     'payin_cannot_be_confirmed',
     'tx_hash_chain_mismatch',
     'tx_hash_not_found',
-    'tx_hash_not_confirmed',
+    'tx_hash_confirmation_timeout',
     'tx_hash_failed',
     'tx_hash_wrong_token',
     'tx_hash_wrong_recipient',

@@ -19,4 +19,6 @@ export const workflowIds = {
   walletTransfer: (transferId: string) => `wallet-transfer-${transferId}`,
   /** The one maintenance workflow of a namespace and task queue. */
   maintenance: () => 'maintenance',
+  /** The chain watcher of one chain (workflows/chain-watcher.ts). */
+  chainWatcher: (chain: string) => `chain-watcher-${chain}`,
 };

@@ -38,6 +38,10 @@ import {
 import { createPayin, createPayout, fundWallet } from '../support/payments';
 import { Answer, WebhookReceiver } from '../support/webhook-receiver';
 import { configureWebhooks, newId, recordPayoutEvent } from '../support/webhooks';
+import { startAnvil } from '../../scripts/lib/anvil';
+import { chainDepositsOf } from '../../src/persistence/chain-watcher';
+import { mintSandboxStablecoin, sandboxCollectionAddress } from '../../src/providers/evm/sandbox-chain';
+import { ensureChainWatchers } from '../../src/temporal/chain-watchers';
 
 export const historiesDir = path.join(projectRoot, 'test', 'histories');
 
@@ -378,6 +382,46 @@ describe('reconciliationWorkflow', () => {
     });
     await save(sandbox, workflowId, 'one-run');
   });
+});
+
+describe('chainWatcherWorkflow', () => {
+  it('reads, credits a transfer once deep enough, and is stopped', async () => {
+    const anvil = await startAnvil();
+    const chain = await startHarness({
+      ETHEREUM_RPC_URL: anvil.rpcUrl,
+      ETHEREUM_CONFIRMATIONS: '2',
+      ETHEREUM_WATCH_POLL_SECONDS: '1',
+    });
+    try {
+      await chain.prisma.chainDeposit.deleteMany({ where: { chain: 'ethereum' } });
+      await chain.prisma.chainBlock.deleteMany({ where: { chain: 'ethereum' } });
+      await chain.prisma.chainCursor.deleteMany({ where: { chain: 'ethereum' } });
+      const [workflowId] = await ensureChainWatchers(chain.env.client, chain.config, chain.config.temporal.taskQueue);
+      await mintSandboxStablecoin(anvil.rpcUrl, 'USDC', sandboxCollectionAddress(), 5_000_000n);
+      const seen = await eventually(
+        () => chainDepositsOf(chain.prisma, 'ethereum'),
+        (found) => found.length === 1,
+        30_000,
+      );
+      expect(seen.map((row) => row.status)).toEqual(['seen']);
+      await fetch(anvil.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x2'] }),
+      });
+      const rows = await eventually(
+        () => chainDepositsOf(chain.prisma, 'ethereum'),
+        (found) => found.some((row) => row.status === 'credited'),
+        30_000,
+      );
+      expect(rows.some((row) => row.status === 'credited')).toBe(true);
+      await chain.env.client.workflow.getHandle(workflowId!).terminate('recorded');
+      await save(chain, workflowId!, 'steps-then-terminated');
+    } finally {
+      await chain.teardown();
+      await anvil.stop();
+    }
+  }, 120_000);
 });
 
 describe('settlementWorkflow, its legs and depositReturnWorkflow', () => {

@@ -3,6 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { idFromReference, newId } from '../../domain/ids';
 import type { ErrorCode as ApiErrorCode } from '../../http/error-codes';
 import { findTransactionDeposit } from '../../persistence/transactions';
+import { claimPayoutTxHash, closePayoutChainClaim, findPayoutChainClaim } from '../../persistence/chain-watcher';
 import type { TransferVerdict } from '../../providers/evm/token-transfers';
 import { ProviderUnavailableError } from '../../providers/unavailable';
 import type { Blockchain } from '../../domain/rails';
@@ -21,10 +22,9 @@ import { findTransactionOrThrow } from './find';
 
 // ---- payouts: the partner says the stablecoin was sent ----
 
-/** What each verdict of the chain other than `confirmed` answers (422, its own code each). */
-const refusedVerdicts: Record<Exclude<TransferVerdict['state'], 'confirmed'>, [ApiErrorCode, string]> = {
+/** What each verdict of the chain other than `confirmed` and `pending` (accepted, waits) answers (422, its own code). */
+const refusedVerdicts: Record<Exclude<TransferVerdict['state'], 'confirmed' | 'pending'>, [ApiErrorCode, string]> = {
   not_found: ['tx_hash_not_found', 'the chain has no transaction with this hash'],
-  pending: ['tx_hash_not_confirmed', 'the transaction is not in enough blocks yet; confirm again once it is'],
   failed: ['tx_hash_failed', 'the transaction reverted: it moved nothing'],
   wrong_token: ['tx_hash_wrong_token', 'the transaction moved none of the payout’s stablecoin'],
   wrong_recipient: ['tx_hash_wrong_recipient', 'the stablecoin did not go to the payout’s deposit address'],
@@ -33,18 +33,26 @@ const refusedVerdicts: Record<Exclude<TransferVerdict['state'], 'confirmed'>, [A
 
 /**
  * The transfer behind `hash`, checked on the chain's node: its deposit id (from the chain and the hash, so the
- * hash names one deposit across all payouts), or a refusal.
+ * hash names one deposit across all payouts); `waiting` when the node knows it but it is not deep enough yet (the hash
+ * is claimed for this payout and the chain watcher settles it once it is, or refuses it after its bound); or a refusal.
  */
 async function checkedOnChain(
   services: ApiServices,
   row: TransactionRow,
   chain: Blockchain,
   hash: string,
-): Promise<{ depositId: string }> {
+): Promise<{ depositId: string } | 'waiting'> {
   const depositId = idFromReference('deposit', chain, hash);
   const used = await findTransactionDeposit(services.prisma, depositId);
   if (used && used.transactionId !== row.id) {
     throw new ApiError('tx_hash_already_used', `tx_hash already funded another payout (${used.transactionId}).`);
+  }
+  const claim = await findPayoutChainClaim(services.prisma, chain, hash);
+  if (claim && claim.transactionId !== row.id) {
+    throw new ApiError('tx_hash_already_used', `tx_hash was already sent for another payout (${claim.transactionId}).`);
+  }
+  if (claim?.status === 'refused' && claim.refusal?.startsWith('tx_hash_')) {
+    throw new ApiError(claim.refusal as ApiErrorCode, `tx_hash was refused: ${claim.refusal}.`);
   }
   let verdict: TransferVerdict;
   try {
@@ -56,6 +64,23 @@ async function checkedOnChain(
     throw error;
   }
   if (verdict.state === 'confirmed') return { depositId };
+  if (verdict.state === 'pending') {
+    const expiresAt = new Date(Date.now() + services.config.payoutTxHashWaitMinutes * 60_000);
+    const holder = await claimPayoutTxHash(services.prisma, { transactionId: row.id, chain, txHash: hash, expiresAt });
+    if (holder.transactionId !== row.id) {
+      throw new ApiError(
+        'tx_hash_already_used',
+        `tx_hash was already sent for another payout (${holder.transactionId}).`,
+      );
+    }
+    if (holder.txHash !== hash) {
+      throw new ApiError(
+        'payout_cannot_be_confirmed',
+        `Payout ${row.id} already awaits the confirmation of tx_hash ${holder.txHash}.`,
+      );
+    }
+    return 'waiting';
+  }
   const [code, why] = refusedVerdicts[verdict.state];
   throw new ApiError(code, `tx_hash: ${why}.`);
 }
@@ -110,7 +135,10 @@ export async function confirmPayout(
     );
   }
   const hash = body.tx_hash.toLowerCase();
-  const credit = checked ? await checkedOnChain(services, row, chain, hash) : null;
+  const checkedCredit = checked ? await checkedOnChain(services, row, chain, hash) : null;
+  // Accepted, not deep enough yet: the payout keeps awaiting its stablecoin until the chain watcher settles the hash.
+  if (checkedCredit === 'waiting') return toTransaction(row);
+  const credit = checkedCredit;
   const input: DepositInput = {
     depositId: credit?.depositId ?? newId(),
     ...(credit ? { provider: chain, providerReference: hash } : {}),
@@ -131,5 +159,6 @@ export async function confirmPayout(
     const current = await findTransactionOrThrow(services.prisma, partnerId, row.id);
     throw cannotBeConfirmed(row, current.status === 'awaiting_deposit' ? 'past its deposit deadline' : current.status);
   }
+  if (credit) await closePayoutChainClaim(services.prisma, row.id, { status: 'settled' });
   return toTransaction(await findTransactionOrThrow(services.prisma, partnerId, row.id));
 }
