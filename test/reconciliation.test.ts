@@ -36,7 +36,8 @@ let parties: Parties;
 const flows: Record<string, string> = {};
 
 beforeAll(async () => {
-  harness = await startHarness();
+  // No chain node: the on-chain balance check needs the chain watcher, tested with its own in chain-watcher.test.ts.
+  harness = await startHarness({}, { chain: false });
   parties = await setUpParties(harness);
   const { api } = parties.partner;
   const settled = async (transaction: TransactionBody, expected: string) => {

@@ -142,6 +142,11 @@ export interface HarnessOptions {
    * on the harness's task queue, for the worker-kill test).
    */
   inProcessWorker?: boolean;
+  /**
+   * false: no chain node configured (the simulation instead), for a file whose checks would otherwise need the chain
+   * watcher running on the jest run's shared node (test/chain-watcher.test.ts runs one on a node of its own).
+   */
+  chain?: boolean;
 }
 
 export async function startHarness(
@@ -159,7 +164,7 @@ export async function startHarness(
     WEBHOOK_ALLOW_PRIVATE_URLS: overrides.APP_ENV === 'production' ? 'false' : 'true',
     // A key of its own per test file (the sandbox would otherwise use its public key).
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    ...(overrides.APP_ENV === 'production' ? {} : testChainEnv()),
+    ...(overrides.APP_ENV === 'production' || options.chain === false ? {} : testChainEnv()),
     ...testLimitsAndBounds,
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
     ...overrides,
