@@ -134,6 +134,8 @@ export class ChaosSystem {
       // The fuzzer sends bad keys from 127.0.0.1, as every other client of the run does.
       AUTH_FAILURE_LIMIT: '1000000',
       ...stack.chainEnv(1),
+      // The stack's chain watcher keeps up with a run of minutes (the final reconciliation needs its readings).
+      ETHEREUM_WATCH_POLL_SECONDS: '2',
     };
     const http = new HttpClient(apiPort);
     const workerCount = engine === 'server' ? 2 : 1;

@@ -169,6 +169,17 @@ export async function pruneChainBlocks(db: Db, chain: string, below: bigint): Pr
   await db.chainBlock.deleteMany({ where: { chain, number: { lt: below } } });
 }
 
+/**
+ * Forgets what the watcher read of `chain` (its cursor, block hashes and transfers; not the payouts' claims), so that
+ * its next run reads the chain again from the start: for a node that was replaced by a fresh one (a test, chaos).
+ */
+export async function forgetChainReadings(db: Db, chain: string): Promise<void> {
+  // Its watcher is stopped meanwhile (the caller's part), so the three need not be one transaction.
+  await db.chainDeposit.deleteMany({ where: { chain } });
+  await db.chainBlock.deleteMany({ where: { chain } });
+  await db.chainCursor.deleteMany({ where: { chain } });
+}
+
 /** The credited transfers of `chain` to `address` (the operator's and the tests' view). */
 export async function chainDepositsOf(db: Db, chain: string): Promise<ChainDepositRow[]> {
   const rows = await sqlOf(db)

@@ -3,8 +3,10 @@
 // rounds reorganise the transfer's own block away before it is deep enough; the other half let it be credited first
 // and then reorganise the blocks above it. Nothing may be credited whose block left the chain, nothing credited twice,
 // and in the end the books equal `balanceOf` of the collection address at the block the watcher read up to.
-// Until the stack runs Anvil for the API and worker (issue 36 part A), the scenario runs the watcher's worker itself,
-// on a task queue of its own, against the chaos database and Temporal.
+// The reorganisations would disturb the other scenarios' chain, so the scenario takes a node of its own: the stack's
+// watcher steps aside (terminated, its readings forgotten), the scenario runs the watcher's worker itself on a task
+// queue of its own against the chaos database and Temporal, and afterwards the stack's watcher starts again and
+// reads the stack's chain from its first block (the final reconciliation checks it).
 import { NativeConnection } from '@temporalio/worker';
 import { erc20Abi, formatUnits, type Hash, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
@@ -12,7 +14,7 @@ import { foundry } from 'viem/chains';
 import { createActivities } from '../../../activities';
 import { loadConfig } from '../../../src/config';
 import { createLogger } from '../../../src/logger';
-import { chainCursor, chainDepositsOf } from '../../../src/persistence/chain-watcher';
+import { chainCursor, chainDepositsOf, forgetChainReadings } from '../../../src/persistence/chain-watcher';
 import { createProviders } from '../../../src/providers';
 import {
   mintSandboxStablecoin,
@@ -31,6 +33,9 @@ const TASK_QUEUE = 'chaos-chain-watcher';
 const WAIT_MS = 30_000;
 
 export async function chainReorgScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
+  const stackConfig = loadConfig(system.apiEnv);
+  await stopWatcher(system);
+  await forgetChainReadings(system.prisma, 'ethereum');
   const anvil = await startAnvil();
   const env = {
     ...system.apiEnv,
@@ -165,13 +170,22 @@ export async function chainReorgScenario(system: ChaosSystem, report: ScenarioRe
     report.notes.credited = kept.length;
     report.notes.dropped = dropped.length;
   } finally {
-    await system.temporal.workflow
-      .getHandle('chain-watcher-ethereum')
-      .terminate('chaos scenario over')
-      .catch(() => undefined);
+    await stopWatcher(system);
     worker.shutdown();
     await running.catch(() => undefined);
     await connection.close();
     await anvil.stop();
+    await forgetChainReadings(system.prisma, 'ethereum');
+    await ensureChainWatchers(system.temporal, stackConfig, stackConfig.temporal.taskQueue);
   }
+}
+
+/** Terminates the running chain watcher, then lets an activity it had started finish its write. */
+async function stopWatcher(system: ChaosSystem): Promise<void> {
+  const terminated = await system.temporal.workflow
+    .getHandle('chain-watcher-ethereum')
+    .terminate('chaos: the chain-reorg scenario runs a watcher on a node of its own')
+    .then(() => true)
+    .catch(() => false);
+  if (terminated) await new Promise((resolve) => setTimeout(resolve, 3_000));
 }
