@@ -64,6 +64,9 @@ interface Scenarios {
   loseNextStatus: number;
   /** Until then every request answers 503. */
   downUntil: string | null;
+  /** Per payment (end-to-end id): reject it with this reason, or lose its next answers (the sandbox's `simulate`). */
+  rejectIds?: Record<string, string>;
+  loseIds?: Record<string, number>;
 }
 
 interface State {
@@ -178,7 +181,8 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
           status: known.status,
           ...(known.reason ? { reason: known.reason } : {}),
         };
-      const reason = state.scenarios.rejectNext.shift();
+      const targeted = state.scenarios.rejectIds?.[transfer.endToEndId];
+      const reason = targeted ?? state.scenarios.rejectNext.shift();
       const currency = asCurrency(transfer.amount.currency);
       state.transfers[transfer.endToEndId] = {
         endToEndId: transfer.endToEndId,
@@ -194,8 +198,11 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
     });
     const answer = status(message.messageId, statuses);
     report('pain.002', answer);
-    const lose = state.scenarios.loseNextStatus > 0;
-    if (lose) state.scenarios.loseNextStatus -= 1;
+    const loseIds = (state.scenarios.loseIds ??= {});
+    const targetedLoss = message.transfers.find((transfer) => (loseIds[transfer.endToEndId] ?? 0) > 0);
+    const lose = targetedLoss !== undefined || state.scenarios.loseNextStatus > 0;
+    if (targetedLoss) loseIds[targetedLoss.endToEndId]! -= 1;
+    else if (lose) state.scenarios.loseNextStatus -= 1;
     save();
     if (lose) {
       ctx.status = 504;
@@ -241,6 +248,23 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
     });
   });
 
+  /** A payment's current status as a pain.002 (404: the bank never received it). */
+  routes.get('/payment-status/:endToEndId', (ctx) => {
+    const transfer = state.transfers[ctx.params.endToEndId!];
+    if (!transfer) {
+      ctx.status = 404;
+      return;
+    }
+    ctx.type = 'application/xml';
+    ctx.body = status(transfer.messageId, [
+      {
+        endToEndId: transfer.endToEndId,
+        status: transfer.status,
+        ...(transfer.reason ? { reason: transfer.reason } : {}),
+      },
+    ]);
+  });
+
   /** What the bank knows of a transfer (JSON, for tests and operators). */
   routes.get('/_scenarios/transfers/:endToEndId', (ctx) => {
     const transfer = state.transfers[ctx.params.endToEndId!];
@@ -252,10 +276,15 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
     const body = (await coBody.json(ctx.req)) as Record<string, unknown>;
     switch (body.kind) {
       case 'reject_next':
-        state.scenarios.rejectNext.push(String(body.reason ?? 'AC01'));
+        if (typeof body.endToEndId === 'string') {
+          (state.scenarios.rejectIds ??= {})[body.endToEndId] = String(body.reason ?? 'AC01');
+        } else state.scenarios.rejectNext.push(String(body.reason ?? 'AC01'));
         break;
       case 'lose_next_status':
-        state.scenarios.loseNextStatus += 1;
+        if (typeof body.endToEndId === 'string') {
+          const loseIds = (state.scenarios.loseIds ??= {});
+          loseIds[body.endToEndId] = (loseIds[body.endToEndId] ?? 0) + Number(body.times ?? 1);
+        } else state.scenarios.loseNextStatus += 1;
         break;
       case 'down':
         state.scenarios.downUntil = new Date(Date.now() + Number(body.seconds ?? 10) * 1000).toISOString();
