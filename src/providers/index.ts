@@ -29,6 +29,8 @@ import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './c
 import { SANDBOX_CHAIN_MNEMONIC, sandboxCollectionAddress, sandboxTokenAddresses } from './evm/sandbox-chain';
 import { EvmChainWatch, type WatchedChain } from './evm/watcher';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
+import { Iso20022BankClient } from './iso20022/client';
+import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -93,7 +95,10 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     // failure, on the simulation. Production without a chain configured refuses to start (assertProductionReady).
     chainTransfers: createChainTransfers(config, prisma, new SeedSigner(seeds)),
     // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
-    fiatRails: config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
+    fiatRails: createFiatRails(
+      config,
+      config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
+    ),
     chainTransferVerifier,
     watchedChains: createWatchedChains(config),
     // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
@@ -121,6 +126,21 @@ function createChainTransfers(config: AppConfig, prisma: PrismaClient, signer: S
     fallback: simulation,
     sandboxFaucet: config.appEnv === 'sandbox',
   });
+}
+
+/** EUR (SEPA) and USD (wire) payouts through the ISO 20022 bank when one is configured; everything else `others`. */
+function createFiatRails(config: AppConfig, others: FiatRails): FiatRails {
+  if (!config.iso20022) return others;
+  return new Iso20022FiatRails(
+    new Iso20022BankClient({ baseUrl: config.iso20022.bankUrl, timeoutMs: 10_000 }),
+    others,
+    {
+      debtors: bankSimulatorDebtors,
+      settleWaitMs: config.iso20022.settleWaitMs,
+      pollIntervalMs: 500,
+      simulate: config.appEnv === 'sandbox',
+    },
+  );
 }
 
 /**
