@@ -11,6 +11,7 @@ import { RailUnavailableError, type FiatRails, type PayoutRequest } from '../src
 import { Iso20022BankClient } from '../src/providers/iso20022/client';
 import { Iso20022FiatRails } from '../src/providers/iso20022/fiat-rails';
 import { endToEndIdOf } from '../src/providers/iso20022/messages';
+import { Iso20022ProviderStatements } from '../src/providers/iso20022/statements';
 import { createBankSimulatorApp } from '../simulators/bank/app';
 import type { BankChannel } from '../simulators/bank/channel';
 import { iso20022Channel } from '../simulators/bank/iso20022/channel';
@@ -148,5 +149,38 @@ describe('ISO 20022 payout rails', () => {
   it('hands Pix, SPEI and CVU payouts to their own adapters', async () => {
     await rails.payOut({ ...sepaPayout('66666666-6666-4666-8666-666666666666:stablecoin_to_fiat'), rail: 'pix' });
     expect(othersCalled).toEqual(['payOut:pix']);
+  });
+
+  it('reads the bank’s camt.053 as the reconciliation’s statement: each payout and return once, by its key', async () => {
+    const key = '11111111-1111-4111-8111-111111111111:stablecoin_to_fiat';
+    await fetch(`${base}/_scenarios`, {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'return', endToEndId: endToEndIdOf(key), reason: 'AC04' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    await fetch(`${base}/_scenarios`, {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'credit', currency: 'EUR', amount: '10.00', times: 2 }),
+      headers: { 'content-type': 'application/json' },
+    });
+    const statements = new Iso20022ProviderStatements(new Iso20022BankClient({ baseUrl: base, timeoutMs: 2000 }), {
+      statementFor: async () => ({ lines: [], next: null }),
+    });
+    const now = Date.now();
+    const page = await statements.statementFor(
+      { from: new Date(now - 3_600_000), to: new Date(now + 1000) },
+      null,
+      100,
+    );
+    expect(page.next).toBeNull();
+    const mine = page.lines.filter((line) => line.idempotencyKey.startsWith('11111111-'));
+    expect(mine.map((line) => [line.kind, line.idempotencyKey, line.currency, line.amount])).toEqual([
+      ['payout', key, 'EUR', '100.25'],
+      ['payout_return', '11111111-1111-4111-8111-111111111111:payout_return', 'EUR', '100.25'],
+    ]);
+    // Rejected and lost-then-retried payouts: one line each for what the bank booked, none for the rejection.
+    expect(page.lines.filter((line) => line.idempotencyKey.startsWith('33333333-'))).toEqual([]);
+    expect(page.lines.filter((line) => line.idempotencyKey.startsWith('44444444-'))).toHaveLength(1);
+    expect(page.lines.filter((line) => line.kind === 'payout' && line.currency === 'USD')).toHaveLength(1);
   });
 });

@@ -31,6 +31,7 @@ import { EvmChainWatch, type WatchedChain } from './evm/watcher';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 import { Iso20022BankClient } from './iso20022/client';
 import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
+import { Iso20022ProviderStatements } from './iso20022/statements';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -103,8 +104,10 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     watchedChains: createWatchedChains(config),
     // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
-    providerStatements:
+    providerStatements: createProviderStatements(
+      config,
       config.appEnv === 'sandbox' ? new SandboxProviderStatements(prisma) : new UnconnectedProviderStatements(),
+    ),
   };
 }
 
@@ -140,6 +143,18 @@ function createFiatRails(config: AppConfig, others: FiatRails): FiatRails {
       pollIntervalMs: 500,
       simulate: config.appEnv === 'sandbox',
     },
+  );
+}
+
+/**
+ * The bank's camt.053 joins the statement when an ISO 20022 bank is configured. In production without other
+ * statements it stays unconnected (the provider checks skipped), since the exchange's lines are not read yet.
+ */
+function createProviderStatements(config: AppConfig, others: ProviderStatements): ProviderStatements {
+  if (!config.iso20022 || config.appEnv !== 'sandbox') return others;
+  return new Iso20022ProviderStatements(
+    new Iso20022BankClient({ baseUrl: config.iso20022.bankUrl, timeoutMs: 10_000 }),
+    others,
   );
 }
 

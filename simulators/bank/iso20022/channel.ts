@@ -33,6 +33,7 @@ interface Transfer {
   currency: 'EUR' | 'USD';
   amount: string;
   creditorName: string;
+  remittance?: string;
   status: 'ACCP' | 'ACSC' | 'RJCT';
   reason?: string;
   acceptedAt: string;
@@ -144,6 +145,7 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
         bookedAt: new Date().toISOString(),
         endToEndId: transfer.endToEndId,
         counterpartyName: transfer.creditorName,
+        ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
       });
       report('pain.002', status(transfer.messageId, [{ endToEndId: transfer.endToEndId, status: 'ACSC' }]));
       changed = true;
@@ -190,6 +192,7 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
         currency,
         amount: transfer.amount.toString(),
         creditorName: transfer.creditor.name,
+        ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
         status: reason ? 'RJCT' : 'ACCP',
         ...(reason ? { reason } : {}),
         acceptedAt: new Date().toISOString(),
@@ -333,6 +336,7 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
           endToEndId: transfer.endToEndId,
           returnReason: transfer.returned,
           counterpartyName: transfer.creditorName,
+          ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
         });
         break;
       }

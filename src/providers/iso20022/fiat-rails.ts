@@ -85,7 +85,8 @@ export class Iso20022FiatRails implements FiatRails {
           endToEndId,
           amount: request.amount,
           creditor: creditorOf(request.rail, request.destination),
-          remittance: request.idempotencyKey.split(':')[0]!,
+          // Banks carry the remittance text onto their statements: the reconciliation finds the operation by it.
+          remittance: request.idempotencyKey,
         },
       ],
     });
