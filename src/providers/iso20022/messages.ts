@@ -4,7 +4,7 @@
 // with the currency's own decimals and read back as Money. The bank simulator uses the same codec for the messages it
 // sends, so that both sides write what the other reads.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { validateXML } from 'xmllint-wasm';
@@ -212,9 +212,15 @@ export function buildPain001(message: Pain001): string {
 
 let pain001Schema: string | undefined;
 
+/** Beside this file under tsx; from dist/ (npm run build compiles TypeScript only) the source tree's copy. */
+function schemaPath(file: string): string {
+  const beside = path.join(__dirname, 'schemas', file);
+  return existsSync(beside) ? beside : path.resolve(__dirname, '../../../../src/providers/iso20022/schemas', file);
+}
+
 /** Validates a pain.001.001.09 against the official XSD (schemas/SOURCE.md); throws Iso20022FormatError listing why. */
 export async function validatePain001(xml: string): Promise<void> {
-  pain001Schema ??= readFileSync(path.join(__dirname, 'schemas', `${PAIN001}.xsd`), 'utf8');
+  pain001Schema ??= readFileSync(schemaPath(`${PAIN001}.xsd`), 'utf8');
   const result = await validateXML({
     xml: [{ fileName: 'pain001.xml', contents: xml }],
     schema: [{ fileName: `${PAIN001}.xsd`, contents: pain001Schema }],
