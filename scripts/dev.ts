@@ -19,6 +19,7 @@ const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
 const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
 /** The sandbox chain's node (Anvil), on the port EVM tools expect by default. */
 const anvilPort = Number(process.env.ANVIL_PORT ?? 8545);
+const bankSimulatorPort = Number(process.env.BANK_SIMULATOR_PORT ?? 4100);
 /** Prometheus endpoints: the API's, the worker's (with the Temporal SDK's on the next port, loopback only). */
 const metricsPorts = {
   api: Number(process.env.METRICS_PORT ?? 9464),
@@ -107,6 +108,8 @@ async function start(stack: Stack): Promise<void> {
   await chain;
   log(`Anvil ready on ${stack.chain!.rpcUrl} (USDC ${stack.chain!.tokens.USDC}, USDT ${stack.chain!.tokens.USDT})`);
 
+  // The bank simulator (simulators/bank): EUR and USD payouts go to its ISO 20022 channel.
+  await stack.startBankSimulator({ port: bankSimulatorPort, stateDir: path.join(dataDir, 'bank-simulator') });
   const appEnv = process.env.APP_ENV ?? 'sandbox';
   const childEnv = {
     ...process.env,
@@ -126,6 +129,7 @@ async function start(stack: Stack): Promise<void> {
     METRICS_HOST: process.env.METRICS_HOST ?? '127.0.0.1',
     // The real EVM adapter on the local node (a block a second: two confirmations take about two seconds).
     ...(process.env.ETHEREUM_RPC_URL || process.env.EVM_CHAINS ? {} : stack.chainEnv(2)),
+    ISO20022_BANK_URL: process.env.ISO20022_BANK_URL ?? `http://127.0.0.1:${bankSimulatorPort}/iso20022`,
   };
   const service = (name: keyof typeof nodeArgsOf, entry: string, ready: ProcessSpec['ready']): ProcessSpec => ({
     name,
@@ -163,6 +167,7 @@ async function start(stack: Stack): Promise<void> {
       `  Chain          ${stack.chain!.rpcUrl} (Anvil, chain id ${stack.chain!.chainId}; USDC ${stack.chain!.tokens.USDC})`,
       '  Access         development only: Temporal in plaintext, the UI without login, one database role (the',
       '                 production stack has mutual TLS to Temporal and service roles: docs/operations.md)',
+      `  Bank simulator http://127.0.0.1:${bankSimulatorPort}/health   (ISO 20022: /iso20022)`,
       `  Sandbox key    ${partner.api_key}   (partner ${partner.partner_id})`,
       '',
       `  try: curl -H "Authorization: ${partner.api_key}" http://localhost:${apiPort}/v1/customers`,

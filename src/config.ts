@@ -164,6 +164,10 @@ const environmentSchema = z
     PAYOUT_TX_HASH_WAIT_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
     /** JSON of the master bank accounts virtual accounts are issued under; required in production. */
     VIRTUAL_ACCOUNT_BANKS: z.string().optional(),
+    /** The bank's ISO 20022 host-to-host API (the bank simulator's /iso20022): EUR (SEPA) and USD (wire) payouts. */
+    ISO20022_BANK_URL: z.url().optional(),
+    /** How long one payout waits for the bank to settle an accepted payment before the activity asks again. */
+    ISO20022_SETTLE_WAIT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
     /** Production: hours between reminders to operators while a virtual account awaits a decision. */
     VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: z.coerce.number().int().min(1).max(720).default(24),
     /** Production: days after which a virtual account without a decision is rejected. */
@@ -354,6 +358,8 @@ export interface AppConfig {
   payoutTxHashWaitMinutes: number;
   /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
   virtualAccountBanks: BankProfiles | null;
+  /** The ISO 20022 bank channel; null when none is configured (EUR and USD payouts then stay the sandbox's). */
+  iso20022: { bankUrl: string; settleWaitMs: number } | null;
   virtualAccountReview: { reminderHours: number; timeoutDays: number };
   /** Keys of secrets at rest (src/secrets.ts); the sandbox falls back to a public key when none is set. */
   secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
@@ -490,6 +496,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       : null,
     payoutTxHashWaitMinutes: values.PAYOUT_TX_HASH_WAIT_MINUTES,
     virtualAccountBanks,
+    iso20022: values.ISO20022_BANK_URL
+      ? { bankUrl: values.ISO20022_BANK_URL, settleWaitMs: values.ISO20022_SETTLE_WAIT_SECONDS * 1000 }
+      : null,
     virtualAccountReview: {
       reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,
       timeoutDays: values.VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS,

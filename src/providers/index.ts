@@ -29,6 +29,9 @@ import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './c
 import { SANDBOX_CHAIN_MNEMONIC, sandboxCollectionAddress, sandboxTokenAddresses } from './evm/sandbox-chain';
 import { EvmChainWatch, type WatchedChain } from './evm/watcher';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
+import { Iso20022BankClient } from './iso20022/client';
+import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
+import { Iso20022ProviderStatements } from './iso20022/statements';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -93,13 +96,18 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     // failure, on the simulation. Production without a chain configured refuses to start (assertProductionReady).
     chainTransfers: createChainTransfers(config, prisma, new SeedSigner(seeds)),
     // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
-    fiatRails: config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
+    fiatRails: createFiatRails(
+      config,
+      config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
+    ),
     chainTransferVerifier,
     watchedChains: createWatchedChains(config),
     // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
-    providerStatements:
+    providerStatements: createProviderStatements(
+      config,
       config.appEnv === 'sandbox' ? new SandboxProviderStatements(prisma) : new UnconnectedProviderStatements(),
+    ),
   };
 }
 
@@ -121,6 +129,33 @@ function createChainTransfers(config: AppConfig, prisma: PrismaClient, signer: S
     fallback: simulation,
     sandboxFaucet: config.appEnv === 'sandbox',
   });
+}
+
+/** EUR (SEPA) and USD (wire) payouts through the ISO 20022 bank when one is configured; everything else `others`. */
+function createFiatRails(config: AppConfig, others: FiatRails): FiatRails {
+  if (!config.iso20022) return others;
+  return new Iso20022FiatRails(
+    new Iso20022BankClient({ baseUrl: config.iso20022.bankUrl, timeoutMs: 10_000 }),
+    others,
+    {
+      debtors: bankSimulatorDebtors,
+      settleWaitMs: config.iso20022.settleWaitMs,
+      pollIntervalMs: 500,
+      simulate: config.appEnv === 'sandbox',
+    },
+  );
+}
+
+/**
+ * The bank's camt.053 joins the statement when an ISO 20022 bank is configured. In production without other
+ * statements it stays unconnected (the provider checks skipped), since the exchange's lines are not read yet.
+ */
+function createProviderStatements(config: AppConfig, others: ProviderStatements): ProviderStatements {
+  if (!config.iso20022 || config.appEnv !== 'sandbox') return others;
+  return new Iso20022ProviderStatements(
+    new Iso20022BankClient({ baseUrl: config.iso20022.bankUrl, timeoutMs: 10_000 }),
+    others,
+  );
 }
 
 /**
