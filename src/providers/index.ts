@@ -17,6 +17,10 @@ import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from
 import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './chain-verification';
 import { sandboxCollectionAddress, sandboxTokenAddresses } from './evm/sandbox-chain';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
+import { LiquidityClient } from './liquidity/client';
+import { FirmQuoteRails, LiquidityRateProvider } from './liquidity/firm-quotes';
+import { ApiPixClient } from './pix/api-pix';
+import { ApiPixDepositProvider } from './pix/collections';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -40,7 +44,7 @@ export interface Providers {
 /** The sandbox's simulated rails and chain keep what they did in the database (`prisma`), as real ones would. */
 export function createProviders(config: AppConfig, prisma: PrismaClient): Providers {
   const chainTransferVerifier = createChainTransferVerifier(config);
-  return {
+  return withLiquidityAndPix(config, prisma, {
     verificationProvider:
       config.appEnv === 'sandbox'
         ? new SimulatedVerificationProvider(config.sandboxVerificationDelaySeconds)
@@ -69,7 +73,47 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
     providerStatements:
       config.appEnv === 'sandbox' ? new SandboxProviderStatements(prisma) : new UnconnectedProviderStatements(),
-  };
+  });
+}
+
+/**
+ * A configured liquidity provider prices quotes and executes each leg at its firm quote (around the rails that
+ * deliver and pay out); a configured API Pix makes pix deposits charges at that bank (docs/pix.md).
+ */
+function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers: Providers): Providers {
+  let result = providers;
+  if (config.liquidity) {
+    const client = new LiquidityClient({ baseUrl: config.liquidity.url });
+    const policy = config.liquidity;
+    result = {
+      ...result,
+      // Network fees are not the liquidity provider's: they stay with the rate provider of the environment.
+      rateProvider: new LiquidityRateProvider(client, policy, result.rateProvider),
+      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma),
+    };
+  }
+  if (config.pixApi) {
+    const client = new ApiPixClient({
+      baseUrl: config.pixApi.url,
+      clientId: config.pixApi.clientId,
+      clientSecret: config.pixApi.clientSecret,
+      ...(config.pixApi.tls ? { tls: config.pixApi.tls } : {}),
+    });
+    result = {
+      ...result,
+      depositProvider: new ApiPixDepositProvider(
+        client,
+        {
+          key: config.pixApi.collectionKey,
+          keyType: 'cnpj',
+          bankName: 'API Pix',
+          beneficiaryName: 'Payments Sandbox Ltda',
+        },
+        result.depositProvider,
+      ),
+    };
+  }
+  return result;
 }
 
 /**
