@@ -90,8 +90,8 @@ export async function fxResultByPair(db: SqlDb, from: Date, to: Date): Promise<F
     FROM fx_executions WHERE executed_at >= ${from} AND executed_at < ${to}
     GROUP BY sold_currency, bought_currency ORDER BY sold_currency, bought_currency`.execute(sqlOf(db))
   ).rows as Array<{
-    sold_currency: string;
-    bought_currency: string;
+    soldCurrency: string;
+    boughtCurrency: string;
     legs: number;
     sold: unknown;
     gains: unknown;
@@ -99,11 +99,11 @@ export async function fxResultByPair(db: SqlDb, from: Date, to: Date): Promise<F
     net: unknown;
   }>;
   return rows.map((row) => {
-    const bought = currencyOf(row.bought_currency);
-    const sold = currencyOf(row.sold_currency);
+    const bought = currencyOf(row.boughtCurrency);
+    const sold = currencyOf(row.soldCurrency);
     return {
-      pair: `${row.sold_currency}/${row.bought_currency}`,
-      currency: row.bought_currency,
+      pair: `${row.soldCurrency}/${row.boughtCurrency}`,
+      currency: row.boughtCurrency,
       legs: row.legs,
       sold: Money.of(sold, String(row.sold)).toString(),
       gains: Money.of(bought, String(row.gains)).toString(),
@@ -113,32 +113,33 @@ export async function fxResultByPair(db: SqlDb, from: Date, to: Date): Promise<F
   });
 }
 
+/** As the SQL builder returns it (camel-cased names). */
 interface RawRow {
-  transaction_id: string;
+  transactionId: string;
   step: string;
-  quote_id: string;
-  sold_currency: string;
-  sold_amount: unknown;
-  bought_currency: string;
-  at_locked_rate: unknown;
-  executed_amount: unknown;
+  quoteId: string;
+  soldCurrency: string;
+  soldAmount: unknown;
+  boughtCurrency: string;
+  atLockedRate: unknown;
+  executedAmount: unknown;
   price: unknown;
   result: unknown;
-  executed_at: Date;
+  executedAt: Date;
 }
 
 function rowOf(row: RawRow): FxExecutionRow {
-  const sold = currencyOf(row.sold_currency);
-  const bought = currencyOf(row.bought_currency);
+  const sold = currencyOf(row.soldCurrency);
+  const bought = currencyOf(row.boughtCurrency);
   return {
-    transactionId: row.transaction_id,
+    transactionId: row.transactionId,
     step: row.step,
-    quoteId: row.quote_id,
-    sold: Money.of(sold, String(row.sold_amount)),
-    atLockedRate: Money.of(bought, String(row.at_locked_rate)),
-    executed: Money.of(bought, String(row.executed_amount)),
+    quoteId: row.quoteId,
+    sold: Money.of(sold, String(row.soldAmount)),
+    atLockedRate: Money.of(bought, String(row.atLockedRate)),
+    executed: Money.of(bought, String(row.executedAmount)),
     price: String(row.price),
     result: Money.of(bought, String(row.result)),
-    executedAt: new Date(row.executed_at),
+    executedAt: new Date(row.executedAt),
   };
 }
