@@ -1,9 +1,9 @@
-// A bank's API Pix (BACEN's standard, v2; test/fixtures/api-pix/ names the version and the parts used): charges
-// (`cob`, PUT/GET /v2/cob/{txid}), the webhook registered per key (PUT /v2/webhook/{chave}) that receives
-// `POST <webhookUrl>/pix` for each payment, returns (`devolucao`, PUT/GET /v2/pix/{e2eid}/devolucao/{id}), OAuth2
+// A bank's API Pix (BACEN's standard, v2.9.0; test/fixtures/api-pix/ names the version and the parts used): charges
+// (`cob`, PUT/GET /cob/{txid}), the webhook registered per key (PUT /webhook/{chave}) that receives
+// `POST <webhookUrl>/pix` for each payment, returns (`devolucao`, PUT/GET /pix/{e2eid}/devolucao/{id}), OAuth2
 // client credentials (POST /oauth/token) and, when the process serves TLS, mutual TLS (a client without a certificate
-// of the dev CA is refused before any route). Payouts follow the bank extension `PUT /v2/gn/pix/{idEnvio}` (API Pix
-// standardises collections only; docs/pix.md), and DICT lookups `GET /v2/gn/dict/{chave}`.
+// of the dev CA is refused before any route). Payouts follow the bank extension `PUT /gn/pix/{idEnvio}` (API Pix
+// standardises collections only; docs/pix.md), and DICT lookups `GET /gn/dict/{chave}`.
 // Scenario controls (POST /pix/_scenarios/payments) make a payer pay a charge: late, notified twice, or with its
 // returns refused.
 import Router from '@koa/router';
@@ -193,7 +193,7 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
       : {}),
   });
 
-  router.put('/v2/cob/:txid', requireScope('cob.write'), async (ctx) => {
+  router.put('/cob/:txid', requireScope('cob.write'), async (ctx) => {
     const txid = ctx.params.txid!;
     const body = (await readBody(ctx, 'json')) as Record<string, unknown>;
     const violacoes = cobViolations(txid, body);
@@ -207,16 +207,21 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
         violacoes,
       );
     }
-    if (state.data.cobs[txid]) {
+    const previous = state.data.cobs[txid];
+    // The specification lets PUT replace a charge that is still ATIVA (a revision), never one paid or removed.
+    if (previous && previous.status !== 'ATIVA') {
       return problem(ctx, 400, 'CobOperacaoInvalida', 'Cobrança inválida.', `A cobrança ${txid} já existe.`, [
-        { razao: 'O txid informado já foi utilizado.', propriedade: 'txid' },
+        {
+          razao: 'A cobrança já existe, não está no status ATIVA, e a presente requisição busca alterá-la.',
+          propriedade: 'txid',
+        },
       ]);
     }
     const calendario = (body.calendario ?? {}) as { expiracao?: number };
-    const locId = state.data.nextLoc++;
+    const locId = previous?.locId ?? state.data.nextLoc++;
     const cob: Cob = {
       txid,
-      revisao: 0,
+      revisao: previous ? previous.revisao + 1 : 0,
       status: 'ATIVA',
       calendario: { criacao: new Date().toISOString(), expiracao: calendario.expiracao ?? 86_400 },
       ...(body.devedor ? { devedor: body.devedor as Cob['devedor'] } : {}),
@@ -233,14 +238,14 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
     ctx.body = cobResource(cob);
   });
 
-  router.get('/v2/cob/:txid', requireScope('cob.read'), (ctx) => {
+  router.get('/cob/:txid', requireScope('cob.read'), (ctx) => {
     const cob = state.data.cobs[ctx.params.txid!];
     if (!cob)
       return problem(ctx, 404, 'CobNaoEncontrado', 'Cobrança não encontrada.', 'Nenhuma cobrança com este txid.');
     ctx.body = cobResource(cob);
   });
 
-  router.patch('/v2/cob/:txid', requireScope('cob.write'), async (ctx) => {
+  router.patch('/cob/:txid', requireScope('cob.write'), async (ctx) => {
     const cob = state.data.cobs[ctx.params.txid!];
     if (!cob)
       return problem(ctx, 404, 'CobNaoEncontrado', 'Cobrança não encontrada.', 'Nenhuma cobrança com este txid.');
@@ -254,17 +259,17 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
     ctx.body = cobResource(cob);
   });
 
-  router.put('/v2/webhook/:chave', requireScope('webhook.write'), async (ctx) => {
+  router.put('/webhook/:chave', requireScope('webhook.write'), async (ctx) => {
     const body = (await readBody(ctx, 'json')) as { webhookUrl?: unknown };
     if (typeof body.webhookUrl !== 'string' || !/^https?:\/\//.test(body.webhookUrl)) {
       return problem(ctx, 400, 'WebhookOperacaoInvalida', 'Webhook inválido.', 'webhookUrl é obrigatório.');
     }
     state.data.webhooks[ctx.params.chave!] = { webhookUrl: body.webhookUrl, criacao: new Date().toISOString() };
     state.save();
-    ctx.status = 204;
+    ctx.status = 200;
   });
 
-  router.get('/v2/webhook/:chave', requireScope('webhook.read'), (ctx) => {
+  router.get('/webhook/:chave', requireScope('webhook.read'), (ctx) => {
     const hook = state.data.webhooks[ctx.params.chave!];
     if (!hook) return problem(ctx, 404, 'WebhookNaoEncontrado', 'Webhook não encontrado.', 'Nenhum webhook.');
     ctx.body = { webhookUrl: hook.webhookUrl, chave: ctx.params.chave, criacao: hook.criacao };
@@ -304,13 +309,13 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
     state.save();
   };
 
-  router.get('/v2/pix/:e2eid', requireScope('pix.read'), (ctx) => {
+  router.get('/pix/:e2eid', requireScope('pix.read'), (ctx) => {
     const pix = state.data.pix[ctx.params.e2eid!];
     if (!pix) return problem(ctx, 404, 'PixNaoEncontrado', 'Pix não encontrado.', 'Nenhum Pix com este endToEndId.');
     ctx.body = pixResource(pix);
   });
 
-  router.put('/v2/pix/:e2eid/devolucao/:id', requireScope('pix.write'), async (ctx) => {
+  router.put('/pix/:e2eid/devolucao/:id', requireScope('pix.write'), async (ctx) => {
     const pix = state.data.pix[ctx.params.e2eid!];
     const id = ctx.params.id!;
     if (!pix) return problem(ctx, 404, 'PixNaoEncontrado', 'Pix não encontrado.', 'Nenhum Pix com este endToEndId.');
@@ -352,7 +357,7 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
     ctx.body = devolucaoResource(devolucao);
   });
 
-  router.get('/v2/pix/:e2eid/devolucao/:id', requireScope('pix.read'), (ctx) => {
+  router.get('/pix/:e2eid/devolucao/:id', requireScope('pix.read'), (ctx) => {
     const devolucao = state.data.pix[ctx.params.e2eid!]?.devolucoes.find((d) => d.id === ctx.params.id);
     if (!devolucao) return problem(ctx, 404, 'DevolucaoNaoEncontrada', 'Devolução não encontrada.', 'Nenhuma.');
     ctx.body = devolucaoResource(devolucao);
@@ -360,7 +365,7 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
 
   // Payout (bank extension): the idEnvio is the caller's idempotency reference; the same idEnvio answers the first
   // send. Keys the directory does not know are refused (NAO_REALIZADO), as the SPI would.
-  router.put('/v2/gn/pix/:idEnvio', requireScope('pix.write'), async (ctx) => {
+  router.put('/gn/pix/:idEnvio', requireScope('pix.write'), async (ctx) => {
     const idEnvio = ctx.params.idEnvio!;
     if (!/^[a-zA-Z0-9]{1,35}$/.test(idEnvio)) {
       return problem(ctx, 400, 'EnvioOperacaoInvalida', 'Envio inválido.', 'idEnvio: 1-35 letras e dígitos.');
@@ -399,13 +404,13 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
     ctx.body = envioResource(envio);
   });
 
-  router.get('/v2/gn/pix/enviados/id-envio/:idEnvio', requireScope('pix.read'), (ctx) => {
+  router.get('/gn/pix/enviados/id-envio/:idEnvio', requireScope('pix.read'), (ctx) => {
     const envio = state.data.envios[ctx.params.idEnvio!];
     if (!envio) return problem(ctx, 404, 'EnvioNaoEncontrado', 'Envio não encontrado.', 'Nenhum envio.');
     ctx.body = envioResource(envio);
   });
 
-  router.get('/v2/gn/dict/:chave', requireScope('pix.read'), (ctx) => {
+  router.get('/gn/dict/:chave', requireScope('pix.read'), (ctx) => {
     const owner = dictOwner(ctx.params.chave!);
     if (!owner) return problem(ctx, 404, 'ChaveNaoEncontrada', 'Chave não encontrada.', 'A chave não existe no DICT.');
     ctx.body = { chave: ctx.params.chave, ...owner };
@@ -489,7 +494,7 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
           state.data.deliveries.push({ endToEndId: pix.endToEndId, url, status, at: new Date().toISOString() });
           if (status === null || status >= 300) delivered = false;
         }
-        // A PSP retries a refused notification later; bounded: after 10 attempts it gives up (GET /v2/pix finds it).
+        // A PSP retries a refused notification later; bounded: after 10 attempts it gives up (GET /pix/{e2eid} finds it).
         const attempts = state.data.deliveries.filter((d) => d.endToEndId === pix.endToEndId).length;
         if (delivered || attempts >= 10) state.data.pending = state.data.pending.filter((p) => p !== due);
         else due.dueAt = Date.now() + 1_000;

@@ -108,25 +108,25 @@ export class ApiPixClient {
 
   /** PUT /cob/{txid}. */
   createCob(txid: string, request: CobRequest): Promise<Cob> {
-    return this.call('PUT', `/v2/cob/${encodeURIComponent(txid)}`, request) as Promise<Cob>;
+    return this.call('PUT', `/cob/${encodeURIComponent(txid)}`, request) as Promise<Cob>;
   }
 
   getCob(txid: string): Promise<Cob> {
-    return this.call('GET', `/v2/cob/${encodeURIComponent(txid)}`) as Promise<Cob>;
+    return this.call('GET', `/cob/${encodeURIComponent(txid)}`) as Promise<Cob>;
   }
 
   /** PUT /webhook/{chave}: the bank then posts each payment to `<webhookUrl>/pix`. */
   async registerWebhook(chave: string, webhookUrl: string): Promise<void> {
-    await this.call('PUT', `/v2/webhook/${encodeURIComponent(chave)}`, { webhookUrl });
+    await this.call('PUT', `/webhook/${encodeURIComponent(chave)}`, { webhookUrl });
   }
 
   getPix(endToEndId: string): Promise<PixRecebido> {
-    return this.call('GET', `/v2/pix/${encodeURIComponent(endToEndId)}`) as Promise<PixRecebido>;
+    return this.call('GET', `/pix/${encodeURIComponent(endToEndId)}`) as Promise<PixRecebido>;
   }
 
   /** PUT /pix/{e2eid}/devolucao/{id}: the id is ours, so asking again names the same return. */
   requestReturn(endToEndId: string, id: string, valor: string, descricao?: string): Promise<Devolucao> {
-    return this.call('PUT', `/v2/pix/${encodeURIComponent(endToEndId)}/devolucao/${encodeURIComponent(id)}`, {
+    return this.call('PUT', `/pix/${encodeURIComponent(endToEndId)}/devolucao/${encodeURIComponent(id)}`, {
       valor,
       natureza: 'ORIGINAL',
       ...(descricao ? { descricao } : {}),
@@ -136,13 +136,13 @@ export class ApiPixClient {
   getReturn(endToEndId: string, id: string): Promise<Devolucao> {
     return this.call(
       'GET',
-      `/v2/pix/${encodeURIComponent(endToEndId)}/devolucao/${encodeURIComponent(id)}`,
+      `/pix/${encodeURIComponent(endToEndId)}/devolucao/${encodeURIComponent(id)}`,
     ) as Promise<Devolucao>;
   }
 
-  /** The bank's transfer (payout) extension, PUT /v2/gn/pix/{idEnvio}: the idEnvio is the idempotency reference. */
+  /** The bank's transfer (payout) extension, PUT /gn/pix/{idEnvio}: the idEnvio is the idempotency reference. */
   sendPix(idEnvio: string, valor: string, chave: string, pagadorChave: string): Promise<EnvioPix> {
-    return this.call('PUT', `/v2/gn/pix/${encodeURIComponent(idEnvio)}`, {
+    return this.call('PUT', `/gn/pix/${encodeURIComponent(idEnvio)}`, {
       valor,
       pagador: { chave: pagadorChave },
       favorecido: { chave },
@@ -150,13 +150,13 @@ export class ApiPixClient {
   }
 
   getSent(idEnvio: string): Promise<EnvioPix> {
-    return this.call('GET', `/v2/gn/pix/enviados/id-envio/${encodeURIComponent(idEnvio)}`) as Promise<EnvioPix>;
+    return this.call('GET', `/gn/pix/enviados/id-envio/${encodeURIComponent(idEnvio)}`) as Promise<EnvioPix>;
   }
 
   /** The bank's DICT lookup: the key's holder, or null when the key does not exist. */
   async dictLookup(chave: string): Promise<{ nome: string; ispb: string } | null> {
     try {
-      return (await this.call('GET', `/v2/gn/dict/${encodeURIComponent(chave)}`)) as { nome: string; ispb: string };
+      return (await this.call('GET', `/gn/dict/${encodeURIComponent(chave)}`)) as { nome: string; ispb: string };
     } catch (error) {
       if (error instanceof ApiPixProblem && error.status === 404) return null;
       throw error;
