@@ -3,7 +3,7 @@
 // charge in its deposit instructions), the `pix` webhook delivered twice and late recorded as one deposit through the
 // idempotent deposit path, returns through devolucao (DEVOLVIDO and NAO_REALIZADO), and a payout by the bank's
 // transfer extension keyed by its idEnvio.
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -116,6 +116,13 @@ async function until(check: () => Promise<void>, timeoutMs = 10_000): Promise<vo
   }
 }
 
+/** Examples for docs/examples/pix/ (the lead's note). */
+function saveExample(name: string, value: unknown): void {
+  const dir = path.join(__dirname, '..', 'test-artifacts', 'pix-fx');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, name), `${JSON.stringify(value, null, 2)}\n`);
+}
+
 const scenario = async (pathname: string, body: object) => {
   const response = await fetchInsecure(`${simulatorUrl}/pix/_scenarios${pathname}`, body);
   return response;
@@ -211,6 +218,18 @@ describe('a transaction’s cob and its pix webhook', () => {
     const cob = await client.getCob(pixTxidFor(reference));
     expect(cob.status).toBe('CONCLUIDA');
     expect(cob.pix?.[0]?.endToEndId).toBe(endToEndId);
+    saveExample('cob-and-webhook.json', {
+      deposit_instructions: transaction.sender_deposit_instructions,
+      cob_after_payment: cob,
+      webhook_deliveries: received.map((delivery) => delivery.body),
+      deposits: deposits.map((d) => ({
+        id: d.id,
+        provider: d.provider,
+        provider_reference: d.providerReference,
+        amount: d.amount,
+        status: d.status,
+      })),
+    });
   });
 });
 
@@ -239,7 +258,9 @@ describe('returns through devolucao', () => {
     );
     const again = await returns.request(endToEndId, 'transaction:abc:return', Money.parse('BRL', '50.00'));
     expect(again).toEqual({ status: 'completed', providerReference: first.providerReference });
-    expect((await client.getPix(endToEndId)).devolucoes).toHaveLength(1);
+    const pix = await client.getPix(endToEndId);
+    expect(pix.devolucoes).toHaveLength(1);
+    saveExample('devolucao.json', { requested: first, pix_with_return: pix });
   });
 
   it('reports a return the payer’s bank refused as NAO_REALIZADO with its reason', async () => {
