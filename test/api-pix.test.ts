@@ -3,6 +3,7 @@
 // charge in its deposit instructions), the `pix` webhook delivered twice and late recorded as one deposit through the
 // idempotent deposit path, returns through devolucao (DEVOLVIDO and NAO_REALIZADO), and a payout by the bank's
 // transfer extension keyed by its idEnvio.
+import crypto from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -22,6 +23,8 @@ import {
   referenceOfTxid,
 } from '../src/providers/pix/collections';
 import { SandboxDepositProvider } from '../src/providers/transaction-deposits';
+import { SandboxFiatRails } from '../src/providers/fiat-rails';
+import { ApiPixPayoutRails } from '../src/providers/pix/payouts';
 import { receiveDepositByReference } from '../src/services/transactions/deposits';
 import { createBankSimulatorApp } from '../simulators/bank/app';
 import { createPixChannel, DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
@@ -286,5 +289,42 @@ describe('payouts by the bank’s transfer extension', () => {
     expect(first.status).toBe('REALIZADO');
     expect(second.e2eId).toBe(first.e2eId);
     expect((await client.getSent(idEnvio)).e2eId).toBe(first.e2eId);
+  });
+});
+
+describe('pix payouts of the settlement (ApiPixPayoutRails)', () => {
+  const payout = (key: string, beneficiaryName: string, idempotencyKey: string) => ({
+    idempotencyKey,
+    simulate: null,
+    round: 0,
+    from: Money.parse('USDC', '10.000000'),
+    amount: Money.parse('BRL', '49.75'),
+    rail: 'pix' as const,
+    destination: { key, key_type: 'email', bank_name: 'Banco Simulado', beneficiary_name: beneficiaryName },
+  });
+
+  it('pays a key whose DICT holder is the beneficiary once, and finds the send by its key', async () => {
+    const rails = new ApiPixPayoutRails(new SandboxFiatRails(harness.prisma), client, COLLECTION_KEY);
+    const holder = (await client.dictLookup('carla@pix.example'))!.nome;
+    const key = `${crypto.randomUUID()}:stablecoin_to_fiat`;
+    const first = await rails.payOut(payout('carla@pix.example', holder.toUpperCase(), key));
+    expect(first).toEqual({ status: 'completed', providerReference: expect.stringMatching(/^E\d{8}/) });
+    expect(await rails.payOut(payout('carla@pix.example', holder, key))).toEqual(first);
+    expect(await rails.lookUp('payout', { idempotencyKey: key, simulate: null, round: 0 })).toEqual({
+      state: 'executed',
+      outcome: first,
+    });
+  });
+
+  it('rejects a key the DICT does not know, or whose holder is someone else, without sending', async () => {
+    const rails = new ApiPixPayoutRails(new SandboxFiatRails(harness.prisma), client, COLLECTION_KEY);
+    const unknown = `${crypto.randomUUID()}:stablecoin_to_fiat`;
+    expect(await rails.payOut(payout('x@unknown.example', 'Ana', unknown))).toMatchObject({ status: 'rejected' });
+    const moved = `${crypto.randomUUID()}:stablecoin_to_fiat`;
+    expect(await rails.payOut(payout('carla@pix.example', 'Someone Else', moved))).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringContaining('someone else'),
+    });
+    await expect(client.getSent(moved.replace(/[^a-zA-Z0-9]/g, '').slice(-35))).rejects.toMatchObject({ status: 404 });
   });
 });

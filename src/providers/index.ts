@@ -21,6 +21,7 @@ import { LiquidityClient } from './liquidity/client';
 import { FirmQuoteRails, LiquidityRateProvider } from './liquidity/firm-quotes';
 import { ApiPixClient } from './pix/api-pix';
 import { ApiPixDepositProvider } from './pix/collections';
+import { ApiPixPayoutRails } from './pix/payouts';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -82,16 +83,6 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
  */
 function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers: Providers): Providers {
   let result = providers;
-  if (config.liquidity) {
-    const client = new LiquidityClient({ baseUrl: config.liquidity.url });
-    const policy = config.liquidity;
-    result = {
-      ...result,
-      // Network fees are not the liquidity provider's: they stay with the rate provider of the environment.
-      rateProvider: new LiquidityRateProvider(client, policy, result.rateProvider),
-      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma),
-    };
-  }
   if (config.pixApi) {
     const client = new ApiPixClient({
       baseUrl: config.pixApi.url,
@@ -111,6 +102,18 @@ function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers:
         },
         result.depositProvider,
       ),
+      // Inside the liquidity provider's wrapper: a leg's firm quote is executed before its payout is sent.
+      fiatRails: new ApiPixPayoutRails(result.fiatRails, client, config.pixApi.collectionKey),
+    };
+  }
+  if (config.liquidity) {
+    const client = new LiquidityClient({ baseUrl: config.liquidity.url });
+    const policy = config.liquidity;
+    result = {
+      ...result,
+      // Network fees are not the liquidity provider's: they stay with the rate provider of the environment.
+      rateProvider: new LiquidityRateProvider(client, policy, result.rateProvider),
+      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma),
     };
   }
   return result;
