@@ -128,6 +128,23 @@ const environmentSchema = z
      * them all.
      */
     ETHEREUM_RPC_URL: z.url().optional(),
+    /**
+     * A liquidity provider's REST API (docs/liquidity-provider.md): set, partner quotes are priced from its indicative
+     * price less FX_BUFFER_BPS and each settlement leg executes at its firm quote (FX gain/loss booked).
+     */
+    LIQUIDITY_PROVIDER_URL: z.url().optional(),
+    FX_BUFFER_BPS: z.coerce.number().int().min(0).max(1000).default(30),
+    FX_BAND_BPS: z.coerce.number().int().min(1).max(5000).default(100),
+    FX_MAX_PRICE_AGE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+    /** A bank's API Pix (docs/pix.md): set, pix deposits are charges (cob) there and its webhook reports them. */
+    PIX_API_URL: z.url().optional(),
+    PIX_CLIENT_ID: z.string().optional(),
+    PIX_CLIENT_SECRET: z.string().optional(),
+    PIX_CLIENT_CERT_FILE: z.string().optional(),
+    PIX_CLIENT_KEY_FILE: z.string().optional(),
+    PIX_CA_FILE: z.string().optional(),
+    /** The service's pix key (a CNPJ) at that bank. */
+    PIX_COLLECTION_KEY: z.string().optional(),
     ETHEREUM_USDC_CONTRACT: z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
@@ -356,6 +373,16 @@ export interface AppConfig {
   } | null;
   /** How long a payout's accepted `tx_hash` may take to confirm before it is refused. */
   payoutTxHashWaitMinutes: number;
+  /** The liquidity provider and the FX policy (src/domain/fx.ts); null: rates and conversions stay the rails'. */
+  liquidity: { url: string; bufferBps: number; bandBps: number; maxPriceAgeSeconds: number } | null;
+  /** A bank's API Pix; null: pix deposits stay the deposit provider's. */
+  pixApi: {
+    url: string;
+    clientId: string;
+    clientSecret: string;
+    tls: { certFile: string; keyFile: string; caFile?: string } | null;
+    collectionKey: string;
+  } | null;
   /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
   virtualAccountBanks: BankProfiles | null;
   /** The ISO 20022 bank channel; null when none is configured (EUR and USD payouts then stay the sandbox's). */
@@ -495,6 +522,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         }
       : null,
     payoutTxHashWaitMinutes: values.PAYOUT_TX_HASH_WAIT_MINUTES,
+    liquidity: values.LIQUIDITY_PROVIDER_URL
+      ? {
+          url: values.LIQUIDITY_PROVIDER_URL,
+          bufferBps: values.FX_BUFFER_BPS,
+          bandBps: values.FX_BAND_BPS,
+          maxPriceAgeSeconds: values.FX_MAX_PRICE_AGE_SECONDS,
+        }
+      : null,
+    pixApi: values.PIX_API_URL
+      ? {
+          url: values.PIX_API_URL,
+          clientId: values.PIX_CLIENT_ID ?? '',
+          clientSecret: values.PIX_CLIENT_SECRET ?? '',
+          tls:
+            values.PIX_CLIENT_CERT_FILE && values.PIX_CLIENT_KEY_FILE
+              ? {
+                  certFile: values.PIX_CLIENT_CERT_FILE,
+                  keyFile: values.PIX_CLIENT_KEY_FILE,
+                  ...(values.PIX_CA_FILE ? { caFile: values.PIX_CA_FILE } : {}),
+                }
+              : null,
+          collectionKey: values.PIX_COLLECTION_KEY ?? '',
+        }
+      : null,
     virtualAccountBanks,
     iso20022: values.ISO20022_BANK_URL
       ? { bankUrl: values.ISO20022_BANK_URL, settleWaitMs: values.ISO20022_SETTLE_WAIT_SECONDS * 1000 }

@@ -69,9 +69,9 @@ describe.each(fiatRails.map((rail) => [rail]))('rail %s', (rail) => {
     expect(definition).toHaveProperty('externalAccount');
   });
 
-  it('has deposit instructions: a schema with the definition’s fields, and the sandbox fills them', () => {
+  it('has deposit instructions: a schema with the definition’s fields, and the sandbox fills them', async () => {
     expect(Object.keys(railInstructionSchemas[rail].shape).sort()).toEqual([...definition.instructionFields].sort());
-    const instructions = new SandboxDepositProvider().instructionsFor({
+    const instructions = await new SandboxDepositProvider().instructionsFor({
       rail,
       amount: Money.of(definition.currency, '100'),
       reference: 'TX7K2M9QH4RD',

@@ -32,6 +32,11 @@ import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderState
 import { Iso20022BankClient } from './iso20022/client';
 import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
 import { Iso20022ProviderStatements } from './iso20022/statements';
+import { LiquidityClient } from './liquidity/client';
+import { FirmQuoteRails, LiquidityRateProvider } from './liquidity/firm-quotes';
+import { ApiPixClient } from './pix/api-pix';
+import { ApiPixDepositProvider } from './pix/collections';
+import { ApiPixPayoutRails } from './pix/payouts';
 
 export interface Providers {
   verificationProvider: VerificationProvider;
@@ -71,7 +76,7 @@ export function keySeeds(config: AppConfig): { hdSeed: Uint8Array; walletSeed: B
 export function createProviders(config: AppConfig, prisma: PrismaClient): Providers {
   const chainTransferVerifier = createChainTransferVerifier(config);
   const seeds = keySeeds(config);
-  return {
+  return withLiquidityAndPix(config, prisma, {
     signer: new SeedSigner(seeds),
     verificationProvider:
       config.appEnv === 'sandbox'
@@ -108,7 +113,49 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
       config,
       config.appEnv === 'sandbox' ? new SandboxProviderStatements(prisma) : new UnconnectedProviderStatements(),
     ),
-  };
+  });
+}
+
+/**
+ * A configured liquidity provider prices quotes and executes each leg at its firm quote (around the rails that
+ * deliver and pay out); a configured API Pix makes pix deposits charges at that bank (docs/pix.md).
+ */
+function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers: Providers): Providers {
+  let result = providers;
+  if (config.pixApi) {
+    const client = new ApiPixClient({
+      baseUrl: config.pixApi.url,
+      clientId: config.pixApi.clientId,
+      clientSecret: config.pixApi.clientSecret,
+      ...(config.pixApi.tls ? { tls: config.pixApi.tls } : {}),
+    });
+    result = {
+      ...result,
+      depositProvider: new ApiPixDepositProvider(
+        client,
+        {
+          key: config.pixApi.collectionKey,
+          keyType: 'cnpj',
+          bankName: 'API Pix',
+          beneficiaryName: 'Payments Sandbox Ltda',
+        },
+        result.depositProvider,
+      ),
+      // Inside the liquidity provider's wrapper: a leg's firm quote is executed before its payout is sent.
+      fiatRails: new ApiPixPayoutRails(result.fiatRails, client, config.pixApi.collectionKey),
+    };
+  }
+  if (config.liquidity) {
+    const client = new LiquidityClient({ baseUrl: config.liquidity.url });
+    const policy = config.liquidity;
+    result = {
+      ...result,
+      // Network fees are not the liquidity provider's: they stay with the rate provider of the environment.
+      rateProvider: new LiquidityRateProvider(client, policy, result.rateProvider),
+      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma),
+    };
+  }
+  return result;
 }
 
 function createChainTransfers(config: AppConfig, prisma: PrismaClient, signer: Signer): ChainTransfers {

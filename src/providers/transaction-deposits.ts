@@ -46,7 +46,9 @@ export interface StablecoinDepositInstructionsRequest {
 }
 
 export interface DepositProvider {
-  instructionsFor(request: DepositInstructionsRequest): SenderDepositInstructions;
+  /** Asked before the transaction is written (a bank such as API Pix makes a charge for it; a failed write leaves an
+   * unpaid charge that expires). */
+  instructionsFor(request: DepositInstructionsRequest): Promise<SenderDepositInstructions>;
   /** A payout's stablecoin, sent on chain to the service's collection address (POST /v1/payout/confirm tells it was sent). */
   stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions;
 }
@@ -127,7 +129,7 @@ export class SandboxDepositProvider implements DepositProvider {
     };
   }
 
-  instructionsFor(request: DepositInstructionsRequest): SenderDepositInstructions {
+  async instructionsFor(request: DepositInstructionsRequest): Promise<SenderDepositInstructions> {
     return {
       payment_rail: request.rail,
       currency: request.amount.currency,
@@ -184,7 +186,7 @@ function usBankInstructions(routingNumber: string): FiatRailInstructions['wire']
 export class UnconnectedDepositProvider implements DepositProvider, Unconnected {
   readonly unconnected = 'no collection accounts for transaction deposits are connected';
 
-  instructionsFor(): SenderDepositInstructions {
+  async instructionsFor(): Promise<SenderDepositInstructions> {
     throw new ProviderUnavailableError(this.unconnected);
   }
 

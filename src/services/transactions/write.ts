@@ -45,7 +45,10 @@ export interface NewTransaction {
   columns: TransactionColumns;
   senderRail: PaymentRail;
   /** Where and by when the sender pays; null when the transaction is created funded. */
-  deposit: { deadline: Date; instructionsFor(reference: string): SenderDepositInstructions } | null;
+  deposit: {
+    deadline: Date;
+    instructionsFor(reference: string): SenderDepositInstructions | Promise<SenderDepositInstructions>;
+  } | null;
   /** Created `processing`: the workflow skips the wait for a deposit. */
   funded?: SettlementInput['funded'];
   /** In the same database transaction, after the row: what a transaction created funded posts. */
@@ -121,7 +124,7 @@ export async function writeNewTransaction(
       return writeNewTransaction(
         services,
         t,
-        { reference, instructions: t.deposit.instructionsFor(reference) },
+        { reference, instructions: await t.deposit.instructionsFor(reference) },
         attempt + 1,
       );
     }
@@ -136,7 +139,7 @@ export async function writeNewTransaction(
 export async function writeWithQuote(services: ApiServices, quoteId: string, quoteType: QuoteType, t: NewTransaction) {
   // Asked before the quote is used: a rail that cannot take deposits (503) refuses with the quote intact.
   const reference = t.deposit ? newDepositReference() : null;
-  const drawn = t.deposit && reference ? { reference, instructions: t.deposit.instructionsFor(reference) } : null;
+  const drawn = t.deposit && reference ? { reference, instructions: await t.deposit.instructionsFor(reference) } : null;
   await consumeQuote(services, t.partnerId, quoteId, quoteType, t.id);
   try {
     return await writeNewTransaction(services, t, drawn);

@@ -1,0 +1,155 @@
+// Pix collections through a bank's API Pix: one charge (`cob`) per transaction, whose txid carries the deposit
+// reference and whose "copia e cola" is the one in the deposit instructions; the `pix` webhook's payments become
+// IncomingDeposits whose provider reference is the SPI's endToEndId (a payment notified twice is one deposit:
+// receiveDeposit derives the deposit's id from provider and reference); returns through `devolucao`.
+import { Money } from '../../domain/money';
+import { normaliseDepositReference } from '../../domain/transactions';
+import type {
+  DepositInstructionsRequest,
+  DepositProvider,
+  IncomingDeposit,
+  SenderDepositInstructions,
+  StablecoinDepositInstructionsRequest,
+} from '../transaction-deposits';
+import { ApiPixClient, ApiPixProblem, type Cob, type DevolucaoStatus } from './api-pix';
+
+/** The provider name of credits API Pix reports (IncomingDeposit.provider). */
+export const API_PIX_PROVIDER = 'api-pix';
+/** API Pix asks 26 to 35 letters and digits of a cob's txid; the deposit reference has 12. */
+const TXID_LENGTH = 26;
+const TXID_PAD = 'P';
+
+/** The cob's txid of a deposit reference: the reference, then `P` up to 26 characters (TX7K2M9QH4RDPPPPPPPPPPPPPP). */
+export function pixTxidFor(reference: string): string {
+  return reference.padEnd(TXID_LENGTH, TXID_PAD);
+}
+
+/** The deposit reference a txid carries, or null when the txid is not one of ours. */
+export function referenceOfTxid(txid: string): string | null {
+  const reference = txid.replace(new RegExp(`${TXID_PAD}+$`), '');
+  return reference.length === 12 && pixTxidFor(reference) === txid ? normaliseDepositReference(reference) : null;
+}
+
+export interface PixCollectionAccount {
+  /** The service's Pix key at the bank (the cob's `chave`): a company's, so its CNPJ (the instructions' key_type). */
+  key: string;
+  keyType: 'cnpj';
+  bankName: string;
+  beneficiaryName: string;
+}
+
+/** Deposit instructions for pix from a cob made at the bank; every other rail from `others`. */
+export class ApiPixDepositProvider implements DepositProvider {
+  constructor(
+    private readonly client: ApiPixClient,
+    private readonly account: PixCollectionAccount,
+    private readonly others: DepositProvider,
+  ) {}
+
+  async instructionsFor(request: DepositInstructionsRequest): Promise<SenderDepositInstructions> {
+    if (request.rail !== 'pix') return this.others.instructionsFor(request);
+    const cob = await this.chargeFor(request);
+    return {
+      payment_rail: 'pix',
+      currency: request.amount.currency,
+      amount: request.amount.toString(),
+      reference: request.reference,
+      deadline: request.deadline.toISOString(),
+      pix: {
+        key: this.account.key,
+        key_type: this.account.keyType,
+        bank_name: this.account.bankName,
+        beneficiary_name: this.account.beneficiaryName,
+        copy_paste_code: cob.pixCopiaECola ?? '',
+      },
+    };
+  }
+
+  stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions {
+    return this.others.stablecoinInstructionsFor(request);
+  }
+
+  /** PUT /cob/{txid}; a txid the bank already has (our retry) is read back, provided it is the same charge. */
+  private async chargeFor(request: DepositInstructionsRequest): Promise<Cob> {
+    const txid = pixTxidFor(request.reference);
+    const expiracao = Math.max(60, Math.floor((request.deadline.getTime() - Date.now()) / 1000));
+    const body = { calendario: { expiracao }, valor: { original: request.amount.toString() }, chave: this.account.key };
+    try {
+      return await this.client.createCob(txid, body);
+    } catch (error) {
+      if (!(error instanceof ApiPixProblem) || !error.violacoes.some((v) => v.propriedade === 'txid')) throw error;
+      const existing = await this.client.getCob(txid);
+      if (existing.valor.original !== body.valor.original || existing.chave !== body.chave) throw error;
+      return existing;
+    }
+  }
+}
+
+/** One payment of a `pix` webhook body ({ pix: [...] }) as the service's deposit; null when it names no charge of ours. */
+export function depositsFromPixWebhook(body: unknown): {
+  deposits: IncomingDeposit[];
+  ignored: Array<{ endToEndId: string; why: string }>;
+} {
+  const items = (body as { pix?: unknown })?.pix;
+  if (!Array.isArray(items)) throw new Error('a pix webhook body is { pix: [...] }');
+  const deposits: IncomingDeposit[] = [];
+  const ignored: Array<{ endToEndId: string; why: string }> = [];
+  for (const item of items as Array<Record<string, unknown>>) {
+    const endToEndId = typeof item.endToEndId === 'string' ? item.endToEndId : '';
+    const reference = typeof item.txid === 'string' ? referenceOfTxid(item.txid) : null;
+    if (!/^[EeDd][0-9]{8}[0-9]{8}[0-9]{4}[a-zA-Z0-9]{11}$/.test(endToEndId) || typeof item.valor !== 'string') {
+      ignored.push({ endToEndId, why: 'not a pix payment (endToEndId and valor)' });
+      continue;
+    }
+    if (!reference) {
+      ignored.push({ endToEndId, why: 'no txid of a charge of this service' });
+      continue;
+    }
+    const pagador = item.pagador as { nome?: unknown } | undefined;
+    deposits.push({
+      provider: API_PIX_PROVIDER,
+      providerReference: endToEndId,
+      reference,
+      amount: Money.parse('BRL', item.valor),
+      senderName: typeof pagador?.nome === 'string' ? pagador.nome : null,
+      receivedAt: typeof item.horario === 'string' ? new Date(item.horario) : new Date(),
+    });
+  }
+  return { deposits, ignored };
+}
+
+export type PixReturnOutcome =
+  | { status: 'completed'; providerReference: string }
+  | { status: 'pending'; providerReference: string }
+  | { status: 'refused'; providerReference: string; reason: string };
+
+/** A return's id at the bank from our idempotency key (1-35 letters and digits, the same key the same id). */
+export function returnIdFor(idempotencyKey: string): string {
+  return idempotencyKey.replace(/[^a-zA-Z0-9]/g, '').slice(-35);
+}
+
+/** Returns a received Pix (all or part) through devolucao, and tells its status. */
+export class PixReturns {
+  constructor(private readonly client: ApiPixClient) {}
+
+  async request(endToEndId: string, idempotencyKey: string, amount: Money): Promise<PixReturnOutcome> {
+    const devolucao = await this.client.requestReturn(endToEndId, returnIdFor(idempotencyKey), amount.toString());
+    return outcomeOf(devolucao.status, devolucao.rtrId, devolucao.motivo);
+  }
+
+  async status(endToEndId: string, idempotencyKey: string): Promise<PixReturnOutcome | null> {
+    try {
+      const devolucao = await this.client.getReturn(endToEndId, returnIdFor(idempotencyKey));
+      return outcomeOf(devolucao.status, devolucao.rtrId, devolucao.motivo);
+    } catch (error) {
+      if (error instanceof ApiPixProblem && error.status === 404) return null;
+      throw error;
+    }
+  }
+}
+
+function outcomeOf(status: DevolucaoStatus, rtrId: string, motivo: string | undefined): PixReturnOutcome {
+  if (status === 'DEVOLVIDO') return { status: 'completed', providerReference: rtrId };
+  if (status === 'NAO_REALIZADO') return { status: 'refused', providerReference: rtrId, reason: motivo ?? 'refused' };
+  return { status: 'pending', providerReference: rtrId };
+}
