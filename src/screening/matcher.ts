@@ -52,7 +52,7 @@ interface IndexedName {
 }
 
 // A token below this similarity counts as unmatched (unrelated short words still score ~0.5 in Jaro-Winkler).
-const TOKEN_FLOOR = 0.8;
+const TOKEN_FLOOR = 0.86;
 // Two tokens that sound alike (Mohammed / Muhammad, Qaddafi / Gaddafi) count at least this much.
 const PHONETIC_AGREEMENT = 0.93;
 
@@ -216,7 +216,7 @@ export class SanctionsIndex {
     let backward = 0;
     let length = candidate.length;
     let worst = -1;
-    if (tokens.length >= 3 && queryTokens.length >= 2) {
+    if (tokens.length >= 3 && queryTokens.length >= 2 && queryTokens.length < tokens.length) {
       let worstValue = Infinity;
       for (let t = 0; t < tokens.length; t++) {
         if (backwardBest[t]! < worstValue) {
