@@ -56,8 +56,30 @@ const TOKEN_FLOOR = 0.86;
 // Two tokens that sound alike (Mohammed / Muhammad, Qaddafi / Gaddafi) count at least this much.
 const PHONETIC_AGREEMENT = 0.93;
 
+// Particles that half the names of a list share: scored, but no key of theirs (it would make every name a candidate).
+const particles = new Set([
+  'al',
+  'el',
+  'ul',
+  'bin',
+  'ibn',
+  'bint',
+  'abu',
+  'abd',
+  'ben',
+  'de',
+  'da',
+  'del',
+  'van',
+  'von',
+  'la',
+  'le',
+]);
+
 function blockingKeys(token: string, phonetic: string): string[] {
-  if (token.length < 3) return [];
+  if (particles.has(token)) return [];
+  // Short tokens (Korean and Chinese syllables: "Jo", "Ri") are keys as they are.
+  if (token.length < 3) return [`x${token}`];
   const keys = [`p${token.slice(0, 3)}`, `s${token.slice(-3)}`];
   if (phonetic.length >= 2) keys.push(`m${phonetic}`);
   return keys;
@@ -71,6 +93,7 @@ export class SanctionsIndex {
   private readonly tokenIds = new Map<string, number>();
   private readonly postings = new Map<string, number[]>();
   private stamp: Uint32Array;
+  private readonly mask: Uint32Array;
   private query = 0;
 
   constructor(entries: readonly ListEntry[]) {
@@ -100,6 +123,7 @@ export class SanctionsIndex {
       }
     });
     this.stamp = new Uint32Array(this.names.length);
+    this.mask = new Uint32Array(this.names.length);
   }
 
   get nameCount(): number {
@@ -124,19 +148,26 @@ export class SanctionsIndex {
     const queryPhonetic = queryTokens.map((token) => doubleMetaphone(token)[0]);
     const queryLength = queryTokens.reduce((sum, token) => sum + token.length, 0);
 
-    // Candidates: names sharing a blocking key, each once (a stamp per query instead of a Set).
+    // Candidates: names sharing a blocking key with at least two of the query's tokens (one for a one-token
+    // query), each once: a stamp and a bit mask per name instead of a Set, so common keys cost little.
     this.query += 1;
     if (this.query === 0xffffffff) {
       this.stamp.fill(0);
       this.query = 1;
     }
+    const required = Math.min(2, queryTokens.length);
     const candidates: number[] = [];
     queryTokens.forEach((token, i) => {
+      const bit = 1 << Math.min(i, 31);
       for (const key of blockingKeys(token, queryPhonetic[i]!)) {
         for (const nameIndex of this.postings.get(key) ?? []) {
           if (this.stamp[nameIndex] !== this.query) {
             this.stamp[nameIndex] = this.query;
-            candidates.push(nameIndex);
+            this.mask[nameIndex] = bit;
+            if (required === 1) candidates.push(nameIndex);
+          } else if ((this.mask[nameIndex]! & bit) === 0) {
+            this.mask[nameIndex]! |= bit;
+            if (popcount(this.mask[nameIndex]!) === required) candidates.push(nameIndex);
           }
         }
       }
@@ -188,7 +219,8 @@ export class SanctionsIndex {
         disagreed,
       });
     }
-    return reports.sort((a, b) => b.score - a.score).slice(0, 10);
+    // Every entry at or above the report threshold: a common name can match several, and review sees them all.
+    return reports.sort((a, b) => b.score - a.score).slice(0, 50);
   }
 
   private nameScore(
@@ -232,6 +264,12 @@ export class SanctionsIndex {
     backward /= length;
     return forward + backward === 0 ? 0 : (2 * forward * backward) / (forward + backward);
   }
+}
+
+function popcount(value: number): number {
+  let count = 0;
+  for (let v = value; v !== 0; v &= v - 1) count += 1;
+  return count;
 }
 
 function round(value: number): number {

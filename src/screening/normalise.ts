@@ -1,6 +1,7 @@
 // Name normalisation shared by the index and the query: the same function on both sides, so a variation the
 // normaliser removes (case, accents, script, punctuation, honorifics, company forms, token order) cannot
 // make two spellings of one name differ.
+import jaroWinkler from 'talisman/metrics/jaro-winkler';
 import { transliterate } from 'transliteration';
 
 // Titles and honorifics that lists and customers add or leave out.
@@ -111,6 +112,8 @@ const companyForms = new Set([
   'est',
 ]);
 
+const longCompanyForms = ['company', 'limited', 'corporation', 'incorporated', 'establishment'];
+
 /** The tokens of a name: Latin script, lower case, no accents or punctuation, no honorifics or company forms, sorted. */
 export function nameTokens(name: string): string[] {
   const latin = transliterate(name.normalize('NFKC'))
@@ -122,6 +125,10 @@ export function nameTokens(name: string): string[] {
     .replace(/[^\p{L}\p{N}]+/gu, ' ');
   const tokens = latin.split(' ').filter((token) => token.length > 0);
   const kept = tokens.filter((token) => !honorifics.has(token) && !companyForms.has(token));
+  // A misspelt long company form at the end ("Limted", "Compnay") is still one.
+  const last = kept[kept.length - 1];
+  if (kept.length > 1 && last && last.length >= 6 && longCompanyForms.some((form) => jaroWinkler(form, last) >= 0.9))
+    kept.pop();
   // A name made only of such words ("The Company") keeps them rather than becoming empty.
   return (kept.length > 0 ? kept : tokens).sort();
 }
