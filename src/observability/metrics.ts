@@ -126,3 +126,17 @@ export function scrapedCounter(name: string, help: string, read: () => Promise<n
     },
   });
 }
+
+// ---- Sanctions screening (src/screening) ----
+
+export const screeningListLoadRefusals = new Counter({
+  name: 'payments_screening_list_load_refusals_total',
+  help: 'Sanctions-list loads refused (parse_error, fetch_error, too_few_entries); the previous version stays in use.',
+  labelNames: ['source', 'reason'] as const,
+  registers: [registry],
+});
+// Every series exists from the start, so the alert's increase() sees the first refusal.
+for (const source of ['ofac_sdn', 'ofac_consolidated', 'un', 'eu', 'uk']) {
+  for (const reason of ['parse_error', 'fetch_error', 'too_few_entries'])
+    screeningListLoadRefusals.inc({ source, reason }, 0);
+}
