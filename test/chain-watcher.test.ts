@@ -5,7 +5,7 @@
 import { erc20Abi, type Hash, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
+import { anvilRpc, type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import {
   SANDBOX_CHAIN_MNEMONIC,
   mintSandboxStablecoin,
@@ -30,16 +30,7 @@ let parties: Parties;
 const sender = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 });
 const collection = sandboxCollectionAddress();
 
-async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
-  const response = await fetch(anvil.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+const rpc = (method: string, params: unknown[] = []) => anvilRpc(anvil.rpcUrl, method, params, 10_000);
 const mine = (blocks: number) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
 
 beforeAll(async () => {

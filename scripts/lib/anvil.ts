@@ -44,18 +44,24 @@ export function anvilArgs(port: number, options: AnvilOptions = {}): string[] {
 /** True once the node at `rpcUrl` answers with the sandbox chain id. */
 export async function anvilAnswers(rpcUrl: string): Promise<boolean> {
   try {
-    return Number(await rpc(rpcUrl, 'eth_chainId')) === CHAIN_ID;
+    return Number(await anvilRpc(rpcUrl, 'eth_chainId')) === CHAIN_ID;
   } catch {
     return false;
   }
 }
 
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+/** One JSON-RPC call to the node (Anvil's own methods too: `anvil_mine`, `anvil_reorg`); its error thrown. */
+export async function anvilRpc(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  timeoutMs = 2_000,
+): Promise<unknown> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(2_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const body = (await response.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
@@ -93,5 +99,6 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<LocalAnvil
 }
 
 /** Anvil's snapshot of the whole chain state, and the revert to it (test files share one node). */
-export const snapshotChain = async (rpcUrl: string) => (await rpc(rpcUrl, 'evm_snapshot')) as string;
-export const revertChain = async (rpcUrl: string, id: string) => (await rpc(rpcUrl, 'evm_revert', [id])) as boolean;
+export const snapshotChain = async (rpcUrl: string) => (await anvilRpc(rpcUrl, 'evm_snapshot')) as string;
+export const revertChain = async (rpcUrl: string, id: string) =>
+  (await anvilRpc(rpcUrl, 'evm_revert', [id])) as boolean;

@@ -24,7 +24,7 @@ import {
 } from '../../../src/providers/evm/sandbox-chain';
 import { ensureChainWatchers } from '../../../src/temporal/chain-watchers';
 import { createWorker } from '../../../src/temporal/worker';
-import { startAnvil } from '../../lib/anvil';
+import { anvilRpc, startAnvil } from '../../lib/anvil';
 import { waitUntil } from '../../lib/wait';
 import type { RunSize, ScenarioReport } from '../report';
 import type { ChaosSystem } from '../system';
@@ -55,17 +55,7 @@ export async function chainReorgScenario(system: ChaosSystem, report: ScenarioRe
     workflowBundlePath: system.apiEnv.WORKFLOW_BUNDLE_PATH,
   });
   const running = worker.run();
-  const rpc = async (method: string, params: unknown[] = []) => {
-    const response = await fetch(anvil.rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      signal: AbortSignal.timeout(5_000),
-    });
-    const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const rpc = (method: string, params: unknown[] = []) => anvilRpc(anvil.rpcUrl, method, params, 5_000);
   const collection = sandboxCollectionAddress();
   const sender = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 });
   const { publicClient, walletClient } = sandboxChainClients(anvil.rpcUrl);
