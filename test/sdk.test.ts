@@ -359,7 +359,8 @@ it('streams an event whose database transaction commits after a later-numbered o
   const resources = [...streamed.text.matchAll(/^data: (.+)$/gm)].map(
     (match) => (JSON.parse(match[1]!) as { event_resource_id: string }).event_resource_id,
   );
-  expect(resources).toEqual([heldResourceId, later.id]);
+  // Each once: the later one at once (ahead of the open transaction), the held one once it committed.
+  expect(resources).toEqual([later.id, heldResourceId]);
   // Resumed after the held event: the later one, once.
   const resumed = await readStream(streamer.apiKey, 'max_seconds=1', { 'Last-Event-ID': heldEventId! });
   expect([...resumed.text.matchAll(/^data: (.+)$/gm)].map((match) => JSON.parse(match[1]!).event_resource_id)).toEqual([

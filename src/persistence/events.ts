@@ -204,18 +204,20 @@ export async function latestPartnerEventStreamPosition(db: SqlDb, partnerId: str
 }
 
 /**
- * The partner's events after `position`, at most `limit`, of transactions older than every transaction still
- * running: those have all committed or rolled back, so no event can appear before the position later. One range
- * scan of events(partner_id, transaction_xid, sequence). A long-running writing transaction delays the stream
- * (never reorders or drops it).
+ * The partner's events after `position`, at most `limit`, in (transaction_xid, sequence) order. `settled`: only
+ * events of transactions older than every transaction still running (pg_snapshot_xmin), which have all committed or
+ * rolled back, so no event can appear behind them later; the stream advances its position over these. Otherwise:
+ * the committed events of younger transactions (the stream sends them at once, remembering their ids, so that a long
+ * transaction elsewhere in the cluster does not hold them back), leaving out `except`. One range scan of
+ * events(partner_id, transaction_xid, sequence) each.
  */
 export async function partnerEventsAfter(
   db: SqlDb,
   partnerId: string,
   position: EventStreamPosition,
-  limit: number,
+  options: { settled: boolean; limit: number; except?: string[] },
 ): Promise<(EventRow & { transactionXid: string })[]> {
-  const rows = await sqlOf(db)
+  let query = sqlOf(db)
     .selectFrom('events')
     .select([
       'id',
@@ -230,13 +232,19 @@ export async function partnerEventsAfter(
       transactionXid.as('transactionXid'),
     ])
     .where('partnerId', '=', partnerId)
-    .where(sql<boolean>`transaction_xid < pg_snapshot_xmin(pg_current_snapshot())`)
+    .where(
+      options.settled
+        ? sql<boolean>`transaction_xid < pg_snapshot_xmin(pg_current_snapshot())`
+        : sql<boolean>`transaction_xid >= pg_snapshot_xmin(pg_current_snapshot())`,
+    )
     .where(
       sql<boolean>`(transaction_xid, sequence) > (${position.transactionXid}::xid8, ${position.sequence.toString()}::bigint)`,
-    )
+    );
+  if (options.except && options.except.length > 0) query = query.where('id', 'not in', options.except);
+  const rows = await query
     .orderBy(sql`transaction_xid`)
     .orderBy('sequence')
-    .limit(limit)
+    .limit(options.limit)
     .execute();
   return rows.map((row) => ({ ...row, sequence: BigInt(row.sequence) }));
 }

@@ -20,6 +20,8 @@ const POLL_MS = 1000;
 const HEARTBEAT_MS = 15_000;
 /** Events per poll: a long backlog after `Last-Event-ID` drains in steps without one large read. */
 const BATCH = 100;
+/** Events sent ahead of the position at most: beyond, a stream waits for older transactions to end. */
+const MAX_SENT_AHEAD = 1000;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -91,17 +93,35 @@ export async function openEventStream(
   const run = async () => {
     const endsAt = Date.now() + options.maxSeconds * 1000;
     let lastWrite = Date.now();
+    // Ids of events sent ahead of the position (see below), so that the position passing them does not send them again.
+    const sentAhead = new Set<string>();
     // Tells EventSource clients to reconnect after a second.
     stream.write('retry: 1000\n\n');
     while (!closed && Date.now() < endsAt) {
-      const events = await partnerEventsAfter(services.prisma, partnerId, after, BATCH);
-      for (const event of events) {
+      const write = (event: Awaited<ReturnType<typeof partnerEventsAfter>>[number]) => {
         const body = JSON.stringify(toWebhookEvent(event, services.config));
         stream.write(`id: ${event.id}\nevent: ${event.eventType}\ndata: ${body}\n\n`);
-        after = { transactionXid: event.transactionXid, sequence: event.sequence };
         lastWrite = Date.now();
+      };
+      // Events no running transaction can precede any more: the position moves over them.
+      const settled = await partnerEventsAfter(services.prisma, partnerId, after, { settled: true, limit: BATCH });
+      for (const event of settled) {
+        if (!sentAhead.delete(event.id)) write(event);
+        after = { transactionXid: event.transactionXid, sequence: event.sequence };
       }
-      if (events.length === BATCH) continue;
+      if (settled.length === BATCH) continue;
+      // Committed events of younger transactions, sent now rather than when every older transaction has ended.
+      if (sentAhead.size < MAX_SENT_AHEAD) {
+        const ahead = await partnerEventsAfter(services.prisma, partnerId, after, {
+          settled: false,
+          limit: BATCH,
+          except: [...sentAhead],
+        });
+        for (const event of ahead) {
+          write(event);
+          sentAhead.add(event.id);
+        }
+      }
       // Proxies drop a connection that says nothing for a while; a comment line keeps it open.
       if (Date.now() - lastWrite >= HEARTBEAT_MS) {
         stream.write(': heartbeat\n\n');
