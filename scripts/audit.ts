@@ -4,9 +4,8 @@
 // update's id (the same update, with the caller's identity, is in the workflow's history). Reads DATABASE_URL (or
 // the development database).
 import { parseArgs } from 'node:util';
-import { createPrismaClient } from '../src/persistence/database';
 import { listOperatorActions, type OperatorActionRow } from '../src/persistence/operator-actions';
-import { prepareDatabase } from './lib/database';
+import { CommandUsageError, runOperatorCommand } from './lib/operator-command';
 
 /** The text lines of `rows` (a header first). */
 export function auditLines(rows: OperatorActionRow[]): string[] {
@@ -26,38 +25,27 @@ export function auditLines(rows: OperatorActionRow[]): string[] {
   ];
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      transaction: { type: 'string' },
-      operator: { type: 'string' },
-      since: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  });
-  const since = values.since ? new Date(values.since) : undefined;
-  if (since && Number.isNaN(since.getTime())) {
-    console.error('usage: npm run audit -- [--transaction ID] [--operator NAME] [--since ISO-DATE] [--json]');
-    process.exit(2);
-  }
-  const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments', skipMigrations: true });
-  const prisma = createPrismaClient(url, { role: 'audit' });
-  try {
+if (require.main === module) {
+  runOperatorCommand('audit', async (prisma) => {
+    const { values } = parseArgs({
+      options: {
+        transaction: { type: 'string' },
+        operator: { type: 'string' },
+        since: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
+    const since = values.since ? new Date(values.since) : undefined;
+    if (since && Number.isNaN(since.getTime())) {
+      throw new CommandUsageError(
+        'usage: npm run audit -- [--transaction ID] [--operator NAME] [--since ISO-DATE] [--json]',
+      );
+    }
     const rows = await listOperatorActions(prisma, {
       resourceId: values.transaction,
       operator: values.operator,
       since,
     });
-    if (values.json) for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
-    else process.stdout.write(`${auditLines(rows).join('\n')}\n`);
-  } finally {
-    await prisma.$disconnect();
-    localCluster?.stopIfStartedHere();
-  }
-}
-
-if (require.main === module)
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
+    return values.json ? rows.map((row) => JSON.stringify(row)) : auditLines(rows);
   });
+}

@@ -2,11 +2,11 @@
 // liquidity provider's firm quote gained or lost against the partner's locked rate (fx_executions; docs/fx.md).
 //   npm run fx:result -- --from 2026-11-01 --to 2026-12-01     [from, to), ISO dates or times; default the last 24 h
 import { parseArgs } from 'node:util';
-import { createPrismaClient, type PrismaClient } from '../src/persistence/database';
+import type { PrismaClient } from '../src/persistence/database';
 import { fxResultByPair } from '../src/persistence/fx-executions';
-import { prepareDatabase } from './lib/database';
+import { CommandUsageError, runOperatorCommand } from './lib/operator-command';
 
-export class FxResultCommandError extends Error {}
+export class FxResultCommandError extends CommandUsageError {}
 
 /** The JSON the command prints. */
 export async function fxResultCommand(args: string[], prisma: PrismaClient, now = new Date()) {
@@ -19,24 +19,8 @@ export async function fxResultCommand(args: string[], prisma: PrismaClient, now 
   return { from: from.toISOString(), to: to.toISOString(), pairs: await fxResultByPair(prisma, from, to) };
 }
 
-async function main(): Promise<void> {
-  const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments', skipMigrations: true });
-  const prisma = createPrismaClient(url, { role: 'fx-result', poolSize: 1 });
-  try {
-    process.stdout.write(`${JSON.stringify(await fxResultCommand(process.argv.slice(2), prisma), null, 2)}\n`);
-  } catch (error) {
-    if (!(error instanceof FxResultCommandError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exitCode = 2;
-  } finally {
-    await prisma.$disconnect();
-    localCluster?.stopIfStartedHere();
-  }
-}
-
 if (require.main === module) {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+  runOperatorCommand('fx-result', async (prisma) => [
+    JSON.stringify(await fxResultCommand(process.argv.slice(2), prisma), null, 2),
+  ]);
 }

@@ -8,7 +8,7 @@
 // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE as for the worker (defaults: the dev stack's).
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
-import { createPrismaClient, type Db } from '../src/persistence/database';
+import type { Db } from '../src/persistence/database';
 import {
   findReconciliationReport,
   listDiscrepancies,
@@ -22,7 +22,7 @@ import {
 import { loadTemporalTls } from '../src/config';
 import { connectTemporalClient } from '../src/temporal/client';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
-import { prepareDatabase } from './lib/database';
+import { CommandUsageError, runOperatorCommand } from './lib/operator-command';
 
 const usage = [
   'usage: npm run reconciliation -- run [--partner <partner id>]...',
@@ -76,7 +76,7 @@ export async function sandboxStatementCommand(args: string[], db: Db): Promise<s
   return (await listSandboxStatementAdjustments(db)).map((adjustment) => JSON.stringify(adjustment));
 }
 
-export class ReconciliationCommandError extends Error {}
+export class ReconciliationCommandError extends CommandUsageError {}
 
 /** A report and (up to `limit` of) its discrepancies, as JSON lines: the report first. */
 export async function showReport(db: Db, id: string, limit: number): Promise<string[]> {
@@ -125,36 +125,19 @@ export async function reconciliationCommand(
   }
 }
 
-async function main(): Promise<void> {
-  const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments', skipMigrations: true });
-  const prisma = createPrismaClient(url, { role: 'reconciliation', poolSize: 1 });
-  const temporal = async () => {
-    const taskQueue = process.env.TEMPORAL_TASK_QUEUE || 'payments';
-    const { client, connection } = await connectTemporalClient({
-      address: process.env.TEMPORAL_ADDRESS || 'localhost:7233',
-      namespace: process.env.TEMPORAL_NAMESPACE || 'default',
-      taskQueue,
-      callTimeoutMs: 5_000,
-      tls: loadTemporalTls(process.env),
-    });
-    return { client, taskQueue, close: () => connection.close() };
-  };
-  try {
-    for (const line of await reconciliationCommand(process.argv.slice(2), prisma, temporal))
-      process.stdout.write(`${line}\n`);
-  } catch (error) {
-    if (!(error instanceof ReconciliationCommandError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exitCode = 2;
-  } finally {
-    await prisma.$disconnect();
-    localCluster?.stopIfStartedHere();
-  }
-}
-
 if (require.main === module) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+  runOperatorCommand('reconciliation', (prisma) => {
+    const temporal = async () => {
+      const taskQueue = process.env.TEMPORAL_TASK_QUEUE || 'payments';
+      const { client, connection } = await connectTemporalClient({
+        address: process.env.TEMPORAL_ADDRESS || 'localhost:7233',
+        namespace: process.env.TEMPORAL_NAMESPACE || 'default',
+        taskQueue,
+        callTimeoutMs: 5_000,
+        tls: loadTemporalTls(process.env),
+      });
+      return { client, taskQueue, close: () => connection.close() };
+    };
+    return reconciliationCommand(process.argv.slice(2), prisma, temporal);
   });
 }
