@@ -95,14 +95,14 @@ export async function openEventStream(
     let lastWrite = Date.now();
     // Ids of events sent ahead of the position (see below), so that the position passing them does not send them again.
     const sentAhead = new Set<string>();
+    const write = (event: Awaited<ReturnType<typeof partnerEventsAfter>>[number]) => {
+      const body = JSON.stringify(toWebhookEvent(event, services.config));
+      stream.write(`id: ${event.id}\nevent: ${event.eventType}\ndata: ${body}\n\n`);
+      lastWrite = Date.now();
+    };
     // Tells EventSource clients to reconnect after a second.
     stream.write('retry: 1000\n\n');
     while (!closed && Date.now() < endsAt) {
-      const write = (event: Awaited<ReturnType<typeof partnerEventsAfter>>[number]) => {
-        const body = JSON.stringify(toWebhookEvent(event, services.config));
-        stream.write(`id: ${event.id}\nevent: ${event.eventType}\ndata: ${body}\n\n`);
-        lastWrite = Date.now();
-      };
       // Events no running transaction can precede any more: the position moves over them.
       const settled = await partnerEventsAfter(services.prisma, partnerId, after, { settled: true, limit: BATCH });
       for (const event of settled) {
