@@ -13,13 +13,15 @@ export type OperatorRole = 'viewer' | 'operator' | 'admin';
 /**
  * Each role's Temporal permissions (the server's default claim mapper reads `namespace:role`). A viewer reads
  * workflows and histories; an operator may also write (the operator's updates: retry, refund); an admin has every
- * namespace and cluster API. The default authorizer of Temporal 1.32 grants terminate and reset to writers as well
+ * namespace and cluster API. The roles reach the server in the ID token, so a change applies at the next sign-in. The default authorizer of Temporal 1.32 grants terminate and reset to writers as well
  * (they are write APIs there): docs/operations.md says what keeps operators from them.
  */
 export const rolePermissions: Record<OperatorRole, string[]> = {
-  viewer: ['default:read'],
-  operator: ['default:write'],
-  admin: ['default:admin', 'system:admin'],
+  // The cluster scope is named after the system namespace (`temporal-system`, not `system`, in the server's claim
+  // mapper). Its read role: the UI lists namespaces and reads the cluster's information, cluster-scoped reads.
+  viewer: ['default:read', 'temporal-system:read'],
+  operator: ['default:write', 'temporal-system:read'],
+  admin: ['default:admin', 'temporal-system:admin'],
 };
 
 export interface StaticUser {
