@@ -1,6 +1,6 @@
 -- Least privilege per table (docs/operations.md "Database roles"): on top of the rows-only grants of
 -- 20261126204800_service_roles, each service role loses the tables its process never touches. Worked out from what
--- each process's code reaches (src/server.ts, src/worker.ts); a table a process may need soon stays granted.
+-- each process's code reaches (src/server.ts, src/worker.ts). A table a process may need soon stays granted.
 
 -- Partner credentials and their rate-limit counters are the API's alone: the worker never authenticates a partner, so
 -- a worker's credentials cannot read key hashes. Partners themselves: the worker reads them, never writes them.
