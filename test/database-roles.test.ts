@@ -88,7 +88,9 @@ describe('the service roles', () => {
     const insert = `INSERT INTO operator_actions (id, workflow_id, update_id, resource_type, resource_id, action, operator, details, recorded_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, '{}', now())`;
     expect(await answer(api, insert, row)).toBe('permission denied for table operator_actions');
-    expect(await answer(api, 'SELECT count(*) FROM operator_actions')).toBe('permission denied for table operator_actions');
+    expect(await answer(api, 'SELECT count(*) FROM operator_actions')).toBe(
+      'permission denied for table operator_actions',
+    );
     expect(await answer(worker, 'SELECT count(*) FROM operator_actions')).toMatch(/^accepted/);
     expect(await answer(worker, insert, [randomUUID(), `transaction-${randomUUID()}`, ...row.slice(2)])).toBe(
       'accepted (1 rows)',

@@ -56,7 +56,11 @@ it("records an operator's refund: who, when, on what, why", async () => {
     operator: 'olivia.operator@example.com',
     reason: 'ticket OPS-42',
     // The name typed into the arguments is kept beside the sender's identity when the two differ.
-    details: { step: 'stablecoin_to_fiat', failure_reason: 'payout_failed', stated_operator: 'oscar.operator@example.com' },
+    details: {
+      step: 'stablecoin_to_fiat',
+      failure_reason: 'payout_failed',
+      stated_operator: 'oscar.operator@example.com',
+    },
   });
   expect(rows[0]!.recordedAt.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
   expect(await listOperatorActions(harness.prisma, { operator: 'olivia.operator@example.com' })).toHaveLength(1);

@@ -92,4 +92,3 @@ export function keptSecret(stateDir: string, name: string, make: () => string): 
   if (!existsSync(file)) writeFileSync(file, make(), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
-

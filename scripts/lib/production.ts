@@ -80,7 +80,11 @@ export interface ProductionEngine {
 export const TEMPORAL_UI_CLIENT_ID = 'temporal-ui';
 
 /** The development OpenID Provider's settings, its secrets kept in `<dataDir>/oidc` (0600). */
-export function developmentOidcSettings(dataDir: string, port: number, uiUrl: string | undefined): OidcProviderSettings {
+export function developmentOidcSettings(
+  dataDir: string,
+  port: number,
+  uiUrl: string | undefined,
+): OidcProviderSettings {
   const stateDir = path.join(dataDir, 'oidc');
   const secret = (name: string) => keptSecret(stateDir, name, () => randomBytes(18).toString('base64url'));
   return {
@@ -159,7 +163,12 @@ export async function startProductionEngine(
           port: options.uiPort,
           signOn:
             provider && uiUrl
-              ? { providerUrl: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, uiUrl }
+              ? {
+                  providerUrl: provider.issuer,
+                  clientId: provider.clientId,
+                  clientSecret: provider.clientSecret,
+                  uiUrl,
+                }
               : undefined,
         });
   if (ui) options.log?.(`Temporal UI on ${uiUrl}${provider ? ' (sign-in through the OpenID Provider)' : ''}`);
