@@ -185,6 +185,8 @@ const environmentSchema = z
     ISO20022_BANK_URL: z.url().optional(),
     /** How long one payout waits for the bank to settle an accepted payment before the activity asks again. */
     ISO20022_SETTLE_WAIT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
+    /** Seconds the bank-reports reader waits between reads of the bank's camt.054 notifications once caught up. */
+    ISO20022_REPORT_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
     /** Production: hours between reminders to operators while a virtual account awaits a decision. */
     VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: z.coerce.number().int().min(1).max(720).default(24),
     /** Production: days after which a virtual account without a decision is rejected. */
@@ -386,7 +388,7 @@ export interface AppConfig {
   /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
   virtualAccountBanks: BankProfiles | null;
   /** The ISO 20022 bank channel; null when none is configured (EUR and USD payouts then stay the sandbox's). */
-  iso20022: { bankUrl: string; settleWaitMs: number } | null;
+  iso20022: { bankUrl: string; settleWaitMs: number; reportPollSeconds: number } | null;
   virtualAccountReview: { reminderHours: number; timeoutDays: number };
   /** Keys of secrets at rest (src/secrets.ts); the sandbox falls back to a public key when none is set. */
   secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
@@ -548,7 +550,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       : null,
     virtualAccountBanks,
     iso20022: values.ISO20022_BANK_URL
-      ? { bankUrl: values.ISO20022_BANK_URL, settleWaitMs: values.ISO20022_SETTLE_WAIT_SECONDS * 1000 }
+      ? {
+          bankUrl: values.ISO20022_BANK_URL,
+          settleWaitMs: values.ISO20022_SETTLE_WAIT_SECONDS * 1000,
+          reportPollSeconds: values.ISO20022_REPORT_POLL_SECONDS,
+        }
       : null,
     virtualAccountReview: {
       reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,

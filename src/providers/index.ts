@@ -32,6 +32,7 @@ import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderState
 import { Iso20022BankClient } from './iso20022/client';
 import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
 import { Iso20022ProviderStatements } from './iso20022/statements';
+import { bankSimulatorCollectionAccounts, Iso20022DepositProvider } from './iso20022/deposits';
 import { LiquidityClient } from './liquidity/client';
 import { FirmQuoteRails, LiquidityRateProvider } from './liquidity/firm-quotes';
 import { ApiPixClient } from './pix/api-pix';
@@ -59,6 +60,8 @@ export interface Providers {
   signer: Signer;
   /** The chains whose incoming transfers the chain watcher reads (workflows/chain-watcher.ts): one per configured node. */
   watchedChains: WatchedChain[];
+  /** The ISO 20022 bank whose camt.054 notifications (deposits, returns) the bank-reports workflow reads, or null. */
+  bankReports: Iso20022BankClient | null;
 }
 
 /**
@@ -93,10 +96,12 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     walletAddressProvider: new HdWalletAddressProvider(seeds.hdSeed, seeds.walletSeed),
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
     // No collection accounts are connected yet: production refuses to start (assertProductionReady).
-    depositProvider:
+    depositProvider: createDepositProvider(
+      config,
       config.appEnv === 'sandbox'
         ? new SandboxDepositProvider((chain) => chainTransferVerifier.collectionAddress(chain))
         : new UnconnectedDepositProvider(),
+    ),
     // Ethereum on its configured node (real ERC-20 sends); Solana, and sandbox requests asking for a simulated
     // failure, on the simulation. Production without a chain configured refuses to start (assertProductionReady).
     chainTransfers: createChainTransfers(config, prisma, new SeedSigner(seeds)),
@@ -107,6 +112,7 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     ),
     chainTransferVerifier,
     watchedChains: createWatchedChains(config),
+    bankReports: config.iso20022 ? iso20022Client(config.iso20022.bankUrl) : null,
     // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
     providerStatements: createProviderStatements(
@@ -176,6 +182,16 @@ function createChainTransfers(config: AppConfig, prisma: PrismaClient, signer: S
     fallback: simulation,
     sandboxFaucet: config.appEnv === 'sandbox',
   });
+}
+
+function iso20022Client(bankUrl: string): Iso20022BankClient {
+  return new Iso20022BankClient({ baseUrl: bankUrl, timeoutMs: 10_000 });
+}
+
+/** EUR (SEPA) and wire (USD) deposits at the ISO 20022 bank's accounts when one is configured; the rest `others`. */
+function createDepositProvider(config: AppConfig, others: DepositProvider): DepositProvider {
+  if (!config.iso20022) return others;
+  return new Iso20022DepositProvider(bankSimulatorCollectionAccounts(bankSimulatorDebtors), others);
 }
 
 /** EUR (SEPA) and USD (wire) payouts through the ISO 20022 bank when one is configured; everything else `others`. */
