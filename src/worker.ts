@@ -8,7 +8,7 @@ import { createActivities } from '../activities';
 import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './persistence/database';
 import { createLogger, Logger } from './logger';
-import { assertProductionReady, createProviders } from './providers';
+import { createProviders, logProductionReadiness } from './providers';
 import { temporalTlsOptions } from './temporal/tls';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
 import { ensureReconciliationSchedule } from './temporal/reconciliation-schedule';
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
   const providers = createProviders(config, prisma);
-  assertProductionReady(config, providers);
+  logProductionReadiness(config, providers, logger);
   const observability = await startObservability(config, logger, prisma, 'worker');
   const connection = await NativeConnection.connect({
     address: config.temporal.address,
