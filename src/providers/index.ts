@@ -3,7 +3,7 @@ import type { AppConfig } from '../config';
 import { PixDirectory, SimulatedPixDirectory, UnconnectedPixDirectory } from './pix-directory';
 import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries, UnconnectedScreening } from './screening';
 import type { Logger } from '../logger';
-import { RateProvider, SandboxRateProvider, UnconfiguredRateProvider } from './rates';
+import { RateProvider, SandboxRateProvider, ScheduledNetworkFees, UnconfiguredRateProvider } from './rates';
 import { DepositAccountIssuer, sandboxBankProfiles, SubAccountIssuer } from './deposit-accounts';
 import {
   HdWalletAddressProvider,
@@ -92,7 +92,12 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     accountScreening:
       config.appEnv === 'sandbox' ? new DenyListScreening(sandboxDeniedBeneficiaries) : new UnconnectedScreening(),
     webhookSender: createWebhookSender(config),
-    rateProvider: config.appEnv === 'sandbox' ? new SandboxRateProvider() : new UnconfiguredRateProvider(),
+    rateProvider:
+      config.appEnv === 'sandbox'
+        ? new SandboxRateProvider()
+        : config.networkFees
+          ? new ScheduledNetworkFees(config.networkFees)
+          : new UnconfiguredRateProvider(),
     // Production always has its own seed and banks (loadConfig refuses to start without them).
     walletAddressProvider: new HdWalletAddressProvider(seeds.hdSeed, seeds.walletSeed),
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),

@@ -22,7 +22,7 @@ export interface FlowReadiness {
 const row = (flow: ProductionFlow, adapter: string | null, missing: string): FlowReadiness =>
   adapter ? { flow, adapter, missing: null } : { flow, adapter: null, missing };
 
-type ReadinessConfig = Pick<AppConfig, 'appEnv' | 'iso20022' | 'pixApi' | 'liquidity' | 'evmChains'>;
+type ReadinessConfig = Pick<AppConfig, 'appEnv' | 'iso20022' | 'pixApi' | 'liquidity' | 'evmChains' | 'networkFees'>;
 
 function depositAdapter(config: ReadinessConfig, rail: FiatRail): string | null {
   if (config.iso20022 && iso20022DepositRails.includes(rail)) return 'ISO 20022 bank (camt.054)';
@@ -56,8 +56,8 @@ export function productionFlowTable(config: ReadinessConfig, accountScreening: u
     ),
     row(
       'exchange',
-      config.liquidity ? 'liquidity provider (firm quotes)' : null,
-      'no liquidity provider is configured',
+      config.liquidity && config.networkFees ? 'liquidity provider (firm quotes), scheduled network fees' : null,
+      config.liquidity ? 'no network fees are scheduled (NETWORK_FEES)' : 'no liquidity provider is configured',
     ),
     row(
       'screening',
