@@ -1,12 +1,19 @@
 // Production mode end to end (APP_ENV=production): a fiat-to-fiat from EUR (SEPA) to USD (wire) from quote to
 // completed, against the jest run's bank simulator process (ISO 20022: the deposit notified by camt.054, the wire sent
 // as a validated pain.001 and settled; the liquidity provider's firm quotes for both legs) and its Anvil node (the
-// ethereum chain row). What stays a simulation: the bank and the liquidity provider are the simulator (the real
+// ethereum chain row), and a BRL (Pix) -> EUR (SEPA) one (the Pix charge and its payment through the simulator's API
+// Pix; the webhook is received by this test, as the service's route of the Pix branch will). What stays a simulation: the bank and the liquidity provider are the simulator (the real
 // protocol, no real bank); screening is a deny-list stand-in set here, since no list is connected in this branch
 // (production without it refuses the flows, tested below); the stablecoin's delivery on chain by the provider is not
 // observed (docs/production.md). Flows production has no adapter for (solana, spei) are refused with
 // flow_not_available, nothing created.
 import type { WorkflowHandle } from '@temporalio/client';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiPixClient } from '../src/providers/pix/api-pix';
+import { depositsFromPixWebhook, pixTxidFor } from '../src/providers/pix/collections';
+import { receiveDepositByReference } from '../src/services/transactions/deposits';
+import { DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
 import { endToEndIdOf } from '../src/providers/iso20022/messages';
 import { sandboxCollectionAddress, sandboxTokenAddresses } from '../src/providers/evm/sandbox-chain';
 import { DenyListScreening, UnconnectedScreening } from '../src/providers/screening';
@@ -22,6 +29,10 @@ let partner: TestPartner;
 let customerId: string;
 let walletId: string;
 let wireAccountId: string;
+let sepaAccountId: string;
+let pixReceiver: http.Server;
+let pixClient: ApiPixClient;
+const PIX_KEY = '11222333000181';
 
 const simulatorUrl = process.env.TEST_BANK_SIMULATOR_URL;
 const chainUrl = process.env.TEST_CHAIN_RPC_URL;
@@ -41,6 +52,10 @@ beforeAll(async () => {
       ETHEREUM_USDT_CONTRACT: tokens.USDT,
       ETHEREUM_COLLECTION_ADDRESS: sandboxCollectionAddress(),
       ETHEREUM_CONFIRMATIONS: '1',
+      PIX_API_URL: `${simulatorUrl}/pix`,
+      PIX_CLIENT_ID: DEV_PIX_CLIENT.id,
+      PIX_CLIENT_SECRET: DEV_PIX_CLIENT.secret,
+      PIX_COLLECTION_KEY: PIX_KEY,
     },
     { bank: true },
   );
@@ -50,9 +65,33 @@ beforeAll(async () => {
   customerId = customer.id;
   walletId = (await createWallet(partner.api, customer.id, 'ethereum')).id;
   wireAccountId = (await createExternalAccount(partner.api, externalAccount(customer.id, 'wire'))).id;
+  sepaAccountId = (await createExternalAccount(partner.api, externalAccount(customer.id, 'sepa'))).id;
   reader = await startBankReportReader(harness);
+  // The bank's Pix webhook: what the service's webhook route (the Pix branch) does with POST <url>/pix, here in the
+  // test until that route lands: each payment to receiveDepositByReference, the path of every credit.
+  pixReceiver = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    req.on('end', () => {
+      void (async () => {
+        for (const deposit of depositsFromPixWebhook(JSON.parse(text)).deposits) {
+          await receiveDepositByReference(harness.services, deposit);
+        }
+        res.writeHead(200).end();
+      })().catch(() => res.writeHead(500).end());
+    });
+  });
+  await new Promise<void>((resolve) => pixReceiver.listen(0, '127.0.0.1', resolve));
+  pixClient = new ApiPixClient({
+    baseUrl: `${simulatorUrl}/pix`,
+    clientId: DEV_PIX_CLIENT.id,
+    clientSecret: DEV_PIX_CLIENT.secret,
+  });
+  await pixClient.registerWebhook(PIX_KEY, `http://127.0.0.1:${(pixReceiver.address() as AddressInfo).port}/webhook`);
 });
 afterAll(async () => {
+  pixClient?.close();
+  await new Promise((resolve) => pixReceiver?.close(resolve));
   await reader?.terminate().catch(() => undefined);
   await harness?.teardown();
 });
@@ -136,6 +175,46 @@ describe('production mode', () => {
         2,
       ),
     );
+  });
+
+  it('takes a BRL (Pix) -> EUR (SEPA) fiat-to-fiat from quote to completed', async () => {
+    const quote = await partner.api.post('/v1/quote/fiat-to-fiat').send(
+      quoteBody({
+        sender: { currency: 'BRL', payment_rail: 'pix', amount: '1000.00' },
+        receiver: { currency: 'EUR', payment_rail: 'sepa' },
+      }),
+    );
+    expect(quote.status).toBe(201);
+    const created = await partner.api.post('/v1/fiat-to-fiat').send({
+      quote_id: quote.body.id,
+      customer_id: customerId,
+      wallet_id: walletId,
+      sender: { name: 'João Pereira', document: { type: 'cpf', number: '529.982.247-25' } },
+      receiver: { external_account_id: sepaAccountId },
+    });
+    expect(created.status).toBe(201);
+    const transaction = created.body as TransactionBody;
+    const reference = transaction.sender_deposit_instructions.reference;
+    // The charge at the bank (API Pix cob): its BR Code is what the sender pays.
+    expect((await pixClient.getCob(pixTxidFor(reference))).status).toBe('ATIVA');
+    const paid = await fetch(`${simulatorUrl}/pix/_scenarios/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ txid: pixTxidFor(reference), nomePagador: 'João Pereira' }),
+    });
+    expect(paid.status).toBe(201);
+    await until(
+      async () =>
+        (await harness.prisma.transaction.findUniqueOrThrow({ where: { id: transaction.id } })).status === 'completed',
+      'the transaction completes',
+    );
+    const sepa = await bankTransfer(harness, endToEndIdOf(`${transaction.id}:stablecoin_to_fiat`));
+    expect(sepa).toMatchObject({ status: 'ACSC', currency: 'EUR', amount: transaction.receiver.amount });
+    const deposits = await harness.prisma.transactionDeposit.findMany({ where: { transactionId: transaction.id } });
+    expect(deposits).toHaveLength(1);
+    expect(deposits[0]!.provider).toBe('api-pix');
+    const executions = await harness.prisma.fxExecution.findMany({ where: { transactionId: transaction.id } });
+    expect(executions.map((execution) => execution.step).sort()).toEqual(['fiat_to_stablecoin', 'stablecoin_to_fiat']);
   });
 
   it('refuses a flow it has no adapter for (solana, spei) with flow_not_available, naming it', async () => {
