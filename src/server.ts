@@ -5,7 +5,7 @@ import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './persistence/database';
 import { answerUnparsableRequests, createApp } from './http/app';
 import { createLogger } from './logger';
-import { assertProductionReady, createProviders } from './providers';
+import { createProviders, logProductionReadiness } from './providers';
 import { LocalDiskDocumentStore } from './storage/document-store';
 import { lazyTemporalClient } from './temporal/client';
 import { startObservability } from './observability';
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
   const providers = createProviders(config, prisma);
-  assertProductionReady(config, providers);
+  logProductionReadiness(config, providers, logger);
   const observability = await startObservability(config, logger, prisma, 'api');
   // Connects on first use: the API starts (and answers /health/ready 503) while Temporal is down.
   const { client, connection } = lazyTemporalClient(config.temporal);

@@ -7069,6 +7069,8 @@ export interface operations {
              *
              *     `quote_amount_mismatch`: The amount does not fit the quote: a quote with amounts takes none, a rate-only quote needs one (the message names where), with at most its currency's decimal places.
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `external_account_rejected`: The external account was rejected (screening) and cannot receive payouts; register another one.
              *
              *     `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
@@ -7083,7 +7085,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "external_account_rejected" | "amount_out_of_range" | "idempotency_key_reused";
+                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "external_account_rejected" | "amount_out_of_range" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -8040,6 +8042,8 @@ export interface operations {
              *
              *     `quote_amount_mismatch`: The amount does not fit the quote: a quote with amounts takes none, a rate-only quote needs one (the message names where), with at most its currency's decimal places.
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
              *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
@@ -8052,7 +8056,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "amount_out_of_range" | "idempotency_key_reused";
+                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "amount_out_of_range" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -8313,6 +8317,8 @@ export interface operations {
              *
              *     `quote_amount_mismatch`: The amount does not fit the quote: a quote with amounts takes none, a rate-only quote needs one (the message names where), with at most its currency's decimal places.
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `external_account_rejected`: The external account was rejected (screening) and cannot receive payouts; register another one.
              *
              *     `pix_key_invalid`: The pix key has none of the pix key formats (CPF, CNPJ, email, +55 phone, random key), its CPF/CNPJ check digits are wrong, or the pix directory does not know it.
@@ -8331,7 +8337,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "external_account_rejected" | "pix_key_invalid" | "amount_out_of_range" | "insufficient_funds" | "idempotency_key_reused";
+                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "external_account_rejected" | "pix_key_invalid" | "amount_out_of_range" | "insufficient_funds" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -8839,6 +8845,8 @@ export interface operations {
             /**
              * @description `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
              */
             422: {
@@ -8849,7 +8857,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "amount_out_of_range" | "idempotency_key_reused";
+                            code: "amount_out_of_range" | "flow_not_available" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -9076,6 +9084,8 @@ export interface operations {
             /**
              * @description `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
              */
             422: {
@@ -9086,7 +9096,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "amount_out_of_range" | "idempotency_key_reused";
+                            code: "amount_out_of_range" | "flow_not_available" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */

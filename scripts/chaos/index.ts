@@ -64,6 +64,12 @@ const scenarios: Scenario[] = [
     load: async () => (await import('./scenarios/chain-reorg')).chainReorgScenario,
     limitSeconds: 600,
   },
+  {
+    number: 10,
+    name: 'bank',
+    load: async () => (await import('./scenarios/bank')).bankScenario,
+    limitSeconds: 900,
+  },
 ];
 
 const runStarted = Date.now();

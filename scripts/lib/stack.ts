@@ -370,6 +370,7 @@ export class Stack {
    * service's real adapters talk to. Its state stays in `stateDir` across restarts (chaos restarts it as an outage).
    */
   startBankSimulator(options: { port: number; stateDir: string; readyWithinMs?: number }): Promise<StackProcess> {
+    this.bankSimulatorUrl = `http://127.0.0.1:${options.port}`;
     return this.start({
       name: 'bank-simulator',
       ...tsEntry(path.join(projectRoot, 'simulators', 'bank', 'main.ts')),
@@ -409,6 +410,21 @@ export class Stack {
     });
     this.chain = { rpcUrl, chainId: SANDBOX_CHAIN_ID, tokens: tokens! };
     return node;
+  }
+
+  /** The bank simulator's address once startBankSimulator has run. */
+  bankSimulatorUrl: string | undefined;
+
+  /**
+   * The services' environment for the bank simulator (src/config.ts ISO20022_*), once startBankSimulator has run: EUR
+   * (SEPA) and USD (wire) payouts and deposits at its ISO 20022 channel.
+   */
+  bankEnv(reportPollSeconds = 2): Record<string, string> {
+    if (!this.bankSimulatorUrl) return {};
+    return {
+      ISO20022_BANK_URL: `${this.bankSimulatorUrl}/iso20022`,
+      ISO20022_REPORT_POLL_SECONDS: String(reportPollSeconds),
+    };
   }
 
   /** The services' environment for the sandbox chain's node (src/config.ts ETHEREUM_*), once startAnvil has run. */

@@ -20,7 +20,7 @@ import type { DepositResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
 import { updateRefusal } from '../../temporal/errors';
 import { workflowIds } from '../../temporal/workflow-ids';
-import { callWorkflow, workflowStart, writeThenStart } from '../../temporal/write-then-start';
+import { callWorkflow, workflowStart, writeThenStart, type WriteServices } from '../../temporal/write-then-start';
 import type { DepositInput } from '../../../activities/transactions';
 import { depositReturnWorkflow, receiveDepositUpdate, settlementRefusals } from '../../../workflows/settlement';
 import { findTransactionOrThrow } from './find';
@@ -46,7 +46,7 @@ export interface DepositReport {
  * answers the deposit the first made.
  */
 export async function receiveDeposit(
-  services: ApiServices,
+  services: WriteServices,
   row: TransactionRow,
   report: DepositReport,
 ): Promise<DepositResource> {
@@ -166,7 +166,7 @@ export async function receiveSandboxDeposit(
  * for manual handling).
  */
 export async function receiveDepositByReference(
-  services: ApiServices,
+  services: WriteServices,
   incoming: IncomingDeposit,
 ): Promise<DepositResource | null> {
   const reference = normaliseDepositReference(incoming.reference);

@@ -29,7 +29,7 @@ import { type PayoutReturnReport, recordSandboxPayoutReturn } from '../../provid
 import type { PayoutReturnResource, SandboxPayoutReturnRequest } from '../../schemas/payout-returns';
 import type { ApiServices } from '../../app-services';
 import { workflowIds } from '../../temporal/workflow-ids';
-import { workflowStart, writeThenStart } from '../../temporal/write-then-start';
+import { workflowStart, writeThenStart, type WriteServices } from '../../temporal/write-then-start';
 import { payoutReturnWorkflow } from '../../../workflows/payout-return';
 import { findTransactionOrThrow } from './find';
 
@@ -63,7 +63,7 @@ function refuseUnlessReturnable(row: TransactionRow, amount: Money): void {
  * fiat) and the start of payout-return-<id>. A report already recorded answers the first (replay).
  */
 export async function recordPayoutReturn(
-  services: ApiServices,
+  services: WriteServices,
   row: TransactionRow,
   report: PayoutReturnReport,
   beforeWrite: () => Promise<void> = async () => undefined,
@@ -149,7 +149,7 @@ export async function recordPayoutReturn(
  * payout of the service (the integration keeps it for manual handling).
  */
 export async function receivePayoutReturn(
-  services: ApiServices,
+  services: WriteServices,
   report: PayoutReturnReport,
 ): Promise<PayoutReturnResource | null> {
   const key = report.payoutIdempotencyKey;
