@@ -1,4 +1,4 @@
-// camt.054 into the service against the jest run's bank simulator process (a real HTTP channel): a SEPA credit notified
+// camt.054 into the service against a bank simulator process of this file's (a real HTTP channel): a SEPA credit notified
 // twice funds its transaction once, through the same deposit path as every other credit; the transaction settles and
 // its USD wire is paid at the bank; the bank's return of that wire after completion (AC04) comes back through the
 // payout-return path with its event; a credit naming no transaction is left alone (for operators).
@@ -6,16 +6,19 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { endToEndIdOf } from '../src/providers/iso20022/messages';
 import { createExternalAccount, externalAccount } from './support/fixtures';
 import { type Harness, startHarness } from './support/harness';
-import { bankScenario, bankTransfer, startBankReportReader } from './support/bank';
+import { bankScenario, bankTransfer, startBankReportReader, startTestBank } from './support/bank';
+import type { LocalBankSimulator } from '../scripts/lib/bank-simulator';
 import { eventTypesOf, fiatToFiatBody, type Parties, setUpParties, type TransactionBody } from './support/transactions';
 
 let harness: Harness;
 let parties: Parties;
 let wireAccountId: string;
 let reader: WorkflowHandle;
+let bank: LocalBankSimulator;
 
 beforeAll(async () => {
-  harness = await startHarness({}, { bank: true, chain: false });
+  bank = await startTestBank();
+  harness = await startHarness({}, { bank, chain: false });
   parties = await setUpParties(harness);
   wireAccountId = (await createExternalAccount(parties.partner.api, externalAccount(parties.customer.id, 'wire'))).id;
   reader = await startBankReportReader(harness);
@@ -23,6 +26,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await reader?.terminate().catch(() => undefined);
   await harness?.teardown();
+  await bank?.stop();
 });
 
 const eurToUsd = {

@@ -18,7 +18,8 @@ import { endToEndIdOf } from '../src/providers/iso20022/messages';
 import { sandboxCollectionAddress, sandboxTokenAddresses } from '../src/providers/evm/sandbox-chain';
 import { DenyListScreening, UnconnectedScreening } from '../src/providers/screening';
 import { approvedCustomer, createWallet } from './support/accounts';
-import { bankScenario, bankTransfer, startBankReportReader } from './support/bank';
+import { bankScenario, bankTransfer, startBankReportReader, startTestBank } from './support/bank';
+import type { LocalBankSimulator } from '../scripts/lib/bank-simulator';
 import { createExternalAccount, externalAccount } from './support/fixtures';
 import { type Harness, startHarness, type TestPartner } from './support/harness';
 import { eventTypesOf, type TransactionBody } from './support/transactions';
@@ -34,17 +35,17 @@ let pixReceiver: http.Server;
 let pixClient: ApiPixClient;
 const PIX_KEY = '11222333000181';
 
-const simulatorUrl = process.env.TEST_BANK_SIMULATOR_URL;
+let bank: LocalBankSimulator;
 const chainUrl = process.env.TEST_CHAIN_RPC_URL;
 
 beforeAll(async () => {
-  if (!simulatorUrl || !chainUrl)
-    throw new Error('run with npm test: the bank simulator and Anvil come from its set-up');
+  if (!chainUrl) throw new Error('run with npm test: Anvil comes from its set-up');
+  bank = await startTestBank();
   const tokens = sandboxTokenAddresses();
   harness = await startHarness(
     {
       APP_ENV: 'production',
-      LIQUIDITY_PROVIDER_URL: `${simulatorUrl}/liquidity`,
+      LIQUIDITY_PROVIDER_URL: `${bank.url}/liquidity`,
       NETWORK_FEES: JSON.stringify({ ethereum: '1.00' }),
       ETHEREUM_RPC_URL: chainUrl,
       ETHEREUM_CHAIN_ID: '31337',
@@ -52,12 +53,12 @@ beforeAll(async () => {
       ETHEREUM_USDT_CONTRACT: tokens.USDT,
       ETHEREUM_COLLECTION_ADDRESS: sandboxCollectionAddress(),
       ETHEREUM_CONFIRMATIONS: '1',
-      PIX_API_URL: `${simulatorUrl}/pix`,
+      PIX_API_URL: `${bank.url}/pix`,
       PIX_CLIENT_ID: DEV_PIX_CLIENT.id,
       PIX_CLIENT_SECRET: DEV_PIX_CLIENT.secret,
       PIX_COLLECTION_KEY: PIX_KEY,
     },
-    { bank: true },
+    { bank },
   );
   harness.services.accountScreening = new DenyListScreening([]);
   partner = await harness.createPartner();
@@ -83,7 +84,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => pixReceiver.listen(0, '127.0.0.1', resolve));
   pixClient = new ApiPixClient({
-    baseUrl: `${simulatorUrl}/pix`,
+    baseUrl: `${bank.url}/pix`,
     clientId: DEV_PIX_CLIENT.id,
     clientSecret: DEV_PIX_CLIENT.secret,
   });
@@ -94,6 +95,7 @@ afterAll(async () => {
   await new Promise((resolve) => pixReceiver?.close(resolve));
   await reader?.terminate().catch(() => undefined);
   await harness?.teardown();
+  await bank?.stop();
 });
 
 const quoteBody = (overrides: Record<string, unknown> = {}) => ({
@@ -197,7 +199,7 @@ describe('production mode', () => {
     const reference = transaction.sender_deposit_instructions.reference;
     // The charge at the bank (API Pix cob): its BR Code is what the sender pays.
     expect((await pixClient.getCob(pixTxidFor(reference))).status).toBe('ATIVA');
-    const paid = await fetch(`${simulatorUrl}/pix/_scenarios/payments`, {
+    const paid = await fetch(`${bank.url}/pix/_scenarios/payments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ txid: pixTxidFor(reference), nomePagador: 'João Pereira' }),

@@ -1,9 +1,15 @@
-// The jest run's bank simulator (global-setup.ts) from a test: its ISO 20022 scenario controls, and the reader of its
+// A test file's own bank simulator process: its ISO 20022 scenario controls, and the reader of its
 // reports (workflows/bank-reports.ts) started on a harness's task queue from the simulator's newest report, so that a
 // file reads only what it makes happen after that.
+import { type LocalBankSimulator, startLocalBankSimulator } from '../../scripts/lib/bank-simulator';
 import { bankReportsWorkflow } from '../../workflows/bank-reports';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import type { Harness } from './harness';
+
+/** The simulator settles in 300 ms instead of a second: the tests wait on it, a bank would take hours. */
+export function startTestBank(): Promise<LocalBankSimulator> {
+  return startLocalBankSimulator({ ISO20022_SETTLE_MS: '300' });
+}
 
 export function bankUrl(harness: Harness): string {
   const url = harness.config.iso20022?.bankUrl;

@@ -138,18 +138,15 @@ export function testChainEnv(): Record<string, string> {
 }
 
 /**
- * The jest run's bank simulator (global-setup.ts): the sandbox's EUR (SEPA) and USD (wire) rails and deposits at its
- * ISO 20022 channel, with short waits (it settles in 300 ms), for the files that ask for it (HarnessOptions.bank).
+ * A file's bank simulator (test/support/bank.ts startTestBank): the sandbox's EUR (SEPA) and USD (wire) rails and
+ * deposits at its ISO 20022 channel, with short waits (it settles in 300 ms), for the files that ask for it.
  */
-export function testBankEnv(): Record<string, string> {
-  const url = process.env.TEST_BANK_SIMULATOR_URL;
-  return url
-    ? {
-        ISO20022_BANK_URL: `${url}/iso20022`,
-        ISO20022_SETTLE_WAIT_SECONDS: '5',
-        ISO20022_REPORT_POLL_SECONDS: '1',
-      }
-    : {};
+export function testBankEnv(bankUrl: string): Record<string, string> {
+  return {
+    ISO20022_BANK_URL: `${bankUrl}/iso20022`,
+    ISO20022_SETTLE_WAIT_SECONDS: '5',
+    ISO20022_REPORT_POLL_SECONDS: '1',
+  };
 }
 
 export interface HarnessOptions {
@@ -164,10 +161,11 @@ export interface HarnessOptions {
    */
   chain?: boolean;
   /**
-   * true: EUR and USD rails and deposits at the jest run's bank simulator (testBankEnv), in either environment. Off by
-   * default: the simulator's reports are shared by the run, so a file that reads them must create what it reads.
+   * EUR and USD rails and deposits at this bank simulator (testBankEnv), in either environment. One per file, never
+   * shared: every file's report reader reads all of a simulator's reports, and would record another file's credits
+   * through its own Temporal, where that file's transactions do not exist.
    */
-  bank?: boolean;
+  bank?: { url: string };
 }
 
 export async function startHarness(
@@ -188,7 +186,7 @@ export async function startHarness(
     ...(overrides.APP_ENV === 'production' || options.chain === false ? {} : testChainEnv()),
     ...testLimitsAndBounds,
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
-    ...(options.bank ? testBankEnv() : {}),
+    ...(options.bank ? testBankEnv(options.bank.url) : {}),
     ...overrides,
   });
   const env = await startTimeSkippingServer();
