@@ -69,6 +69,23 @@ export class ApiPixDepositProvider implements DepositProvider {
     return this.others.stablecoinInstructionsFor(request);
   }
 
+  /**
+   * PUT /webhook/{chave}: the bank posts each payment to our key to `<url>/pix`. Asked at the API's start, within
+   * `attempts` tries `waitMs` apart (the bank, or the simulator, may be starting too); false when none succeeded.
+   */
+  async registerWebhook(url: string, attempts = 10, waitMs = 2_000): Promise<boolean> {
+    for (let attempt = 1; attempt <= attempts; attempt += 1) {
+      try {
+        await this.client.registerWebhook(this.account.key, url);
+        return true;
+      } catch (error) {
+        if (attempt === attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
+    return false;
+  }
+
   /** PUT /cob/{txid}; a txid the bank already has (our retry) is read back, provided it is the same charge. */
   private async chargeFor(request: DepositInstructionsRequest): Promise<Cob> {
     const txid = pixTxidFor(request.reference);

@@ -1,0 +1,195 @@
+// The service's own `pix` webhook route against the bank simulator's pix channel: the adapter registers
+// <PIX_WEBHOOK_BASE_URL>/providers/api-pix/webhook/{secret} with PUT /webhook/{chave}, the simulator posts each payment
+// to <url>/pix, and the route records it through the idempotent deposit path keyed by its endToEndId: a payment
+// notified twice is one deposit, a late one (after the transaction was cancelled) is recorded and sent back through
+// devolucao; a wrong secret is not found and records nothing.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp } from '../src/http/app';
+import { API_PIX_PROVIDER, ApiPixDepositProvider, pixTxidFor } from '../src/providers/pix/collections';
+import { createBankSimulatorApp } from '../simulators/bank/app';
+import { createPixChannel, DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
+import type { BankChannel } from '../simulators/bank/channel';
+import { Harness, startHarness } from './support/harness';
+import { createTransaction, Parties, setUpParties, transactionOf, untilSkipping } from './support/transactions';
+
+const COLLECTION_KEY = '11222333000181';
+const WEBHOOK_SECRET = 'test-pix-webhook-secret-0123456789';
+let harness: Harness;
+let parties: Parties;
+let simulator: http.Server;
+let simulatorUrl: string;
+let channel: BankChannel;
+let api: http.Server;
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  simulator = http.createServer();
+  simulatorUrl = await listen(simulator);
+  channel = createPixChannel({
+    stateDir: mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-')),
+    publicUrl: simulatorUrl,
+    lateDelayMs: 2_000,
+    returnSettleMs: 100,
+  });
+  simulator.on('request', createBankSimulatorApp([channel]).callback());
+  await channel.start?.();
+  // The API listens for real: the simulator calls it.
+  api = http.createServer();
+  const apiUrl = await listen(api);
+  harness = await startHarness({
+    PIX_API_URL: `${simulatorUrl}/pix`,
+    PIX_CLIENT_ID: DEV_PIX_CLIENT.id,
+    PIX_CLIENT_SECRET: DEV_PIX_CLIENT.secret,
+    PIX_COLLECTION_KEY: COLLECTION_KEY,
+    PIX_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    PIX_WEBHOOK_BASE_URL: apiUrl,
+  });
+  api.on('request', createApp(harness.services).callback());
+  parties = await setUpParties(harness);
+  const provider = harness.services.depositProvider;
+  if (!(provider instanceof ApiPixDepositProvider)) throw new Error('PIX_API_URL did not make the API Pix provider');
+  await provider.registerWebhook(harness.config.pixApi!.webhook!.url, 1);
+});
+
+afterAll(async () => {
+  await channel?.stop?.();
+  await new Promise((resolve) => simulator?.close(resolve));
+  await new Promise((resolve) => api?.close(resolve));
+  await harness?.teardown();
+});
+
+async function simulatorCall(method: string, pathname: string, body?: object): Promise<any> {
+  const response = await fetch(`${simulatorUrl}/pix${pathname}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`simulator ${method} ${pathname}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** Deliveries the simulator made of one payment (url and the service's answer). */
+async function deliveriesOf(endToEndId: string): Promise<Array<{ url: string; status: number | null }>> {
+  const { deliveries } = (await simulatorCall('GET', '/_scenarios/deliveries')) as {
+    deliveries: Array<{ endToEndId: string; url: string; status: number | null }>;
+  };
+  return deliveries.filter((delivery) => delivery.endToEndId === endToEndId);
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const depositsOf = (transactionId: string) =>
+  harness.prisma.transactionDeposit.findMany({ where: { transactionId }, orderBy: { receivedAt: 'asc' } });
+
+it('registers the service’s webhook URL with the bank under the collection key', async () => {
+  const token = await fetch(`${simulatorUrl}/pix/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${DEV_PIX_CLIENT.id}:${DEV_PIX_CLIENT.secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials&scope=webhook.read',
+  }).then((response) => response.json() as Promise<{ access_token: string }>);
+  const hook = await fetch(`${simulatorUrl}/pix/webhook/${COLLECTION_KEY}`, {
+    headers: { authorization: `Bearer ${token.access_token}` },
+  }).then((response) => response.json() as Promise<{ webhookUrl: string }>);
+  expect(hook.webhookUrl).toBe(`${harness.config.pixApi!.webhook!.url}`);
+  expect(hook.webhookUrl).toMatch(/\/providers\/api-pix\/webhook\/[A-Za-z0-9_-]{24,}$/);
+});
+
+it('records a payment the bank notifies twice once, and the transaction settles from it', async () => {
+  const transaction = await createTransaction(parties);
+  const paid = await simulatorCall('POST', '/_scenarios/payments', {
+    txid: pixTxidFor(transaction.sender_deposit_instructions.reference),
+    nomePagador: 'João Pereira',
+    scenarios: ['duplicate_notification'],
+  });
+  const endToEndId = paid.endToEndId as string;
+  await until(async () => (await deliveriesOf(endToEndId)).length === 2, 15_000, 'two deliveries');
+  const deliveries = await deliveriesOf(endToEndId);
+  // Both answered 200 by the service's route: the second is the first's deposit again.
+  expect(deliveries.map((delivery) => delivery.status)).toEqual([200, 200]);
+  expect(deliveries[0]!.url).toBe(`${harness.config.pixApi!.webhook!.url}/pix`);
+  const deposits = await depositsOf(transaction.id);
+  expect(deposits).toHaveLength(1);
+  expect(deposits[0]).toMatchObject({
+    provider: API_PIX_PROVIDER,
+    providerReference: endToEndId,
+    senderName: 'João Pereira',
+  });
+  expect(deposits[0]!.amount.toString()).toBe(Number(transaction.sender.amount).toString());
+  await untilSkipping(
+    harness,
+    async () => (await transactionOf(parties, transaction.id)).status === 'completed',
+    'the transaction completes',
+  );
+});
+
+it('records a payment notified late, after the transaction was cancelled, and sends it back', async () => {
+  const transaction = await createTransaction(parties);
+  const paid = await simulatorCall('POST', '/_scenarios/payments', {
+    txid: pixTxidFor(transaction.sender_deposit_instructions.reference),
+    scenarios: ['late_payment'],
+    delayMs: 1_500,
+  });
+  const endToEndId = paid.endToEndId as string;
+  const cancelled = await parties.partner.api.put(`/v1/transactions/${transaction.id}`).send({ status: 'cancelled' });
+  expect(cancelled.status).toBe(200);
+  expect(await deliveriesOf(endToEndId)).toHaveLength(0);
+  await until(async () => (await depositsOf(transaction.id)).length === 1, 15_000, 'the late deposit recorded');
+  expect((await deliveriesOf(endToEndId)).map((delivery) => delivery.status)).toEqual([200]);
+  const [late] = await depositsOf(transaction.id);
+  expect(late).toMatchObject({ providerReference: endToEndId, returnReason: 'not_awaiting_deposit' });
+  await untilSkipping(
+    harness,
+    async () => (await depositsOf(transaction.id))[0]!.status === 'returned',
+    'the late deposit returned',
+  );
+  expect((await transactionOf(parties, transaction.id)).status).toBe('cancelled');
+});
+
+it('answers 404 to a wrong secret and records nothing', async () => {
+  const transaction = await createTransaction(parties);
+  const body = {
+    pix: [
+      {
+        endToEndId: 'E99999004202611262300abcdefghijk',
+        txid: pixTxidFor(transaction.sender_deposit_instructions.reference),
+        valor: transaction.sender.amount,
+        horario: new Date().toISOString(),
+      },
+    ],
+  };
+  const wrong = await harness.http
+    .post('/providers/api-pix/webhook/not-the-secret-not-the-secret-00/pix')
+    .set('content-type', 'application/json')
+    .send(body);
+  expect(wrong.status).toBe(404);
+  expect(wrong.body.error.code).toBe('not_found');
+  expect(JSON.stringify(wrong.body)).not.toContain('not-the-secret');
+  expect(await depositsOf(transaction.id)).toHaveLength(0);
+  const right = await harness.http
+    .post(`/providers/api-pix/webhook/${WEBHOOK_SECRET}/pix`)
+    .set('content-type', 'application/json')
+    .send(body);
+  expect(right.status).toBe(200);
+  expect(right.body.recorded).toEqual([
+    { end_to_end_id: body.pix[0]!.endToEndId, deposit_id: expect.any(String), status: 'accepted' },
+  ]);
+  expect(await depositsOf(transaction.id)).toHaveLength(1);
+});
