@@ -9,12 +9,23 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../src/http/app';
-import { API_PIX_PROVIDER, ApiPixDepositProvider, pixTxidFor } from '../src/providers/pix/collections';
+import { ApiPixClient } from '../src/providers/pix/api-pix';
+import { API_PIX_PROVIDER, ApiPixDepositProvider, pixTxidFor, returnIdFor } from '../src/providers/pix/collections';
+import { resolveErrorUpdate } from '../workflows/settlement';
 import { createBankSimulatorApp } from '../simulators/bank/app';
 import { createPixChannel, DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
 import type { BankChannel } from '../simulators/bank/channel';
 import { Harness, startHarness } from './support/harness';
-import { createTransaction, Parties, setUpParties, transactionOf, untilSkipping } from './support/transactions';
+import {
+  createTransaction,
+  eventTypesOf,
+  Parties,
+  settlementHandle,
+  setUpParties,
+  transactionOf,
+  untilSkipping,
+  waitForStatus,
+} from './support/transactions';
 
 const COLLECTION_KEY = '11222333000181';
 const WEBHOOK_SECRET = 'test-pix-webhook-secret-0123456789';
@@ -24,6 +35,7 @@ let simulator: http.Server;
 let simulatorUrl: string;
 let channel: BankChannel;
 let api: http.Server;
+let bank: ApiPixClient;
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -57,9 +69,15 @@ beforeAll(async () => {
   const provider = harness.services.depositProvider;
   if (!(provider instanceof ApiPixDepositProvider)) throw new Error('PIX_API_URL did not make the API Pix provider');
   await provider.registerWebhook(harness.config.pixApi!.webhook!.url, 1);
+  bank = new ApiPixClient({
+    baseUrl: `${simulatorUrl}/pix`,
+    clientId: DEV_PIX_CLIENT.id,
+    clientSecret: DEV_PIX_CLIENT.secret,
+  });
 });
 
 afterAll(async () => {
+  bank?.close();
   await channel?.stop?.();
   await new Promise((resolve) => simulator?.close(resolve));
   await new Promise((resolve) => api?.close(resolve));
@@ -161,6 +179,15 @@ it('records a payment notified late, after the transaction was cancelled, and se
     'the late deposit returned',
   );
   expect((await transactionOf(parties, transaction.id)).status).toBe('cancelled');
+  // Sent back through devolucao, under the id of the deposit's return key: DEVOLVIDO at the bank.
+  const atBank = await bank.getPix(endToEndId);
+  expect(atBank.devolucoes).toEqual([
+    expect.objectContaining({
+      id: returnIdFor(`deposit:${late!.id}:return`),
+      valor: atBank.valor,
+      status: 'DEVOLVIDO',
+    }),
+  ]);
 });
 
 it('answers 404 to a wrong secret and records nothing', async () => {
@@ -192,4 +219,60 @@ it('answers 404 to a wrong secret and records nothing', async () => {
     { end_to_end_id: body.pix[0]!.endToEndId, deposit_id: expect.any(String), status: 'accepted' },
   ]);
   expect(await depositsOf(transaction.id)).toHaveLength(1);
+});
+
+describe('returns through devolucao', () => {
+  /** A transaction paid at the bank with another amount than its charge's: it is refunded in full (devolucao). */
+  async function paidWrongAmount(scenarios: string[] = []) {
+    const transaction = await createTransaction(parties);
+    const paid = await simulatorCall('POST', '/_scenarios/payments', {
+      txid: pixTxidFor(transaction.sender_deposit_instructions.reference),
+      valor: '999.99',
+      scenarios,
+    });
+    return { transaction, endToEndId: paid.endToEndId as string };
+  }
+
+  it('refunds a pix deposit by devolucao: DEVOLVIDO, the rtrId as the refund’s reference, payin.refunded', async () => {
+    const { transaction, endToEndId } = await paidWrongAmount();
+    await waitForStatus(harness, transaction.id, 'refunded');
+    const refunded = await transactionOf(parties, transaction.id);
+    expect(refunded).toMatchObject({ status: 'refunded', failure_reason: 'deposit_amount_mismatch' });
+    const atBank = await bank.getPix(endToEndId);
+    expect(atBank.devolucoes).toEqual([
+      expect.objectContaining({
+        id: returnIdFor(`${transaction.id}:refund`),
+        valor: '999.99',
+        natureza: 'ORIGINAL',
+        status: 'DEVOLVIDO',
+      }),
+    ]);
+    const leg = await harness.prisma.transactionLeg.findFirstOrThrow({
+      where: { transactionId: transaction.id, kind: 'refund' },
+    });
+    expect(leg.providerReference).toBe(atBank.devolucoes![0]!.rtrId);
+    expect(await eventTypesOf(harness, transaction.id)).toContain('payin.refunded');
+  });
+
+  it('a return the payer’s bank refuses (NAO_REALIZADO) puts the refund in error; the operator’s retry returns it', async () => {
+    const { transaction, endToEndId } = await paidWrongAmount(['return_refused']);
+    await waitForStatus(harness, transaction.id, 'error');
+    let atBank = await bank.getPix(endToEndId);
+    // Refused once, never asked twice in that round (the refusal is not retried).
+    expect(atBank.devolucoes).toEqual([
+      expect.objectContaining({ id: returnIdFor(`${transaction.id}:refund`), status: 'NAO_REALIZADO' }),
+    ]);
+    expect(await eventTypesOf(harness, transaction.id)).toContain('payin.error');
+    await settlementHandle(harness, transaction.id).executeUpdate(resolveErrorUpdate, { args: [{ action: 'retry' }] });
+    await waitForStatus(harness, transaction.id, 'refunded');
+    atBank = await bank.getPix(endToEndId);
+    expect(atBank.devolucoes!.map((devolucao) => [devolucao.id, devolucao.status])).toEqual([
+      [returnIdFor(`${transaction.id}:refund`), 'NAO_REALIZADO'],
+      [returnIdFor(`${transaction.id}:refund`, 1), 'DEVOLVIDO'],
+    ]);
+    const events = await eventTypesOf(harness, transaction.id);
+    expect(events.slice(events.indexOf('payin.error'))).toEqual(
+      expect.arrayContaining(['payin.error', 'payin.processing', 'payin.refunded']),
+    );
+  });
 });

@@ -142,7 +142,9 @@ function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers:
         result.depositProvider,
       ),
       // Inside the liquidity provider's wrapper: a leg's firm quote is executed before its payout is sent.
-      fiatRails: new ApiPixPayoutRails(result.fiatRails, client, config.pixApi.collectionKey),
+      fiatRails: new ApiPixPayoutRails(result.fiatRails, client, config.pixApi.collectionKey, {
+        simulate: config.appEnv === 'sandbox',
+      }),
     };
   }
   if (config.liquidity) {

@@ -351,6 +351,8 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
       settlesAt: Date.now() + returnSettleMs,
       refused: pix.scenarios.includes('return_refused'),
     };
+    // The payer's bank refuses one return: a later one (an operator's retry) goes through.
+    pix.scenarios = pix.scenarios.filter((scenario) => scenario !== 'return_refused');
     pix.devolucoes.push(devolucao);
     state.save();
     ctx.status = 201;
@@ -461,6 +463,20 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
     void deliverDue();
     ctx.status = 201;
     ctx.body = pixResource(pix);
+  });
+
+  /** Scenarios for a payment already made (the sandbox's `simulate` values): e.g. its next return refused. */
+  router.post('/_scenarios/pix/:e2eid', async (ctx) => {
+    const pix = state.data.pix[ctx.params.e2eid!];
+    if (!pix) return problem(ctx, 404, 'PixNaoEncontrado', 'Pix não encontrado.', 'Nenhum Pix com este endToEndId.');
+    const body = (await readBody(ctx, 'json')) as { scenarios?: string[] };
+    for (const scenario of body.scenarios ?? []) {
+      if ((pixScenarios as readonly string[]).includes(scenario) && !pix.scenarios.includes(scenario as PixScenario)) {
+        pix.scenarios.push(scenario as PixScenario);
+      }
+    }
+    state.save();
+    ctx.body = { endToEndId: pix.endToEndId, scenarios: pix.scenarios };
   });
 
   /** What the simulator delivered to webhooks (tests and chaos read it). */

@@ -140,28 +140,54 @@ export type PixReturnOutcome =
   | { status: 'pending'; providerReference: string }
   | { status: 'refused'; providerReference: string; reason: string };
 
-/** A return's id at the bank from our idempotency key (1-35 letters and digits, the same key the same id). */
-export function returnIdFor(idempotencyKey: string): string {
-  return idempotencyKey.replace(/[^a-zA-Z0-9]/g, '').slice(-35);
+/**
+ * A return's id at the bank from our idempotency key and the round (1-35 letters and digits): the same key and round,
+ * the same id; an operator's retry (the next round) asks a new return, since a refused one stays refused at the bank.
+ */
+export function returnIdFor(idempotencyKey: string, round = 0): string {
+  const suffix = round === 0 ? '' : `R${round}`;
+  return idempotencyKey.replace(/[^a-zA-Z0-9]/g, '').slice(-(35 - suffix.length)) + suffix;
 }
 
 /** Returns a received Pix (all or part) through devolucao, and tells its status. */
 export class PixReturns {
   constructor(private readonly client: ApiPixClient) {}
 
-  async request(endToEndId: string, idempotencyKey: string, amount: Money): Promise<PixReturnOutcome> {
-    const devolucao = await this.client.requestReturn(endToEndId, returnIdFor(idempotencyKey), amount.toString());
+  async request(endToEndId: string, idempotencyKey: string, amount: Money, round = 0): Promise<PixReturnOutcome> {
+    const id = returnIdFor(idempotencyKey, round);
+    const devolucao = await this.client.requestReturn(endToEndId, id, amount.toString());
     return outcomeOf(devolucao.status, devolucao.rtrId, devolucao.motivo);
   }
 
-  async status(endToEndId: string, idempotencyKey: string): Promise<PixReturnOutcome | null> {
+  async status(endToEndId: string, idempotencyKey: string, round = 0): Promise<PixReturnOutcome | null> {
     try {
-      const devolucao = await this.client.getReturn(endToEndId, returnIdFor(idempotencyKey));
+      const devolucao = await this.client.getReturn(endToEndId, returnIdFor(idempotencyKey, round));
       return outcomeOf(devolucao.status, devolucao.rtrId, devolucao.motivo);
     } catch (error) {
       if (error instanceof ApiPixProblem && error.status === 404) return null;
       throw error;
     }
+  }
+
+  /**
+   * What the rounds up to `round` of this key made at the bank, read from the payment (GET /pix/{e2eid}): a return
+   * DEVOLVIDO (completed) or still EM_PROCESSAMENTO (pending) wins over refused ones; null when none was asked.
+   */
+  async earlier(endToEndId: string, idempotencyKey: string, round: number): Promise<PixReturnOutcome | null> {
+    const ids = new Set(Array.from({ length: round + 1 }, (_, index) => returnIdFor(idempotencyKey, index)));
+    let pix;
+    try {
+      pix = await this.client.getPix(endToEndId);
+    } catch (error) {
+      if (error instanceof ApiPixProblem && error.status === 404) return null;
+      throw error;
+    }
+    const ours = (pix.devolucoes ?? []).filter((devolucao) => ids.has(devolucao.id));
+    const pick =
+      ours.find((devolucao) => devolucao.status === 'DEVOLVIDO') ??
+      ours.find((devolucao) => devolucao.status === 'EM_PROCESSAMENTO') ??
+      ours.at(-1);
+    return pick ? outcomeOf(pick.status, pick.rtrId, pick.motivo) : null;
   }
 }
 
