@@ -14,6 +14,7 @@ import { API_PIX_PROVIDER, ApiPixDepositProvider, pixTxidFor, returnIdFor } from
 import { resolveErrorUpdate } from '../workflows/settlement';
 import { createBankSimulatorApp } from '../simulators/bank/app';
 import { createPixChannel, DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
+import { createLiquidityChannel } from '../simulators/bank/liquidity/channel';
 import type { BankChannel } from '../simulators/bank/channel';
 import { Harness, startHarness } from './support/harness';
 import {
@@ -51,7 +52,11 @@ beforeAll(async () => {
     lateDelayMs: 2_000,
     returnSettleMs: 100,
   });
-  simulator.on('request', createBankSimulatorApp([channel]).callback());
+  const liquidity = createLiquidityChannel({
+    stateDir: mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-')),
+    publicUrl: simulatorUrl,
+  });
+  simulator.on('request', createBankSimulatorApp([channel, liquidity]).callback());
   await channel.start?.();
   // The API listens for real: the simulator calls it.
   api = http.createServer();
@@ -63,6 +68,7 @@ beforeAll(async () => {
     PIX_COLLECTION_KEY: COLLECTION_KEY,
     PIX_WEBHOOK_SECRET: WEBHOOK_SECRET,
     PIX_WEBHOOK_BASE_URL: apiUrl,
+    LIQUIDITY_PROVIDER_URL: `${simulatorUrl}/liquidity`,
   });
   api.on('request', createApp(harness.services).callback());
   parties = await setUpParties(harness);
@@ -169,8 +175,9 @@ it('records a payment notified late, after the transaction was cancelled, and se
   const cancelled = await parties.partner.api.put(`/v1/transactions/${transaction.id}`).send({ status: 'cancelled' });
   expect(cancelled.status).toBe(200);
   expect(await deliveriesOf(endToEndId)).toHaveLength(0);
-  await until(async () => (await depositsOf(transaction.id)).length === 1, 15_000, 'the late deposit recorded');
+  await until(async () => (await deliveriesOf(endToEndId)).length === 1, 15_000, 'the late notification');
   expect((await deliveriesOf(endToEndId)).map((delivery) => delivery.status)).toEqual([200]);
+  expect(await depositsOf(transaction.id)).toHaveLength(1);
   const [late] = await depositsOf(transaction.id);
   expect(late).toMatchObject({ providerReference: endToEndId, returnReason: 'not_awaiting_deposit' });
   await untilSkipping(
@@ -274,5 +281,80 @@ describe('returns through devolucao', () => {
     expect(events.slice(events.indexOf('payin.error'))).toEqual(
       expect.arrayContaining(['payin.error', 'payin.processing', 'payin.refunded']),
     );
+  });
+});
+
+describe('the sandbox’s simulate values drive the simulators', () => {
+  const sandboxDeposit = async (id: string, body: Record<string, unknown>) => {
+    const response = await parties.partner.api.post(`/v1/sandbox/transactions/${id}/deposit`).send(body);
+    expect(response.status).toBe(201);
+    return response.body as { id: string; status: string; provider_reference: string };
+  };
+
+  it('pix_notified_twice: the payment made at the bank, its two notifications one deposit', async () => {
+    const transaction = await createTransaction(parties);
+    const deposit = await sandboxDeposit(transaction.id, {
+      amount: transaction.sender.amount,
+      sender_name: 'João Pereira',
+      simulate: 'pix_notified_twice',
+    });
+    expect(deposit).toMatchObject({ status: 'accepted', provider_reference: expect.stringMatching(/^E99999004/) });
+    const atBank = await bank.getPix(deposit.provider_reference);
+    expect(atBank.txid).toBe(pixTxidFor(transaction.sender_deposit_instructions.reference));
+    await until(async () => (await deliveriesOf(deposit.provider_reference)).length === 2, 15_000, 'two deliveries');
+    expect((await deliveriesOf(deposit.provider_reference)).map((delivery) => delivery.status)).toEqual([200, 200]);
+    expect(await depositsOf(transaction.id)).toHaveLength(1);
+    await untilSkipping(
+      harness,
+      async () => (await transactionOf(parties, transaction.id)).status === 'completed',
+      'the transaction completes',
+    );
+  });
+
+  it('pix_late_notification: recorded at once, the bank’s notification still due', async () => {
+    const transaction = await createTransaction(parties);
+    const deposit = await sandboxDeposit(transaction.id, {
+      amount: transaction.sender.amount,
+      simulate: 'pix_late_notification',
+    });
+    const { pending } = (await simulatorCall('GET', '/_scenarios/deliveries')) as {
+      pending: Array<{ endToEndId: string; dueAt: number }>;
+    };
+    const due = pending.find((item) => item.endToEndId === deposit.provider_reference);
+    expect(due!.dueAt - Date.now()).toBeGreaterThan(10_000);
+    expect(await deliveriesOf(deposit.provider_reference)).toHaveLength(0);
+    expect(await depositsOf(transaction.id)).toHaveLength(1);
+  });
+
+  it('return_error: the refund’s devolucao is refused at the bank (error), the operator’s retry returns it', async () => {
+    const transaction = await createTransaction(parties);
+    const deposit = await sandboxDeposit(transaction.id, { amount: '999.99', simulate: 'return_error' });
+    await waitForStatus(harness, transaction.id, 'error');
+    expect((await bank.getPix(deposit.provider_reference)).devolucoes).toEqual([
+      expect.objectContaining({ status: 'NAO_REALIZADO' }),
+    ]);
+    await settlementHandle(harness, transaction.id).executeUpdate(resolveErrorUpdate, { args: [{ action: 'retry' }] });
+    await waitForStatus(harness, transaction.id, 'refunded');
+    expect((await bank.getPix(deposit.provider_reference)).devolucoes!.map((d) => d.status)).toEqual([
+      'NAO_REALIZADO',
+      'DEVOLVIDO',
+    ]);
+  });
+
+  it('fx_price_jump: the leg’s firm price jumps beyond the band, nothing executed (error); the retry executes once', async () => {
+    const transaction = await createTransaction(parties);
+    await sandboxDeposit(transaction.id, { amount: transaction.sender.amount, simulate: 'fx_price_jump' });
+    await waitForStatus(harness, transaction.id, 'error');
+    const reference = `${transaction.id}:fiat_to_stablecoin`;
+    const quotes = (await fetch(
+      `${simulatorUrl}/liquidity/v1/quotes?client_reference=${encodeURIComponent(reference)}`,
+    ).then((response) => response.json())) as { data: Array<{ status: string }> };
+    expect(quotes.data.length).toBeGreaterThan(0);
+    expect(quotes.data.filter((quote) => quote.status === 'executed')).toHaveLength(0);
+    expect(await harness.prisma.fxExecution.count({ where: { transactionId: transaction.id } })).toBe(0);
+    await settlementHandle(harness, transaction.id).executeUpdate(resolveErrorUpdate, { args: [{ action: 'retry' }] });
+    await waitForStatus(harness, transaction.id, 'completed');
+    const executions = await harness.prisma.fxExecution.findMany({ where: { transactionId: transaction.id } });
+    expect(executions.map((execution) => execution.step).sort()).toEqual(['fiat_to_stablecoin', 'stablecoin_to_fiat']);
   });
 });

@@ -21,7 +21,7 @@ import { projectRoot } from '../lib/paths';
 import { freePort } from '../lib/ports';
 import type { LocalPostgres } from '../lib/postgres';
 import { startProductionEngine } from '../lib/production';
-import { Stack, StackProcess, tsEntry } from '../lib/stack';
+import { bankSimulatorServiceEnv, Stack, StackProcess, tsEntry } from '../lib/stack';
 import { waitUntil } from '../lib/wait';
 import { HttpClient } from './http';
 
@@ -105,6 +105,13 @@ export class ChaosSystem {
     log(`Anvil on ${stack.chain!.rpcUrl} (USDC ${stack.chain!.tokens.USDC}, USDT ${stack.chain!.tokens.USDT})`);
 
     const apiPort = await freePort();
+    // The bank simulator (API Pix, the liquidity provider): the fx and pix scenarios drive it by its scenario controls.
+    const bankSimulatorPort = await freePort();
+    rmSync(path.join(chaosDataDir, 'bank-simulator'), { recursive: true, force: true });
+    await stack.startBankSimulator({ port: bankSimulatorPort, stateDir: path.join(chaosDataDir, 'bank-simulator') });
+    const bankSimulatorUrl = `http://127.0.0.1:${bankSimulatorPort}`;
+    process.env.BANK_SIMULATOR_URL = bankSimulatorUrl;
+    log(`bank simulator on ${bankSimulatorUrl} (.data/chaos/bank-simulator)`);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       APP_ENV: 'sandbox',
@@ -136,6 +143,7 @@ export class ChaosSystem {
       ...stack.chainEnv(1),
       // The stack's chain watcher keeps up with a run of minutes (the final reconciliation needs its readings).
       ETHEREUM_WATCH_POLL_SECONDS: '2',
+      ...bankSimulatorServiceEnv(bankSimulatorUrl, `http://127.0.0.1:${apiPort}`),
     };
     const http = new HttpClient(apiPort);
     const workerCount = engine === 'server' ? 2 : 1;

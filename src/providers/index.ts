@@ -154,7 +154,9 @@ function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers:
       ...result,
       // Network fees are not the liquidity provider's: they stay with the rate provider of the environment.
       rateProvider: new LiquidityRateProvider(client, policy, result.rateProvider),
-      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma),
+      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma, {
+        simulate: config.appEnv === 'sandbox',
+      }),
     };
   }
   return result;

@@ -429,11 +429,14 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
       infoPagador?: string;
       scenarios?: string[];
       delayMs?: number;
+      again?: boolean;
     };
     const cob = body.txid ? state.data.cobs[body.txid] : undefined;
     if (!cob)
       return problem(ctx, 404, 'CobNaoEncontrado', 'Cobrança não encontrada.', 'Nenhuma cobrança com este txid.');
-    if (cob.status !== 'ATIVA') {
+    // A charge already paid is paid again only when asked (`again`): a payer's app would refuse it, but the sandbox
+    // stands a second credit with the same reference for it (the service records it late and returns it).
+    if (cob.status !== 'ATIVA' && !(cob.status === 'CONCLUIDA' && body.again === true)) {
       return problem(ctx, 409, 'CobOperacaoInvalida', 'Cobrança inválida.', `A cobrança está ${cob.status}.`);
     }
     const scenarios = (body.scenarios ?? []).filter((s): s is PixScenario =>
@@ -450,13 +453,16 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
       devolucoes: [],
       scenarios,
     };
-    cob.status = 'CONCLUIDA';
-    cob.revisao += 1;
+    if (cob.status !== 'CONCLUIDA') {
+      cob.status = 'CONCLUIDA';
+      cob.revisao += 1;
+    }
     state.data.pix[pix.endToEndId] = pix;
     const late = scenarios.includes('late_payment');
     state.data.pending.push({
       endToEndId: pix.endToEndId,
-      dueAt: Date.now() + (late ? (body.delayMs ?? lateDelayMs) : 0),
+      // A delay given applies to any payment (the sandbox records the deposit first, then the bank notifies).
+      dueAt: Date.now() + (body.delayMs ?? (late ? lateDelayMs : 0)),
       copies: scenarios.includes('duplicate_notification') ? 2 : 1,
     });
     state.save();

@@ -167,7 +167,7 @@ export class ApiPixClient {
    * Sandbox only: a scenario control of the bank simulator (`<baseUrl>/_scenarios/...`, no OAuth), through which the
    * partners' `simulate` values reach it. A real bank has no such path; nothing calls this outside the sandbox.
    */
-  async simulatorScenario(path: string, body: object): Promise<void> {
+  async simulatorScenario(path: string, body: object): Promise<unknown> {
     const response = await this.request(
       'POST',
       `${this.config.baseUrl}/_scenarios${path}`,
@@ -176,6 +176,7 @@ export class ApiPixClient {
     );
     if (response.status >= 300)
       throw new ApiPixUnavailableError(`simulator scenario ${path} answered ${response.status}`);
+    return response.body;
   }
 
   private async accessToken(): Promise<string> {

@@ -70,6 +70,27 @@ export class ApiPixDepositProvider implements DepositProvider {
   }
 
   /**
+   * Sandbox only: a payer pays the charge of `reference` at the bank simulator, which notifies the webhook after
+   * `notifyAfterMs` (twice with `twice`). Answers the payment's endToEndId and time (the deposit's id at the bank).
+   */
+  async payInSandbox(
+    reference: string,
+    amount: Money,
+    payerName: string | null,
+    notification: { notifyAfterMs: number; twice: boolean },
+  ): Promise<{ endToEndId: string; horario: string }> {
+    const paid = (await this.client.simulatorScenario('/payments', {
+      txid: pixTxidFor(reference),
+      valor: amount.toString(),
+      ...(payerName ? { nomePagador: payerName } : {}),
+      delayMs: notification.notifyAfterMs,
+      scenarios: notification.twice ? ['duplicate_notification'] : [],
+      again: true,
+    })) as { endToEndId: string; horario: string };
+    return { endToEndId: paid.endToEndId, horario: paid.horario };
+  }
+
+  /**
    * PUT /webhook/{chave}: the bank posts each payment to our key to `<url>/pix`. Asked at the API's start, within
    * `attempts` tries `waitMs` apart (the bank, or the simulator, may be starting too); false when none succeeded.
    */
