@@ -5,11 +5,18 @@
 //   in error, never with a leg executed twice, and every execution's FX posting is balanced.
 // - fx-quotes-down: the quote service is down while partners ask for quotes: every answer is 503 in the error shape
 //   (never a 500, never a quote made), and quotes work again once it is back.
+// - pix-webhook: the bank notifies each payment twice and late (API Pix `pix` webhook, the simulator's scenarios),
+//   some after their transaction was cancelled, and the API is killed while notifications are due (the bank
+//   notifies again). Every payment is one deposit; a transaction still awaiting it completes; a cancelled one's
+//   payment is sent back once through devolucao (DEVOLVIDO at the bank).
 import type { HttpClient } from '../http';
 import { approvedCustomer, call, createFiatToFiatQuote, fiatToFiatAccounts, fiatToFiatBody, idOf } from '../fixtures';
 import { RunSize, ScenarioReport } from '../report';
 import type { ChaosSystem } from '../system';
 import { pause } from '../../lib/wait';
+import { ApiPixClient } from '../../../src/providers/pix/api-pix';
+import { pixTxidFor, returnIdFor } from '../../../src/providers/pix/collections';
+import { bankSimulatorServiceEnv } from '../../lib/stack';
 
 function liquidityUrl(): string {
   const base = process.env.BANK_SIMULATOR_URL;
@@ -139,4 +146,123 @@ export async function fxQuotesDownScenario(system: ChaosSystem, report: Scenario
   report.check(made === 0, () => `${made} quotes were made while the provider was down`);
   await createFiatToFiatQuote(api);
   report.notes['503s'] = refused;
+}
+
+function pixSimulatorUrl(): string {
+  return `${liquidityUrl().replace(/\/liquidity$/, '')}/pix`;
+}
+
+async function pixScenario(method: string, pathname: string, body?: object): Promise<any> {
+  const response = await fetch(`${pixSimulatorUrl()}/_scenarios${pathname}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  if (!response.ok) throw new Error(`pix scenario ${pathname} answered ${response.status}`);
+  return response.json();
+}
+
+export async function pixWebhookScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
+  const partner = await system.createPartner('chaos pix webhook');
+  const { api } = partner;
+  const customerId = await approvedCustomer(api);
+  const accounts = await fiatToFiatAccounts(api, customerId);
+  const env = bankSimulatorServiceEnv('', '');
+  const bank = new ApiPixClient({
+    baseUrl: pixSimulatorUrl(),
+    clientId: env.PIX_CLIENT_ID!,
+    clientSecret: env.PIX_CLIENT_SECRET!,
+  });
+  const count = size.quick ? 8 : 40;
+  const payments: Array<{ id: string; endToEndId: string; cancelled: boolean }> = [];
+  try {
+    for (let index = 0; index < count; index += 1) {
+      const quoteId = await createFiatToFiatQuote(api);
+      const created = await call(
+        api,
+        {
+          method: 'POST',
+          path: '/v1/fiat-to-fiat',
+          json: fiatToFiatBody({ approvedCustomerId: customerId, fiatToFiatQuoteId: quoteId, ...accounts }),
+        },
+        201,
+        'fiat-to-fiat',
+      );
+      const id = idOf(created);
+      const reference = (created.body as { sender_deposit_instructions: { reference: string } })
+        .sender_deposit_instructions.reference;
+      // Notified twice, 4-8 s late; every third transaction is cancelled before its notification arrives.
+      const paid = await pixScenario('POST', '/payments', {
+        txid: pixTxidFor(reference),
+        scenarios: ['duplicate_notification', 'late_payment'],
+        delayMs: 4_000 + (index % 5) * 1_000,
+      });
+      const cancelled = index % 3 === 0;
+      if (cancelled) {
+        await call(
+          api,
+          { method: 'PUT', path: `/v1/transactions/${id}`, json: { status: 'cancelled' } },
+          200,
+          'cancel',
+        );
+      }
+      payments.push({ id, endToEndId: paid.endToEndId as string, cancelled });
+    }
+    // While notifications are due, the API is killed and comes back: refused deliveries are sent again by the bank.
+    await pause(3_500);
+    await system.api.restart('SIGKILL');
+    report.kills += 1;
+    report.restarts += 1;
+    const deadline = Date.now() + (size.quick ? 120_000 : 600_000);
+    for (const payment of payments) {
+      report.cases += 1;
+      const expected = payment.cancelled ? 'cancelled' : 'completed';
+      let status = 'unknown';
+      let depositStatus: string | null = null;
+      while (Date.now() < deadline) {
+        status = await finalStatus(api, payment.id, 2_000).catch(() => 'unknown');
+        const deposits = await system.prisma.transactionDeposit.findMany({ where: { transactionId: payment.id } });
+        depositStatus = deposits[0]?.status ?? null;
+        const settled = payment.cancelled ? depositStatus === 'returned' : status === 'completed';
+        if (settled) break;
+        await pause(1_000);
+      }
+      report.check(status === expected, () => `transaction ${payment.id} ended ${status}, expected ${expected}`);
+      const deposits = await system.prisma.transactionDeposit.findMany({ where: { transactionId: payment.id } });
+      report.check(
+        deposits.length === 1 && deposits[0]!.providerReference === payment.endToEndId,
+        () => `payment ${payment.endToEndId}: ${deposits.length} deposits of transaction ${payment.id}`,
+      );
+      const pix = await bank.getPix(payment.endToEndId);
+      const returns = pix.devolucoes ?? [];
+      if (payment.cancelled) {
+        report.check(
+          depositStatus === 'returned',
+          () => `late payment ${payment.endToEndId}: deposit ${depositStatus}`,
+        );
+        report.check(
+          returns.length === 1 &&
+            returns[0]!.status === 'DEVOLVIDO' &&
+            returns[0]!.id === returnIdFor(`deposit:${deposits[0]?.id}:return`),
+          () => `late payment ${payment.endToEndId}: returns ${JSON.stringify(returns)}`,
+        );
+      } else {
+        report.check(returns.length === 0, () => `payment ${payment.endToEndId} of a completed transaction returned`);
+      }
+    }
+    const { deliveries } = (await pixScenario('GET', '/deliveries')) as {
+      deliveries: Array<{ endToEndId: string; status: number | null }>;
+    };
+    const ours = deliveries.filter((delivery) => payments.some((p) => p.endToEndId === delivery.endToEndId));
+    const refused = ours.filter((delivery) => delivery.status !== 200).length;
+    for (const payment of payments) {
+      const answered = ours.filter((d) => d.endToEndId === payment.endToEndId && d.status === 200).length;
+      report.check(answered >= 2, () => `payment ${payment.endToEndId}: ${answered} notifications answered 200`);
+    }
+    report.notes.deliveries = ours.length;
+    report.notes.refused_while_down = refused;
+    report.notes.returned = payments.filter((payment) => payment.cancelled).length;
+  } finally {
+    bank.close();
+  }
 }
