@@ -4,13 +4,20 @@
 // notified twice is one deposit, a late one (after the transaction was cancelled) is recorded and sent back through
 // devolucao; a wrong secret is not found and records nothing.
 import http from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../src/http/app';
 import { ApiPixClient } from '../src/providers/pix/api-pix';
-import { API_PIX_PROVIDER, ApiPixDepositProvider, pixTxidFor, returnIdFor } from '../src/providers/pix/collections';
+import {
+  API_PIX_PROVIDER,
+  ApiPixDepositProvider,
+  pixTxidFor,
+  referenceOfTxid,
+  returnIdFor,
+} from '../src/providers/pix/collections';
 import { resolveErrorUpdate } from '../workflows/settlement';
 import { createBankSimulatorApp } from '../simulators/bank/app';
 import { createPixChannel, DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
@@ -89,6 +96,13 @@ afterAll(async () => {
   await new Promise((resolve) => api?.close(resolve));
   await harness?.teardown();
 });
+
+/** Examples for the lead's note (test-artifacts/pix-fx/). */
+function saveExample(name: string, value: unknown): void {
+  const dir = path.join(__dirname, '..', 'test-artifacts', 'pix-fx');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, name), `${JSON.stringify(value, null, 2)}\n`);
+}
 
 async function simulatorCall(method: string, pathname: string, body?: object): Promise<any> {
   const response = await fetch(`${simulatorUrl}/pix${pathname}`, {
@@ -195,6 +209,12 @@ it('records a payment notified late, after the transaction was cancelled, and se
       status: 'DEVOLVIDO',
     }),
   ]);
+});
+
+it('reads the deposit reference back from a txid, a reference ending in the pad letter P included', () => {
+  expect(referenceOfTxid(pixTxidFor('TX2QYE3EPENP'))).toBe('TX2QYE3EPENP');
+  expect(referenceOfTxid(pixTxidFor('TX7K2M9QH4RD'))).toBe('TX7K2M9QH4RD');
+  expect(referenceOfTxid('TX7K2M9QH4RDPPPPPPPPPPPPPX')).toBeNull();
 });
 
 it('answers 404 to a wrong secret and records nothing', async () => {
@@ -356,5 +376,22 @@ describe('the sandbox’s simulate values drive the simulators', () => {
     await waitForStatus(harness, transaction.id, 'completed');
     const executions = await harness.prisma.fxExecution.findMany({ where: { transactionId: transaction.id } });
     expect(executions.map((execution) => execution.step).sort()).toEqual(['fiat_to_stablecoin', 'stablecoin_to_fiat']);
+    // The settlement report shows each leg's executed rate and FX result beside the locked rates.
+    const date = new Date().toISOString().slice(0, 10);
+    const report = await parties.partner.api.get(`/v1/reports/settlements?date=${date}&format=json`);
+    expect(report.status).toBe(200);
+    const row = (report.body.items as Array<Record<string, string | null>>).find(
+      (item) => item.transaction_id === transaction.id,
+    );
+    const [leg1, leg2] = ['fiat_to_stablecoin', 'stablecoin_to_fiat'].map((step) =>
+      executions.find((execution) => execution.step === step)!,
+    );
+    expect(row!.status).toBe('completed');
+    expect(Number(row!.sender_executed_rate)).toBe(Number(leg1!.price));
+    expect(Number(row!.receiver_executed_rate)).toBe(Number(leg2!.price));
+    expect(row!.sender_fx_result).toBe(leg1!.result.toFixed(6));
+    expect(row!.receiver_fx_result).toBe(leg2!.result.toFixed(2));
+    expect(Number(row!.sender_executed_rate)).not.toBe(Number(row!.sender_quotation));
+    saveExample('settlement-report-fx-row.json', row);
   });
 });

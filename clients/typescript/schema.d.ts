@@ -646,6 +646,10 @@ export interface paths {
          *     - `fx_gain_loss`: The service’s gain (positive) or loss (negative) on that sell-back against the locked rate; it is not charged to the sender (`returned_to_sender` is the whole deposit). Null when nothing was sold back.
          *     - `created_at`: When the transaction was created.
          *     - `finalized_at`: When it reached its final status (its final event).
+         *     - `sender_executed_rate`: With a liquidity provider: the firm price leg 1 (sender currency -> stablecoin) executed at, to compare with `sender_quotation`; null when leg 1 was not executed at a firm quote.
+         *     - `sender_fx_result`: The service’s FX gain (positive) or loss (negative) on leg 1, in the stablecoin: what the firm quote bought minus what the locked rate promised (not charged to you or the sender); null with `sender_executed_rate`.
+         *     - `receiver_executed_rate`: With a liquidity provider: the firm price leg 2 (stablecoin -> receiver currency) executed at, to compare with `receiver_quotation`; null when leg 2 was not executed at a firm quote.
+         *     - `receiver_fx_result`: The service’s FX gain or loss on leg 2, in the receiver currency; null with `receiver_executed_rate`.
          */
         get: operations["getSettlementReport"];
         put?: never;

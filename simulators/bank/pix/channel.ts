@@ -516,10 +516,13 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
           state.data.deliveries.push({ endToEndId: pix.endToEndId, url, status, at: new Date().toISOString() });
           if (status === null || status >= 300) delivered = false;
         }
-        // A PSP retries a refused notification later; bounded: after 10 attempts it gives up (GET /pix/{e2eid} finds it).
-        const attempts = state.data.deliveries.filter((d) => d.endToEndId === pix.endToEndId).length;
-        if (delivered || attempts >= 10) state.data.pending = state.data.pending.filter((p) => p !== due);
-        else due.dueAt = Date.now() + 1_000;
+        // A PSP retries a refused notification later, backing off (1 s doubling to 30 s); bounded: after 10 rounds
+        // (about 2.5 minutes) it gives up (GET /pix/{e2eid} still finds the payment).
+        const rounds = Math.floor(
+          state.data.deliveries.filter((d) => d.endToEndId === pix.endToEndId).length / due.copies,
+        );
+        if (delivered || rounds >= 10) state.data.pending = state.data.pending.filter((p) => p !== due);
+        else due.dueAt = Date.now() + Math.min(30_000, 1_000 * 2 ** Math.max(0, rounds - 1));
       }
       state.save();
     } finally {

@@ -26,8 +26,9 @@ export function pixTxidFor(reference: string): string {
 
 /** The deposit reference a txid carries, or null when the txid is not one of ours. */
 export function referenceOfTxid(txid: string): string | null {
-  const reference = txid.replace(new RegExp(`${TXID_PAD}+$`), '');
-  return reference.length === 12 && pixTxidFor(reference) === txid ? normaliseDepositReference(reference) : null;
+  // The first 12 characters, not the txid less its trailing Ps: a reference may itself end in P (Crockford base32).
+  const reference = txid.slice(0, 12);
+  return pixTxidFor(reference) === txid ? normaliseDepositReference(reference) : null;
 }
 
 export interface PixCollectionAccount {
