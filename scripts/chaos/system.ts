@@ -21,7 +21,7 @@ import { projectRoot } from '../lib/paths';
 import { freePort } from '../lib/ports';
 import type { LocalPostgres } from '../lib/postgres';
 import { startProductionEngine } from '../lib/production';
-import { bankSimulatorServiceEnv, Stack, StackProcess, tsEntry } from '../lib/stack';
+import { Stack, StackProcess, tsEntry } from '../lib/stack';
 import { waitUntil } from '../lib/wait';
 import { HttpClient } from './http';
 
@@ -105,7 +105,8 @@ export class ChaosSystem {
     log(`Anvil on ${stack.chain!.rpcUrl} (USDC ${stack.chain!.tokens.USDC}, USDT ${stack.chain!.tokens.USDT})`);
 
     const apiPort = await freePort();
-    // The bank simulator (API Pix, the liquidity provider): the fx and pix scenarios drive it by its scenario controls.
+    // The bank simulator (API Pix, the liquidity provider): the fx and pix scenarios run an API and a worker of their
+    // own against it (scripts/chaos/scenarios/fx.ts), so the others keep the sandbox rails whose operations they count.
     const bankSimulatorPort = await freePort();
     rmSync(path.join(chaosDataDir, 'bank-simulator'), { recursive: true, force: true });
     await stack.startBankSimulator({ port: bankSimulatorPort, stateDir: path.join(chaosDataDir, 'bank-simulator') });
@@ -143,7 +144,6 @@ export class ChaosSystem {
       ...stack.chainEnv(1),
       // The stack's chain watcher keeps up with a run of minutes (the final reconciliation needs its readings).
       ETHEREUM_WATCH_POLL_SECONDS: '2',
-      ...bankSimulatorServiceEnv(bankSimulatorUrl, `http://127.0.0.1:${apiPort}`),
     };
     const http = new HttpClient(apiPort);
     const workerCount = engine === 'server' ? 2 : 1;

@@ -1,6 +1,7 @@
-// Issue 38's chaos at the liquidity provider (the bank simulator's `liquidity` channel; the chaos stack must start the
-// simulator and give the API and workers LIQUIDITY_PROVIDER_URL=<simulator>/liquidity; BANK_SIMULATOR_URL names the
-// simulator here):
+// Issue 38's chaos at the bank simulator's `liquidity` and `pix` channels. The chaos stack starts the simulator
+// (BANK_SIMULATOR_URL); each scenario here runs an API and a worker of their own (`api-bank`, `worker-bank`, on the
+// task queue `payments-bank`) configured with bankSimulatorServiceEnv, so the other scenarios' API and worker keep the
+// sandbox rails whose operations they count:
 // - fx-band-jump: the provider's price jumps beyond the band while settlements run. Every transaction ends completed or
 //   in error, never with a leg executed twice, and every execution's FX posting is balanced.
 // - fx-quotes-down: the quote service is down while partners ask for quotes: every answer is 503 in the error shape
@@ -9,7 +10,9 @@
 //   some after their transaction was cancelled, and the API is killed while notifications are due (the bank
 //   notifies again). Every payment is one deposit; a transaction still awaiting it completes; a cancelled one's
 //   payment is sent back once through devolucao (DEVOLVIDO at the bank).
-import type { HttpClient } from '../http';
+import { HttpClient } from '../http';
+import { freePort } from '../../lib/ports';
+import { StackProcess, tsEntry } from '../../lib/stack';
 import { approvedCustomer, call, createFiatToFiatQuote, fiatToFiatAccounts, fiatToFiatBody, idOf } from '../fixtures';
 import { RunSize, ScenarioReport } from '../report';
 import type { ChaosSystem } from '../system';
@@ -22,6 +25,56 @@ function liquidityUrl(): string {
   const base = process.env.BANK_SIMULATOR_URL;
   if (!base) throw new Error('BANK_SIMULATOR_URL is not set: the chaos stack does not run the bank simulator yet');
   return `${base.replace(/\/$/, '')}/liquidity`;
+}
+
+interface BankServices {
+  http: HttpClient;
+  api: StackProcess;
+  /** A partner of the run, talking to this API. */
+  partner(name: string): Promise<{ partnerId: string; api: HttpClient }>;
+}
+
+/** Runs `scenario` against an API and a worker of its own that use the bank simulator; both removed afterwards. */
+async function withBankServices(system: ChaosSystem, scenario: (bank: BankServices) => Promise<void>): Promise<void> {
+  const port = await freePort();
+  const simulatorUrl = liquidityUrl().replace(/\/liquidity$/, '');
+  const env: NodeJS.ProcessEnv = {
+    ...system.apiEnv,
+    PORT: String(port),
+    TEMPORAL_TASK_QUEUE: 'payments-bank',
+    ...bankSimulatorServiceEnv(simulatorUrl, `http://127.0.0.1:${port}`),
+  };
+  const http = new HttpClient(port);
+  try {
+    const [api] = await Promise.all([
+      system.stack.start({
+        name: 'api-bank',
+        ...tsEntry('src/server.ts'),
+        env,
+        ready: async () => {
+          const live = await http.send({ method: 'GET', path: '/health/live', timeoutMs: 1000 });
+          return live.kind === 'response' && live.status === 200;
+        },
+      }),
+      system.stack.start({
+        name: 'worker-bank',
+        ...tsEntry('src/worker.ts'),
+        env,
+        ready: (worker) => worker.recentOutput().includes('"msg":"worker running"'),
+      }),
+    ]);
+    await scenario({
+      http,
+      api,
+      async partner(name) {
+        const created = await system.createPartner(name);
+        return { partnerId: created.partnerId, api: http.with({ Authorization: created.apiKey }) };
+      },
+    });
+  } finally {
+    await system.stack.remove('api-bank');
+    await system.stack.remove('worker-bank');
+  }
 }
 
 async function scenarioControl(body: object): Promise<void> {
@@ -53,9 +106,12 @@ async function finalStatus(api: HttpClient, id: string, limitMs: number): Promis
   return status;
 }
 
-export async function fxBandJumpScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
-  const partner = await system.createPartner('chaos fx band');
-  const { api } = partner;
+export function fxBandJumpScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
+  return withBankServices(system, (bank) => fxBandJump(system, bank, report, size));
+}
+
+async function fxBandJump(system: ChaosSystem, bank: BankServices, report: ScenarioReport, size: RunSize) {
+  const { api } = await bank.partner('chaos fx band');
   const customerId = await approvedCustomer(api);
   const accounts = await fiatToFiatAccounts(api, customerId);
   const count = size.quick ? 6 : 30;
@@ -116,8 +172,12 @@ export async function fxBandJumpScenario(system: ChaosSystem, report: ScenarioRe
   Object.assign(report.notes, outcomes);
 }
 
-export async function fxQuotesDownScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
-  const partner = await system.createPartner('chaos fx down');
+export function fxQuotesDownScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
+  return withBankServices(system, (bank) => fxQuotesDown(system, bank, report, size));
+}
+
+async function fxQuotesDown(system: ChaosSystem, bank: BankServices, report: ScenarioReport, size: RunSize) {
+  const partner = await bank.partner('chaos fx down');
   const { api } = partner;
   const before = await system.prisma.quote.count({ where: { partnerId: partner.partnerId } });
   await scenarioControl({ down: true });
@@ -162,9 +222,12 @@ async function pixScenario(method: string, pathname: string, body?: object): Pro
   return response.json();
 }
 
-export async function pixWebhookScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
-  const partner = await system.createPartner('chaos pix webhook');
-  const { api } = partner;
+export function pixWebhookScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
+  return withBankServices(system, (bank) => pixWebhook(system, bank, report, size));
+}
+
+async function pixWebhook(system: ChaosSystem, services: BankServices, report: ScenarioReport, size: RunSize) {
+  const { api } = await services.partner('chaos pix webhook');
   const customerId = await approvedCustomer(api);
   const accounts = await fiatToFiatAccounts(api, customerId);
   const env = bankSimulatorServiceEnv('', '');
@@ -210,7 +273,7 @@ export async function pixWebhookScenario(system: ChaosSystem, report: ScenarioRe
     }
     // While notifications are due, the API is killed and comes back: refused deliveries are sent again by the bank.
     await pause(3_500);
-    await system.api.restart('SIGKILL');
+    await services.api.restart('SIGKILL');
     report.kills += 1;
     report.restarts += 1;
     const deadline = Date.now() + (size.quick ? 120_000 : 600_000);
