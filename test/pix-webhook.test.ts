@@ -278,7 +278,14 @@ describe('returns through devolucao', () => {
       where: { transactionId: transaction.id, kind: 'refund' },
     });
     expect(leg.providerReference).toBe(atBank.devolucoes![0]!.rtrId);
-    expect(await eventTypesOf(harness, transaction.id)).toContain('payin.refunded');
+    const events = await eventTypesOf(harness, transaction.id);
+    expect(events).toContain('payin.refunded');
+    saveExample('service-refund-devolucao.json', {
+      transaction: { id: refunded.id, status: refunded.status, failure_reason: refunded.failure_reason },
+      refund_leg: { status: leg.status, provider_reference: leg.providerReference },
+      pix_at_the_bank: atBank,
+      events,
+    });
   });
 
   it('a return the payer’s bank refuses (NAO_REALIZADO) puts the refund in error; the operator’s retry returns it', async () => {
@@ -322,8 +329,23 @@ describe('the sandbox’s simulate values drive the simulators', () => {
     const atBank = await bank.getPix(deposit.provider_reference);
     expect(atBank.txid).toBe(pixTxidFor(transaction.sender_deposit_instructions.reference));
     await until(async () => (await deliveriesOf(deposit.provider_reference)).length === 2, 15_000, 'two deliveries');
-    expect((await deliveriesOf(deposit.provider_reference)).map((delivery) => delivery.status)).toEqual([200, 200]);
-    expect(await depositsOf(transaction.id)).toHaveLength(1);
+    const deliveries = await deliveriesOf(deposit.provider_reference);
+    expect(deliveries.map((delivery) => delivery.status)).toEqual([200, 200]);
+    const deposits = await depositsOf(transaction.id);
+    expect(deposits).toHaveLength(1);
+    saveExample('sandbox-deposit-through-the-bank.json', {
+      sandbox_deposit_answer: deposit,
+      cob: await bank.getCob(pixTxidFor(transaction.sender_deposit_instructions.reference)),
+      webhook_deliveries: deliveries.map((delivery) => ({
+        ...delivery,
+        url: delivery.url.replace(WEBHOOK_SECRET, '{secret}'),
+      })),
+      deposits: deposits.map((row) => ({
+        provider: row.provider,
+        provider_reference: row.providerReference,
+        status: row.status,
+      })),
+    });
     await untilSkipping(
       harness,
       async () => (await transactionOf(parties, transaction.id)).status === 'completed',
