@@ -86,10 +86,9 @@ async function scenarioControl(body: object): Promise<void> {
   if (!response.ok) throw new Error(`liquidity scenario control answered ${response.status}`);
 }
 
-async function executedQuotes(reference: string): Promise<number> {
+async function quotesOf(reference: string): Promise<Array<{ status: string }>> {
   const response = await fetch(`${liquidityUrl()}/v1/quotes?client_reference=${encodeURIComponent(reference)}`);
-  const body = (await response.json()) as { data: Array<{ status: string }> };
-  return body.data.filter((quote) => quote.status === 'executed').length;
+  return ((await response.json()) as { data: Array<{ status: string }> }).data;
 }
 
 async function finalStatus(api: HttpClient, id: string, limitMs: number): Promise<string> {
@@ -143,13 +142,17 @@ async function fxBandJump(system: ChaosSystem, bank: BankServices, report: Scena
   await pause(3_000);
   await scenarioControl({ reset: true });
   const outcomes: Record<string, number> = {};
+  let refusedQuotes = 0;
   for (const id of ids) {
     report.cases += 1;
     const status = await finalStatus(api, id, size.quick ? 120_000 : 600_000);
     outcomes[status] = (outcomes[status] ?? 0) + 1;
     report.check(['completed', 'error'].includes(status), () => `transaction ${id} ended ${status}`);
     for (const step of ['fiat_to_stablecoin', 'stablecoin_to_fiat']) {
-      const executed = await executedQuotes(`${id}:${step}`);
+      const quotes = await quotesOf(`${id}:${step}`);
+      const executed = quotes.filter((quote) => quote.status === 'executed').length;
+      // Firm quotes asked but not executed: refused beyond the band (or expired) before a later one went through.
+      refusedQuotes += quotes.length - executed;
       report.check(executed <= 1, () => `transaction ${id} ${step}: ${executed} executions`);
       const recorded = await system.prisma.fxExecution.count({ where: { transactionId: id, step } });
       report.check(
@@ -170,6 +173,7 @@ async function fxBandJump(system: ChaosSystem, bank: BankServices, report: Scena
     () => `unbalanced FX postings: ${unbalanced.map((r) => r.reference).join(', ')}`,
   );
   Object.assign(report.notes, outcomes);
+  report.notes.refused_firm_quotes = refusedQuotes;
 }
 
 export function fxQuotesDownScenario(system: ChaosSystem, report: ScenarioReport, size: RunSize): Promise<void> {
