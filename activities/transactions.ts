@@ -56,7 +56,12 @@ import {
 } from '../src/persistence/transactions';
 import { toDeposit, toTransaction } from '../src/presenters/transactions';
 import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
-import type { FiatRails, RailOperationKind, RailOutcome } from '../src/providers/fiat-rails';
+import {
+  type FiatRails,
+  type RailOperationKind,
+  type RailOutcome,
+  ReturnRefusedError,
+} from '../src/providers/fiat-rails';
 import { lookUpOperation, type OperationLookup } from '../src/providers/unavailable';
 import type { DepositResource, TransactionResource } from '../src/schemas/transactions';
 import type { ActivityServices } from './services';
@@ -91,6 +96,21 @@ const operationKinds: Record<RailStep, RailOperationKind> = {
 };
 
 const idempotencyKey = (transactionId: string, step: RailStep) => `${transactionId}:${step}`;
+
+/** The deposit a return sends back, as its provider reported it (a bank returns a credit by its own id). */
+const depositOf = (deposit: { provider: string; providerReference: string }) => ({
+  deposit: { provider: deposit.provider, providerReference: deposit.providerReference },
+});
+
+/** A return the sender's bank refused is final for this round: failed at once, not retried (ReturnRefusedError). */
+async function refusalNotRetried<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ReturnRefusedError) throw ApplicationFailure.nonRetryable(error.message, 'ReturnRefused');
+    throw error;
+  }
+}
 
 /** A rail operation's outcome as activities return it (Money as its decimal string). */
 export type RailStepOutcome = RailOutcome & { proceeds?: string };
@@ -191,7 +211,10 @@ export function createTransactionActivities(services: ActivityServices) {
 
   /** What the provider knows of a step's operation; the provider being unreachable is `unknown` too. */
   async function lookUp(row: TransactionRow, kind: RailStep, round: number): Promise<RailStepLookup> {
-    const found = await lookUpOperation(() => rails.lookUp(operationKinds[kind], requestOf(row, kind, round)));
+    const deposit = kind === 'refund' ? await findFundingDeposit(prisma, row.id) : null;
+    const found = await lookUpOperation(() =>
+      rails.lookUp(operationKinds[kind], { ...requestOf(row, kind, round), ...(deposit ? depositOf(deposit) : {}) }),
+    );
     if (found.state !== 'executed') return found;
     const { outcome } = found;
     return {
@@ -553,11 +576,14 @@ export function createTransactionActivities(services: ActivityServices) {
         if (row.type === 'payout' && row.walletId) return { providerReference: `wallet:${row.walletId}` };
         throw notFound('deposit of transaction', transactionId);
       }
-      const outcome = await rails.returnToSender({
-        ...request,
-        amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
-        rail: row.senderPaymentRail as PaymentRail,
-      });
+      const outcome = await refusalNotRetried(() =>
+        rails.returnToSender({
+          ...request,
+          ...depositOf(deposit),
+          amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
+          rail: row.senderPaymentRail as PaymentRail,
+        }),
+      );
       return { providerReference: outcome.providerReference };
     },
 
@@ -630,13 +656,16 @@ export function createTransactionActivities(services: ActivityServices) {
     ): Promise<{ providerReference: string }> {
       const deposit = await findDepositWithTransaction(prisma, depositId);
       if (!deposit) throw notFound('deposit', depositId);
-      const outcome = await rails.returnToSender({
-        idempotencyKey: depositReturnKey(depositId),
-        simulate,
-        round,
-        amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
-        rail: deposit.transaction.senderPaymentRail as PaymentRail,
-      });
+      const outcome = await refusalNotRetried(() =>
+        rails.returnToSender({
+          idempotencyKey: depositReturnKey(depositId),
+          simulate,
+          round,
+          ...depositOf(deposit),
+          amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
+          rail: deposit.transaction.senderPaymentRail as PaymentRail,
+        }),
+      );
       return { providerReference: outcome.providerReference };
     },
 
@@ -646,8 +675,14 @@ export function createTransactionActivities(services: ActivityServices) {
       round: number,
       simulate: SandboxSimulation | null,
     ): Promise<OperationLookup<{ providerReference: string }>> {
+      const deposit = await findDepositWithTransaction(prisma, depositId);
       const found = await lookUpOperation(() =>
-        rails.lookUp('return', { idempotencyKey: depositReturnKey(depositId), simulate, round }),
+        rails.lookUp('return', {
+          idempotencyKey: depositReturnKey(depositId),
+          simulate,
+          round,
+          ...(deposit ? depositOf(deposit) : {}),
+        }),
       );
       return found.state === 'executed'
         ? { state: 'executed', outcome: { providerReference: found.outcome.providerReference } }

@@ -169,6 +169,18 @@ const environmentSchema = z
     PIX_CA_FILE: z.string().optional(),
     /** The service's pix key (a CNPJ) at that bank. */
     PIX_COLLECTION_KEY: z.string().optional(),
+    /**
+     * The secret path segment of the service's `pix` webhook (docs/pix.md "The webhook"): set, the API serves
+     * POST /providers/api-pix/webhook/{secret}/pix and registers <PIX_WEBHOOK_BASE_URL>/providers/api-pix/webhook/{secret}
+     * with the bank at start.
+     */
+    PIX_WEBHOOK_SECRET: z
+      .string()
+      .min(24)
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional(),
+    /** Where the bank reaches the API (defaults to PUBLIC_BASE_URL). */
+    PIX_WEBHOOK_BASE_URL: z.url().optional(),
     ETHEREUM_USDC_CONTRACT: z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
@@ -408,6 +420,8 @@ export interface AppConfig {
     clientSecret: string;
     tls: { certFile: string; keyFile: string; caFile?: string } | null;
     collectionKey: string;
+    /** The service's webhook: its secret path segment and the URL registered with the bank; null: not served. */
+    webhook: { secret: string; url: string } | null;
   } | null;
   /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
   virtualAccountBanks: BankProfiles | null;
@@ -572,6 +586,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
                 }
               : null,
           collectionKey: values.PIX_COLLECTION_KEY ?? '',
+          webhook: values.PIX_WEBHOOK_SECRET
+            ? {
+                secret: values.PIX_WEBHOOK_SECRET,
+                url: `${(values.PIX_WEBHOOK_BASE_URL ?? values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, '')}/providers/api-pix/webhook/${values.PIX_WEBHOOK_SECRET}`,
+              }
+            : null,
         }
       : null,
     virtualAccountBanks,

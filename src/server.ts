@@ -10,6 +10,7 @@ import { LocalDiskDocumentStore } from './storage/document-store';
 import { lazyTemporalClient } from './temporal/client';
 import { startObservability } from './observability';
 import { closeEventStreams } from './services/event-stream';
+import { ApiPixDepositProvider } from './providers/pix/collections';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -37,6 +38,14 @@ async function main(): Promise<void> {
     logger.info({ port: config.port, url: config.publicBaseUrl }, 'API listening');
   });
   answerUnparsableRequests(server);
+  const pixWebhook = config.pixApi?.webhook;
+  if (pixWebhook && providers.depositProvider instanceof ApiPixDepositProvider) {
+    // In the background: the API answers while the bank is unreachable; the registration is logged either way.
+    providers.depositProvider.registerWebhook(pixWebhook.url).then(
+      () => logger.info('pix webhook registered with the bank'),
+      (error: unknown) => logger.error({ err: error }, 'pix webhook not registered with the bank'),
+    );
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

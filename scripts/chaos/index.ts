@@ -70,6 +70,24 @@ const scenarios: Scenario[] = [
     load: async () => (await import('./scenarios/bank')).bankScenario,
     limitSeconds: 900,
   },
+  {
+    number: 11,
+    name: 'fx-band-jump',
+    load: async () => (await import('./scenarios/fx')).fxBandJumpScenario,
+    limitSeconds: 900,
+  },
+  {
+    number: 12,
+    name: 'fx-quotes-down',
+    load: async () => (await import('./scenarios/fx')).fxQuotesDownScenario,
+    limitSeconds: 300,
+  },
+  {
+    number: 13,
+    name: 'pix-webhook',
+    load: async () => (await import('./scenarios/fx')).pixWebhookScenario,
+    limitSeconds: 900,
+  },
 ];
 
 const runStarted = Date.now();

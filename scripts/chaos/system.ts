@@ -109,6 +109,9 @@ export class ChaosSystem {
     log(`bank simulator on ${stack.bankSimulatorUrl} (.data/chaos/bank-simulator)`);
 
     const apiPort = await freePort();
+    // Its API Pix and liquidity provider: the fx and pix scenarios run an API and a worker of their own against them
+    // (scripts/chaos/scenarios/fx.ts), so the others keep the sandbox rails whose operations they count.
+    process.env.BANK_SIMULATOR_URL = stack.bankSimulatorUrl;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       APP_ENV: 'sandbox',

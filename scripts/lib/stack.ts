@@ -56,6 +56,24 @@ export interface ProcessSpec {
   logFile?: string;
 }
 
+/**
+ * What the API and workers need to use the bank simulator's API Pix and liquidity channels (docs/pix.md,
+ * docs/liquidity-provider.md): its OAuth2 client, the service's collection key, and the service's own `pix` webhook
+ * (a fixed development secret; the simulator posts to the API at `apiUrl`). Plain HTTP: the simulator of dev, tests
+ * and chaos serves no TLS (test/api-pix.test.ts covers mutual TLS).
+ */
+export function bankSimulatorServiceEnv(simulatorUrl: string, apiUrl: string): Record<string, string> {
+  return {
+    PIX_API_URL: `${simulatorUrl}/pix`,
+    PIX_CLIENT_ID: 'payments-api-dev',
+    PIX_CLIENT_SECRET: 'dev-pix-secret',
+    PIX_COLLECTION_KEY: '11222333000181',
+    PIX_WEBHOOK_SECRET: 'dev-pix-webhook-secret-not-for-production',
+    PIX_WEBHOOK_BASE_URL: apiUrl,
+    LIQUIDITY_PROVIDER_URL: `${simulatorUrl}/liquidity`,
+  };
+}
+
 /** The command line of a TypeScript entry point of this repository. */
 export function tsEntry(entry: string, nodeArgs: string[] = []): { command: string; args: string[] } {
   // `--import tsx` keeps the script in this very process: a signal reaches the process itself, not a wrapper

@@ -154,7 +154,9 @@ function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers:
         result.depositProvider,
       ),
       // Inside the liquidity provider's wrapper: a leg's firm quote is executed before its payout is sent.
-      fiatRails: new ApiPixPayoutRails(result.fiatRails, client, config.pixApi.collectionKey),
+      fiatRails: new ApiPixPayoutRails(result.fiatRails, client, config.pixApi.collectionKey, {
+        simulate: config.appEnv === 'sandbox',
+      }),
     };
   }
   if (config.liquidity) {
@@ -164,7 +166,9 @@ function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers:
       ...result,
       // Network fees are not the liquidity provider's: they stay with the rate provider of the environment.
       rateProvider: new LiquidityRateProvider(client, policy, result.rateProvider),
-      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma),
+      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma, {
+        simulate: config.appEnv === 'sandbox',
+      }),
     };
   }
   return result;
