@@ -11,6 +11,7 @@ import type { RateProvider } from '../src/providers/rates';
 import type { ProviderStatements } from '../src/providers/provider-statements';
 import type { ChainTransferVerifier } from '../src/providers/chain-verification';
 import type { WatchedChain } from '../src/providers/evm/watcher';
+import type { Screening } from '../src/providers/screening';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -31,4 +32,6 @@ export interface ActivityServices {
   chainTransferVerifier: ChainTransferVerifier;
   /** The chains the chain watcher reads. */
   watchedChains: WatchedChain[];
+  /** Sanctions screening (customers at verification, re-screenings). */
+  accountScreening: Screening;
 }

@@ -13,6 +13,7 @@ import { temporalTlsOptions } from './temporal/tls';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
 import { ensureReconciliationSchedule } from './temporal/reconciliation-schedule';
 import { ensureChainWatchers } from './temporal/chain-watchers';
+import { ensureScreeningListsSchedule } from './temporal/screening-schedule';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
@@ -109,6 +110,13 @@ async function main(): Promise<void> {
   await ensureMaintenanceSchedule(temporalClient.client, config.temporal.taskQueue);
   await ensureReconciliationSchedule(temporalClient.client, config.temporal.taskQueue);
   await ensureChainWatchers(temporalClient.client, config, config.temporal.taskQueue);
+  if (config.screening) {
+    await ensureScreeningListsSchedule(
+      temporalClient.client,
+      config.temporal.taskQueue,
+      config.screening.refreshMinutes,
+    );
+  }
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
   await startRelay.stop();

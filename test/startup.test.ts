@@ -53,7 +53,7 @@ it.each(['src/server.ts', 'src/worker.ts'] as const)(
   (entry) => {
     const { status, stderr } = start(entry, productionSecrets);
     expect(status).toBe(1);
-    expect(stderr).toContain('Production cannot start: no screening vendor is connected');
+    expect(stderr).toContain('Production cannot start: no sanctions list is configured');
     expect(stderr).toContain('no market-data feed is connected');
     expect(stderr).toContain('no exchange or payout rail is connected');
   },

@@ -1,7 +1,14 @@
 // Chooses the implementation of each outside system by environment.
 import type { AppConfig } from '../config';
 import { PixDirectory, SimulatedPixDirectory, UnconnectedPixDirectory } from './pix-directory';
-import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries, UnconnectedScreening } from './screening';
+import {
+  AccountScreening,
+  DenyListScreening,
+  sandboxDeniedBeneficiaries,
+  type Screening,
+  UnconnectedScreening,
+} from './screening';
+import { ListScreening } from './screening-lists';
 import { ConfigError } from '../config';
 import { isUnconnected } from './unavailable';
 import { RateProvider, SandboxRateProvider, UnconfiguredRateProvider } from './rates';
@@ -83,10 +90,7 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
         ? new SimulatedVerificationProvider(config.sandboxVerificationDelaySeconds)
         : new ManualReviewProvider(),
     pixDirectory: config.appEnv === 'sandbox' ? new SimulatedPixDirectory() : new UnconnectedPixDirectory(),
-    // No screening vendor is integrated yet: production refuses to start (assertProductionReady) rather than
-    // approve everyone.
-    accountScreening:
-      config.appEnv === 'sandbox' ? new DenyListScreening(sandboxDeniedBeneficiaries) : new UnconnectedScreening(),
+    accountScreening: createScreening(config, prisma),
     webhookSender: createWebhookSender(config),
     rateProvider: config.appEnv === 'sandbox' ? new SandboxRateProvider() : new UnconfiguredRateProvider(),
     // Production always has its own seed and banks (loadConfig refuses to start without them).
@@ -115,6 +119,20 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     ),
   });
 }
+
+/**
+ * The published sanctions lists when SCREENING_LISTS names them (docs/screening.md); otherwise the sandbox's fixed
+ * deny list, and in production a stand-in that refuses to start (assertProductionReady) rather than approve everyone.
+ */
+function createScreening(config: AppConfig, prisma: PrismaClient): Screening {
+  if (config.screening) {
+    return new ListScreening(prisma, { thresholds: config.screening.thresholds, checkEveryMs: SCREENING_CHECK_MS });
+  }
+  return config.appEnv === 'sandbox' ? new DenyListScreening(sandboxDeniedBeneficiaries) : new UnconnectedScreening();
+}
+
+/** How soon a process screens against a version the refresh just loaded. */
+const SCREENING_CHECK_MS = 10_000;
 
 /**
  * A configured liquidity provider prices quotes and executes each leg at its firm quote (around the rails that

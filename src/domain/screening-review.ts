@@ -1,0 +1,22 @@
+// What a screening review is about (workflows/screening.ts screeningReviewWorkflow, activities/screening.ts).
+
+export type ReviewSubjectType = 'customer' | 'external_account';
+
+export interface ScreeningReviewInput {
+  subjectType: ReviewSubjectType;
+  /** The customer or external account. */
+  resourceId: string;
+  partnerId: string;
+  /** The screenings that found the potential match. */
+  screeningIds: string[];
+  /**
+   * verification: a customer's verification workflow waits for this one and decides the customer (clear lets the
+   * verification go on; confirm rejects). creation: an external account created under review. rescreening: an
+   * approved subject a new list version matched; the review puts it under review and back.
+   */
+  opening: 'verification' | 'creation' | 'rescreening';
+}
+
+export type ReviewDecisionKind = 'clear' | 'confirm';
+
+export const screeningReviewWorkflowId = (resourceId: string) => `screening-review-${resourceId}`;
