@@ -204,13 +204,15 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
       subjectType: 'customer' | 'external_account';
       after: string | null;
       limit: number;
+      /** Only these partners' subjects (tests share one database). */
+      partnerIds?: string[];
     }): Promise<{ screened: number; next: string | null; reviews: ScreeningReviewInput[] }> {
       // Screen against the newest versions now, not when this process would next look.
       if (accountScreening instanceof ListScreening) await accountScreening.sync();
       const reviews: ScreeningReviewInput[] = [];
       let ids: string[];
       if (page.subjectType === 'customer') {
-        const customers = await customersToScreen(prisma, page.after, page.limit);
+        const customers = await customersToScreen(prisma, page.after, page.limit, page.partnerIds);
         ids = customers.map((customer) => customer.id);
         for (const customer of customers) {
           const cleared = await clearedEntries(customer.id);
@@ -232,7 +234,7 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
           }
         }
       } else {
-        const accounts = await externalAccountsToScreen(prisma, page.after, page.limit);
+        const accounts = await externalAccountsToScreen(prisma, page.after, page.limit, page.partnerIds);
         ids = accounts.map((account) => account.id);
         for (const account of accounts) {
           const name = String(account.details.beneficiary_name ?? '');

@@ -135,7 +135,14 @@ export interface RescreeningResult {
 /** Subjects screened per activity: a page is bounded in time (about 1 ms a name) and in its heartbeat-free run. */
 const PAGE_SIZE = 200;
 
-export async function rescreeningWorkflow(input: { versions: string[] }): Promise<RescreeningResult> {
+export interface RescreeningInput {
+  /** The list versions that started it (source:sha256), for the history. */
+  versions: string[];
+  /** Only these partners' subjects: a test's seam (test files share one database); all when absent. */
+  partnerIds?: string[];
+}
+
+export async function rescreeningWorkflow(input: RescreeningInput): Promise<RescreeningResult> {
   const result: RescreeningResult = { customersScreened: 0, externalAccountsScreened: 0, reviewsOpened: [] };
   for (const subjectType of ['customer', 'external_account'] as const) {
     let after: string | null = null;

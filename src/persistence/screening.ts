@@ -144,7 +144,12 @@ export interface CustomerToScreen {
  * Approved customers after `afterId` (by id), `limit` at most, each with its beneficial owners. Customers still in
  * verification are screened when they submit (their verification workflow owns their status until it ends).
  */
-export async function customersToScreen(db: SqlDb, afterId: string | null, limit: number): Promise<CustomerToScreen[]> {
+export async function customersToScreen(
+  db: SqlDb,
+  afterId: string | null,
+  limit: number,
+  partnerIds?: string[],
+): Promise<CustomerToScreen[]> {
   let query = sqlOf(db)
     .selectFrom('customers')
     .select([
@@ -160,6 +165,7 @@ export async function customersToScreen(db: SqlDb, afterId: string | null, limit
     ])
     .where('status', '=', 'approved');
   if (afterId) query = query.where('id', '>', afterId);
+  if (partnerIds) query = query.where('partnerId', 'in', partnerIds);
   const customers = await query.orderBy('id').limit(limit).execute();
   if (customers.length === 0) return [];
   const owners = await sqlOf(db)
@@ -192,12 +198,14 @@ export async function externalAccountsToScreen(
   db: SqlDb,
   afterId: string | null,
   limit: number,
+  partnerIds?: string[],
 ): Promise<ExternalAccountToScreen[]> {
   let query = sqlOf(db)
     .selectFrom('externalAccounts')
     .select(['id', 'partnerId', 'status', 'paymentRail', 'details'])
     .where('status', '=', 'approved');
   if (afterId) query = query.where('id', '>', afterId);
+  if (partnerIds) query = query.where('partnerId', 'in', partnerIds);
   const rows = await query.orderBy('id').limit(limit).execute();
   return rows.map((row) => ({ ...row, details: (row.details ?? {}) as Record<string, unknown> }));
 }
