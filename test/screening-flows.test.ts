@@ -82,7 +82,7 @@ describe('list versions', () => {
       detail: expect.stringMatching(/^parse_error/),
     });
     const oneEntry = path.join(dir, 'one.xml');
-    writeFileSync(oneEntry, baseSdn.replace(/<sdnEntry>[\s\S]*<\/sdnEntry>\s*<sdnEntry>[\s\S]*?<\/sdnEntry>/, ''));
+    writeFileSync(oneEntry, baseSdn.replace(/<sdnEntry>\s*<uid>9000[12]<\/uid>[\s\S]*?<\/sdnEntry>/g, ''));
     expect(await activities.refreshScreeningList({ source: 'ofac_sdn', url: oneEntry })).toMatchObject({
       outcome: 'refused',
       detail: 'too_few_entries: 1 entries, the current version has 3',

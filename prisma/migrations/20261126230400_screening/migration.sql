@@ -1,5 +1,5 @@
 -- Sanctions screening (docs/screening.md): each load of a list is a version row (a loaded one carries its parsed
--- entries, which every process reads), each screening a row with its report; external accounts can be under review.
+-- entries, which every process reads), each screening a row with its report, and external accounts can be under review.
 ALTER TYPE "external_account_status" ADD VALUE 'under_review';
 
 CREATE TABLE "screening_list_versions" (
