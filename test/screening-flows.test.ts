@@ -12,7 +12,9 @@ import { currentListVersions, listScreenings, listVersionHistory } from '../src/
 import { screeningReviewWorkflowId } from '../src/domain/screening-review';
 import { createActivities } from '../activities';
 import { decideScreeningReviewUpdate, rescreeningWorkflow, screeningReviewStateQuery } from '../workflows/screening';
-import { Harness, startHarness, TestPartner } from './support/harness';
+import { Harness, productionTestSecrets, startHarness, TestPartner } from './support/harness';
+import { loadConfig } from '../src/config';
+import { assertProductionReady, createProviders } from '../src/providers';
 import { approvedCustomer } from './support/accounts';
 import { createCustomer, externalAccount, individualCustomer, uploadIndividualDocuments } from './support/fixtures';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -261,8 +263,8 @@ describe('customers', () => {
 
     const handle = reviewHandle(customer.id);
     await until(
-      () => partner.api.get(`/v1/customers/${customer.id}`).then((response) => response.body.status as string),
-      (status) => status === 'under_review',
+      () => handle.query(screeningReviewStateQuery).catch(() => null),
+      (state) => state?.subjectUnderReview === true,
     );
     expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('under_review');
     const screenings = await listScreenings(harness.prisma, customer.id);
@@ -288,5 +290,30 @@ describe('customers', () => {
       args: [{ versions, partnerIds: [partner.partnerId] }],
     });
     expect(again.reviewsOpened).toEqual([]);
+  });
+});
+
+describe('production readiness', () => {
+  const production = (extra: Record<string, string>) =>
+    loadConfig({ ...process.env, APP_ENV: 'production', ...productionTestSecrets, ...extra });
+  const startupProblem = (extra: Record<string, string>) => {
+    const config = production(extra);
+    try {
+      assertProductionReady(config, createProviders(config, harness.prisma));
+      return '';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('counts screening as connected once lists are configured', () => {
+    expect(startupProblem({})).toContain('no sanctions list is configured');
+    expect(startupProblem({ SCREENING_LISTS: `ofac_sdn=${sdnFile}` })).not.toContain('sanctions');
+  });
+
+  it('refuses a list configuration it cannot load', () => {
+    expect(() => production({ SCREENING_LISTS: `uk=${sdnFile}` })).toThrow(/SCREENING_LISTS entry "uk=/);
+    expect(() => production({ SCREENING_LISTS: 'ofac_sdn=relative/sdn.xml' })).toThrow(/absolute path/);
+    expect(() => production({ SCREENING_LISTS: `un=${sdnFile},un=${sdnFile}` })).toThrow(/names a source twice/);
   });
 });

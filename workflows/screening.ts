@@ -6,7 +6,7 @@
 // - screeningReviewWorkflow (id screening-review-<resource id>): one subject with a potential match, under review
 //   until an operator sends the validated update `decideScreeningReview` (clear or confirm, with a reason). The wait
 //   is indefinite by design: it is an operator queue (find them in the Temporal UI with ResourceStatus =
-//   "screening_review"); the alert on its age is in ops/.
+//   "screening_review").
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -59,6 +59,8 @@ export const decideScreeningReviewUpdate = defineUpdate<ReviewOutcome, [ReviewDe
 export const screeningReviewStateQuery = defineQuery<{
   state: 'open' | ReviewOutcome;
   input: ScreeningReviewInput;
+  /** The subject is under review (a re-screening's review puts it there first). */
+  subjectUnderReview: boolean;
 }>('screeningReviewState');
 
 /** A reason when the decision cannot be taken, else null: clear or confirm, a reason, an operator. */
@@ -78,6 +80,7 @@ export function reviewDecisionProblem(decision: ReviewDecision | undefined): str
 export async function screeningReviewWorkflow(input: ScreeningReviewInput): Promise<ReviewOutcome> {
   let state: 'open' | ReviewOutcome = 'open';
   let decision: (ReviewDecision & { updateId: string }) | null = null;
+  let subjectUnderReview = input.opening !== 'rescreening';
   const publish = () =>
     upsertSearchAttributes([
       { key: PartnerIdAttribute, value: input.partnerId },
@@ -86,7 +89,7 @@ export async function screeningReviewWorkflow(input: ScreeningReviewInput): Prom
     ]);
   publish();
 
-  setHandler(screeningReviewStateQuery, () => ({ state, input }));
+  setHandler(screeningReviewStateQuery, () => ({ state, input, subjectUnderReview }));
   setHandler(
     decideScreeningReviewUpdate,
     async (incoming) => {
@@ -108,7 +111,10 @@ export async function screeningReviewWorkflow(input: ScreeningReviewInput): Prom
     },
   );
 
-  if (input.opening === 'rescreening') await activities.openScreeningReview(input);
+  if (input.opening === 'rescreening') {
+    await activities.openScreeningReview(input);
+    subjectUnderReview = true;
+  }
   // Indefinite by design: an operator queue, not a timeout (docs/screening.md "Review").
   await condition(() => decision !== null);
   const taken = decision as unknown as ReviewDecision & { updateId: string };
