@@ -3,7 +3,7 @@
 // customer at verification and approved customers after a list changed are screened and their reports kept; a
 // potential match waits in a review workflow for an operator's validated update (clear or confirm, with a reason),
 // recorded in operator_actions, with the subject's status, events and webhooks following.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
@@ -11,9 +11,15 @@ import { listOperatorActions } from '../src/persistence/operator-actions';
 import { currentListVersions, listScreenings, listVersionHistory } from '../src/persistence/screening';
 import { screeningReviewWorkflowId } from '../src/domain/screening-review';
 import { createActivities } from '../activities';
-import { decideScreeningReviewUpdate, rescreeningWorkflow, screeningReviewStateQuery } from '../workflows/screening';
+import {
+  decideScreeningReviewUpdate,
+  rescreeningWorkflow,
+  screeningListRefreshWorkflow,
+  screeningReviewStateQuery,
+} from '../workflows/screening';
 import { Harness, productionTestSecrets, startHarness, TestPartner } from './support/harness';
 import { loadConfig } from '../src/config';
+import { historyToObject } from './support/histories';
 import { assertProductionReady, createProviders } from '../src/providers';
 import { approvedCustomer } from './support/accounts';
 import { createCustomer, externalAccount, individualCustomer, uploadIndividualDocuments } from './support/fixtures';
@@ -57,6 +63,19 @@ afterAll(() => harness?.teardown());
 
 const reviewHandle = (resourceId: string) =>
   harness.env.client.workflow.getHandle(screeningReviewWorkflowId(resourceId));
+
+/** With SCREENING_RECORD_HISTORIES set, keeps a finished run's history for test/workflow-histories.test.ts. */
+async function record(workflowId: string, name: string): Promise<void> {
+  if (!process.env.SCREENING_RECORD_HISTORIES) return;
+  const handle = harness.env.client.workflow.getHandle(workflowId);
+  const [description, history] = await Promise.all([handle.describe(), handle.fetchHistory()]);
+  const folder = path.join(__dirname, 'histories', description.type);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(
+    path.join(folder, `${name}.json`),
+    `${JSON.stringify(historyToObject(history, workflowId), null, 1)}\n`,
+  );
+}
 
 async function eventTypes(resourceId: string): Promise<string[]> {
   const rows = await harness.prisma.event.findMany({ where: { resourceId }, orderBy: { sequence: 'asc' } });
@@ -151,6 +170,7 @@ describe('external accounts', () => {
       }),
     ).toBe('cleared');
     expect(await handle.result()).toBe('cleared');
+    await record(screeningReviewWorkflowId(id), 'creation-cleared-after-a-refused-update');
     const account = await partner.api.get(`/v1/external-accounts/${id}`);
     expect(account.body.status).toBe('approved');
     expect(await eventTypes(id)).toEqual([
@@ -237,6 +257,8 @@ describe('customers', () => {
     });
     const verification = harness.env.client.workflow.getHandle(workflowIds.customerVerification(customer.id));
     expect(await verification.result()).toBe('rejected');
+    await record(screeningReviewWorkflowId(customer.id), 'verification-confirmed');
+    await record(workflowIds.customerVerification(customer.id), 'sandbox-screening-match-confirmed');
     expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('rejected');
     expect(await eventTypes(customer.id)).toEqual(['customer.created', 'customer.under_review', 'customer.rejected']);
   });
@@ -248,18 +270,20 @@ describe('customers', () => {
       individualCustomer({ first_name: newcomer.first, last_name: 'Quillfeatherstone' }),
     );
     writeFileSync(sdnFile, sdnWithNewcomer);
-    expect(await activities.refreshScreeningList({ source: 'ofac_sdn', url: sdnFile })).toMatchObject({
-      outcome: 'loaded',
+    // The Schedule's workflow: the new version loaded, then everyone (here: this file's partner) screened again.
+    const refresh = await harness.env.client.workflow.execute(screeningListRefreshWorkflow, {
+      workflowId: `screening-lists-${nonce}`,
+      taskQueue: harness.config.temporal.taskQueue,
+      args: [{ partnerIds: [partner.partnerId] }],
     });
     const versions = await activities.currentScreeningVersions();
-    const result = await harness.env.client.workflow.execute(rescreeningWorkflow, {
-      workflowId: `rescreening-${nonce}`,
-      taskQueue: harness.config.temporal.taskQueue,
-      args: [{ versions, partnerIds: [partner.partnerId] }],
-    });
+    expect(refresh.outcomes).toEqual([{ source: 'ofac_sdn', outcome: 'loaded' }]);
+    const result = refresh.rescreening!;
     expect(result.reviewsOpened).toEqual([customer.id]);
     expect(result.customersScreened).toBeGreaterThanOrEqual(3);
-    if (process.env.SCREENING_PRINT_HISTORY) console.log(JSON.stringify({ rescreening: result, versions }, null, 2));
+    if (process.env.SCREENING_PRINT_HISTORY) console.log(JSON.stringify({ refresh, versions }, null, 2));
+    await record(`screening-lists-${nonce}`, 'loaded-then-rescreened');
+    await record(`screening-lists-${nonce}-rescreening`, 'one-review-opened');
 
     const handle = reviewHandle(customer.id);
     await until(
@@ -280,6 +304,7 @@ describe('customers', () => {
       ],
     });
     expect(await handle.result()).toBe('cleared');
+    await record(screeningReviewWorkflowId(customer.id), 'rescreening-cleared');
     expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('approved');
     expect((await eventTypes(customer.id)).slice(-2)).toEqual(['customer.under_review', 'customer.approved']);
 

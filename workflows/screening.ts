@@ -187,8 +187,8 @@ export interface ListRefreshResult {
   rescreening: RescreeningResult | null;
 }
 
-/** The Schedule's run: every configured list, then a re-screening when a version changed. */
-export async function screeningListRefreshWorkflow(): Promise<ListRefreshResult> {
+/** The Schedule's run: every configured list, then a re-screening when a version changed (`partnerIds`: a test's seam). */
+export async function screeningListRefreshWorkflow(input: { partnerIds?: string[] } = {}): Promise<ListRefreshResult> {
   const sources = await activities.configuredScreeningLists();
   const outcomes: ListRefreshResult['outcomes'] = [];
   for (const source of sources) outcomes.push(await loading.refreshScreeningList(source));
@@ -196,7 +196,7 @@ export async function screeningListRefreshWorkflow(): Promise<ListRefreshResult>
   const versions = await activities.currentScreeningVersions();
   const child = await startChild(rescreeningWorkflow, {
     workflowId: `${workflowInfo().workflowId}-rescreening`,
-    args: [{ versions }],
+    args: [{ versions, ...(input.partnerIds ? { partnerIds: input.partnerIds } : {}) }],
   });
   return { outcomes, rescreening: await child.result() };
 }
