@@ -26,7 +26,12 @@ import type { ListSource } from '../src/screening/entries';
 import type { ScreeningSubject } from '../src/providers/screening';
 import { ListScreening } from '../src/providers/screening-lists';
 import { isUnconnected } from '../src/providers/unavailable';
-import type { ReviewDecisionKind, ScreeningReviewInput } from '../src/domain/screening-review';
+import {
+  type ReviewDecisionKind,
+  rescreeningReviewWorkflowId,
+  type ScreeningReviewInput,
+} from '../src/domain/screening-review';
+import { insertWorkflowStart } from '../src/persistence/workflow-starts';
 
 /** The publisher's file may be large and slow; the activity's own timeout is 5 minutes (workflows/screening.ts). */
 const FETCH_TIMEOUT_MS = 120_000;
@@ -157,6 +162,25 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
     });
   }
 
+  /**
+   * A re-screening's match: the subject under review with its event, and the intent to start its review workflow, in
+   * one transaction (write-then-start: the worker's start relay starts it, src/temporal/workflow-start-relay.ts).
+   */
+  async function openReview(review: ScreeningReviewInput): Promise<{ resourceId: string; workflowId: string }> {
+    const workflowId = rescreeningReviewWorkflowId(review.resourceId, review.screeningIds[0]!);
+    await withDatabaseTransaction(prisma, async (tx) => {
+      if (review.subjectType === 'customer') await announceCustomer(tx, review.resourceId, 'under_review');
+      else await announceAccount(tx, review.resourceId, 'under_review', 'potential sanctions-list match under review');
+      await insertWorkflowStart(tx, {
+        workflowType: 'screeningReviewWorkflow',
+        workflowId,
+        args: [review],
+        searchAttributes: { PartnerId: review.partnerId, ResourceId: review.resourceId },
+      });
+    });
+    return { resourceId: review.resourceId, workflowId };
+  }
+
   return {
     async configuredScreeningLists(): Promise<{ source: ListSource; url: string }[]> {
       return config.screening?.lists ?? [];
@@ -213,10 +237,10 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
       limit: number;
       /** Only these partners' subjects (tests share one database). */
       partnerIds?: string[];
-    }): Promise<{ screened: number; next: string | null; reviews: ScreeningReviewInput[] }> {
+    }): Promise<{ screened: number; next: string | null; reviews: { resourceId: string; workflowId: string }[] }> {
       // Screen against the newest versions now, not when this process would next look.
       if (accountScreening instanceof ListScreening) await accountScreening.sync();
-      const reviews: ScreeningReviewInput[] = [];
+      const reviews: { resourceId: string; workflowId: string }[] = [];
       let ids: string[];
       if (page.subjectType === 'customer') {
         const customers = await customersToScreen(prisma, page.after, page.limit, page.partnerIds);
@@ -231,13 +255,15 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
             cleared,
           );
           if (matched.length > 0) {
-            reviews.push({
-              subjectType: 'customer',
-              resourceId: customer.id,
-              partnerId: customer.partnerId,
-              screeningIds: matched,
-              opening: 'rescreening',
-            });
+            reviews.push(
+              await openReview({
+                subjectType: 'customer',
+                resourceId: customer.id,
+                partnerId: customer.partnerId,
+                screeningIds: matched,
+                opening: 'rescreening',
+              }),
+            );
           }
         }
       } else {
@@ -255,20 +281,22 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
             cleared,
           );
           if (matched.length > 0) {
-            reviews.push({
-              subjectType: 'external_account',
-              resourceId: account.id,
-              partnerId: account.partnerId,
-              screeningIds: matched,
-              opening: 'rescreening',
-            });
+            reviews.push(
+              await openReview({
+                subjectType: 'external_account',
+                resourceId: account.id,
+                partnerId: account.partnerId,
+                screeningIds: matched,
+                opening: 'rescreening',
+              }),
+            );
           }
         }
       }
       return { screened: ids.length, next: ids.length < page.limit ? null : ids[ids.length - 1]!, reviews };
     },
 
-    /** A re-screening's match: the approved subject goes under review, with its event. */
+    /** A re-screening's review makes sure its subject is under review (done already when its start was written). */
     async openScreeningReview(input: ScreeningReviewInput): Promise<void> {
       await withDatabaseTransaction(prisma, async (tx) => {
         if (input.subjectType === 'customer') await announceCustomer(tx, input.resourceId, 'under_review');

@@ -306,13 +306,16 @@ describe('customers', () => {
     const versions = await activities.currentScreeningVersions();
     expect(refresh.outcomes).toEqual([{ source: 'ofac_sdn', outcome: 'loaded' }]);
     const result = refresh.rescreening!;
-    expect(result.reviewsOpened).toEqual([customer.id]);
+    expect(result.reviewsOpened.map((review) => review.resourceId)).toEqual([customer.id]);
+    // The customer went under review with the review's start intent; the worker's start relay starts the review.
+    expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('under_review');
+    await harness.startRelay.sweep({ minAgeMs: 0 });
     expect(result.customersScreened).toBeGreaterThanOrEqual(3);
     if (process.env.SCREENING_PRINT_HISTORY) console.log(JSON.stringify({ refresh, versions }, null, 2));
     await record(`screening-lists-${nonce}`, 'loaded-then-rescreened');
     await record(`screening-lists-${nonce}-rescreening`, 'one-review-opened');
 
-    const handle = reviewHandle(customer.id);
+    const handle = harness.env.client.workflow.getHandle(result.reviewsOpened[0]!.workflowId);
     await until(
       () => handle.query(screeningReviewStateQuery).catch(() => null),
       (state) => state?.subjectUnderReview === true,
@@ -331,7 +334,7 @@ describe('customers', () => {
       operator: 'olivia.operator@example.com',
     });
     expect(await handle.result()).toBe('cleared');
-    await record(screeningReviewWorkflowId(customer.id), 'rescreening-cleared');
+    await record(result.reviewsOpened[0]!.workflowId, 'rescreening-cleared');
     expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('approved');
     expect((await eventTypes(customer.id)).slice(-2)).toEqual(['customer.under_review', 'customer.approved']);
 

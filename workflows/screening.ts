@@ -2,7 +2,8 @@
 // - screeningListRefreshWorkflow: started by the `screening-lists` Schedule; loads every configured list, and when a
 //   version changed, re-screens everyone (a child rescreeningWorkflow).
 // - rescreeningWorkflow: pages through approved customers and external accounts, screens each page in one bounded
-//   activity, and opens a review (a screeningReviewWorkflow, left running on its own) for every new potential match.
+//   activity, which opens a review for every new potential match: the subject under review and the intent to start
+//   its screeningReviewWorkflow commit together, and the worker's start relay starts it.
 // - screeningReviewWorkflow (id screening-review-<resource id>): one subject with a potential match, under review
 //   until an operator sends the validated update `decideScreeningReview` (clear or confirm, with a reason). The wait
 //   is indefinite by design: it is an operator queue (find them in the Temporal UI with ResourceStatus =
@@ -14,21 +15,15 @@ import {
   currentUpdateInfo,
   defineQuery,
   defineUpdate,
-  ParentClosePolicy,
   proxyActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
-  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { boundedActivityOptions } from './retry-policies';
-import {
-  type ReviewDecisionKind,
-  type ScreeningReviewInput,
-  screeningReviewWorkflowId,
-} from '../src/domain/screening-review';
+import { type ReviewDecisionKind, type ScreeningReviewInput } from '../src/domain/screening-review';
 import { PartnerIdAttribute, ResourceIdAttribute, ResourceStatusAttribute } from '../src/temporal/search-attributes';
 
 const activities = proxyActivities<Activities>(boundedActivityOptions);
@@ -135,7 +130,8 @@ export async function screeningReviewWorkflow(input: ScreeningReviewInput): Prom
 export interface RescreeningResult {
   customersScreened: number;
   externalAccountsScreened: number;
-  reviewsOpened: string[];
+  /** The reviews opened (their workflows are started by the start relay, with the subject's status change). */
+  reviewsOpened: { resourceId: string; workflowId: string }[];
 }
 
 /** Subjects screened per activity: a page is bounded in time (about 1 ms a name) and in its heartbeat-free run. */
@@ -160,21 +156,8 @@ export async function rescreeningWorkflow(input: RescreeningInput): Promise<Resc
       });
       if (subjectType === 'customer') result.customersScreened += page.screened;
       else result.externalAccountsScreened += page.screened;
-      for (const review of page.reviews) {
-        try {
-          await startChild(screeningReviewWorkflow, {
-            workflowId: screeningReviewWorkflowId(review.resourceId),
-            args: [review],
-            // The review outlives this batch: it waits for an operator.
-            parentClosePolicy: ParentClosePolicy.ABANDON,
-            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-          });
-          result.reviewsOpened.push(review.resourceId);
-        } catch (error) {
-          // A review of this subject is already open: it covers the new match too.
-          if ((error as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
-        }
-      }
+      // Each review was opened with its subject's status change; the start relay starts its workflow.
+      result.reviewsOpened.push(...page.reviews);
       if (page.next === null) break;
       after = page.next;
     }

@@ -19,4 +19,8 @@ export interface ScreeningReviewInput {
 
 export type ReviewDecisionKind = 'clear' | 'confirm';
 
+/** The review opened at creation or verification. */
 export const screeningReviewWorkflowId = (resourceId: string) => `screening-review-${resourceId}`;
+/** A review a re-screening opened: one per screening, since a subject may be reviewed again after an earlier review. */
+export const rescreeningReviewWorkflowId = (resourceId: string, screeningId: string) =>
+  `screening-review-${resourceId}-${screeningId}`;
