@@ -14,6 +14,7 @@ import { createVirtualAccountActivities } from './virtual-accounts';
 import { createWalletTransferActivities } from './wallet-transfers';
 import { createPayoutReturnActivities } from './payout-returns';
 import { createBankReportActivities } from './bank-reports';
+import { createScreeningActivities } from './screening';
 
 export type { ActivityServices };
 
@@ -54,6 +55,7 @@ export function createActivities(services: ActivityServices) {
     ...createPayoutReturnActivities(services),
     ...createChainWatcherActivities(services),
     ...createBankReportActivities(services),
+    ...createScreeningActivities(services),
   });
 }
 

@@ -13,6 +13,7 @@ import type { ChainTransferVerifier } from '../src/providers/chain-verification'
 import type { WatchedChain } from '../src/providers/evm/watcher';
 import type { Iso20022BankClient } from '../src/providers/iso20022/client';
 import type { BankReportIntake } from '../src/providers/iso20022/reports';
+import type { Screening } from '../src/providers/screening';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -37,4 +38,6 @@ export interface ActivityServices {
   bankReports?: Iso20022BankClient | null;
   /** The service's deposit and return paths for those notifications (src/services/transactions/bank-reports.ts). */
   bankIntake?: BankReportIntake;
+  /** Sanctions screening (customers at verification, re-screenings). */
+  accountScreening: Screening;
 }

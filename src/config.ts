@@ -6,6 +6,7 @@ import { allCurrencies, amountTextProblem, isCurrency, Money } from './domain/mo
 import { AmountRanges, defaultAmountRangeText, MAX_SERVICE_FEE_BPS } from './domain/quotes';
 import type { StuckBounds } from './domain/reconciliation';
 import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
+import { loadableListSources, type ListSource } from './screening/entries';
 
 /**
  * The worker's sticky cache (WORKER_MAX_CACHED_WORKFLOWS). Each cached workflow keeps its own copy of the bundle's
@@ -160,6 +161,16 @@ const environmentSchema = z
     FX_BUFFER_BPS: z.coerce.number().int().min(0).max(1000).default(30),
     FX_BAND_BPS: z.coerce.number().int().min(1).max(5000).default(100),
     FX_MAX_PRICE_AGE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+    /**
+     * Sanctions lists screened against (docs/screening.md): `source=url` pairs separated by commas, source one of
+     * ofac_sdn, ofac_consolidated, un, eu; url https://, file:// or an absolute path. Set, screening is connected.
+     */
+    SCREENING_LISTS: z.string().optional(),
+    SCREENING_REVIEW_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.88),
+    SCREENING_REPORT_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.8),
+    /** A new version with fewer entries than this fraction of the current one is refused as suspicious. */
+    SCREENING_MIN_ENTRY_RATIO: z.coerce.number().min(0).max(1).default(0.5),
+    SCREENING_REFRESH_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
     /** A bank's API Pix (docs/pix.md): set, pix deposits are charges (cob) there and its webhook reports them. */
     PIX_API_URL: z.url().optional(),
     PIX_CLIENT_ID: z.string().optional(),
@@ -413,6 +424,13 @@ export interface AppConfig {
   payoutTxHashWaitMinutes: number;
   /** The liquidity provider and the FX policy (src/domain/fx.ts); null: rates and conversions stay the rails'. */
   liquidity: { url: string; bufferBps: number; bandBps: number; maxPriceAgeSeconds: number } | null;
+  /** The sanctions lists and the matcher's thresholds; null: no list is configured (docs/screening.md). */
+  screening: {
+    lists: { source: ListSource; url: string }[];
+    thresholds: { review: number; report: number };
+    minEntryRatio: number;
+    refreshMinutes: number;
+  } | null;
   /** A bank's API Pix; null: pix deposits stay the deposit provider's. */
   pixApi: {
     url: string;
@@ -570,6 +588,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
           bufferBps: values.FX_BUFFER_BPS,
           bandBps: values.FX_BAND_BPS,
           maxPriceAgeSeconds: values.FX_MAX_PRICE_AGE_SECONDS,
+        }
+      : null,
+    screening: values.SCREENING_LISTS
+      ? {
+          lists: parseScreeningLists(values.SCREENING_LISTS),
+          thresholds: { review: values.SCREENING_REVIEW_THRESHOLD, report: values.SCREENING_REPORT_THRESHOLD },
+          minEntryRatio: values.SCREENING_MIN_ENTRY_RATIO,
+          refreshMinutes: values.SCREENING_REFRESH_MINUTES,
         }
       : null,
     pixApi: values.PIX_API_URL
@@ -768,4 +794,33 @@ function parseEvmChains(values: {
       confirmations: values.ETHEREUM_CONFIRMATIONS,
     },
   };
+}
+
+/** `ofac_sdn=https://...,un=file:///...`: each list once, a known source, a URL or an absolute path. */
+export function parseScreeningLists(raw: string): { source: ListSource; url: string }[] {
+  const lists = raw
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      const source = pair.slice(0, at).trim();
+      const url = pair.slice(at + 1).trim();
+      if (at < 1 || !(loadableListSources as readonly string[]).includes(source)) {
+        throw new ConfigError(
+          `Invalid configuration: SCREENING_LISTS entry "${pair}" must be <source>=<url>, source one of ${loadableListSources.join(', ')}`,
+        );
+      }
+      if (!/^(https?:\/\/|file:\/\/|\/)/.test(url)) {
+        throw new ConfigError(
+          `Invalid configuration: SCREENING_LISTS ${source} needs an http(s) or file URL or an absolute path`,
+        );
+      }
+      return { source: source as ListSource, url };
+    });
+  if (new Set(lists.map((list) => list.source)).size !== lists.length) {
+    throw new ConfigError('Invalid configuration: SCREENING_LISTS names a source twice');
+  }
+  if (lists.length === 0) throw new ConfigError('Invalid configuration: SCREENING_LISTS names no list');
+  return lists;
 }

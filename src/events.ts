@@ -30,6 +30,8 @@ export const eventTypes = [
   'external_account.created',
   'external_account.approved',
   'external_account.rejected',
+  /** Beyond SPEC 6's 29: a potential sanctions-list match an operator reviews (docs/screening.md). */
+  'external_account.under_review',
   'virtual_account.created',
   'virtual_account.approved',
   'virtual_account.rejected',

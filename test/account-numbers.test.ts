@@ -255,10 +255,10 @@ describe('sandbox providers', () => {
     expect(normaliseName('  Dénied   CÓMPANY ltd ')).toBe('denied company ltd');
     const screening = new DenyListScreening(['Denied Company Ltd']);
     const subject = { paymentRail: 'wire' as const, country: 'USA' };
-    expect(await screening.screen({ ...subject, beneficiaryName: 'denied company LTD' })).toEqual({
+    expect(await screening.screen({ ...subject, name: 'denied company LTD' })).toEqual({
       outcome: 'rejected',
       reason: 'beneficiary name is on the deny list',
     });
-    expect(await screening.screen({ ...subject, beneficiaryName: 'Denied Company' })).toEqual({ outcome: 'approved' });
+    expect(await screening.screen({ ...subject, name: 'Denied Company' })).toEqual({ outcome: 'approved' });
   });
 });

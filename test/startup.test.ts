@@ -77,7 +77,7 @@ it('the API starts in production without a screening vendor, exchange or rails, 
         'payout:wire: no bank or rail pays out on wire',
         'chain:solana: solana is a simulation only',
         'exchange: no liquidity provider is configured',
-        expect.stringContaining('screening: no screening vendor is connected'),
+        expect.stringContaining('screening: no sanctions list is configured'),
       ]),
     );
     let live: Response | undefined;

@@ -13,11 +13,15 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  executeChild,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { screeningReviewWorkflow } from './screening';
+import { screeningReviewWorkflowId } from '../src/domain/screening-review';
 import type { Activities } from '../activities';
 import { boundedActivityOptions } from './retry-policies';
 import { RejectedStep, rejectionCodes, stepsFor, VerificationDecision } from '../src/domain/verification';
@@ -191,6 +195,32 @@ export async function customerVerificationWorkflow(input: CustomerVerificationIn
 
   while (status !== 'approved' && status !== 'rejected') {
     await condition(() => status === 'under_review');
+    // Sanctions screening of the customer and its beneficial owners (docs/screening.md): a potential match waits
+    // for an operator's review before any decision; a confirmed match rejects the customer.
+    if (patched('screening-at-verification')) {
+      const screening = await activities.screenCustomer(input.customerId);
+      if (screening.potentialMatch) {
+        const review = await executeChild(screeningReviewWorkflow, {
+          workflowId: screeningReviewWorkflowId(input.customerId),
+          args: [
+            {
+              subjectType: 'customer',
+              resourceId: input.customerId,
+              partnerId: input.partnerId,
+              screeningIds: screening.screeningIds,
+              opening: 'verification',
+            },
+          ],
+        });
+        if (review === 'confirmed') {
+          status = 'rejected';
+          decision = undefined;
+          decisionsApplied += 1;
+          publishStatus();
+          break;
+        }
+      }
+    }
     const applied = await nextDecision();
     decision = undefined;
     automatic = null;

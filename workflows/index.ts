@@ -11,3 +11,4 @@ export { reconciliationWorkflow } from './reconciliation';
 export { payoutReturnWorkflow } from './payout-return';
 export { chainWatcherWorkflow } from './chain-watcher';
 export { bankReportsWorkflow } from './bank-reports';
+export { screeningReviewWorkflow, rescreeningWorkflow, screeningListRefreshWorkflow } from './screening';

@@ -29,6 +29,7 @@ export const errorStatuses = {
   quote_already_used: 422,
   quote_currency_mismatch: 422,
   external_account_rejected: 422,
+  external_account_under_review: 422,
   payin_cannot_be_cancelled: 422,
   payout_cannot_be_cancelled: 422,
   payout_cannot_be_confirmed: 422,

@@ -320,7 +320,7 @@ export interface paths {
          * Initiate a fiat-to-fiat transaction
          * @description Uses a fiat-to-fiat quote (once) to move fiat from a sender to the customer’s external account in another currency; the stablecoin in between is held on `wallet_id`. Answers 201 with the transaction in `awaiting_deposit` and its `sender_deposit_instructions`; event payin.created.
          *
-         *     **Checks**, each refusing with nothing created and the quote still usable: the quote is a fiat-to-fiat quote of yours (404; another type: 400 on quote_id), not expired (`quote_expired`), not used (`quote_already_used`); the customer is yours and approved (`customer_not_approved`); wallet and external account are yours (404) and the customer’s (`customer_mismatch`); the wallet is on the quote’s stablecoin chain and the external account on its receiver rail (`quote_currency_mismatch`); the external account is not rejected (`external_account_rejected`); a rate-only quote needs `sender.amount` or `receiver.amount` (priced with the locked rates; `amount_out_of_range`), a quote with amounts takes none.
+         *     **Checks**, each refusing with nothing created and the quote still usable: the quote is a fiat-to-fiat quote of yours (404; another type: 400 on quote_id), not expired (`quote_expired`), not used (`quote_already_used`); the customer is yours and approved (`customer_not_approved`); wallet and external account are yours (404) and the customer’s (`customer_mismatch`); the wallet is on the quote’s stablecoin chain and the external account on its receiver rail (`quote_currency_mismatch`); the external account is not rejected (`external_account_rejected`) nor under review (`external_account_under_review`); a rate-only quote needs `sender.amount` or `receiver.amount` (priced with the locked rates; `amount_out_of_range`), a quote with amounts takes none.
          *
          *     **Lifecycle**: `awaiting_deposit` (the sender pays per `sender_deposit_instructions`, with the reference, before
          *     `deposit_deadline`) -> `processing` (deposit received; the fiat becomes the stablecoin in the wallet, then the
@@ -460,7 +460,7 @@ export interface paths {
          *
          *     **Receiver**: `external_account_id` (an approved external account of the customer on the quote’s receiver rail), or on the pix rail `pix` (key and document, SPEC 4.2; the key is checked as external accounts check it: `pix_key_invalid`).
          *
-         *     **Checks**, each refusing with nothing created and the quote still usable: the quote is a payout quote of yours (404; another type: 400 on quote_id), not expired, not used; the customer approved; wallet and external account the customer’s (`customer_mismatch`); the wallet on the quote’s sender chain and the external account on its receiver rail (`quote_currency_mismatch`); the external account not rejected; a rate-only quote needs `amount` (`amount_out_of_range`); the balance (`insufficient_funds`).
+         *     **Checks**, each refusing with nothing created and the quote still usable: the quote is a payout quote of yours (404; another type: 400 on quote_id), not expired, not used; the customer approved; wallet and external account the customer’s (`customer_mismatch`); the wallet on the quote’s sender chain and the external account on its receiver rail (`quote_currency_mismatch`); the external account not rejected nor under review; a rate-only quote needs `amount` (`amount_out_of_range`); the balance (`insufficient_funds`).
          */
         post: operations["createPayout"];
         delete?: never;
@@ -1936,7 +1936,7 @@ export interface components {
              * @description Decided by screening when the account is created: approved, or rejected (the account cannot be used).
              * @enum {string}
              */
-            status: "approved" | "rejected";
+            status: "approved" | "under_review" | "rejected";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp.
@@ -2034,7 +2034,7 @@ export interface components {
          * @description An event type of SPEC section 6, e.g. `customer.approved`.
          * @enum {string}
          */
-        EventType: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
+        EventType: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "external_account.under_review" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
         ExternalAccount: components["schemas"]["PixExternalAccount"] | components["schemas"]["PixAccountExternalAccount"] | components["schemas"]["SpeiExternalAccount"] | components["schemas"]["WireExternalAccount"] | components["schemas"]["SepaExternalAccount"] | components["schemas"]["CvuExternalAccount"];
         ExternalAccountList: {
             cursor: components["schemas"]["Cursor"];
@@ -2418,7 +2418,7 @@ export interface components {
              * @description Decided by screening when the account is created: approved, or rejected (the account cannot be used).
              * @enum {string}
              */
-            status: "approved" | "rejected";
+            status: "approved" | "under_review" | "rejected";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp.
@@ -2479,7 +2479,7 @@ export interface components {
              * @description Decided by screening when the account is created: approved, or rejected (the account cannot be used).
              * @enum {string}
              */
-            status: "approved" | "rejected";
+            status: "approved" | "under_review" | "rejected";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp.
@@ -2917,7 +2917,7 @@ export interface components {
              * @description Decided by screening when the account is created: approved, or rejected (the account cannot be used).
              * @enum {string}
              */
-            status: "approved" | "rejected";
+            status: "approved" | "under_review" | "rejected";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp.
@@ -3129,7 +3129,7 @@ export interface components {
              * @description Decided by screening when the account is created: approved, or rejected (the account cannot be used).
              * @enum {string}
              */
-            status: "approved" | "rejected";
+            status: "approved" | "under_review" | "rejected";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp.
@@ -3795,7 +3795,7 @@ export interface components {
              * @description Decided by screening when the account is created: approved, or rejected (the account cannot be used).
              * @enum {string}
              */
-            status: "approved" | "rejected";
+            status: "approved" | "under_review" | "rejected";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp.
@@ -5383,7 +5383,7 @@ export interface operations {
                 /** @description Only events about this resource. */
                 event_resource_id?: string;
                 /** @description Only events of this type. */
-                event_type?: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
+                event_type?: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "external_account.under_review" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
                 /** @description Page size, 1-100 (default 10). */
                 limit?: number;
                 /** @description Only items created at or after this instant; a bare date starts at 00:00 UTC. */
@@ -7077,6 +7077,8 @@ export interface operations {
              *
              *     `external_account_rejected`: The external account was rejected (screening) and cannot receive payouts; register another one.
              *
+             *     `external_account_under_review`: The external account is under review (a potential sanctions-list match) and cannot receive payouts until an operator clears it.
+             *
              *     `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
              *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
@@ -7089,7 +7091,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "external_account_rejected" | "amount_out_of_range" | "idempotency_key_reused";
+                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "external_account_rejected" | "external_account_under_review" | "amount_out_of_range" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -8325,6 +8327,8 @@ export interface operations {
              *
              *     `external_account_rejected`: The external account was rejected (screening) and cannot receive payouts; register another one.
              *
+             *     `external_account_under_review`: The external account is under review (a potential sanctions-list match) and cannot receive payouts until an operator clears it.
+             *
              *     `pix_key_invalid`: The pix key has none of the pix key formats (CPF, CNPJ, email, +55 phone, random key), its CPF/CNPJ check digits are wrong, or the pix directory does not know it.
              *
              *     `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
@@ -8341,7 +8345,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "external_account_rejected" | "pix_key_invalid" | "amount_out_of_range" | "insufficient_funds" | "idempotency_key_reused";
+                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "external_account_rejected" | "external_account_under_review" | "pix_key_invalid" | "amount_out_of_range" | "insufficient_funds" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */

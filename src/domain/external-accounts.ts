@@ -4,8 +4,12 @@ import { externalAccountDefinitionOf, type ExternalAccountRail, type RailObject 
 
 export { externalAccountRails, type ExternalAccountRail } from './rails';
 
-/** Decided by screening within the create request; no other transitions exist (SPEC 3.3). */
-export const externalAccountStatuses = ['approved', 'rejected'] as const;
+/**
+ * Decided by screening within the create request (SPEC 3.3); a potential match against the sanctions lists is
+ * `under_review` until an operator clears it (approved) or confirms it (rejected), docs/screening.md. A
+ * re-screening after a list changed can put an approved account under review again.
+ */
+export const externalAccountStatuses = ['approved', 'under_review', 'rejected'] as const;
 export type ExternalAccountStatus = (typeof externalAccountStatuses)[number];
 
 /**

@@ -96,6 +96,10 @@ export const errorCatalogue = {
     status: 422,
     when: 'The external account was rejected (screening) and cannot receive payouts; register another one.',
   },
+  external_account_under_review: {
+    status: 422,
+    when: 'The external account is under review (a potential sanctions-list match) and cannot receive payouts until an operator clears it.',
+  },
   payin_cannot_be_cancelled: {
     status: 422,
     when: 'Only a pay-in in awaiting_deposit can be cancelled (fiat to fiat is a pay-in to partners); the message names its status.',

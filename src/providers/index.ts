@@ -1,7 +1,14 @@
 // Chooses the implementation of each outside system by environment.
 import type { AppConfig } from '../config';
 import { PixDirectory, SimulatedPixDirectory, UnconnectedPixDirectory } from './pix-directory';
-import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries, UnconnectedScreening } from './screening';
+import {
+  AccountScreening,
+  DenyListScreening,
+  sandboxDeniedBeneficiaries,
+  type Screening,
+  UnconnectedScreening,
+} from './screening';
+import { ListScreening } from './screening-lists';
 import type { Logger } from '../logger';
 import { RateProvider, SandboxRateProvider, ScheduledNetworkFees, UnconfiguredRateProvider } from './rates';
 import { DepositAccountIssuer, sandboxBankProfiles, SubAccountIssuer } from './deposit-accounts';
@@ -87,10 +94,9 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
         ? new SimulatedVerificationProvider(config.sandboxVerificationDelaySeconds)
         : new ManualReviewProvider(),
     pixDirectory: config.appEnv === 'sandbox' ? new SimulatedPixDirectory() : new UnconnectedPixDirectory(),
-    // No screening vendor is integrated yet: production refuses the flows that need screening (readiness.ts) rather
-    // than approve everyone.
-    accountScreening:
-      config.appEnv === 'sandbox' ? new DenyListScreening(sandboxDeniedBeneficiaries) : new UnconnectedScreening(),
+    // The published lists when configured; without them production refuses the flows that need screening
+    // (readiness.ts) rather than approve everyone.
+    accountScreening: createScreening(config, prisma),
     webhookSender: createWebhookSender(config),
     rateProvider:
       config.appEnv === 'sandbox'
@@ -127,6 +133,20 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
     ),
   });
 }
+
+/**
+ * The published sanctions lists when SCREENING_LISTS names them (docs/screening.md); otherwise the sandbox's fixed
+ * deny list, and in production a stand-in whose flows are refused (readiness.ts) rather than approve everyone.
+ */
+function createScreening(config: AppConfig, prisma: PrismaClient): Screening {
+  if (config.screening) {
+    return new ListScreening(prisma, { thresholds: config.screening.thresholds, checkEveryMs: SCREENING_CHECK_MS });
+  }
+  return config.appEnv === 'sandbox' ? new DenyListScreening(sandboxDeniedBeneficiaries) : new UnconnectedScreening();
+}
+
+/** How soon a process screens against a version the refresh just loaded. */
+const SCREENING_CHECK_MS = 10_000;
 
 /**
  * A configured liquidity provider prices quotes and executes each leg at its firm quote (around the rails that

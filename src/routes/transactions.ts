@@ -92,13 +92,20 @@ const createFiatToFiatRoute = defineRoute({
     'yours (404; another type: 400 on quote_id), not expired (`quote_expired`), not used (`quote_already_used`); the ' +
     'customer is yours and approved (`customer_not_approved`); wallet and external account are yours (404) and the ' +
     'customer’s (`customer_mismatch`); the wallet is on the quote’s stablecoin chain and the external account on its ' +
-    'receiver rail (`quote_currency_mismatch`); the external account is not rejected (`external_account_rejected`); ' +
+    'receiver rail (`quote_currency_mismatch`); the external account is not rejected (`external_account_rejected`) nor under review ' +
+    '(`external_account_under_review`); ' +
     'a rate-only quote needs `sender.amount` or `receiver.amount` (priced with the locked rates; ' +
     '`amount_out_of_range`), a quote with amounts takes none.\n\n' +
     lifecycle,
   body: createFiatToFiatRequestSchema,
   response: { status: 201, description: 'The transaction, awaiting the deposit.', schema: transactionSchema },
-  errors: [...quoteBasedErrors, 'external_account_rejected', 'amount_out_of_range', 'service_unavailable'],
+  errors: [
+    ...quoteBasedErrors,
+    'external_account_rejected',
+    'external_account_under_review',
+    'amount_out_of_range',
+    'service_unavailable',
+  ],
   async handler({ body, partner, services }) {
     return createFiatToFiat(services, partner.id, body);
   },
@@ -156,13 +163,14 @@ const createPayoutRoute = defineRoute({
     '**Checks**, each refusing with nothing created and the quote still usable: the quote is a payout quote of yours ' +
     '(404; another type: 400 on quote_id), not expired, not used; the customer approved; wallet and external account ' +
     'the customer’s (`customer_mismatch`); the wallet on the quote’s sender chain and the external account on its ' +
-    'receiver rail (`quote_currency_mismatch`); the external account not rejected; a rate-only quote needs `amount` ' +
+    'receiver rail (`quote_currency_mismatch`); the external account not rejected nor under review; a rate-only quote needs `amount` ' +
     '(`amount_out_of_range`); the balance (`insufficient_funds`).',
   body: createPayoutRequestSchema,
   response: { status: 201, description: 'The payout.', schema: transactionSchema },
   errors: [
     ...quoteBasedErrors,
     'external_account_rejected',
+    'external_account_under_review',
     'pix_key_invalid',
     'pix_directory_unavailable',
     'amount_out_of_range',

@@ -2,6 +2,13 @@
 
 export const listSources = ['ofac_sdn', 'ofac_consolidated', 'un', 'eu', 'uk'] as const;
 export type ListSource = (typeof listSources)[number];
+/** The sources a loader exists for (the UK list's is not built). */
+export const loadableListSources = [
+  'ofac_sdn',
+  'ofac_consolidated',
+  'un',
+  'eu',
+] as const satisfies readonly ListSource[];
 
 export type EntryKind = 'individual' | 'entity' | 'vessel' | 'aircraft';
 

@@ -84,6 +84,23 @@ async function* hashing(
   }
 }
 
+/** Reads and parses one list, with the sha256 of its bytes; a fetch or parse failure is a refusal. */
+export async function readList(
+  location: ListLocation,
+  fetchTimeoutMs: number,
+): Promise<{ parsed: ParsedList; checksum: string } | Extract<LoadOutcome, { outcome: 'refused' }>> {
+  const hash = createHash('sha256');
+  try {
+    const bytes = await openList(location.url, fetchTimeoutMs);
+    const parsed = await parseList(location.source, hashing(bytes, hash));
+    return { parsed, checksum: hash.digest('hex') };
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error && error.name === 'ListFormatError' ? 'parse_error' : 'fetch_error';
+    return { outcome: 'refused', source: location.source, reason, detail };
+  }
+}
+
 export interface ListStoreOptions {
   /** A new version with fewer entries than this fraction of the current one is refused as suspicious. */
   minEntryRatio: number;
@@ -117,17 +134,9 @@ export class ListStore {
 
   /** Reads, parses and (unless refused) installs one list. */
   async load(location: ListLocation): Promise<LoadOutcome> {
-    const hash = createHash('sha256');
-    let parsed: ParsedList;
-    try {
-      const bytes = await openList(location.url, this.options.fetchTimeoutMs);
-      parsed = await parseList(location.source, hashing(bytes, hash));
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      const reason = error instanceof Error && error.name === 'ListFormatError' ? 'parse_error' : 'fetch_error';
-      return this.refuse({ outcome: 'refused', source: location.source, reason, detail });
-    }
-    return this.install(parsed, hash.digest('hex'));
+    const read = await readList(location, this.options.fetchTimeoutMs);
+    if ('outcome' in read) return this.refuse(read);
+    return this.install(read.parsed, read.checksum);
   }
 
   /** Installs an already parsed list under `version` (a hash of its file). */

@@ -1,7 +1,7 @@
 // External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
 // the row and its two events in one transaction.
 import { ownedOrNotFound } from './owned';
-import { isUniqueViolation, type Db } from '../persistence/database';
+import { type DatabaseTransaction, isUniqueViolation, type Db } from '../persistence/database';
 import {
   ExternalAccountRow,
   findExternalAccount,
@@ -24,7 +24,9 @@ import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails 
 import type { ApiServices } from '../app-services';
 import { toExternalAccount } from '../presenters/external-accounts';
 import { findCustomerOrThrow } from './customers';
-import { writeRequest } from '../temporal/write-then-start';
+import { type EnqueueStart, writeRequest, writeThenStart } from '../temporal/write-then-start';
+import { insertScreening } from '../persistence/screening';
+import { type ScreeningReviewInput, screeningReviewWorkflowId } from '../domain/screening-review';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
@@ -120,40 +122,75 @@ export async function createExternalAccount(
 
   const screening: ScreeningResult = await services.accountScreening.screen({
     paymentRail: request.payment_rail,
-    beneficiaryName: rail.beneficiaryName,
+    name: rail.beneficiaryName,
     country: countryOfAccount(request.payment_rail, rail.details),
   });
-  const status: ExternalAccountStatus = screening.outcome;
+  const status: ExternalAccountStatus = screening.outcome === 'review' ? 'under_review' : screening.outcome;
   const now = new Date();
-  try {
-    return await writeRequest(services.prisma, async (tx) => {
-      const row = await insertExternalAccount(tx, {
-        id: newId(),
-        partnerId,
-        customerId: customer.id,
-        accountName: request.account_name,
-        paymentRail: request.payment_rail,
-        status,
-        isThirdParty: request.is_third_party,
-        details: rail.details,
-        accountIdentity,
-        screeningReason: screening.outcome === 'rejected' ? screening.reason : null,
-        createdAt: now,
-        updatedAt: now,
-      });
-      const resource = toExternalAccount(row);
-      for (const type of ['external_account.created', `external_account.${status}`] as const) {
-        await recordEvent(tx, {
-          partnerId,
-          type,
-          resourceId: row.id,
-          resourceStatus: status,
-          resource,
-          createdAt: now,
-        });
-      }
-      return resource;
+  const id = newId();
+  const write = async (tx: DatabaseTransaction, start?: EnqueueStart) => {
+    const row = await insertExternalAccount(tx, {
+      id,
+      partnerId,
+      customerId: customer.id,
+      accountName: request.account_name,
+      paymentRail: request.payment_rail,
+      status,
+      isThirdParty: request.is_third_party,
+      details: rail.details,
+      accountIdentity,
+      screeningReason: screening.outcome === 'approved' ? null : screening.reason,
+      createdAt: now,
+      updatedAt: now,
     });
+    // The report of a screening against the lists (the sandbox's deny list has none).
+    const screeningId = screening.report
+      ? await insertScreening(tx, {
+          partnerId,
+          subjectType: 'external_account',
+          subjectId: row.id,
+          resourceId: row.id,
+          trigger: 'creation',
+          name: rail.beneficiaryName,
+          outcome: screening.outcome === 'approved' ? 'clear' : 'potential_match',
+          listVersions: screening.report.versions,
+          matches: screening.report.matches,
+        })
+      : null;
+    const resource = toExternalAccount(row);
+    for (const type of ['external_account.created', `external_account.${status}`] as const) {
+      await recordEvent(tx, {
+        partnerId,
+        type,
+        resourceId: row.id,
+        resourceStatus: status,
+        resource,
+        createdAt: now,
+      });
+    }
+    if (start && screeningId) {
+      const review: ScreeningReviewInput = {
+        subjectType: 'external_account',
+        resourceId: row.id,
+        partnerId,
+        screeningIds: [screeningId],
+        opening: 'creation',
+      };
+      await start({
+        workflowType: 'screeningReviewWorkflow',
+        workflowId: screeningReviewWorkflowId(row.id),
+        args: [review],
+        searchAttributes: { PartnerId: partnerId, ResourceId: row.id },
+      });
+    }
+    return resource;
+  };
+  try {
+    // A potential match opens its review workflow (an operator clears or confirms it), started like every
+    // workflow of a new resource: its intent commits with the account.
+    return await (status === 'under_review'
+      ? writeThenStart(services, (tx, start) => write(tx, start))
+      : writeRequest(services.prisma, (tx) => write(tx)));
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await findExisting();

@@ -114,6 +114,12 @@ async function receivingAccountOrThrow(
       `External account ${account.id} was rejected and cannot receive payouts.`,
     );
   }
+  if (account.status === 'under_review') {
+    throw new ApiError(
+      'external_account_under_review',
+      `External account ${account.id} is under review (screening) and cannot receive payouts until it is cleared.`,
+    );
+  }
   return account;
 }
 

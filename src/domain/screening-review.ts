@@ -1,0 +1,26 @@
+// What a screening review is about (workflows/screening.ts screeningReviewWorkflow, activities/screening.ts).
+
+export type ReviewSubjectType = 'customer' | 'external_account';
+
+export interface ScreeningReviewInput {
+  subjectType: ReviewSubjectType;
+  /** The customer or external account. */
+  resourceId: string;
+  partnerId: string;
+  /** The screenings that found the potential match. */
+  screeningIds: string[];
+  /**
+   * verification: a customer's verification workflow waits for this one and decides the customer (clear lets the
+   * verification go on; confirm rejects). creation: an external account created under review. rescreening: an
+   * approved subject a new list version matched; the review puts it under review and back.
+   */
+  opening: 'verification' | 'creation' | 'rescreening';
+}
+
+export type ReviewDecisionKind = 'clear' | 'confirm';
+
+/** The review opened at creation or verification. */
+export const screeningReviewWorkflowId = (resourceId: string) => `screening-review-${resourceId}`;
+/** A review a re-screening opened: one per screening, since a subject may be reviewed again after an earlier review. */
+export const rescreeningReviewWorkflowId = (resourceId: string, screeningId: string) =>
+  `screening-review-${resourceId}-${screeningId}`;

@@ -1,0 +1,262 @@
+// Sanctions screening's tables: the list versions (each load, loaded or refused; a loaded one with its parsed entries)
+// and the screenings with their reports. Also the pages of subjects a re-screening walks through.
+import { type DatabaseTransaction, jsonParameter, sqlOf, type SqlDb } from './database';
+import type { ListEntry, ListSource } from '../screening/entries';
+import type { MatchReport } from '../screening/matcher';
+import type { ExternalAccountStatus } from '../domain/external-accounts';
+import { newId } from '../domain/ids';
+
+export interface ListVersionRow {
+  id: string;
+  source: ListSource;
+  url: string;
+  checksum: string;
+  entryCount: number;
+  publishedAt: string | null;
+  status: 'loaded' | 'refused';
+  detail: string | null;
+  loadedAt: Date;
+}
+
+const versionColumns = [
+  'id',
+  'source',
+  'url',
+  'checksum',
+  'entryCount',
+  'publishedAt',
+  'status',
+  'detail',
+  'loadedAt',
+] as const;
+
+/** The newest loaded version of every source (without entries): what every process screens against. */
+export async function currentListVersions(db: SqlDb): Promise<ListVersionRow[]> {
+  const rows = await sqlOf(db)
+    .selectFrom('screeningListVersions')
+    .select(versionColumns)
+    .distinctOn('source')
+    .where('status', '=', 'loaded')
+    .orderBy('source')
+    .orderBy('loadedAt', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  return rows as ListVersionRow[];
+}
+
+/** The parsed entries of a loaded version. */
+export async function listVersionEntries(db: SqlDb, id: string): Promise<ListEntry[]> {
+  const row = await sqlOf(db)
+    .selectFrom('screeningListVersions')
+    .select('entries')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return (row.entries ?? []) as unknown as ListEntry[];
+}
+
+/** Every load of one source, newest first (the operator's view of what was loaded and refused). */
+export async function listVersionHistory(db: SqlDb, source: ListSource, limit = 20): Promise<ListVersionRow[]> {
+  const rows = await sqlOf(db)
+    .selectFrom('screeningListVersions')
+    .select(versionColumns)
+    .where('source', '=', source)
+    .orderBy('loadedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows as ListVersionRow[];
+}
+
+export type NewListVersion = Omit<ListVersionRow, 'id' | 'loadedAt'> & { entries: ListEntry[] | null };
+
+export async function insertListVersion(db: SqlDb, version: NewListVersion): Promise<ListVersionRow> {
+  const row = await sqlOf(db)
+    .insertInto('screeningListVersions')
+    .values({ ...version, id: newId(), entries: version.entries ? jsonParameter(version.entries) : null })
+    .returning(versionColumns)
+    .executeTakeFirstOrThrow();
+  return row as ListVersionRow;
+}
+
+export type ScreeningSubjectType = 'customer' | 'beneficial_owner' | 'external_account' | 'payout';
+export type ScreeningTrigger = 'verification' | 'creation' | 'payout' | 'rescreening';
+
+export interface NewScreening {
+  partnerId: string;
+  subjectType: ScreeningSubjectType;
+  subjectId: string;
+  resourceId: string;
+  trigger: ScreeningTrigger;
+  name: string;
+  outcome: 'clear' | 'potential_match';
+  listVersions: string[];
+  matches: MatchReport[];
+}
+
+export interface ScreeningRow extends NewScreening {
+  id: string;
+  createdAt: Date;
+}
+
+export async function insertScreening(db: SqlDb, screening: NewScreening): Promise<string> {
+  const id = newId();
+  await sqlOf(db)
+    .insertInto('screenings')
+    .values({ ...screening, id, matches: jsonParameter(screening.matches) ?? '[]' })
+    .execute();
+  return id;
+}
+
+/** The screenings that decided a resource's status (a customer, an external account), oldest first. */
+export async function listScreenings(db: SqlDb, resourceId: string): Promise<ScreeningRow[]> {
+  const rows = await sqlOf(db)
+    .selectFrom('screenings')
+    .selectAll()
+    .where('resourceId', '=', resourceId)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    subjectType: row.subjectType as ScreeningSubjectType,
+    trigger: row.trigger as ScreeningTrigger,
+    outcome: row.outcome as ScreeningRow['outcome'],
+    listVersions: row.listVersions ?? [],
+    matches: (row.matches ?? []) as unknown as MatchReport[],
+  }));
+}
+
+/** A customer as a screening needs it. */
+export interface CustomerToScreen {
+  id: string;
+  partnerId: string;
+  type: 'individual' | 'business';
+  status: string;
+  firstName: string | null;
+  lastName: string | null;
+  businessLegalName: string | null;
+  dateOfBirth: Date | null;
+  country: string;
+  beneficiaries: { id: string; firstName: string; lastName: string; dateOfBirth: Date; country: string }[];
+}
+
+/**
+ * Approved customers after `afterId` (by id), `limit` at most, each with its beneficial owners. Customers still in
+ * verification are screened when they submit (their verification workflow owns their status until it ends).
+ */
+export async function customersToScreen(
+  db: SqlDb,
+  afterId: string | null,
+  limit: number,
+  partnerIds?: string[],
+): Promise<CustomerToScreen[]> {
+  let query = sqlOf(db)
+    .selectFrom('customers')
+    .select([
+      'id',
+      'partnerId',
+      'type',
+      'status',
+      'firstName',
+      'lastName',
+      'businessLegalName',
+      'dateOfBirth',
+      'country',
+    ])
+    .where('status', '=', 'approved');
+  if (afterId) query = query.where('id', '>', afterId);
+  if (partnerIds) query = query.where('partnerId', 'in', partnerIds);
+  const customers = await query.orderBy('id').limit(limit).execute();
+  if (customers.length === 0) return [];
+  const owners = await sqlOf(db)
+    .selectFrom('beneficiaries')
+    .select(['id', 'customerId', 'firstName', 'lastName', 'dateOfBirth', 'country'])
+    .where(
+      'customerId',
+      'in',
+      customers.map((customer) => customer.id),
+    )
+    .orderBy('position')
+    .execute();
+  return customers.map((customer) => ({
+    ...customer,
+    beneficiaries: owners.filter((owner) => owner.customerId === customer.id),
+  }));
+}
+
+/** An external account as a re-screening needs it. */
+export interface ExternalAccountToScreen {
+  id: string;
+  partnerId: string;
+  status: ExternalAccountStatus;
+  paymentRail: string;
+  details: Record<string, unknown>;
+}
+
+/** Approved external accounts after `afterId` (by id), `limit` at most. */
+export async function externalAccountsToScreen(
+  db: SqlDb,
+  afterId: string | null,
+  limit: number,
+  partnerIds?: string[],
+): Promise<ExternalAccountToScreen[]> {
+  let query = sqlOf(db)
+    .selectFrom('externalAccounts')
+    .select(['id', 'partnerId', 'status', 'paymentRail', 'details'])
+    .where('status', '=', 'approved');
+  if (afterId) query = query.where('id', '>', afterId);
+  if (partnerIds) query = query.where('partnerId', 'in', partnerIds);
+  const rows = await query.orderBy('id').limit(limit).execute();
+  return rows.map((row) => ({ ...row, details: (row.details ?? {}) as Record<string, unknown> }));
+}
+
+/**
+ * Locks the account and moves it to `status` (screening's transitions); null, and nothing changed, when it is
+ * already there (a retry) or rejected (final).
+ */
+export async function setExternalAccountScreeningStatus(
+  tx: DatabaseTransaction,
+  id: string,
+  status: ExternalAccountStatus,
+  reason: string | null,
+): Promise<import('./external-accounts').ExternalAccountRow | null> {
+  const current = await tx
+    .selectFrom('externalAccounts')
+    .select('status')
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  if (current.status === status || current.status === 'rejected') return null;
+  return tx
+    .updateTable('externalAccounts')
+    .set({ status, screeningReason: reason, updatedAt: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** One customer as customersToScreen gives them, whatever its status (the screening at verification). */
+export async function customerToScreen(db: SqlDb, customerId: string): Promise<CustomerToScreen> {
+  const customer = await sqlOf(db)
+    .selectFrom('customers')
+    .select([
+      'id',
+      'partnerId',
+      'type',
+      'status',
+      'firstName',
+      'lastName',
+      'businessLegalName',
+      'dateOfBirth',
+      'country',
+    ])
+    .where('id', '=', customerId)
+    .executeTakeFirstOrThrow();
+  const beneficiaries = await sqlOf(db)
+    .selectFrom('beneficiaries')
+    .select(['id', 'firstName', 'lastName', 'dateOfBirth', 'country'])
+    .where('customerId', '=', customerId)
+    .orderBy('position')
+    .execute();
+  return { ...customer, beneficiaries };
+}
