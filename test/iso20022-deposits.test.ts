@@ -6,6 +6,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { endToEndIdOf } from '../src/providers/iso20022/messages';
 import { createExternalAccount, externalAccount } from './support/fixtures';
 import { type Harness, startHarness } from './support/harness';
+import { keepHistoryIfAsked } from './support/histories';
 import { bankScenario, bankTransfer, startBankReportReader, startTestBank } from './support/bank';
 import type { LocalBankSimulator } from '../scripts/lib/bank-simulator';
 import { eventTypesOf, fiatToFiatBody, type Parties, setUpParties, type TransactionBody } from './support/transactions';
@@ -24,6 +25,7 @@ beforeAll(async () => {
   reader = await startBankReportReader(harness);
 });
 afterAll(async () => {
+  if (reader) await keepHistoryIfAsked(harness.env.client, reader.workflowId, 'reading');
   await reader?.terminate().catch(() => undefined);
   await harness?.teardown();
   await bank?.stop();

@@ -238,7 +238,7 @@ describe('production mode', () => {
     try {
       const refused = await partner.api.post('/v1/quote/fiat-to-fiat').send(quoteBody());
       expect(refused.status).toBe(422);
-      expect(refused.body.error.message).toContain('screening (no screening vendor is connected');
+      expect(refused.body.error.message).toContain('screening (no sanctions list is configured');
     } finally {
       harness.services.accountScreening = new DenyListScreening([]);
     }

@@ -19,7 +19,7 @@ import {
 } from '../workflows/screening';
 import { Harness, productionTestSecrets, startHarness, TestPartner } from './support/harness';
 import { loadConfig } from '../src/config';
-import { historyToObject } from './support/histories';
+import { historyToObject, keepHistoryIfAsked } from './support/histories';
 import { createProviders } from '../src/providers';
 import { productionFlowTable } from '../src/providers/readiness';
 import { approvedCustomer, createWallet } from './support/accounts';
@@ -66,18 +66,7 @@ afterAll(() => harness?.teardown());
 const reviewHandle = (resourceId: string) =>
   harness.env.client.workflow.getHandle(screeningReviewWorkflowId(resourceId));
 
-/** With SCREENING_RECORD_HISTORIES set, keeps a finished run's history for test/workflow-histories.test.ts. */
-async function record(workflowId: string, name: string): Promise<void> {
-  if (!process.env.SCREENING_RECORD_HISTORIES) return;
-  const handle = harness.env.client.workflow.getHandle(workflowId);
-  const [description, history] = await Promise.all([handle.describe(), handle.fetchHistory()]);
-  const folder = path.join(__dirname, 'histories', description.type);
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(
-    path.join(folder, `${name}.json`),
-    `${JSON.stringify(historyToObject(history, workflowId), null, 1)}\n`,
-  );
-}
+const record = (workflowId: string, name: string) => keepHistoryIfAsked(harness.env.client, workflowId, name);
 
 /**
  * The operator's update. The time-skipping test server sometimes answers "update not found" for a workflow woken by an
