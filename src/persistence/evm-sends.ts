@@ -14,6 +14,7 @@ export interface EvmSendRow {
   toAddress: string;
   token: string | null;
   amount: string;
+  kind: EvmSendKind;
   txHash: string | null;
   rawTransaction: string | null;
   maxFeePerGas: bigint | null;
@@ -25,12 +26,16 @@ export interface EvmSendRow {
   updatedAt: Date;
 }
 
+export type EvmSendKind = 'transfer' | 'mint' | 'gas';
+
 export interface NewEvmSend {
   idempotencyKey: string;
   chain: string;
   fromAddress: string;
   toAddress: string;
   token: string | null;
+  /** What the send does with `amount` (the reconciliation's chain check counts transfers and mints). */
+  kind: EvmSendKind;
   /** Minor units of the token, or wei for a gas top-up, as a decimal string. */
   amount: string;
 }
@@ -48,6 +53,7 @@ function rowOf(row: NonNullable<Row>): EvmSendRow {
     toAddress: row.toAddress,
     token: row.token,
     amount: row.amount,
+    kind: row.kind as EvmSendKind,
     txHash: row.txHash,
     rawTransaction: row.rawTransaction,
     maxFeePerGas: row.maxFeePerGas === null ? null : BigInt(row.maxFeePerGas),

@@ -25,6 +25,7 @@ import {
 import type { PrismaClient } from '../../persistence/database';
 import {
   countEvmBroadcast,
+  type EvmSendKind,
   type EvmSendRow,
   findEvmSend,
   reserveEvmSend,
@@ -70,7 +71,7 @@ export interface EvmSendRequest {
   data?: Hex;
   value?: bigint;
   /** For the row (operators): who gets what, in the token's minor units or wei. */
-  describe: { toAddress: string; token: string | null; amount: string };
+  describe: { toAddress: string; token: string | null; amount: string; kind?: EvmSendKind };
 }
 
 export type EvmSendOutcome =
@@ -120,6 +121,11 @@ export class EvmSender {
     }
   }
 
+  /** Whether a nonce was ever reserved under the key (the database only: the node need not answer). */
+  async started(idempotencyKey: string): Promise<boolean> {
+    return (await findEvmSend(this.options.prisma, idempotencyKey)) !== null;
+  }
+
   /** What became of the send under the key without sending anything new: null when no nonce was ever reserved. */
   async lookUp(idempotencyKey: string): Promise<EvmSendOutcome | null> {
     const row = await findEvmSend(this.options.prisma, idempotencyKey);
@@ -145,7 +151,13 @@ export class EvmSender {
       const chainNonce = await this.client.getTransactionCount({ address: from, blockTag: 'pending' });
       row = await reserveEvmSend(
         prisma,
-        { idempotencyKey: request.idempotencyKey, chain: chain.name, fromAddress: from, ...request.describe },
+        {
+          idempotencyKey: request.idempotencyKey,
+          chain: chain.name,
+          fromAddress: from,
+          ...request.describe,
+          kind: request.describe.kind ?? (request.describe.token === null ? 'gas' : 'transfer'),
+        },
         chainNonce,
       );
     }
