@@ -177,7 +177,7 @@ async function moveTo(
 /**
  * The coin of a leg on chain, in order (issue 36; docs/chain.md): leg 1's stablecoin reaches the treasury from the
  * on-ramp, and a pay-in's is then delivered to the customer's wallet address; leg 2's goes to the off-ramp's address
- * before the off-ramp is asked to pay, from the wallet a payout is debited from, or else from the treasury.
+ * before the off-ramp is asked to pay, from the wallet a payout is debited from, or else (fiat to fiat) the treasury.
  */
 function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stablecoin_to_fiat'): SettlementCoinMove[] {
   const chain = row.stablecoinPaymentRail as Blockchain;
@@ -198,6 +198,9 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
     }
     return moves;
   }
+  // A payout paid in on chain: its coin sits at the collection address, which the off-ramp is not sent from here
+  // (docs/chain.md: sweeping the collection address is not built); the books carry it in collection.
+  if (row.type === 'payout' && !row.wallet) return [];
   return [
     {
       idempotencyKey: key('off_ramp'),

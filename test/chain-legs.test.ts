@@ -4,7 +4,13 @@
 // partner or operator can check: each move is one mined ERC-20 transaction with the amount the transaction says,
 // its hash and block kept on the leg, and the wallet's balanceOf. The off-ramp's address is shared by every file on
 // this node, so its moves are checked by their own receipts, not by its balance.
-import { type Address, erc20Abi, getAddress, type Hash, parseEventLogs } from 'viem';
+import crypto from 'node:crypto';
+import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { keySeeds } from '../src/providers';
+import { bip44PrivateKey } from '../src/providers/wallet-addresses';
+import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { Decimal } from '../src/domain/money';
 import { sandboxOffRampAddress, sandboxTokenAddresses, sandboxTreasury } from '../src/providers/evm/sandbox-chain';
 import { evmClient } from '../src/providers/evm/sender';
@@ -146,4 +152,50 @@ it('delivers a pay-in to the wallet address on chain, and sends a payout debited
   expect(await findEvmSend(harness.prisma, `${sent.key}:gas`)).toMatchObject({ status: 'mined', kind: 'gas' });
   expect(await findEvmSend(harness.prisma, `${sent.key}:faucet`)).toBeNull();
   expect(await tokenBalance(wallet.address)).toBe(before + credited - sold);
+}, 120_000);
+
+/** A reconciliation run limited to this file's partner; the chain check is service-wide. */
+async function chainDiscrepancies(): Promise<Array<{ subjectId: string; detail: string }>> {
+  const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
+    workflowId: `reconciliation-test-${crypto.randomUUID()}`,
+    taskQueue: harness.config.temporal.taskQueue,
+    args: [{ partnerIds: [parties.partner.partnerId] }],
+  });
+  const summary = await handle.result();
+  expect(summary.checks.chain_balances).toMatchObject({ found: expect.any(Number) });
+  const rows = await harness.prisma.reconciliationDiscrepancy.findMany({
+    where: { reportId: summary.reportId, kind: 'chain_balance_mismatch' },
+  });
+  return rows.map(({ subjectId, detail }) => ({ subjectId, detail }));
+}
+
+it('reconciles the service’s own sends with balanceOf, and names coin moved from a wallet behind its back', async () => {
+  // After the flows above: the treasury (minted, delivered, sent to the off-ramp) and the wallet (delivered, sent)
+  // hold on chain what the service's sends say.
+  const ours = [sandboxTreasury().address, wallet.address].map((address) => address.toLowerCase());
+  const mine = (rows: Array<{ subjectId: string }>) =>
+    rows.filter((row) => ours.includes(row.subjectId.split(':')[2]!));
+  expect(mine(await chainDiscrepancies())).toEqual([]);
+
+  // The wallet's key, recovered from the seed as any wallet tool would, sends 1 USDC away: nothing in the service did.
+  const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: wallet.id } });
+  const key = bip44PrivateKey(keySeeds(harness.config).hdSeed, row.keyReference.slice('bip44:'.length));
+  const account = privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}`);
+  expect(account.address).toBe(getAddress(wallet.address));
+  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
+  const hash = await walletClient.writeContract({
+    address: usdc,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [sandboxOffRampAddress(), 1_000_000n],
+    account,
+    chain: foundry,
+  });
+  await client().waitForTransactionReceipt({ hash });
+  expect(mine(await chainDiscrepancies())).toEqual([
+    {
+      subjectId: `ethereum:USDC:${wallet.address.toLowerCase()}`,
+      detail: expect.stringMatching(/balanceOf says .* \(-1 unexplained\)$/),
+    },
+  ]);
 }, 120_000);
