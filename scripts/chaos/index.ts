@@ -64,6 +64,12 @@ const scenarios: Scenario[] = [
     load: async () => (await import('./scenarios/chain-reorg')).chainReorgScenario,
     limitSeconds: 600,
   },
+  {
+    number: 10,
+    name: 'chain-legs',
+    load: async () => (await import('./scenarios/chain-legs')).chainLegsScenario,
+    limitSeconds: 600,
+  },
 ];
 
 const runStarted = Date.now();

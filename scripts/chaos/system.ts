@@ -136,6 +136,8 @@ export class ChaosSystem {
       ...stack.chainEnv(1),
       // The stack's chain watcher keeps up with a run of minutes (the final reconciliation needs its readings).
       ETHEREUM_WATCH_POLL_SECONDS: '2',
+      // Where the chain-legs scenario holds a send after signing or broadcasting (src/providers/evm/sender.ts).
+      EVM_SEND_HOLD_DIR: path.join(chaosDataDir, 'evm-holds'),
     };
     const http = new HttpClient(apiPort);
     const workerCount = engine === 'server' ? 2 : 1;

@@ -9,6 +9,9 @@
 // Gas: the treasury (the HD seed's m/44'/60'/0'/0/0) holds ether and pays for its own sends; a send from any other
 // address (a customer's wallet) is preceded by a top-up from the treasury when the address holds less than the
 // send's gas at its fee cap, itself an exactly-once send under `<key>:gas`.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import {
   type Address,
   type Chain,
@@ -167,10 +170,12 @@ export class EvmSender {
       const signed = await this.sign(request, row.nonce, gas, null);
       await storeSignedEvmSend(prisma, request.idempotencyKey, signed, null);
       row = (await findEvmSend(prisma, request.idempotencyKey))!;
+      await holdForTest('after-sign', request.idempotencyKey);
     }
     const mined = await this.minedOutcome(row);
     if (mined) return mined;
     await this.broadcast(row);
+    await holdForTest('after-broadcast', request.idempotencyKey);
     const receipt = await this.waitForAny(row);
     if (receipt) return receipt;
     // Not mined within the wait. Unknown to the node: dropped; the next call broadcasts it again. Known, and signed
@@ -294,6 +299,23 @@ export class EvmSender {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
+}
+
+/**
+ * A test hook for chaos (docs/chain.md "Chaos"), off unless EVM_SEND_HOLD_DIR is set and never in production: when the
+ * directory holds a file named after the point (`after-sign`: the signed transaction stored, not broadcast;
+ * `after-broadcast`) whose text starts the send's key, the send writes `<point>.held` with its key there and waits
+ * while the file stays (at most a minute), so a scenario kills the worker at exactly that point.
+ */
+async function holdForTest(point: 'after-sign' | 'after-broadcast', idempotencyKey: string): Promise<void> {
+  const dir = process.env.EVM_SEND_HOLD_DIR;
+  if (!dir || process.env.APP_ENV === 'production') return;
+  const trigger = path.join(dir, point);
+  const prefix = await readFile(trigger, 'utf8').catch(() => null);
+  if (prefix === null || !prefix.trim() || !idempotencyKey.startsWith(prefix.trim())) return;
+  await writeFile(`${trigger}.held`, idempotencyKey);
+  const deadline = Date.now() + 60_000;
+  while (existsSync(trigger) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** The node could not be asked (down, timed out, refused the connection): the outcome is unknown, try again. */
