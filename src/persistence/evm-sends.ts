@@ -241,3 +241,26 @@ export async function unsettledEvmSends(
     hashes: [row.txHash, ...(row.replacedHashes ?? [])].filter((hash): hash is string => hash !== null),
   }));
 }
+
+/**
+ * The signed transactions of a sender below `nonce` still unmined as far as the service knows (status signed): a send
+ * behind them on the chain's nonce waits until they are broadcast, and their stored bytes may be broadcast by anyone.
+ */
+export async function signedEvmSendsBelow(
+  db: SqlDb,
+  chain: string,
+  fromAddress: string,
+  nonce: number,
+): Promise<string[]> {
+  const rows = await sqlOf(db)
+    .selectFrom('evmSends')
+    .select('rawTransaction')
+    .where('chain', '=', chain)
+    .where('fromAddress', '=', fromAddress)
+    .where('status', '=', 'signed')
+    .where('nonce', '<', String(nonce))
+    .orderBy('nonce')
+    .limit(20)
+    .execute();
+  return rows.map((row) => row.rawTransaction).filter((raw): raw is string => raw !== null);
+}

@@ -33,6 +33,7 @@ import {
   findEvmSend,
   reserveEvmSend,
   settleEvmSend,
+  signedEvmSendsBelow,
   storeSignedEvmSend,
 } from '../../persistence/evm-sends';
 import { ProviderUnavailableError } from '../unavailable';
@@ -174,6 +175,7 @@ export class EvmSender {
     }
     const mined = await this.minedOutcome(row);
     if (mined) return mined;
+    await this.broadcastEarlier(row);
     await this.broadcast(row);
     await holdForTest('after-broadcast', request.idempotencyKey);
     const receipt = await this.waitForAny(row);
@@ -267,6 +269,19 @@ export class EvmSender {
       if (/already known|nonce too low|replacement transaction underpriced|already imported/i.test(String(error)))
         return;
       throw error;
+    }
+  }
+
+  /**
+   * The sender's earlier transactions, signed and stored but maybe never broadcast (their worker died in between):
+   * this one cannot be mined before them, so their stored bytes go out first rather than waiting for their own
+   * retries (a minute after a kill). The same bytes, so the same transaction: nothing new is sent.
+   */
+  private async broadcastEarlier(row: EvmSendRow): Promise<void> {
+    const earlier = await signedEvmSendsBelow(this.options.prisma, row.chain, row.fromAddress, row.nonce);
+    for (const raw of earlier) {
+      // Known, mined, or replaced by a higher fee: nothing to fill. A node down fails this send's own broadcast next.
+      await this.client.sendRawTransaction({ serializedTransaction: raw as Hex }).catch(() => undefined);
     }
   }
 
