@@ -5,6 +5,9 @@
 // its hash and block kept on the leg, and the wallet's balanceOf. The off-ramp's address is shared by every file on
 // this node, so its moves are checked by their own receipts, not by its balance.
 import crypto from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
@@ -198,4 +201,47 @@ it('reconciles the service’s own sends with balanceOf, and names coin moved fr
       detail: expect.stringMatching(/balanceOf says .* \(-1 unexplained\)$/),
     },
   ]);
+}, 120_000);
+
+it('does not stall the treasury behind a send signed and never broadcast: the next send broadcasts its stored bytes', async () => {
+  // The sender's test hook holds leg 2's send after it was signed and stored, before its broadcast (as a worker
+  // SIGKILLed there would leave it); a pay-in's sends from the treasury take the next nonces meanwhile.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'evm-holds-'));
+  process.env.EVM_SEND_HOLD_DIR = dir;
+  try {
+    const held = await createTransaction(
+      parties,
+      fiatToFiatQuoteBody({ stablecoin: { currency: 'USDC', payment_rail: 'ethereum' } }),
+    );
+    writeFileSync(path.join(dir, 'after-sign'), `${held.id}:stablecoin_to_fiat:off_ramp`);
+    await deposit(parties, held);
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(path.join(dir, 'after-sign.held')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const stored = await findEvmSend(harness.prisma, `${held.id}:stablecoin_to_fiat:off_ramp`);
+    expect(stored).toMatchObject({ status: 'signed' });
+    await expect(client().getTransactionReceipt({ hash: stored!.txHash as Hash })).rejects.toThrow();
+
+    const payin = await createPayin(
+      parties,
+      payinQuoteBody({ receiver: { currency: 'USDC', payment_rail: 'ethereum' } }),
+    );
+    await deposit(parties, payin);
+    // Completes while the other send is still held: its stored transaction went out first, at its own nonce.
+    expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
+    const receipt = await client().getTransactionReceipt({ hash: stored!.txHash as Hash });
+    expect(receipt.status).toBe('success');
+    const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
+    expect(minted.block).toBeGreaterThan(receipt.blockNumber);
+    rmSync(path.join(dir, 'after-sign'));
+    expect(await settlementHandle(harness, held.id).result()).toBe('completed');
+    expect(await findEvmSend(harness.prisma, `${held.id}:stablecoin_to_fiat:off_ramp`)).toMatchObject({
+      status: 'mined',
+      nonce: stored!.nonce,
+      txHash: stored!.txHash,
+    });
+  } finally {
+    delete process.env.EVM_SEND_HOLD_DIR;
+    rmSync(dir, { recursive: true, force: true });
+  }
 }, 120_000);

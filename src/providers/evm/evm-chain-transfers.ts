@@ -117,7 +117,7 @@ export class EvmChainTransfers implements ChainTransfers {
       if (error instanceof ProviderUnavailableError) throw new ChainUnavailableError(error.message);
       // The chain would refuse the transfer outright (estimated to revert): no nonce was taken, nothing sent.
       if (/EstimateGasExecutionError|reverted/i.test(`${(error as Error).name} ${String(error)}`))
-        return { status: 'rejected', reason: `${chain}: the transfer would revert` };
+        return { status: 'rejected', reason: `${chain}: the transfer would revert (${shortReason(error)})` };
       throw error;
     }
   }
@@ -163,4 +163,9 @@ function outcomeOf(outcome: EvmSendOutcome): ChainTransferOutcome {
   if (outcome.state === 'pending') throw new ChainUnavailableError(`broadcast, not mined yet (${outcome.txHash})`);
   if (!outcome.succeeded) return { status: 'rejected', reason: `reverted on chain (${outcome.txHash})` };
   return { status: 'sent', txHash: outcome.txHash, blockNumber: outcome.blockNumber.toString() };
+}
+
+function shortReason(error: unknown): string {
+  const text = (error as { shortMessage?: string }).shortMessage ?? String((error as Error).message ?? error);
+  return text.split('\n')[0]!.slice(0, 200);
 }
