@@ -13,6 +13,7 @@ import { createWebhookActivities } from './webhooks';
 import { createVirtualAccountActivities } from './virtual-accounts';
 import { createWalletTransferActivities } from './wallet-transfers';
 import { createPayoutReturnActivities } from './payout-returns';
+import { createBankReportActivities } from './bank-reports';
 
 export type { ActivityServices };
 
@@ -52,6 +53,7 @@ export function createActivities(services: ActivityServices) {
     ...createReconciliationActivities(services),
     ...createPayoutReturnActivities(services),
     ...createChainWatcherActivities(services),
+    ...createBankReportActivities(services),
   });
 }
 

@@ -11,6 +11,8 @@ import type { RateProvider } from '../src/providers/rates';
 import type { ProviderStatements } from '../src/providers/provider-statements';
 import type { ChainTransferVerifier } from '../src/providers/chain-verification';
 import type { WatchedChain } from '../src/providers/evm/watcher';
+import type { Iso20022BankClient } from '../src/providers/iso20022/client';
+import type { BankReportIntake } from '../src/providers/iso20022/reports';
 
 export interface ActivityServices {
   config: AppConfig;
@@ -31,4 +33,8 @@ export interface ActivityServices {
   chainTransferVerifier: ChainTransferVerifier;
   /** The chains the chain watcher reads. */
   watchedChains: WatchedChain[];
+  /** The ISO 20022 bank whose camt.054 notifications the bank-reports workflow reads; null when none is configured. */
+  bankReports?: Iso20022BankClient | null;
+  /** The service's deposit and return paths for those notifications (src/services/transactions/bank-reports.ts). */
+  bankIntake?: BankReportIntake;
 }

@@ -7,7 +7,7 @@
 // - calls to outside systems carry the idempotency key `<id>:<step>` (a second call finds the first), and
 //   the same key asks the provider what became of a call whose answer never came (lookUpRailOperation).
 // A transaction (or deposit) that does not exist is a non-retryable failure.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type DatabaseTransaction, withDatabaseTransaction } from '../src/persistence/database';
 import { Money, currencyOf } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
@@ -57,7 +57,12 @@ import {
 } from '../src/persistence/transactions';
 import { toDeposit, toTransaction } from '../src/presenters/transactions';
 import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
-import type { FiatRails, RailOperationKind, RailOutcome } from '../src/providers/fiat-rails';
+import {
+  type FiatRails,
+  type RailOperationKind,
+  type RailOutcome,
+  ReturnRefusedError,
+} from '../src/providers/fiat-rails';
 import { lookUpOperation, type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
 import type { SettlementCoinMove } from '../src/providers/chain-transfers';
 import type { DepositResource, TransactionResource } from '../src/schemas/transactions';
@@ -93,6 +98,21 @@ const operationKinds: Record<RailStep, RailOperationKind> = {
 };
 
 const idempotencyKey = (transactionId: string, step: RailStep) => `${transactionId}:${step}`;
+
+/** The deposit a return sends back, as its provider reported it (a bank returns a credit by its own id). */
+const depositOf = (deposit: { provider: string; providerReference: string }) => ({
+  deposit: { provider: deposit.provider, providerReference: deposit.providerReference },
+});
+
+/** A return the sender's bank refused is final for this round: failed at once, not retried (ReturnRefusedError). */
+async function refusalNotRetried<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ReturnRefusedError) throw ApplicationFailure.nonRetryable(error.message, 'ReturnRefused');
+    throw error;
+  }
+}
 
 /** A rail operation's outcome as activities return it (Money as its decimal string). */
 export type RailStepOutcome = RailOutcome & { proceeds?: string };
@@ -277,10 +297,13 @@ export function createTransactionActivities(services: ActivityServices) {
 
   /** What the provider knows of a step's operation; the provider being unreachable is `unknown` too. */
   async function lookUp(row: TransactionRow, kind: RailStep, round: number): Promise<RailStepLookup> {
+    const deposit = kind === 'refund' ? await findFundingDeposit(prisma, row.id) : null;
     const found = await withLegCoin(
       row,
       kind,
-      await lookUpOperation(() => rails.lookUp(operationKinds[kind], requestOf(row, kind, round))),
+      await lookUpOperation(() =>
+        rails.lookUp(operationKinds[kind], { ...requestOf(row, kind, round), ...(deposit ? depositOf(deposit) : {}) }),
+      ),
     );
     if (found.state !== 'executed') return found;
     const { outcome } = found;
@@ -570,9 +593,20 @@ export function createTransactionActivities(services: ActivityServices) {
       return late;
     },
 
-    /** The audit trail's row of an operator's decision (idempotent by workflow and update id). */
+    /**
+     * The audit trail's row of an operator's decision (idempotent by workflow and update id). Who: the identity the
+     * update was sent with, as the workflow's history has it (the Temporal UI sends the signed-in person's email from
+     * their ID token; an SDK client its `identity`), rather than a name typed into the update's arguments, which is
+     * kept beside it when it differs.
+     */
     async recordOperatorAction(action: OperatorActionInput): Promise<void> {
-      await recordOperatorAction(prisma, action);
+      const sender = await updateSenderIdentity(action.workflowId, action.updateId);
+      const stated = action.operator === 'unnamed' ? undefined : action.operator;
+      await recordOperatorAction(prisma, {
+        ...action,
+        operator: sender ?? stated ?? 'unnamed',
+        details: { ...action.details, ...(sender && stated && stated !== sender ? { stated_operator: stated } : {}) },
+      });
     },
 
     /**
@@ -635,11 +669,14 @@ export function createTransactionActivities(services: ActivityServices) {
         if (row.type === 'payout' && row.walletId) return { providerReference: `wallet:${row.walletId}` };
         throw notFound('deposit of transaction', transactionId);
       }
-      const outcome = await rails.returnToSender({
-        ...request,
-        amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
-        rail: row.senderPaymentRail as PaymentRail,
-      });
+      const outcome = await refusalNotRetried(() =>
+        rails.returnToSender({
+          ...request,
+          ...depositOf(deposit),
+          amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
+          rail: row.senderPaymentRail as PaymentRail,
+        }),
+      );
       return { providerReference: outcome.providerReference };
     },
 
@@ -712,13 +749,16 @@ export function createTransactionActivities(services: ActivityServices) {
     ): Promise<{ providerReference: string }> {
       const deposit = await findDepositWithTransaction(prisma, depositId);
       if (!deposit) throw notFound('deposit', depositId);
-      const outcome = await rails.returnToSender({
-        idempotencyKey: depositReturnKey(depositId),
-        simulate,
-        round,
-        amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
-        rail: deposit.transaction.senderPaymentRail as PaymentRail,
-      });
+      const outcome = await refusalNotRetried(() =>
+        rails.returnToSender({
+          idempotencyKey: depositReturnKey(depositId),
+          simulate,
+          round,
+          ...depositOf(deposit),
+          amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
+          rail: deposit.transaction.senderPaymentRail as PaymentRail,
+        }),
+      );
       return { providerReference: outcome.providerReference };
     },
 
@@ -728,8 +768,14 @@ export function createTransactionActivities(services: ActivityServices) {
       round: number,
       simulate: SandboxSimulation | null,
     ): Promise<OperationLookup<{ providerReference: string }>> {
+      const deposit = await findDepositWithTransaction(prisma, depositId);
       const found = await lookUpOperation(() =>
-        rails.lookUp('return', { idempotencyKey: depositReturnKey(depositId), simulate, round }),
+        rails.lookUp('return', {
+          idempotencyKey: depositReturnKey(depositId),
+          simulate,
+          round,
+          ...(deposit ? depositOf(deposit) : {}),
+        }),
       );
       return found.state === 'executed'
         ? { state: 'executed', outcome: { providerReference: found.outcome.providerReference } }
@@ -765,4 +811,15 @@ export function createTransactionActivities(services: ActivityServices) {
       });
     },
   };
+}
+
+/** The identity on the accepted update `updateId` in the workflow's history (Temporal keeps the sender's there). */
+async function updateSenderIdentity(workflowId: string, updateId: string): Promise<string | undefined> {
+  if (!updateId) return undefined;
+  const history = await Context.current().client.workflow.getHandle(workflowId).fetchHistory();
+  for (const event of history.events ?? []) {
+    const request = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+    if (request?.meta?.updateId === updateId) return request.meta.identity?.trim() || undefined;
+  }
+  return undefined;
 }

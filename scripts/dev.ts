@@ -10,7 +10,7 @@ import type { CreatedPartner } from '../src/services/partners';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { nodeArgsOf, serviceEnv } from './lib/service-runtime';
-import { httpOk, ProcessSpec, Stack, tsEntry } from './lib/stack';
+import { bankSimulatorServiceEnv, httpOk, ProcessSpec, Stack, tsEntry } from './lib/stack';
 import { temporalBinary } from './lib/temporal';
 
 const dataDir = path.join(projectRoot, '.data');
@@ -130,6 +130,10 @@ async function start(stack: Stack): Promise<void> {
     // The real EVM adapter on the local node (a block a second: two confirmations take about two seconds).
     ...(process.env.ETHEREUM_RPC_URL || process.env.EVM_CHAINS ? {} : stack.chainEnv(2)),
     ISO20022_BANK_URL: process.env.ISO20022_BANK_URL ?? `http://127.0.0.1:${bankSimulatorPort}/iso20022`,
+    // Pix collections, returns and payouts through its API Pix, and the exchange at its liquidity provider.
+    ...(process.env.PIX_API_URL || process.env.LIQUIDITY_PROVIDER_URL
+      ? {}
+      : bankSimulatorServiceEnv(`http://127.0.0.1:${bankSimulatorPort}`, `http://127.0.0.1:${apiPort}`)),
   };
   const service = (name: keyof typeof nodeArgsOf, entry: string, ready: ProcessSpec['ready']): ProcessSpec => ({
     name,
@@ -166,8 +170,9 @@ async function start(stack: Stack): Promise<void> {
       `  Database       ${database.url}`,
       `  Chain          ${stack.chain!.rpcUrl} (Anvil, chain id ${stack.chain!.chainId}; USDC ${stack.chain!.tokens.USDC})`,
       '  Access         development only: Temporal in plaintext, the UI without login, one database role (the',
-      '                 production stack has mutual TLS to Temporal and service roles: docs/operations.md)',
-      `  Bank simulator http://127.0.0.1:${bankSimulatorPort}/health   (ISO 20022: /iso20022)`,
+      '                 production stack has mutual TLS to Temporal, sign-on with roles and service roles:',
+      '                 docs/operations.md "Operator access")',
+      `  Bank simulator http://127.0.0.1:${bankSimulatorPort}/health   (ISO 20022: /iso20022, API Pix: /pix, liquidity: /liquidity)`,
       `  Sandbox key    ${partner.api_key}   (partner ${partner.partner_id})`,
       '',
       `  try: curl -H "Authorization: ${partner.api_key}" http://localhost:${apiPort}/v1/customers`,

@@ -1,8 +1,10 @@
 // `npm run stack -- --production`: what docker-compose.yml starts, without Docker, on the stack supervisor
 // (scripts/lib/stack.ts, scripts/lib/production.ts): PostgreSQL (a cluster of its own in .data/production), the
 // Temporal server on it with its schemas set up or updated and the namespace and search attributes registered, the
-// Temporal Web UI, the migrations, and two API and two worker processes from `npm run build`. Data is kept across
-// starts; logs are in .data/production/logs/. Ctrl-C stops everything; so does a process that exits by itself.
+// Temporal Web UI behind the OpenID Provider's sign-in (scripts/lib/oidc.ts), the migrations, and two API and two
+// worker processes from `npm run build`, in production mode (APP_ENV=sandbox for the sandbox) against the bank
+// simulator and Anvil (outsideWorld). Data is kept across starts; logs are in .data/production/logs/. Ctrl-C stops
+// everything; so does a process that exits by itself.
 // Options: --no-build (use the dist/ there is). docs/production.md describes the topology and its settings.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,12 +14,17 @@ import { generatePrismaClient, serviceRoleUrl } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { AppEnvironment, imageEnv, productionReplicas, serviceCommand, startProductionEngine } from './lib/production';
 import { httpOk, Stack } from './lib/stack';
+import { developmentUsers } from './lib/oidc';
 import { NAMESPACE, temporalClientTlsEnv, temporalServerBinaries } from './lib/temporal-server';
+import { sandboxBankProfiles } from '../src/providers/deposit-accounts';
+import { sandboxCollectionAddress } from '../src/providers/evm/sandbox-chain';
 
 const dataDir = path.join(projectRoot, '.data', 'production');
 const firstApiPort = Number(process.env.PORT ?? 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
 const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+const oidcPort = Number(process.env.OIDC_PORT ?? 8234);
+const bankSimulatorPort = Number(process.env.BANK_SIMULATOR_PORT ?? 4100);
 const startedAt = Date.now();
 
 function log(message: string): void {
@@ -29,6 +36,40 @@ function secretsKey(): string {
   const file = path.join(dataDir, 'secrets-encryption.key');
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
+}
+
+/** A hex secret kept in .data/production (0600), made on the first start. */
+function keptSecret(name: string, bytes: number): string {
+  const file = path.join(dataDir, name);
+  if (!existsSync(file)) writeFileSync(file, randomBytes(bytes).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * Production mode's outside world on this machine (docs/production.md "What production serves"): the bank simulator
+ * (ISO 20022 bank and liquidity provider) and Anvil as the ethereum node, with the configuration production demands
+ * (its own wallet seed, deposit banks, the chain's contracts and collection address, a network-fee schedule). Solana,
+ * SPEI, CVU and screening have no adapter: their flows are refused, which the services' start-up log lists.
+ */
+async function outsideWorld(stack: Stack, appEnv: string): Promise<Record<string, string>> {
+  if (appEnv !== 'production') return {};
+  mkdirSync(path.join(dataDir, 'anvil'), { recursive: true });
+  await Promise.all([
+    stack.startBankSimulator({ port: bankSimulatorPort, stateDir: path.join(dataDir, 'bank-simulator') }),
+    stack.startAnvil({ stateFile: path.join(dataDir, 'anvil', 'state.json') }),
+  ]);
+  const chain = stack.chain!;
+  return {
+    ...stack.bankEnv(),
+    LIQUIDITY_PROVIDER_URL: `${stack.bankSimulatorUrl}/liquidity`,
+    NETWORK_FEES: process.env.NETWORK_FEES ?? JSON.stringify({ ethereum: '1.00' }),
+    ...stack.chainEnv(2),
+    ETHEREUM_USDC_CONTRACT: chain.tokens.USDC,
+    ETHEREUM_USDT_CONTRACT: chain.tokens.USDT,
+    ETHEREUM_COLLECTION_ADDRESS: sandboxCollectionAddress(),
+    WALLET_KEY_SEED: process.env.WALLET_KEY_SEED ?? keptSecret('wallet-key-seed.hex', 32),
+    VIRTUAL_ACCOUNT_BANKS: process.env.VIRTUAL_ACCOUNT_BANKS ?? JSON.stringify(sandboxBankProfiles),
+  };
 }
 
 async function start(stack: Stack, build: boolean): Promise<void> {
@@ -50,11 +91,13 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     uiPort: temporalUiPort,
     binaries,
     tls: true,
+    signOn: true,
+    oidcPort,
     log,
   });
   const tls = engine.tls!;
   const env: AppEnvironment = {
-    APP_ENV: process.env.APP_ENV ?? 'sandbox',
+    APP_ENV: process.env.APP_ENV ?? 'production',
     DATABASE_URL: engine.database.url,
     TEMPORAL_ADDRESS: engine.temporalAddress,
     TEMPORAL_NAMESPACE: NAMESPACE,
@@ -66,7 +109,7 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     // Each service replaces the certificate with its own below.
     ...temporalClientTlsEnv(tls, 'admin'),
   };
-  const childEnv = { ...process.env, ...imageEnv, ...env };
+  const childEnv = { ...process.env, ...imageEnv, ...env, ...(await outsideWorld(stack, env.APP_ENV)) };
   const apiPorts = Array.from({ length: productionReplicas.api }, (_, index) => firstApiPort + index);
   await Promise.all([
     ...apiPorts.map((port, index) =>
@@ -100,8 +143,12 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     [
       '',
       ...apiPorts.map((port, index) => `  API ${index + 1}          http://localhost:${port}`),
-      `  Temporal UI    http://localhost:${temporalUiPort}`,
-      `  Temporal       ${engine.temporalAddress} (namespace ${NAMESPACE}; mutual TLS, certificates in ${path.relative(projectRoot, tls.dir)}/)`,
+      `  Temporal UI    ${engine.signOn!.uiUrl} (sign in as ${developmentUsers.map((user) => user.email).join(', ')};`,
+      `                 password in ${path.relative(projectRoot, path.join(engine.signOn!.provider.stateDir, 'user-password'))})`,
+      `  OpenID Provider ${engine.signOn!.provider.issuer} (static users, development only)`,
+      `  Mode           APP_ENV=${env.APP_ENV}${env.APP_ENV === 'production' ? ` (bank simulator ${stack.bankSimulatorUrl}, Anvil ${stack.chain?.rpcUrl}; refused flows in the API's log)` : ''}`,
+      `  Temporal       ${stack.temporalFrontendAddress} for people (a token from the provider), ${engine.temporalAddress} for the services`,
+      `                 (namespace ${NAMESPACE}; mutual TLS, certificates in ${path.relative(projectRoot, tls.dir)}/)`,
       `  Database       ${engine.database.url} (the owner, for migrations; the API and the workers connect as payments_api and payments_worker)`,
       `  Logs           ${path.relative(projectRoot, path.join(dataDir, 'logs'))}/`,
       `  Ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s. A partner key: npm run partner:create -- --name Acme`,

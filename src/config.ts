@@ -133,6 +133,30 @@ const environmentSchema = z
      * price less FX_BUFFER_BPS and each settlement leg executes at its firm quote (FX gain/loss booked).
      */
     LIQUIDITY_PROVIDER_URL: z.url().optional(),
+    /** Production: the network fee per chain in stablecoin units, JSON, e.g. {"ethereum":"1.00"} (docs/production.md). */
+    NETWORK_FEES: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined) return undefined;
+        try {
+          const value = JSON.parse(text) as unknown;
+          if (
+            value &&
+            typeof value === 'object' &&
+            Object.values(value).every((fee) => /^\d+(\.\d+)?$/.test(String(fee)))
+          ) {
+            return value as Record<string, string>;
+          }
+        } catch {
+          // reported below
+        }
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a JSON object of chain to decimal fee, e.g. {"ethereum":"1.00"}',
+        });
+        return z.NEVER;
+      }),
     FX_BUFFER_BPS: z.coerce.number().int().min(0).max(1000).default(30),
     FX_BAND_BPS: z.coerce.number().int().min(1).max(5000).default(100),
     FX_MAX_PRICE_AGE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
@@ -145,6 +169,18 @@ const environmentSchema = z
     PIX_CA_FILE: z.string().optional(),
     /** The service's pix key (a CNPJ) at that bank. */
     PIX_COLLECTION_KEY: z.string().optional(),
+    /**
+     * The secret path segment of the service's `pix` webhook (docs/pix.md "The webhook"): set, the API serves
+     * POST /providers/api-pix/webhook/{secret}/pix and registers <PIX_WEBHOOK_BASE_URL>/providers/api-pix/webhook/{secret}
+     * with the bank at start.
+     */
+    PIX_WEBHOOK_SECRET: z
+      .string()
+      .min(24)
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional(),
+    /** Where the bank reaches the API (defaults to PUBLIC_BASE_URL). */
+    PIX_WEBHOOK_BASE_URL: z.url().optional(),
     ETHEREUM_USDC_CONTRACT: z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
@@ -190,6 +226,8 @@ const environmentSchema = z
     ISO20022_BANK_URL: z.url().optional(),
     /** How long one payout waits for the bank to settle an accepted payment before the activity asks again. */
     ISO20022_SETTLE_WAIT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
+    /** Seconds the bank-reports reader waits between reads of the bank's camt.054 notifications once caught up. */
+    ISO20022_REPORT_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
     /** Production: hours between reminders to operators while a virtual account awaits a decision. */
     VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: z.coerce.number().int().min(1).max(720).default(24),
     /** Production: days after which a virtual account without a decision is rejected. */
@@ -387,11 +425,15 @@ export interface AppConfig {
     clientSecret: string;
     tls: { certFile: string; keyFile: string; caFile?: string } | null;
     collectionKey: string;
+    /** The service's webhook: its secret path segment and the URL registered with the bank; null: not served. */
+    webhook: { secret: string; url: string } | null;
   } | null;
   /** Null in the sandbox unless set: the sandbox then uses its fictitious banks. */
   virtualAccountBanks: BankProfiles | null;
   /** The ISO 20022 bank channel; null when none is configured (EUR and USD payouts then stay the sandbox's). */
-  iso20022: { bankUrl: string; settleWaitMs: number } | null;
+  /** Production's scheduled network fee per chain (NETWORK_FEES); null: none. */
+  networkFees: Record<string, string> | null;
+  iso20022: { bankUrl: string; settleWaitMs: number; reportPollSeconds: number } | null;
   virtualAccountReview: { reminderHours: number; timeoutDays: number };
   /** Keys of secrets at rest (src/secrets.ts); the sandbox falls back to a public key when none is set. */
   secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
@@ -549,11 +591,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
                 }
               : null,
           collectionKey: values.PIX_COLLECTION_KEY ?? '',
+          webhook: values.PIX_WEBHOOK_SECRET
+            ? {
+                secret: values.PIX_WEBHOOK_SECRET,
+                url: `${(values.PIX_WEBHOOK_BASE_URL ?? values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, '')}/providers/api-pix/webhook/${values.PIX_WEBHOOK_SECRET}`,
+              }
+            : null,
         }
       : null,
     virtualAccountBanks,
+    networkFees: values.NETWORK_FEES ?? null,
     iso20022: values.ISO20022_BANK_URL
-      ? { bankUrl: values.ISO20022_BANK_URL, settleWaitMs: values.ISO20022_SETTLE_WAIT_SECONDS * 1000 }
+      ? {
+          bankUrl: values.ISO20022_BANK_URL,
+          settleWaitMs: values.ISO20022_SETTLE_WAIT_SECONDS * 1000,
+          reportPollSeconds: values.ISO20022_REPORT_POLL_SECONDS,
+        }
       : null,
     virtualAccountReview: {
       reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,

@@ -5,11 +5,12 @@ import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './persistence/database';
 import { answerUnparsableRequests, createApp } from './http/app';
 import { createLogger } from './logger';
-import { assertProductionReady, createProviders } from './providers';
+import { createProviders, logProductionReadiness } from './providers';
 import { LocalDiskDocumentStore } from './storage/document-store';
 import { lazyTemporalClient } from './temporal/client';
 import { startObservability } from './observability';
 import { closeEventStreams } from './services/event-stream';
+import { ApiPixDepositProvider } from './providers/pix/collections';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
   const providers = createProviders(config, prisma);
-  assertProductionReady(config, providers);
+  logProductionReadiness(config, providers, logger);
   const observability = await startObservability(config, logger, prisma, 'api');
   // Connects on first use: the API starts (and answers /health/ready 503) while Temporal is down.
   const { client, connection } = lazyTemporalClient(config.temporal);
@@ -37,6 +38,14 @@ async function main(): Promise<void> {
     logger.info({ port: config.port, url: config.publicBaseUrl }, 'API listening');
   });
   answerUnparsableRequests(server);
+  const pixWebhook = config.pixApi?.webhook;
+  if (pixWebhook && providers.depositProvider instanceof ApiPixDepositProvider) {
+    // In the background: the API answers while the bank is unreachable; the registration is logged either way.
+    providers.depositProvider.registerWebhook(pixWebhook.url).then(
+      () => logger.info('pix webhook registered with the bank'),
+      (error: unknown) => logger.error({ err: error }, 'pix webhook not registered with the bank'),
+    );
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -8,11 +8,13 @@ import { createActivities } from '../activities';
 import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient } from './persistence/database';
 import { createLogger, Logger } from './logger';
-import { assertProductionReady, createProviders } from './providers';
+import { createProviders, logProductionReadiness } from './providers';
 import { temporalTlsOptions } from './temporal/tls';
 import { connectTemporalClient, ensureMaintenanceSchedule, ensureSearchAttributes } from './temporal/client';
 import { ensureReconciliationSchedule } from './temporal/reconciliation-schedule';
 import { ensureChainWatchers } from './temporal/chain-watchers';
+import { ensureBankReportReaders } from './temporal/bank-reports';
+import { createBankReportIntake } from './services/transactions/bank-reports';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
@@ -60,7 +62,7 @@ async function main(): Promise<void> {
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
   const providers = createProviders(config, prisma);
-  assertProductionReady(config, providers);
+  logProductionReadiness(config, providers, logger);
   const observability = await startObservability(config, logger, prisma, 'worker');
   const connection = await NativeConnection.connect({
     address: config.temporal.address,
@@ -72,18 +74,20 @@ async function main(): Promise<void> {
       'could not register search attributes; register them with `temporal operator search-attribute create`',
     ),
   );
+  // Before the worker: the bank-reports activity records deposits and returns through the client (workflow updates).
+  const temporalClient = await connectTemporalClient(config.temporal);
+  const bankIntake = createBankReportIntake({ prisma, temporal: temporalClient.client, logger, config });
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities({ config, prisma, logger, ...providers }),
+    activities: createActivities({ config, prisma, logger, ...providers, bankIntake }),
     workflowBundlePath:
       config.workflowBundlePath ?? (existsSync(builtWorkflowBundle) ? builtWorkflowBundle : undefined),
     maxConcurrentActivities: config.worker.maxConcurrentActivities,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
   });
   // The outbox relay hands committed webhook deliveries to Temporal (src/webhooks/outbox-relay.ts).
-  const temporalClient = await connectTemporalClient(config.temporal);
   const relay = new OutboxRelay({
     prisma,
     temporal: temporalClient.client,
@@ -109,6 +113,7 @@ async function main(): Promise<void> {
   await ensureMaintenanceSchedule(temporalClient.client, config.temporal.taskQueue);
   await ensureReconciliationSchedule(temporalClient.client, config.temporal.taskQueue);
   await ensureChainWatchers(temporalClient.client, config, config.temporal.taskQueue);
+  await ensureBankReportReaders(temporalClient.client, config, config.temporal.taskQueue);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
   await startRelay.stop();

@@ -10,3 +10,4 @@ export { walletTransferWorkflow } from './wallet-transfer';
 export { reconciliationWorkflow } from './reconciliation';
 export { payoutReturnWorkflow } from './payout-return';
 export { chainWatcherWorkflow } from './chain-watcher';
+export { bankReportsWorkflow } from './bank-reports';

@@ -65,6 +65,7 @@ export const errorStatuses = {
   tx_hash_chain_mismatch: 422,
   webhook_url_not_allowed: 422,
   rate_limited: 429,
+  flow_not_available: 422,
   service_unavailable: 503,
   internal_error: 500,
 } as const;

@@ -646,6 +646,10 @@ export interface paths {
          *     - `fx_gain_loss`: The service’s gain (positive) or loss (negative) on that sell-back against the locked rate; it is not charged to the sender (`returned_to_sender` is the whole deposit). Null when nothing was sold back.
          *     - `created_at`: When the transaction was created.
          *     - `finalized_at`: When it reached its final status (its final event).
+         *     - `sender_executed_rate`: With a liquidity provider: the firm price leg 1 (sender currency -> stablecoin) executed at, to compare with `sender_quotation`; null when leg 1 was not executed at a firm quote.
+         *     - `sender_fx_result`: The service’s FX gain (positive) or loss (negative) on leg 1, in the stablecoin: what the firm quote bought minus what the locked rate promised (not charged to you or the sender); null with `sender_executed_rate`.
+         *     - `receiver_executed_rate`: With a liquidity provider: the firm price leg 2 (stablecoin -> receiver currency) executed at, to compare with `receiver_quotation`; null when leg 2 was not executed at a firm quote.
+         *     - `receiver_fx_result`: The service’s FX gain or loss on leg 2, in the receiver currency; null with `receiver_executed_rate`.
          */
         get: operations["getSettlementReport"];
         put?: never;
@@ -1438,7 +1442,7 @@ export interface components {
              * @description Sandbox only: a failure to simulate for this payout, as the sandbox deposit’s `simulate`.
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump";
             /** @description The payout awaiting its stablecoin. */
             transaction_id: string;
             /**
@@ -1648,7 +1652,7 @@ export interface components {
              * @description Sandbox only (refused in production), with wallet_id: a failure to simulate, as the sandbox deposit’s `simulate` (payout_rejected: refunded to the wallet; payout_error: `error` until an operator decides). Without a wallet, give it to POST /v1/payout/confirm.
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump";
             /** @description A service-managed wallet of the customer on the quote’s sender chain. Given: the stablecoin is debited from its balance at once (422 insufficient_funds when short) and the payout is `processing`. Left out: the payout waits in `awaiting_deposit` for the stablecoin per `sender_deposit_instructions` (POST /v1/payout/confirm once sent). */
             wallet_id?: string;
         } & (unknown | unknown);
@@ -2752,10 +2756,10 @@ export interface components {
             /** @description Name of the account holder who paid (recorded). */
             sender_name?: string;
             /**
-             * @description A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), `payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays `processing` while it is asked again, then `error`, where a refund is refused because the receiver may be paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the deposit back in full. `return_error`: a return of this deposit (a refund, or a late deposit sent back) keeps failing until its retries run out: a refund goes to `error`, a late deposit to `return_failed`; an operator’s retry then succeeds.
+             * @description A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), `payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays `processing` while it is asked again, then `error`, where a refund is refused because the receiver may be paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the deposit back in full. `return_error`: a return of this deposit (a refund, or a late deposit sent back) keeps failing until its retries run out: a refund goes to `error`, a late deposit to `return_failed`; an operator’s retry then succeeds (a pix deposit through the bank simulator: its devolucao is refused, NAO_REALIZADO). Where the sandbox runs the bank simulator (API Pix, a liquidity provider): `pix_notified_twice` and `pix_late_notification` (the payment is made at the bank and recorded at once; the bank’s webhook notifies it twice, or about 20 s later: the same deposit, recorded once), `fx_price_jump` (the provider’s firm price for the first conversion leg jumps beyond the band: nothing is executed, the transaction ends in `error`; an operator’s retry executes at the market).
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump";
         };
         SandboxFundWalletRequest: {
             /**
@@ -7069,6 +7073,8 @@ export interface operations {
              *
              *     `quote_amount_mismatch`: The amount does not fit the quote: a quote with amounts takes none, a rate-only quote needs one (the message names where), with at most its currency's decimal places.
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `external_account_rejected`: The external account was rejected (screening) and cannot receive payouts; register another one.
              *
              *     `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
@@ -7083,7 +7089,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "external_account_rejected" | "amount_out_of_range" | "idempotency_key_reused";
+                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "external_account_rejected" | "amount_out_of_range" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -8040,6 +8046,8 @@ export interface operations {
              *
              *     `quote_amount_mismatch`: The amount does not fit the quote: a quote with amounts takes none, a rate-only quote needs one (the message names where), with at most its currency's decimal places.
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
              *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
@@ -8052,7 +8060,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "amount_out_of_range" | "idempotency_key_reused";
+                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "amount_out_of_range" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -8313,6 +8321,8 @@ export interface operations {
              *
              *     `quote_amount_mismatch`: The amount does not fit the quote: a quote with amounts takes none, a rate-only quote needs one (the message names where), with at most its currency's decimal places.
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `external_account_rejected`: The external account was rejected (screening) and cannot receive payouts; register another one.
              *
              *     `pix_key_invalid`: The pix key has none of the pix key formats (CPF, CNPJ, email, +55 phone, random key), its CPF/CNPJ check digits are wrong, or the pix directory does not know it.
@@ -8331,7 +8341,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "external_account_rejected" | "pix_key_invalid" | "amount_out_of_range" | "insufficient_funds" | "idempotency_key_reused";
+                            code: "quote_expired" | "quote_already_used" | "customer_not_approved" | "customer_mismatch" | "quote_currency_mismatch" | "quote_type_mismatch" | "quote_amount_mismatch" | "flow_not_available" | "external_account_rejected" | "pix_key_invalid" | "amount_out_of_range" | "insufficient_funds" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -8839,6 +8849,8 @@ export interface operations {
             /**
              * @description `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
              */
             422: {
@@ -8849,7 +8861,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "amount_out_of_range" | "idempotency_key_reused";
+                            code: "amount_out_of_range" | "flow_not_available" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */
@@ -9076,6 +9088,8 @@ export interface operations {
             /**
              * @description `amount_out_of_range`: An amount (given or computed, on either side) is outside the allowed range of its currency, or does not cover the fees; the message names the range (e.g. 1 to 1000 BRL).
              *
+             *     `flow_not_available`: Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.
+             *
              *     `idempotency_key_reused`: The Idempotency-Key was already used in the last 24 hours for a different request (method, path, query or body).
              */
             422: {
@@ -9086,7 +9100,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "amount_out_of_range" | "idempotency_key_reused";
+                            code: "amount_out_of_range" | "flow_not_available" | "idempotency_key_reused";
                             /** @description Present for validation_error: one entry per invalid or missing field. */
                             details?: {
                                 /** @enum {string} */

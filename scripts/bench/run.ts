@@ -101,7 +101,7 @@ export async function runBench(options: BenchOptions): Promise<void> {
       log(
         `starting PostgreSQL (payments_bench) and the ${options.engine === 'server' ? 'Temporal server on it' : 'Temporal dev server'}`,
       );
-      await Promise.all([stack.startDatabase(), stack.startTemporal(), stack.startAnvil()]);
+      await Promise.all([stack.startDatabase(), stack.startTemporal(), stack.startAnvil(), stack.startBankSimulator()]);
     }
     const connection = await Connection.connect({ address: stack.temporalAddress });
     temporalConnection = connection;

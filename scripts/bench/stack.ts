@@ -146,6 +146,13 @@ export class BenchStack {
     await this.stack.startAnvil();
   }
 
+  /** The bank simulator (process `bank-simulator`): the EUR and USD rails' ISO 20022 bank, as in `npm run dev`. */
+  async startBankSimulator(): Promise<void> {
+    const stateDir = path.join(benchDir, 'bank-simulator');
+    rmSync(stateDir, { recursive: true, force: true });
+    await this.stack.startBankSimulator({ port: await freePort(), stateDir });
+  }
+
   async startTemporal(): Promise<void> {
     if (this.runtime.engine === 'server') {
       // On the bench's PostgreSQL cluster, as the production topology shares one cluster.
@@ -201,6 +208,7 @@ export class BenchStack {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       // The real EVM adapter on this stack's node.
       ...this.stack.chainEnv(1),
+      ...this.stack.bankEnv(),
       ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' } : {}),
       ...extra,
     };

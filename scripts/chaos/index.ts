@@ -66,6 +66,30 @@ const scenarios: Scenario[] = [
   },
   {
     number: 10,
+    name: 'bank',
+    load: async () => (await import('./scenarios/bank')).bankScenario,
+    limitSeconds: 900,
+  },
+  {
+    number: 11,
+    name: 'fx-band-jump',
+    load: async () => (await import('./scenarios/fx')).fxBandJumpScenario,
+    limitSeconds: 900,
+  },
+  {
+    number: 12,
+    name: 'fx-quotes-down',
+    load: async () => (await import('./scenarios/fx')).fxQuotesDownScenario,
+    limitSeconds: 300,
+  },
+  {
+    number: 13,
+    name: 'pix-webhook',
+    load: async () => (await import('./scenarios/fx')).pixWebhookScenario,
+    limitSeconds: 900,
+  },
+  {
+    number: 14,
     name: 'chain-legs',
     load: async () => (await import('./scenarios/chain-legs')).chainLegsScenario,
     limitSeconds: 600,

@@ -103,8 +103,15 @@ export class ChaosSystem {
     mkdirSync(path.join(chaosDataDir, 'anvil'), { recursive: true });
     await stack.startAnvil({ stateFile: path.join(chaosDataDir, 'anvil', 'state.json') });
     log(`Anvil on ${stack.chain!.rpcUrl} (USDC ${stack.chain!.tokens.USDC}, USDT ${stack.chain!.tokens.USDT})`);
+    // The bank simulator: EUR and USD rails and deposits over its ISO 20022 channel, its state kept across a restart.
+    rmSync(path.join(chaosDataDir, 'bank-simulator'), { recursive: true, force: true });
+    await stack.startBankSimulator({ port: await freePort(), stateDir: path.join(chaosDataDir, 'bank-simulator') });
+    log(`bank simulator on ${stack.bankSimulatorUrl} (.data/chaos/bank-simulator)`);
 
     const apiPort = await freePort();
+    // Its API Pix and liquidity provider: the fx and pix scenarios run an API and a worker of their own against them
+    // (scripts/chaos/scenarios/fx.ts), so the others keep the sandbox rails whose operations they count.
+    process.env.BANK_SIMULATOR_URL = stack.bankSimulatorUrl;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       APP_ENV: 'sandbox',
@@ -136,6 +143,8 @@ export class ChaosSystem {
       ...stack.chainEnv(1),
       // The stack's chain watcher keeps up with a run of minutes (the final reconciliation needs its readings).
       ETHEREUM_WATCH_POLL_SECONDS: '2',
+      ...stack.bankEnv(1),
+      ISO20022_SETTLE_WAIT_SECONDS: '5',
       // Where the chain-legs scenario holds a send after signing or broadcasting (src/providers/evm/sender.ts).
       EVM_SEND_HOLD_DIR: path.join(chaosDataDir, 'evm-holds'),
     };

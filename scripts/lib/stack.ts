@@ -28,9 +28,14 @@ import {
   temporalClientTls,
   temporalServerEnv,
   temporalServerTlsEnv,
+  temporalServerArgs,
+  temporalServerAuthEnv,
+  temporalUiAuthEnv,
   temporalUiEnv,
   temporalUiTlsEnv,
+  type TemporalUiSignOn,
 } from './temporal-server';
+import { oidcProviderEnv, type OidcProviderSettings } from './oidc';
 import type { TemporalCertificates } from './tls';
 import { temporalTlsOptions } from '../../src/temporal/tls';
 import { waitUntil } from './wait';
@@ -49,6 +54,24 @@ export interface ProcessSpec {
   readyWithinMs?: number;
   /** Its log file, instead of <logs>/<name>.log (or the terminal) the stack gives. */
   logFile?: string;
+}
+
+/**
+ * What the API and workers need to use the bank simulator's API Pix and liquidity channels (docs/pix.md,
+ * docs/liquidity-provider.md): its OAuth2 client, the service's collection key, and the service's own `pix` webhook
+ * (a fixed development secret; the simulator posts to the API at `apiUrl`). Plain HTTP: the simulator of dev, tests
+ * and chaos serves no TLS (test/api-pix.test.ts covers mutual TLS).
+ */
+export function bankSimulatorServiceEnv(simulatorUrl: string, apiUrl: string): Record<string, string> {
+  return {
+    PIX_API_URL: `${simulatorUrl}/pix`,
+    PIX_CLIENT_ID: 'payments-api-dev',
+    PIX_CLIENT_SECRET: 'dev-pix-secret',
+    PIX_COLLECTION_KEY: '11222333000181',
+    PIX_WEBHOOK_SECRET: 'dev-pix-webhook-secret-not-for-production',
+    PIX_WEBHOOK_BASE_URL: apiUrl,
+    LIQUIDITY_PROVIDER_URL: `${simulatorUrl}/liquidity`,
+  };
 }
 
 /** The command line of a TypeScript entry point of this repository. */
@@ -211,6 +234,11 @@ export interface TemporalServerOptions {
   binaries?: Promise<TemporalServerBinaries | undefined>;
   /** Mutual TLS (scripts/lib/tls.ts): the server takes only clients with a certificate; the stack's own is `admin`. */
   tls?: TemporalCertificates;
+  /**
+   * Operators' single sign-on (needs `tls`): the public frontend takes only tokens signed by a key of `jwksUrl`
+   * (temporalServerAuthEnv); the stack's client, the API and the workers use the internal frontend (`temporal.address`).
+   */
+  signOn?: { jwksUrl: string };
   readyWithinMs?: number;
   logFile?: string;
 }
@@ -280,7 +308,10 @@ export class Stack {
     if (options.fresh) await dropDatabases(options.database);
     await setUpTemporalSchemas(binaries.sqlTool, options.database);
     const port = options.port ?? (await freePort());
-    const address = `127.0.0.1:${port}`;
+    if (options.signOn && !options.tls) throw new Error('single sign-on needs mutual TLS (the internal frontend)');
+    const internalPort = options.signOn ? await freePort() : undefined;
+    this.temporalFrontendAddress = `127.0.0.1:${port}`;
+    const address = `127.0.0.1:${internalPort ?? port}`;
     this.temporalTls = options.tls;
     const tls = options.tls ? temporalTlsOptions(temporalClientTls(options.tls, 'admin')) : undefined;
     const connection = Connection.lazy({ address, tls });
@@ -290,11 +321,12 @@ export class Stack {
     const server = await this.start({
       name: 'temporal',
       command: binaries.server,
-      args: ['start'],
+      args: temporalServerArgs(options.signOn !== undefined),
       env: {
         ...process.env,
-        ...(await temporalServerEnv(options.database, port)),
+        ...(await temporalServerEnv(options.database, port, internalPort)),
         ...(options.tls ? temporalServerTlsEnv(options.tls) : {}),
+        ...(options.signOn ? temporalServerAuthEnv(options.signOn.jwksUrl) : {}),
       },
       readyWithinMs: options.readyWithinMs,
       logFile: options.logFile,
@@ -312,11 +344,13 @@ export class Stack {
   }
 
   private temporalServerBinaries: TemporalServerBinaries | undefined;
+  /** The Temporal server's public frontend (people, the UI); `temporal.address` differs only with single sign-on. */
+  temporalFrontendAddress: string | undefined;
   /** The certificates of the Temporal server's mutual TLS, when it has it. */
   temporalTls: TemporalCertificates | undefined;
 
   /** The Temporal Web UI server (process `temporal-ui`) on this stack's Temporal server; ready once it serves its page. */
-  startTemporalUi(options: { port: number; readyWithinMs?: number }): Promise<StackProcess> {
+  startTemporalUi(options: { port: number; signOn?: TemporalUiSignOn; readyWithinMs?: number }): Promise<StackProcess> {
     const binaries = this.temporalServerBinaries;
     if (!binaries || !this.temporal) throw new Error('startTemporalServer first');
     return this.start({
@@ -326,11 +360,26 @@ export class Stack {
       args: ['--root', binaries.uiRoot, '--env', 'docker', 'start'],
       env: {
         ...process.env,
-        ...temporalUiEnv(this.temporal.address, options.port),
+        ...temporalUiEnv(this.temporalFrontendAddress ?? this.temporal.address, options.port),
         ...(this.temporalTls ? temporalUiTlsEnv(this.temporalTls) : {}),
+        ...(options.signOn ? temporalUiAuthEnv(options.signOn) : {}),
       },
       readyWithinMs: options.readyWithinMs,
       ready: () => httpOk(`http://127.0.0.1:${options.port}/`),
+    });
+  }
+
+  /**
+   * The OpenID Provider of operators' sign-on (process `oidc-provider`, scripts/production/oidc-provider.ts; static
+   * users, development and tests only). Its keys stay in `settings.stateDir` across restarts.
+   */
+  startOidcProvider(settings: OidcProviderSettings, readyWithinMs?: number): Promise<StackProcess> {
+    return this.start({
+      name: 'oidc-provider',
+      ...tsEntry(path.join(projectRoot, 'scripts', 'production', 'oidc-provider.ts')),
+      env: { ...process.env, ...oidcProviderEnv(settings) },
+      readyWithinMs,
+      ready: () => httpOk(`${settings.issuer}/.well-known/openid-configuration`),
     });
   }
 
@@ -339,6 +388,7 @@ export class Stack {
    * service's real adapters talk to. Its state stays in `stateDir` across restarts (chaos restarts it as an outage).
    */
   startBankSimulator(options: { port: number; stateDir: string; readyWithinMs?: number }): Promise<StackProcess> {
+    this.bankSimulatorUrl = `http://127.0.0.1:${options.port}`;
     return this.start({
       name: 'bank-simulator',
       ...tsEntry(path.join(projectRoot, 'simulators', 'bank', 'main.ts')),
@@ -378,6 +428,21 @@ export class Stack {
     });
     this.chain = { rpcUrl, chainId: SANDBOX_CHAIN_ID, tokens: tokens! };
     return node;
+  }
+
+  /** The bank simulator's address once startBankSimulator has run. */
+  bankSimulatorUrl: string | undefined;
+
+  /**
+   * The services' environment for the bank simulator (src/config.ts ISO20022_*), once startBankSimulator has run: EUR
+   * (SEPA) and USD (wire) payouts and deposits at its ISO 20022 channel.
+   */
+  bankEnv(reportPollSeconds = 2): Record<string, string> {
+    if (!this.bankSimulatorUrl) return {};
+    return {
+      ISO20022_BANK_URL: `${this.bankSimulatorUrl}/iso20022`,
+      ISO20022_REPORT_POLL_SECONDS: String(reportPollSeconds),
+    };
   }
 
   /** The services' environment for the sandbox chain's node (src/config.ts ETHEREUM_*), once startAnvil has run. */

@@ -262,6 +262,11 @@ export const sandboxSimulations = [
   'payout_timeout_after_execution',
   'payout_outcome_unknown',
   'return_error',
+  // With the bank simulator (docs/pix.md, docs/liquidity-provider.md): the bank notifies the payment twice, or late;
+  // a leg's firm price jumps beyond the band.
+  'pix_notified_twice',
+  'pix_late_notification',
+  'fx_price_jump',
 ] as const;
 export type SandboxSimulation = (typeof sandboxSimulations)[number];
 

@@ -14,6 +14,7 @@ import { mountDocs } from './docs';
 import { mountHostedAssets } from './hosted-assets';
 import { isCustomBody, RouteDefinition, toKoaPath } from './route';
 import { allRoutes } from '../routes';
+import { mountPixWebhook } from '../routes/pix-webhook';
 import { parseOrThrow } from './validation';
 import { readJsonBody, rejectUnexpectedBody } from './json-body';
 import { IDEMPOTENCY_HEADER, StoredResponse, withIdempotency } from './idempotency';
@@ -109,7 +110,11 @@ export function createApp(
         {
           method: ctx.method,
           // The route template when one matched, never a path holding a secret (hosted verification tokens).
-          path: ctx.state.route ? undefined : ctx.path.replace(/^\/verify\/[^/]+/, '/verify/{token}'),
+          path: ctx.state.route
+            ? undefined
+            : ctx.path
+                .replace(/^\/verify\/[^/]+/, '/verify/{token}')
+                .replace(/^\/providers\/api-pix\/webhook\/[^/]+/, '/providers/api-pix/webhook/{secret}'),
           route: ctx.state.route ?? null,
           status: ctx.status,
           duration_ms: durationMs,
@@ -127,6 +132,7 @@ export function createApp(
   });
   mountDocs(router);
   mountHostedAssets(router);
+  mountPixWebhook(router, services);
 
   for (const route of routes) mountRoute(router, route, services);
 

@@ -240,6 +240,10 @@ export const errorCatalogue = {
     status: 429,
     when: 'Too many requests in the current window (per partner on the API, per client address on the hosted verification pages), or too many failed authentications (unknown or revoked API keys) from the client address, which then has every authenticated request refused, whatever its key, until the window ends; wait the seconds of `Retry-After`.',
   },
+  flow_not_available: {
+    status: 422,
+    when: 'Production only: the quote or transaction needs a provider this deployment has no adapter for (a fiat rail’s deposits or payouts, a chain, the exchange or screening); `message` names each flow and what is missing. Nothing was created; the sandbox serves every flow.',
+  },
   service_unavailable: {
     status: 503,
     when: 'A dependency (database or workflow engine) is down or did not answer within the request deadline. Retry after the `Retry-After` seconds with the same Idempotency-Key: a request that did complete is then replayed, never done twice.',

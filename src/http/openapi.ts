@@ -76,6 +76,9 @@ Cross-border payments API for platforms (partners) acting for their customers.
   nothing behind.
 - **Environments**: sandbox and production have separate base URLs and keys (\`sk_sandbox_...\`, \`sk_live_...\`);
   a key of the other environment answers 401. Operations under \`/v1/sandbox\` exist only in the sandbox.
+  Production serves the flows it has providers for (a rail's deposits or payouts, a chain, the exchange, screening):
+  a quote or transaction that needs another answers 422 \`flow_not_available\`, naming each missing flow, before
+  anything is created; the sandbox serves every flow with its simulations.
 - **Rate limits**: per partner (and per client address on the hosted verification pages), in fixed windows. Responses
   carry \`RateLimit-Policy: "partner";q=<limit>;w=<window seconds>\` and
   \`RateLimit: "partner";r=<remaining>;t=<seconds to reset>\`; over the limit the answer is 429 \`rate_limited\` with

@@ -22,6 +22,11 @@ export interface RailRequest {
   simulate: SandboxSimulation | null;
   /** 0 on the first run of the step; each operator retry runs it again with the next round. */
   round: number;
+  /**
+   * Returns (and their lookups) only: the deposit sent back, as its provider reported it. A bank returns a credit by
+   * its own id of it (API Pix: PUT /pix/{endToEndId}/devolucao/{id}).
+   */
+  deposit?: { provider: string; providerReference: string };
 }
 
 export interface ConversionRequest extends RailRequest {
@@ -74,6 +79,15 @@ export type RailOutcome =
 /** The provider could not do it now (outage, timeout): retry later. */
 export class RailUnavailableError extends ProviderUnavailableError {
   override name = 'RailUnavailableError';
+}
+
+/**
+ * The sender's bank refused the return for good (API Pix: NAO_REALIZADO): nothing was returned. Not retried under
+ * the same round; the workflow's lookup finds it not executed and the existing failed-return path follows (a refund
+ * in `error`, a late deposit `return_failed`) until an operator's retry asks again in the next round.
+ */
+export class ReturnRefusedError extends Error {
+  override name = 'ReturnRefusedError';
 }
 
 export type SellBackOutcome = { status: 'completed'; providerReference: string; proceeds: Money };

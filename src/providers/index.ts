@@ -2,9 +2,8 @@
 import type { AppConfig } from '../config';
 import { PixDirectory, SimulatedPixDirectory, UnconnectedPixDirectory } from './pix-directory';
 import { AccountScreening, DenyListScreening, sandboxDeniedBeneficiaries, UnconnectedScreening } from './screening';
-import { ConfigError } from '../config';
-import { isUnconnected } from './unavailable';
-import { RateProvider, SandboxRateProvider, UnconfiguredRateProvider } from './rates';
+import type { Logger } from '../logger';
+import { RateProvider, SandboxRateProvider, ScheduledNetworkFees, UnconfiguredRateProvider } from './rates';
 import { DepositAccountIssuer, sandboxBankProfiles, SubAccountIssuer } from './deposit-accounts';
 import {
   HdWalletAddressProvider,
@@ -37,6 +36,9 @@ import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderState
 import { Iso20022BankClient } from './iso20022/client';
 import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
 import { Iso20022ProviderStatements } from './iso20022/statements';
+import { bankSimulatorCollectionAccounts, Iso20022DepositProvider } from './iso20022/deposits';
+import { ExchangeExecutionRails } from './exchange-delivery';
+import { productionFlowTable, type FlowReadiness } from './readiness';
 import { LiquidityClient } from './liquidity/client';
 import { FirmQuoteRails, LiquidityRateProvider } from './liquidity/firm-quotes';
 import { ApiPixClient } from './pix/api-pix';
@@ -64,6 +66,8 @@ export interface Providers {
   signer: Signer;
   /** The chains whose incoming transfers the chain watcher reads (workflows/chain-watcher.ts): one per configured node. */
   watchedChains: WatchedChain[];
+  /** The ISO 20022 bank whose camt.054 notifications (deposits, returns) the bank-reports workflow reads, or null. */
+  bankReports: Iso20022BankClient | null;
 }
 
 /**
@@ -88,30 +92,38 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
         ? new SimulatedVerificationProvider(config.sandboxVerificationDelaySeconds)
         : new ManualReviewProvider(),
     pixDirectory: config.appEnv === 'sandbox' ? new SimulatedPixDirectory() : new UnconnectedPixDirectory(),
-    // No screening vendor is integrated yet: production refuses to start (assertProductionReady) rather than
-    // approve everyone.
+    // No screening vendor is integrated yet: production refuses the flows that need screening (readiness.ts) rather
+    // than approve everyone.
     accountScreening:
       config.appEnv === 'sandbox' ? new DenyListScreening(sandboxDeniedBeneficiaries) : new UnconnectedScreening(),
     webhookSender: createWebhookSender(config),
-    rateProvider: config.appEnv === 'sandbox' ? new SandboxRateProvider() : new UnconfiguredRateProvider(),
+    rateProvider:
+      config.appEnv === 'sandbox'
+        ? new SandboxRateProvider()
+        : config.networkFees
+          ? new ScheduledNetworkFees(config.networkFees)
+          : new UnconfiguredRateProvider(),
     // Production always has its own seed and banks (loadConfig refuses to start without them).
     walletAddressProvider: new HdWalletAddressProvider(seeds.hdSeed, seeds.walletSeed),
     depositAccountIssuer: new SubAccountIssuer(config.virtualAccountBanks ?? sandboxBankProfiles),
-    // No collection accounts are connected yet: production refuses to start (assertProductionReady).
-    depositProvider:
+    // Deposits on the ISO 20022 bank's rails (sepa, wire) when one is configured; production refuses the others' flows.
+    depositProvider: createDepositProvider(
+      config,
       config.appEnv === 'sandbox'
         ? new SandboxDepositProvider((chain) => chainTransferVerifier.collectionAddress(chain))
         : new UnconnectedDepositProvider(),
+    ),
     // Ethereum on its configured node (real ERC-20 sends); Solana, and sandbox requests asking for a simulated
-    // failure, on the simulation. Production without a chain configured refuses to start (assertProductionReady).
+    // failure, on the simulation. Production refuses the flows of a chain it has no node for (readiness.ts).
     chainTransfers: createChainTransfers(config, prisma, new SeedSigner(seeds)),
-    // No exchange or payout rail is connected yet: production refuses to start (assertProductionReady).
+    // Payouts on the configured banks' rails, the conversion at the liquidity provider; production refuses the rest.
     fiatRails: createFiatRails(
       config,
-      config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : new UnconnectedFiatRails(),
+      config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : productionRails(config),
     ),
     chainTransferVerifier,
     watchedChains: createWatchedChains(config),
+    bankReports: config.iso20022 ? iso20022Client(config.iso20022.bankUrl) : null,
     // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
     providerStatements: createProviderStatements(
@@ -147,7 +159,9 @@ function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers:
         result.depositProvider,
       ),
       // Inside the liquidity provider's wrapper: a leg's firm quote is executed before its payout is sent.
-      fiatRails: new ApiPixPayoutRails(result.fiatRails, client, config.pixApi.collectionKey),
+      fiatRails: new ApiPixPayoutRails(result.fiatRails, client, config.pixApi.collectionKey, {
+        simulate: config.appEnv === 'sandbox',
+      }),
     };
   }
   if (config.liquidity) {
@@ -157,7 +171,9 @@ function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers:
       ...result,
       // Network fees are not the liquidity provider's: they stay with the rate provider of the environment.
       rateProvider: new LiquidityRateProvider(client, policy, result.rateProvider),
-      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma),
+      fiatRails: new FirmQuoteRails(result.fiatRails, client, policy, prisma, {
+        simulate: config.appEnv === 'sandbox',
+      }),
     };
   }
   return result;
@@ -183,6 +199,23 @@ function createChainTransfers(config: AppConfig, prisma: PrismaClient, signer: S
     fallback: simulation,
     sandboxFaucet: config.appEnv === 'sandbox',
   });
+}
+
+/** Production's rails below the bank adapters: leg 1's conversion at the liquidity provider when one is configured. */
+function productionRails(config: AppConfig): FiatRails {
+  const unconnected = new UnconnectedFiatRails();
+  if (!config.liquidity) return unconnected;
+  return new ExchangeExecutionRails(new LiquidityClient({ baseUrl: config.liquidity.url }), unconnected);
+}
+
+function iso20022Client(bankUrl: string): Iso20022BankClient {
+  return new Iso20022BankClient({ baseUrl: bankUrl, timeoutMs: 10_000 });
+}
+
+/** EUR (SEPA) and wire (USD) deposits at the ISO 20022 bank's accounts when one is configured; the rest `others`. */
+function createDepositProvider(config: AppConfig, others: DepositProvider): DepositProvider {
+  if (!config.iso20022) return others;
+  return new Iso20022DepositProvider(bankSimulatorCollectionAccounts(bankSimulatorDebtors), others);
 }
 
 /** EUR (SEPA) and USD (wire) payouts through the ISO 20022 bank when one is configured; everything else `others`. */
@@ -252,20 +285,24 @@ export function createWebhookSender(config: AppConfig): WebhookSender {
 }
 
 /**
- * Production fails closed: the API and the worker refuse to start while a provider they need is only a stand-in
- * (no real integration), instead of approving everyone or answering 500 later. Wallet seed and deposit banks are
- * checked by loadConfig. The sandbox always starts.
+ * Production starts with whatever is connected and refuses, per flow, what is not (src/providers/readiness.ts: a quote
+ * or transaction that needs a rail, chain, exchange or screening without an adapter answers `flow_not_available`).
+ * The table is returned for the start-up log; wallet seed, deposit banks and secrets key are still checked by
+ * loadConfig. Empty in the sandbox.
  */
-export function assertProductionReady(config: AppConfig, providers: Providers): void {
-  if (config.appEnv !== 'production') return;
-  const needed: unknown[] = [
-    providers.accountScreening,
-    providers.rateProvider,
-    providers.depositProvider,
-    providers.chainTransfers,
-    // The API too: it must not take deposits that no rail can convert, pay out or send back.
-    providers.fiatRails,
-  ];
-  const missing = needed.filter(isUnconnected).map((provider) => provider.unconnected);
-  if (missing.length > 0) throw new ConfigError(`Production cannot start: ${missing.join('; ')}.`);
+export function productionReadiness(config: AppConfig, providers: Providers): FlowReadiness[] {
+  return productionFlowTable(config, providers.accountScreening);
+}
+
+/** Production's start-up line: each flow with its adapter, and each refused one with what it misses. */
+export function logProductionReadiness(config: AppConfig, providers: Providers, logger: Logger): void {
+  const table = productionReadiness(config, providers);
+  if (table.length === 0) return;
+  logger.info(
+    {
+      served: table.filter((row) => row.adapter).map((row) => `${row.flow}: ${row.adapter}`),
+      refused: table.filter((row) => row.missing).map((row) => `${row.flow}: ${row.missing}`),
+    },
+    'production readiness: flows served and refused (flow_not_available)',
+  );
 }

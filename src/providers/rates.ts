@@ -59,3 +59,21 @@ export class UnconfiguredRateProvider implements RateProvider, Unconnected {
     throw new RatesUnavailableError(`no network-fee feed is configured for ${stablecoin} on ${chain} in production`);
   }
 }
+
+/**
+ * Production's network fees from the operator's published schedule (NETWORK_FEES, per chain, in stablecoin units),
+ * charged to the partner as the sandbox charges its own; rates come from the liquidity provider, which wraps this.
+ */
+export class ScheduledNetworkFees implements RateProvider {
+  constructor(private readonly fees: Partial<Record<Blockchain, string>>) {}
+
+  async exchangeRate(from: Currency, to: Currency): Promise<Decimal> {
+    throw new RatesUnavailableError(`no market-data feed is configured for ${from} -> ${to} in production`);
+  }
+
+  async networkFee(stablecoin: Stablecoin, chain: Blockchain): Promise<Money> {
+    const fee = this.fees[chain];
+    if (fee === undefined) throw new RatesUnavailableError(`no network fee is scheduled for ${chain} (NETWORK_FEES)`);
+    return Money.of(stablecoin, fee);
+  }
+}

@@ -6,7 +6,7 @@
 // Production: a bank or rail integration implements DepositProvider with the service's real
 // collection accounts, and reports each incoming credit by calling `receiveDeposit` of
 // src/services/transactions/deposits.ts with an IncomingDeposit (the same path the sandbox deposit endpoint
-// takes). None is connected yet: production refuses to start (assertProductionReady).
+// takes). Production refuses the flows of a rail no integration collects (src/providers/readiness.ts).
 import { base58 } from '@scure/base';
 import { createHash } from 'node:crypto';
 import { composeIBAN, electronicFormatIBAN } from 'ibantools';
@@ -181,7 +181,7 @@ function usBankInstructions(routingNumber: string): FiatRailInstructions['wire']
 
 /**
  * Production until a bank integration exists: no collection accounts, so no instructions (503 to the
- * partner, and production refuses to start with it: assertProductionReady).
+ * partner; production refuses its flows at quote and transaction creation: src/providers/readiness.ts).
  */
 export class UnconnectedDepositProvider implements DepositProvider, Unconnected {
   readonly unconnected = 'no collection accounts for transaction deposits are connected';

@@ -4,7 +4,7 @@ export class ProviderUnavailableError extends Error {
   override name = 'ProviderUnavailableError';
 }
 
-/** Implemented by the stand-ins of providers with no real integration: production refuses to start with one. */
+/** Implemented by the stand-ins of providers with no real integration: production refuses the flows that need one. */
 export interface Unconnected {
   /** What is missing, for the start-up error, e.g. "no screening vendor is connected". */
   readonly unconnected: string;

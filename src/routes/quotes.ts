@@ -62,7 +62,7 @@ const createPayinPayoutQuote = defineRoute({
     pricingRules,
   body: createQuoteRequestSchema,
   response: { status: 201, description: 'The quote, with its locked rate and amounts.', schema: quoteSchema },
-  errors: ['amount_out_of_range'],
+  errors: ['amount_out_of_range', 'flow_not_available'],
   async handler({ body, partner, services }) {
     // body.type is payin or payout here, so the quote has that shape.
     return (await createQuote(services, partner.id, body)) as QuoteResource;
@@ -88,7 +88,7 @@ const createFiatToFiatQuote = defineRoute({
     description: 'The quote, with its two locked rates and amounts.',
     schema: fiatToFiatQuoteSchema,
   },
-  errors: ['amount_out_of_range'],
+  errors: ['amount_out_of_range', 'flow_not_available'],
   async handler({ body, partner, services }) {
     return (await createQuote(services, partner.id, body)) as FiatToFiatQuoteResource;
   },

@@ -40,6 +40,7 @@ const quoteBasedErrors = [
   'quote_currency_mismatch',
   'quote_type_mismatch',
   'quote_amount_mismatch',
+  'flow_not_available',
 ] as const;
 
 /** `pix, ... and cvu 30 minutes; wire and sepa 2 days; ach 3 days`, from the rail definitions. */

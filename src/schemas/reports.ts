@@ -17,7 +17,9 @@ export const settlementReportQuerySchema = z
 /**
  * The report's columns, in order (CSV header = JSON keys), and what each holds. The `sender_amount`,
  * `stablecoin_amount` and `receiver_amount` columns stay the quote's (renaming them would break the files partners
- * already read by header); what really moved is in the last four money columns, read from the ledger.
+ * already read by header); what really moved is in the four money columns after the fees, read from the ledger, and
+ * the legs' executions at a liquidity provider's firm quotes in the last four (appended, so existing readers keep
+ * their columns).
  */
 export const settlementReportColumns = {
   transaction_id: 'The transaction.',
@@ -54,6 +56,17 @@ export const settlementReportColumns = {
     'to the sender (`returned_to_sender` is the whole deposit). Null when nothing was sold back.',
   created_at: 'When the transaction was created.',
   finalized_at: 'When it reached its final status (its final event).',
+  sender_executed_rate:
+    'With a liquidity provider: the firm price leg 1 (sender currency -> stablecoin) executed at, to compare with ' +
+    '`sender_quotation`; null when leg 1 was not executed at a firm quote.',
+  sender_fx_result:
+    'The service’s FX gain (positive) or loss (negative) on leg 1, in the stablecoin: what the firm quote bought ' +
+    'minus what the locked rate promised (not charged to you or the sender); null with `sender_executed_rate`.',
+  receiver_executed_rate:
+    'With a liquidity provider: the firm price leg 2 (stablecoin -> receiver currency) executed at, to compare with ' +
+    '`receiver_quotation`; null when leg 2 was not executed at a firm quote.',
+  receiver_fx_result:
+    'The service’s FX gain or loss on leg 2, in the receiver currency; null with `receiver_executed_rate`.',
 } as const;
 
 export type SettlementReportColumn = keyof typeof settlementReportColumns;

@@ -349,7 +349,12 @@ export const sandboxDepositRequestSchema = z
           'back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the ' +
           'deposit back in full. `return_error`: a return of this deposit (a refund, or a late deposit sent back) ' +
           'keeps failing until its retries run out: a refund goes to `error`, a late deposit to `return_failed`; an ' +
-          'operator’s retry then succeeds.',
+          'operator’s retry then succeeds (a pix deposit through the bank simulator: its devolucao is refused, ' +
+          'NAO_REALIZADO). Where the sandbox runs the bank simulator (API Pix, a liquidity provider): ' +
+          '`pix_notified_twice` and `pix_late_notification` (the payment is made at the bank and recorded at once; the ' +
+          'bank’s webhook notifies it twice, or about 20 s later: the same deposit, recorded once), `fx_price_jump` (the ' +
+          'provider’s firm price for the first conversion leg jumps beyond the band: nothing is executed, the ' +
+          'transaction ends in `error`; an operator’s retry executes at the market).',
       }),
   })
   .strict()

@@ -25,6 +25,9 @@ import { ApiError } from '../http/errors';
 import type { RateProvider } from '../providers/rates';
 import type { AnyQuoteResource, QuoteRequest } from '../schemas/quotes';
 import type { ApiServices } from '../app-services';
+import { flowsOf } from '../domain/production-flows';
+import type { PaymentRail } from '../domain/rails';
+import { refusedFlows } from '../providers/readiness';
 import { expireUsedQuote, findQuote, insertQuote, QuoteRow } from '../persistence/quotes';
 import { amountsOf, termsOf, toQuote } from '../presenters/quotes';
 import { updateRefusal } from '../temporal/errors';
@@ -106,12 +109,33 @@ export function priceWithinRanges(terms: QuoteTerms, fixed: FixedAmount, ranges:
   return amounts;
 }
 
+/**
+ * Production: refuses a quote or transaction whose legs need a provider without an adapter (src/providers/readiness.ts),
+ * naming each missing flow. The sandbox serves every flow.
+ */
+export function refuseUnavailableFlows(
+  services: Pick<ApiServices, 'config' | 'accountScreening'>,
+  legs: { sender: PaymentRail; stablecoin: PaymentRail | null; receiver: PaymentRail },
+): void {
+  const refused = refusedFlows(services.config, services.accountScreening, flowsOf(legs));
+  if (refused.length === 0) return;
+  throw new ApiError(
+    'flow_not_available',
+    `This deployment cannot serve ${refused.map((entry) => `${entry.flow} (${entry.missing})`).join(', ')}.`,
+  );
+}
+
 export async function createQuote(
-  services: Pick<ApiServices, 'config' | 'prisma' | 'temporal' | 'rateProvider' | 'logger'>,
+  services: Pick<ApiServices, 'config' | 'prisma' | 'temporal' | 'rateProvider' | 'logger' | 'accountScreening'>,
   partnerId: string,
   request: QuoteRequest,
 ): Promise<AnyQuoteResource> {
   const { config } = services;
+  refuseUnavailableFlows(services, {
+    sender: request.sender.paymentRail,
+    stablecoin: request.stablecoin?.paymentRail ?? null,
+    receiver: request.receiver.paymentRail,
+  });
   // The given amount is checked before asking for rates: a wrong amount needs no market data.
   if (request.fixed && !isWithinRange(request.fixed.amount, config.amountRanges)) {
     throw outOfRange(`${request.fixed.side}.amount`, request.fixed.amount, config.amountRanges, false);

@@ -5,6 +5,7 @@ import { stringify } from 'csv-stringify';
 import { Money, currencyOf } from '../domain/money';
 import type { Db } from '../persistence/database';
 import { settlementBatch, type SettlementRow } from '../persistence/reports';
+import { fxExecutionsOf, type FxExecutionRow } from '../persistence/fx-executions';
 import { type SettlementReportColumn, settlementReportColumns } from '../schemas/reports';
 
 /** Rows read per query: bounded memory whatever the day's volume. */
@@ -23,7 +24,13 @@ const amount = (currency: string | null, value: { toString(): string } | null) =
  * when it was refunded (the refund gives them back), cancelled or failed (nothing was charged). The amounts of the
  * legs are the quote's; what the deposit, the refund and a sell-back moved is the ledger's, in the sender currency.
  */
-export function toSettlementReportRow(row: SettlementRow, timestamp: (date: Date) => string): SettlementReportRow {
+export function toSettlementReportRow(
+  row: SettlementRow,
+  timestamp: (date: Date) => string,
+  fx: readonly FxExecutionRow[] = [],
+): SettlementReportRow {
+  const leg = (step: string) => fx.find((execution) => execution.step === step);
+  const [leg1, leg2] = [leg('fiat_to_stablecoin'), leg('stablecoin_to_fiat')];
   const rate = (index: number) => row.rates[index]?.toFixed(8) ?? null;
   const [senderQuotation, receiverQuotation] =
     row.type === 'fiat_to_fiat' ? [rate(0), rate(1)] : row.type === 'payin' ? [rate(0), null] : [null, rate(0)];
@@ -55,6 +62,10 @@ export function toSettlementReportRow(row: SettlementRow, timestamp: (date: Date
     fx_gain_loss: amount(row.senderCurrency, row.fxGainLoss),
     created_at: timestamp(row.createdAt),
     finalized_at: timestamp(row.finalizedAt),
+    sender_executed_rate: leg1 ? leg1.price : null,
+    sender_fx_result: leg1 ? leg1.result.toString() : null,
+    receiver_executed_rate: leg2 ? leg2.price : null,
+    receiver_fx_result: leg2 ? leg2.result.toString() : null,
   };
 }
 
@@ -82,21 +93,29 @@ export async function settlementReport(
       after: after ? { finalizedAt: after.finalizedAt, eventId: after.eventId } : null,
       limit: BATCH,
     });
-  const first = await batch(undefined);
-  async function* rows(): AsyncGenerator<SettlementRow> {
+  // Each batch with its rows' FX executions (one more query per batch, by the transactions' ids).
+  const withFx = async (read: SettlementRow[]) => {
+    const executions = await fxExecutionsOf(
+      db,
+      read.map((row) => row.id),
+    );
+    return read.map((row) => ({ row, fx: executions.filter((execution) => execution.transactionId === row.id) }));
+  };
+  const first = await withFx(await batch(undefined));
+  async function* rows(): AsyncGenerator<{ row: SettlementRow; fx: FxExecutionRow[] }> {
     let rowsRead = first;
     while (rowsRead.length > 0) {
       yield* rowsRead;
       if (rowsRead.length < BATCH) return;
-      rowsRead = await batch(rowsRead[rowsRead.length - 1]);
+      rowsRead = await withFx(await batch(rowsRead[rowsRead.length - 1]!.row));
     }
   }
   if (format === 'json') {
     async function* json(): AsyncGenerator<string> {
       yield `{"date":${JSON.stringify(date)},"time_zone":"UTC","items":[`;
       let separator = '';
-      for await (const row of rows()) {
-        yield separator + JSON.stringify(toSettlementReportRow(row, isoTime));
+      for await (const { row, fx } of rows()) {
+        yield separator + JSON.stringify(toSettlementReportRow(row, isoTime, fx));
         separator = ',';
       }
       yield ']}';
@@ -106,7 +125,7 @@ export async function settlementReport(
   const csv = stringify({ header: true, columns: [...settlementColumns], record_delimiter: 'windows' });
   const source = Readable.from(
     (async function* () {
-      for await (const row of rows()) yield toSettlementReportRow(row, spreadsheetTime);
+      for await (const { row, fx } of rows()) yield toSettlementReportRow(row, spreadsheetTime, fx);
     })(),
   );
   source.on('error', (error) => csv.destroy(error));

@@ -21,4 +21,6 @@ export const workflowIds = {
   maintenance: () => 'maintenance',
   /** The chain watcher of one chain (workflows/chain-watcher.ts). */
   chainWatcher: (chain: string) => `chain-watcher-${chain}`,
+  /** The reader of a bank's reports (workflows/bank-reports.ts). */
+  bankReports: (bank: string) => `bank-reports-${bank}`,
 };

@@ -1,6 +1,7 @@
 // Runs once per jest run: bundles the workflow code so that every test file's worker reuses it, and empties the
 // folder where the harnesses share the OpenAPI document (built from this run's code by the first that needs it),
-// and starts the run's one sandbox chain node (Anvil, instant blocks), which every test file's harness points at.
+// and starts the run's one sandbox chain node (Anvil, instant blocks), which every test file's harness points at. Bank
+// simulators are per file (test/support/bank.ts startTestBank): their reports must not be read by another file.
 //
 // One node per run, not one per file: a node with its two token deployments costs about a second of CPU, sixty
 // times over on two cores. No snapshot/revert between files either: files run in parallel, and a revert would undo

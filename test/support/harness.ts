@@ -13,6 +13,7 @@ import { createActivities } from '../../activities';
 import { AppConfig, loadConfig } from '../../src/config';
 import { createPrismaClient, PrismaClient } from '../../src/persistence/database';
 import { createPartner } from '../../src/services/partners';
+import { createBankReportIntake } from '../../src/services/transactions/bank-reports';
 import { createApp, routesOf } from '../../src/http/app';
 import { buildOpenApiDocument } from '../../src/http/openapi';
 import { allRoutes } from '../../src/routes';
@@ -136,6 +137,18 @@ export function testChainEnv(): Record<string, string> {
   return rpcUrl ? { ETHEREUM_RPC_URL: rpcUrl, ETHEREUM_CONFIRMATIONS: '1' } : {};
 }
 
+/**
+ * A file's bank simulator (test/support/bank.ts startTestBank): the sandbox's EUR (SEPA) and USD (wire) rails and
+ * deposits at its ISO 20022 channel, with short waits (it settles in 300 ms), for the files that ask for it.
+ */
+export function testBankEnv(bankUrl: string): Record<string, string> {
+  return {
+    ISO20022_BANK_URL: `${bankUrl}/iso20022`,
+    ISO20022_SETTLE_WAIT_SECONDS: '5',
+    ISO20022_REPORT_POLL_SECONDS: '1',
+  };
+}
+
 export interface HarnessOptions {
   /**
    * false: no worker in this process; the test runs its own (test/support/worker-process.ts, a real OS process
@@ -147,6 +160,12 @@ export interface HarnessOptions {
    * watcher running on the jest run's shared node (test/chain-watcher.test.ts runs one on a node of its own).
    */
   chain?: boolean;
+  /**
+   * EUR and USD rails and deposits at this bank simulator (testBankEnv), in either environment. One per file, never
+   * shared: every file's report reader reads all of a simulator's reports, and would record another file's credits
+   * through its own Temporal, where that file's transactions do not exist.
+   */
+  bank?: { url: string };
 }
 
 export async function startHarness(
@@ -167,6 +186,7 @@ export async function startHarness(
     ...(overrides.APP_ENV === 'production' || options.chain === false ? {} : testChainEnv()),
     ...testLimitsAndBounds,
     ...(overrides.APP_ENV === 'production' ? productionTestSecrets : {}),
+    ...(options.bank ? testBankEnv(options.bank.url) : {}),
     ...overrides,
   });
   const env = await startTimeSkippingServer();
@@ -204,7 +224,13 @@ export async function startHarness(
         connection: env.nativeConnection,
         namespace: env.namespace ?? 'default',
         taskQueue: config.temporal.taskQueue,
-        activities: createActivities({ config, prisma, logger, ...providers }),
+        activities: createActivities({
+          config,
+          prisma,
+          logger,
+          ...providers,
+          bankIntake: createBankReportIntake({ prisma, temporal: env.client, logger, config }),
+        }),
         workflowBundlePath,
         maxConcurrentActivities: config.worker.maxConcurrentActivities,
         maxCachedWorkflows: config.worker.maxCachedWorkflows,

@@ -1,4 +1,4 @@
-// Scenario 10, the legs' coin on chain: fiat-to-fiat settlements and pay-ins on ethereum whose coin moves on the
+// Scenario 14, the legs' coin on chain: fiat-to-fiat settlements and pay-ins on ethereum whose coin moves on the
 // stack's Anvil (the on-ramp's mint to the treasury, the delivery to the wallet, leg 2 to the off-ramp), through
 // - the worker SIGKILLed between signing and broadcast (the send held at `after-sign` by the sender's test hook),
 // - the worker SIGKILLed right after broadcast (held at `after-broadcast`: on chain, the answer lost with the worker),

@@ -221,7 +221,8 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
     const after = Number(ctx.query.after ?? 0);
     const limit = Math.min(Number(ctx.query.limit ?? 100), 500);
     const reports = state.reports.filter((item) => item.sequence > after).slice(0, limit);
-    ctx.body = { reports, last: reports.at(-1)?.sequence ?? after };
+    // `head`: the newest sequence so far, where a reader that wants only what comes next starts.
+    ctx.body = { reports, last: reports.at(-1)?.sequence ?? after, head: state.sequence };
   });
 
   /** The camt.053 of one account (currency) for one day (YYYY-MM-DD). */

@@ -53,6 +53,8 @@ interface LiquidityState {
   down: boolean;
   /** Scenario: the next N executions happen, but their answer is lost (the connection drops). */
   loseExecuteAnswers: number;
+  /** Scenario: basis points added to the firm price of quotes asked under one client reference (one leg's jump). */
+  referenceJumps?: Record<string, number>;
 }
 
 export function createLiquidityChannel(options: BankSimulatorOptions): BankChannel {
@@ -115,7 +117,11 @@ export function createLiquidityChannel(options: BankSimulatorOptions): BankChann
     }
     const observed = mid(base, quote);
     if (!observed) return refuse(ctx, 404, 'unknown_pair', `no market for ${base}-${quote}`);
-    const price = observed.mid.times(new Decimal(10_000 - LIQUIDITY_SPREAD_BPS).div(10_000)).toSignificantDigits(12);
+    const referenceJump =
+      typeof body.client_reference === 'string' ? (state.data.referenceJumps?.[body.client_reference] ?? 0) : 0;
+    const price = observed.mid
+      .times(new Decimal(10_000 - LIQUIDITY_SPREAD_BPS + referenceJump).div(10_000))
+      .toSignificantDigits(12);
     const now = Date.now();
     const firm: Quote = {
       id: `lq_${randomUUID()}`,
@@ -189,8 +195,20 @@ export function createLiquidityChannel(options: BankSimulatorOptions): BankChann
     if (typeof body.stale === 'boolean') state.data.staleSince = body.stale ? Date.now() : null;
     if (typeof body.down === 'boolean') state.data.down = body.down;
     if (typeof body.lose_execute_answers === 'number') state.data.loseExecuteAnswers = body.lose_execute_answers;
+    // A jump for one client reference only (the sandbox's simulate fx_price_jump): 0 removes it.
+    if (typeof body.jump_reference === 'string' && typeof body.jump_reference_bps === 'number') {
+      const jumps = (state.data.referenceJumps ??= {});
+      if (body.jump_reference_bps === 0) delete jumps[body.jump_reference];
+      else jumps[body.jump_reference] = body.jump_reference_bps;
+    }
     if (body.reset === true)
-      Object.assign(state.data, { jumpBps: 0, staleSince: null, down: false, loseExecuteAnswers: 0 });
+      Object.assign(state.data, {
+        jumpBps: 0,
+        staleSince: null,
+        down: false,
+        loseExecuteAnswers: 0,
+        referenceJumps: {},
+      });
     state.save();
     ctx.body = scenarioResource(state.data);
   });

@@ -351,6 +351,8 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
       settlesAt: Date.now() + returnSettleMs,
       refused: pix.scenarios.includes('return_refused'),
     };
+    // The payer's bank refuses one return: a later one (an operator's retry) goes through.
+    pix.scenarios = pix.scenarios.filter((scenario) => scenario !== 'return_refused');
     pix.devolucoes.push(devolucao);
     state.save();
     ctx.status = 201;
@@ -427,11 +429,14 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
       infoPagador?: string;
       scenarios?: string[];
       delayMs?: number;
+      again?: boolean;
     };
     const cob = body.txid ? state.data.cobs[body.txid] : undefined;
     if (!cob)
       return problem(ctx, 404, 'CobNaoEncontrado', 'Cobrança não encontrada.', 'Nenhuma cobrança com este txid.');
-    if (cob.status !== 'ATIVA') {
+    // A charge already paid is paid again only when asked (`again`): a payer's app would refuse it, but the sandbox
+    // stands a second credit with the same reference for it (the service records it late and returns it).
+    if (cob.status !== 'ATIVA' && !(cob.status === 'CONCLUIDA' && body.again === true)) {
       return problem(ctx, 409, 'CobOperacaoInvalida', 'Cobrança inválida.', `A cobrança está ${cob.status}.`);
     }
     const scenarios = (body.scenarios ?? []).filter((s): s is PixScenario =>
@@ -448,19 +453,36 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
       devolucoes: [],
       scenarios,
     };
-    cob.status = 'CONCLUIDA';
-    cob.revisao += 1;
+    if (cob.status !== 'CONCLUIDA') {
+      cob.status = 'CONCLUIDA';
+      cob.revisao += 1;
+    }
     state.data.pix[pix.endToEndId] = pix;
     const late = scenarios.includes('late_payment');
     state.data.pending.push({
       endToEndId: pix.endToEndId,
-      dueAt: Date.now() + (late ? (body.delayMs ?? lateDelayMs) : 0),
+      // A delay given applies to any payment (the sandbox records the deposit first, then the bank notifies).
+      dueAt: Date.now() + (body.delayMs ?? (late ? lateDelayMs : 0)),
       copies: scenarios.includes('duplicate_notification') ? 2 : 1,
     });
     state.save();
     void deliverDue();
     ctx.status = 201;
     ctx.body = pixResource(pix);
+  });
+
+  /** Scenarios for a payment already made (the sandbox's `simulate` values): e.g. its next return refused. */
+  router.post('/_scenarios/pix/:e2eid', async (ctx) => {
+    const pix = state.data.pix[ctx.params.e2eid!];
+    if (!pix) return problem(ctx, 404, 'PixNaoEncontrado', 'Pix não encontrado.', 'Nenhum Pix com este endToEndId.');
+    const body = (await readBody(ctx, 'json')) as { scenarios?: string[] };
+    for (const scenario of body.scenarios ?? []) {
+      if ((pixScenarios as readonly string[]).includes(scenario) && !pix.scenarios.includes(scenario as PixScenario)) {
+        pix.scenarios.push(scenario as PixScenario);
+      }
+    }
+    state.save();
+    ctx.body = { endToEndId: pix.endToEndId, scenarios: pix.scenarios };
   });
 
   /** What the simulator delivered to webhooks (tests and chaos read it). */
@@ -494,10 +516,13 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
           state.data.deliveries.push({ endToEndId: pix.endToEndId, url, status, at: new Date().toISOString() });
           if (status === null || status >= 300) delivered = false;
         }
-        // A PSP retries a refused notification later; bounded: after 10 attempts it gives up (GET /pix/{e2eid} finds it).
-        const attempts = state.data.deliveries.filter((d) => d.endToEndId === pix.endToEndId).length;
-        if (delivered || attempts >= 10) state.data.pending = state.data.pending.filter((p) => p !== due);
-        else due.dueAt = Date.now() + 1_000;
+        // A PSP retries a refused notification later, backing off (1 s doubling to 30 s); bounded: after 10 rounds
+        // (about 2.5 minutes) it gives up (GET /pix/{e2eid} still finds the payment).
+        const rounds = Math.floor(
+          state.data.deliveries.filter((d) => d.endToEndId === pix.endToEndId).length / due.copies,
+        );
+        if (delivered || rounds >= 10) state.data.pending = state.data.pending.filter((p) => p !== due);
+        else due.dueAt = Date.now() + Math.min(30_000, 1_000 * 2 ** Math.max(0, rounds - 1));
       }
       state.save();
     } finally {

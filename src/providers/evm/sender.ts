@@ -318,7 +318,7 @@ export class EvmSender {
 }
 
 /**
- * A test hook for chaos (docs/chaos.md, scenario 10), off unless EVM_SEND_HOLD_DIR is set and never in production: when the
+ * A test hook for chaos (docs/chaos.md, scenario 14 chain-legs), off unless EVM_SEND_HOLD_DIR is set and never in production: when the
  * directory holds a file named after the point (`after-sign`: the signed transaction stored, not broadcast;
  * `after-broadcast`) whose text starts the send's key, the send writes `<point>.held` with its key there and waits
  * while the file stays (at most a minute), so a scenario kills the worker at exactly that point.

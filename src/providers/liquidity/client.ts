@@ -131,6 +131,14 @@ export class LiquidityClient {
     return body.data.map(firmQuoteOf);
   }
 
+  /**
+   * Sandbox only: the simulator's scenario control (`<baseUrl>/_scenarios`), through which the partners' `simulate`
+   * values reach it. A real provider has no such path; nothing calls this outside the sandbox.
+   */
+  async simulatorScenario(body: object): Promise<void> {
+    await this.call('POST', '/_scenarios', body);
+  }
+
   private async call(method: string, path: string, body?: object): Promise<unknown> {
     let response: Response;
     try {

@@ -6,7 +6,7 @@ import { bandProblem, type FxPolicy, partnerRateFrom, stalePriceProblem } from '
 import { type Currency, Decimal, isFiat, Money, type Stablecoin } from '../../domain/money';
 import type { Blockchain } from '../../domain/rails';
 import type { PrismaClient } from '../../persistence/database';
-import { recordFxExecution } from '../../persistence/fx-executions';
+import { fxExecutionsOf, recordFxExecution } from '../../persistence/fx-executions';
 import {
   type ConversionRequest,
   type FiatRails,
@@ -64,22 +64,53 @@ function legOf(idempotencyKey: string): { transactionId: string; step: 'fiat_to_
   return { transactionId, step: step as 'fiat_to_stablecoin' | 'stablecoin_to_fiat' };
 }
 
+/** Sandbox: how far a leg's firm price jumps under `simulate: fx_price_jump` (beyond any band of at most 4%). */
+export const SIMULATED_PRICE_JUMP_BPS = 500;
+
 export class FirmQuoteRails implements FiatRails {
   constructor(
     private readonly inner: FiatRails,
     private readonly client: LiquidityClient,
     private readonly policy: FxPolicy,
     private readonly prisma: PrismaClient,
+    /** Sandbox: the partners' `simulate` values become the simulator's scenarios (fx_price_jump). */
+    private readonly options: { simulate?: boolean } = {},
   ) {}
 
   async convertToStablecoin(request: ConversionRequest): Promise<RailOutcome & { status: 'completed' }> {
+    await this.simulate(request);
     await this.executeLeg(request.idempotencyKey, request.from, request.to);
     return this.inner.convertToStablecoin(request);
   }
 
   async payOut(request: PayoutRequest): Promise<RailOutcome> {
+    // The jump meets the transaction's first leg: a payout's only one, not the payout after a conversion.
+    if (this.options.simulate && request.simulate === 'fx_price_jump') {
+      const { transactionId } = legOf(request.idempotencyKey);
+      const executions = await fxExecutionsOf(this.prisma, [transactionId]);
+      if (!executions.some((execution) => execution.step === 'fiat_to_stablecoin')) await this.simulate(request);
+    }
     await this.executeLeg(request.idempotencyKey, request.from, request.amount);
     return this.inner.payOut(request);
+  }
+
+  /**
+   * `fx_price_jump`: in round 0 the provider's firm price for the transaction's first leg jumps beyond the band (the leg is refused, its
+   * retries run out, the transaction goes to `error`); an operator's retry (round 1 on) asks at the market again.
+   */
+  private async simulate(request: RailRequest): Promise<void> {
+    if (!this.options.simulate || request.simulate !== 'fx_price_jump') return;
+    try {
+      await this.client.simulatorScenario({
+        jump_reference: request.idempotencyKey,
+        jump_reference_bps: request.round === 0 ? -SIMULATED_PRICE_JUMP_BPS : 0,
+      });
+    } catch (error) {
+      if (error instanceof LiquidityUnavailableError || error instanceof LiquidityRefusal) {
+        throw new RailUnavailableError(`liquidity simulator: ${error.message}`);
+      }
+      throw error;
+    }
   }
 
   returnToSender(request: ReturnRequest): Promise<RailOutcome & { status: 'completed' }> {

@@ -163,6 +163,22 @@ export class ApiPixClient {
     }
   }
 
+  /**
+   * Sandbox only: a scenario control of the bank simulator (`<baseUrl>/_scenarios/...`, no OAuth), through which the
+   * partners' `simulate` values reach it. A real bank has no such path; nothing calls this outside the sandbox.
+   */
+  async simulatorScenario(path: string, body: object): Promise<unknown> {
+    const response = await this.request(
+      'POST',
+      `${this.config.baseUrl}/_scenarios${path}`,
+      { 'content-type': 'application/json' },
+      JSON.stringify(body),
+    );
+    if (response.status >= 300)
+      throw new ApiPixUnavailableError(`simulator scenario ${path} answered ${response.status}`);
+    return response.body;
+  }
+
   private async accessToken(): Promise<string> {
     if (this.token && this.token.expiresAt > Date.now() + 30_000) return this.token.value;
     const basic = Buffer.from(`${this.config.clientId}:${this.config.clientSecret}`).toString('base64');

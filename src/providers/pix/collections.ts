@@ -26,8 +26,9 @@ export function pixTxidFor(reference: string): string {
 
 /** The deposit reference a txid carries, or null when the txid is not one of ours. */
 export function referenceOfTxid(txid: string): string | null {
-  const reference = txid.replace(new RegExp(`${TXID_PAD}+$`), '');
-  return reference.length === 12 && pixTxidFor(reference) === txid ? normaliseDepositReference(reference) : null;
+  // The first 12 characters, not the txid less its trailing Ps: a reference may itself end in P (Crockford base32).
+  const reference = txid.slice(0, 12);
+  return pixTxidFor(reference) === txid ? normaliseDepositReference(reference) : null;
 }
 
 export interface PixCollectionAccount {
@@ -67,6 +68,44 @@ export class ApiPixDepositProvider implements DepositProvider {
 
   stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions {
     return this.others.stablecoinInstructionsFor(request);
+  }
+
+  /**
+   * Sandbox only: a payer pays the charge of `reference` at the bank simulator, which notifies the webhook after
+   * `notifyAfterMs` (twice with `twice`). Answers the payment's endToEndId and time (the deposit's id at the bank).
+   */
+  async payInSandbox(
+    reference: string,
+    amount: Money,
+    payerName: string | null,
+    notification: { notifyAfterMs: number; twice: boolean },
+  ): Promise<{ endToEndId: string; horario: string }> {
+    const paid = (await this.client.simulatorScenario('/payments', {
+      txid: pixTxidFor(reference),
+      valor: amount.toString(),
+      ...(payerName ? { nomePagador: payerName } : {}),
+      delayMs: notification.notifyAfterMs,
+      scenarios: notification.twice ? ['duplicate_notification'] : [],
+      again: true,
+    })) as { endToEndId: string; horario: string };
+    return { endToEndId: paid.endToEndId, horario: paid.horario };
+  }
+
+  /**
+   * PUT /webhook/{chave}: the bank posts each payment to our key to `<url>/pix`. Asked at the API's start, within
+   * `attempts` tries `waitMs` apart (the bank, or the simulator, may be starting too); false when none succeeded.
+   */
+  async registerWebhook(url: string, attempts = 10, waitMs = 2_000): Promise<boolean> {
+    for (let attempt = 1; attempt <= attempts; attempt += 1) {
+      try {
+        await this.client.registerWebhook(this.account.key, url);
+        return true;
+      } catch (error) {
+        if (attempt === attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
+    return false;
   }
 
   /** PUT /cob/{txid}; a txid the bank already has (our retry) is read back, provided it is the same charge. */
@@ -123,28 +162,54 @@ export type PixReturnOutcome =
   | { status: 'pending'; providerReference: string }
   | { status: 'refused'; providerReference: string; reason: string };
 
-/** A return's id at the bank from our idempotency key (1-35 letters and digits, the same key the same id). */
-export function returnIdFor(idempotencyKey: string): string {
-  return idempotencyKey.replace(/[^a-zA-Z0-9]/g, '').slice(-35);
+/**
+ * A return's id at the bank from our idempotency key and the round (1-35 letters and digits): the same key and round,
+ * the same id; an operator's retry (the next round) asks a new return, since a refused one stays refused at the bank.
+ */
+export function returnIdFor(idempotencyKey: string, round = 0): string {
+  const suffix = round === 0 ? '' : `R${round}`;
+  return idempotencyKey.replace(/[^a-zA-Z0-9]/g, '').slice(-(35 - suffix.length)) + suffix;
 }
 
 /** Returns a received Pix (all or part) through devolucao, and tells its status. */
 export class PixReturns {
   constructor(private readonly client: ApiPixClient) {}
 
-  async request(endToEndId: string, idempotencyKey: string, amount: Money): Promise<PixReturnOutcome> {
-    const devolucao = await this.client.requestReturn(endToEndId, returnIdFor(idempotencyKey), amount.toString());
+  async request(endToEndId: string, idempotencyKey: string, amount: Money, round = 0): Promise<PixReturnOutcome> {
+    const id = returnIdFor(idempotencyKey, round);
+    const devolucao = await this.client.requestReturn(endToEndId, id, amount.toString());
     return outcomeOf(devolucao.status, devolucao.rtrId, devolucao.motivo);
   }
 
-  async status(endToEndId: string, idempotencyKey: string): Promise<PixReturnOutcome | null> {
+  async status(endToEndId: string, idempotencyKey: string, round = 0): Promise<PixReturnOutcome | null> {
     try {
-      const devolucao = await this.client.getReturn(endToEndId, returnIdFor(idempotencyKey));
+      const devolucao = await this.client.getReturn(endToEndId, returnIdFor(idempotencyKey, round));
       return outcomeOf(devolucao.status, devolucao.rtrId, devolucao.motivo);
     } catch (error) {
       if (error instanceof ApiPixProblem && error.status === 404) return null;
       throw error;
     }
+  }
+
+  /**
+   * What the rounds up to `round` of this key made at the bank, read from the payment (GET /pix/{e2eid}): a return
+   * DEVOLVIDO (completed) or still EM_PROCESSAMENTO (pending) wins over refused ones; null when none was asked.
+   */
+  async earlier(endToEndId: string, idempotencyKey: string, round: number): Promise<PixReturnOutcome | null> {
+    const ids = new Set(Array.from({ length: round + 1 }, (_, index) => returnIdFor(idempotencyKey, index)));
+    let pix;
+    try {
+      pix = await this.client.getPix(endToEndId);
+    } catch (error) {
+      if (error instanceof ApiPixProblem && error.status === 404) return null;
+      throw error;
+    }
+    const ours = (pix.devolucoes ?? []).filter((devolucao) => ids.has(devolucao.id));
+    const pick =
+      ours.find((devolucao) => devolucao.status === 'DEVOLVIDO') ??
+      ours.find((devolucao) => devolucao.status === 'EM_PROCESSAMENTO') ??
+      ours.at(-1);
+    return pick ? outcomeOf(pick.status, pick.rtrId, pick.motivo) : null;
   }
 }
 

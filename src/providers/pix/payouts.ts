@@ -1,7 +1,9 @@
 // Pix payouts through the same bank (its transfer extension, docs/pix.md): the key's holder is looked up in the DICT
 // first and must still be the account's beneficiary (a key that moved to someone else is not paid), then the send is
 // made under an idEnvio derived from the step's idempotency key, so a retried or re-run step finds the first send.
-// Every other rail, and every other operation, stays with the rails it wraps.
+// Returns of deposits API Pix reported (provider `api-pix`) go back through `devolucao` under an id from the step's key
+// and round, their status read back until the SPI settles them (docs/pix.md "Returns"). Every other rail, and every
+// other operation, stays with the rails it wraps.
 import type {
   ConversionRequest,
   FiatRails,
@@ -13,9 +15,17 @@ import type {
   SellBackOutcome,
   SellBackRequest,
 } from '../fiat-rails';
-import { RailUnavailableError } from '../fiat-rails';
+import { RailUnavailableError, ReturnRefusedError } from '../fiat-rails';
 import type { OperationLookup } from '../unavailable';
 import { ApiPixClient, ApiPixProblem, ApiPixUnavailableError, type EnvioPix } from './api-pix';
+import { API_PIX_PROVIDER, type PixReturnOutcome, PixReturns } from './collections';
+
+export interface ApiPixRailsOptions {
+  /** Sandbox: the partners' `simulate` values become the bank simulator's scenarios (return_error: a refused return). */
+  simulate?: boolean;
+  /** How long a return EM_PROCESSAMENTO is read back before the attempt gives up (a retry reads it again). */
+  returnSettleWaitMs?: number;
+}
 
 /** The send's id at the bank: letters and digits of the idempotency key, at most 35 (the same key, the same send). */
 export function idEnvioFor(idempotencyKey: string): string {
@@ -35,12 +45,17 @@ export function sameHolder(a: string, b: string): boolean {
 }
 
 export class ApiPixPayoutRails implements FiatRails {
+  private readonly returns: PixReturns;
+
   constructor(
     private readonly inner: FiatRails,
     private readonly client: ApiPixClient,
     /** The service's key at the bank (the payer's). */
     private readonly payerKey: string,
-  ) {}
+    private readonly options: ApiPixRailsOptions = {},
+  ) {
+    this.returns = new PixReturns(client);
+  }
 
   convertToStablecoin(request: ConversionRequest): Promise<RailOutcome & { status: 'completed' }> {
     return this.inner.convertToStablecoin(request);
@@ -68,8 +83,49 @@ export class ApiPixPayoutRails implements FiatRails {
     }
   }
 
-  returnToSender(request: ReturnRequest): Promise<RailOutcome & { status: 'completed' }> {
-    return this.inner.returnToSender(request);
+  async returnToSender(request: ReturnRequest): Promise<RailOutcome & { status: 'completed' }> {
+    const endToEndId = pixDepositOf(request);
+    if (request.rail !== 'pix' || !endToEndId) return this.inner.returnToSender(request);
+    const { idempotencyKey: key, round } = request;
+    try {
+      // This round's return, or an earlier round's that was not refused (made or still settling): never a second one.
+      let outcome = await this.returns.earlier(endToEndId, key, round);
+      if (!outcome || (outcome.status === 'refused' && !(await this.returns.status(endToEndId, key, round)))) {
+        if (this.options.simulate && request.simulate === 'return_error' && round === 0) {
+          await this.client.simulatorScenario(`/pix/${encodeURIComponent(endToEndId)}`, {
+            scenarios: ['return_refused'],
+          });
+        }
+        outcome = await this.returns.request(endToEndId, key, request.amount, round);
+      }
+      outcome = await this.settled(endToEndId, key, round, outcome);
+      if (outcome.status === 'refused') {
+        throw new ReturnRefusedError(`the payer's bank refused the pix return (NAO_REALIZADO): ${outcome.reason}`);
+      }
+      if (outcome.status === 'pending') {
+        throw new RailUnavailableError(`the pix return ${outcome.providerReference} is still EM_PROCESSAMENTO`);
+      }
+      return { status: 'completed', providerReference: outcome.providerReference };
+    } catch (error) {
+      if (error instanceof ApiPixUnavailableError) throw new RailUnavailableError(error.message);
+      throw error;
+    }
+  }
+
+  /** Reads a return EM_PROCESSAMENTO back for a bounded while (the SPI settles in seconds). */
+  private async settled(
+    endToEndId: string,
+    key: string,
+    round: number,
+    outcome: PixReturnOutcome,
+  ): Promise<PixReturnOutcome> {
+    const deadline = Date.now() + (this.options.returnSettleWaitMs ?? 5_000);
+    let current = outcome;
+    while (current.status === 'pending' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      current = (await this.returns.earlier(endToEndId, key, round)) ?? current;
+    }
+    return current;
   }
 
   sellBack(request: SellBackRequest): Promise<SellBackOutcome> {
@@ -77,6 +133,19 @@ export class ApiPixPayoutRails implements FiatRails {
   }
 
   async lookUp(kind: RailOperationKind, request: RailRequest): Promise<OperationLookup<RailOutcome | SellBackOutcome>> {
+    const endToEndId = pixDepositOf(request);
+    if (kind === 'return' && endToEndId) {
+      let found: PixReturnOutcome | null;
+      try {
+        found = await this.returns.earlier(endToEndId, request.idempotencyKey, request.round);
+      } catch (error) {
+        if (error instanceof ApiPixUnavailableError) return { state: 'unknown' };
+        throw error;
+      }
+      if (!found || found.status === 'refused') return { state: 'not_executed' };
+      if (found.status === 'pending') return { state: 'unknown' };
+      return { state: 'executed', outcome: { status: 'completed', providerReference: found.providerReference } };
+    }
     if (kind !== 'payout' || !request.idempotencyKey.endsWith(':stablecoin_to_fiat')) {
       return this.inner.lookUp(kind, request);
     }
@@ -107,4 +176,9 @@ function outcomeOf(envio: EnvioPix): RailOutcome {
   }
   // EM_PROCESSAMENTO is the SPI's few seconds; the bank answers REALIZADO or NAO_REALIZADO to the lookup.
   return { status: 'completed', providerReference: envio.e2eId };
+}
+
+/** The endToEndId of the deposit a return sends back, when API Pix reported that deposit. */
+function pixDepositOf(request: RailRequest): string | null {
+  return request.deposit?.provider === API_PIX_PROVIDER ? request.deposit.providerReference : null;
 }

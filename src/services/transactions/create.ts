@@ -3,7 +3,7 @@
 import { idOfThisRequest } from '../../request-context';
 import { amountTextProblem, Currency, Money, Stablecoin } from '../../domain/money';
 import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
-import type { Blockchain, FiatRail } from '../../domain/rails';
+import type { Blockchain, FiatRail, PaymentRail } from '../../domain/rails';
 import { depositDeadlineOf } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import { postLedgerEntries } from '../../persistence/ledger';
@@ -11,7 +11,7 @@ import { ledgerReference, payoutFundingEntries } from '../../domain/ledger';
 import { amountsOf as quoteAmountsOf, termsOf } from '../../presenters/quotes';
 import { requireApprovedCustomer } from '../customers';
 import { findExternalAccountOrThrow, pixDetailsOf } from '../external-accounts';
-import { findQuoteOrThrow, priceWithinRanges } from '../quotes';
+import { findQuoteOrThrow, priceWithinRanges, refuseUnavailableFlows } from '../quotes';
 import { findWalletColumnsOrThrow, findWalletOrThrow } from '../wallets';
 import type { WalletColumns } from '../../persistence/wallets';
 import type {
@@ -40,6 +40,12 @@ async function usableQuoteOrThrow(
   transactionId: string,
 ) {
   const quote = await findQuoteOrThrow(services.prisma, partnerId, quoteId);
+  // A quote made before a provider went away (or by another deployment's table) is refused the same way.
+  refuseUnavailableFlows(services, {
+    sender: quote.senderPaymentRail as PaymentRail,
+    stablecoin: (quote.stablecoinPaymentRail as PaymentRail | null) ?? null,
+    receiver: quote.receiverPaymentRail as PaymentRail,
+  });
   if (quote.type !== type) {
     throw new ApiError(
       'quote_type_mismatch',

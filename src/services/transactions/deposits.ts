@@ -16,11 +16,16 @@ import {
 import { toDeposit } from '../../presenters/transactions';
 import type { TransactionDepositRow, TransactionRow } from '../../persistence/transactions';
 import { type IncomingDeposit, SANDBOX_PROVIDER } from '../../providers/transaction-deposits';
+import { API_PIX_PROVIDER, ApiPixDepositProvider } from '../../providers/pix/collections';
+
+/** Sandbox with API Pix: when the bank notifies a payment the sandbox endpoint recorded (then, or late). */
+const PIX_NOTIFICATION_MS = 2_000;
+const PIX_LATE_NOTIFICATION_MS = 20_000;
 import type { DepositResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
 import { updateRefusal } from '../../temporal/errors';
 import { workflowIds } from '../../temporal/workflow-ids';
-import { callWorkflow, workflowStart, writeThenStart } from '../../temporal/write-then-start';
+import { callWorkflow, workflowStart, writeThenStart, type WriteServices } from '../../temporal/write-then-start';
 import type { DepositInput } from '../../../activities/transactions';
 import { depositReturnWorkflow, receiveDepositUpdate, settlementRefusals } from '../../../workflows/settlement';
 import { findTransactionOrThrow } from './find';
@@ -46,7 +51,7 @@ export interface DepositReport {
  * answers the deposit the first made.
  */
 export async function receiveDeposit(
-  services: ApiServices,
+  services: WriteServices,
   row: TransactionRow,
   report: DepositReport,
 ): Promise<DepositResource> {
@@ -148,11 +153,37 @@ export async function receiveSandboxDeposit(
       `reference must be this transaction's deposit reference (${row.depositReference ?? ''}).`,
     );
   }
+  const amount = Money.parse(currency, body.amount);
+  const bank = services.depositProvider;
+  if (
+    services.config.appEnv === 'sandbox' &&
+    row.senderPaymentRail === 'pix' &&
+    body.provider_reference === undefined &&
+    bank instanceof ApiPixDepositProvider &&
+    row.depositReference
+  ) {
+    // With the bank simulator's API Pix (docs/pix.md "The sandbox"): the payer pays the charge there, this request
+    // records the payment by its endToEndId, and the bank's webhook notifies the same payment afterwards (twice, or
+    // late, as `simulate` asks), recorded once.
+    const paid = await bank.payInSandbox(row.depositReference, amount, body.sender_name ?? null, {
+      notifyAfterMs: body.simulate === 'pix_late_notification' ? PIX_LATE_NOTIFICATION_MS : PIX_NOTIFICATION_MS,
+      twice: body.simulate === 'pix_notified_twice',
+    });
+    return receiveDeposit(services, row, {
+      provider: API_PIX_PROVIDER,
+      providerReference: paid.endToEndId,
+      amount,
+      senderName: body.sender_name ?? null,
+      reference: body.reference ?? row.depositReference,
+      receivedAt: new Date(paid.horario),
+      simulate: body.simulate ?? null,
+    });
+  }
   return receiveDeposit(services, row, {
     provider: SANDBOX_PROVIDER,
     // Without one, each request is a new credit (a retry with its Idempotency-Key being the same one).
     providerReference: body.provider_reference ?? idOfThisRequest('deposit'),
-    amount: Money.parse(currency, body.amount),
+    amount,
     senderName: body.sender_name ?? null,
     reference: body.reference ?? row.depositReference,
     receivedAt: new Date(),
@@ -166,7 +197,7 @@ export async function receiveSandboxDeposit(
  * for manual handling).
  */
 export async function receiveDepositByReference(
-  services: ApiServices,
+  services: WriteServices,
   incoming: IncomingDeposit,
 ): Promise<DepositResource | null> {
   const reference = normaliseDepositReference(incoming.reference);

@@ -6,6 +6,7 @@
 import { amountTextProblem, Money, currencyOf } from '../../domain/money';
 import { ledgerReference, settlementEntries } from '../../domain/ledger';
 import { amountsOf, eventGroupOf, type PayoutReturnReason, payoutReturnRefusal } from '../../domain/transactions';
+import { isUuid } from '../../domain/uuid';
 import { ApiError } from '../../http/errors';
 import { recordEvent } from '../../persistence/events';
 import { postLedgerEntries } from '../../persistence/ledger';
@@ -28,12 +29,11 @@ import { type PayoutReturnReport, recordSandboxPayoutReturn } from '../../provid
 import type { PayoutReturnResource, SandboxPayoutReturnRequest } from '../../schemas/payout-returns';
 import type { ApiServices } from '../../app-services';
 import { workflowIds } from '../../temporal/workflow-ids';
-import { workflowStart, writeThenStart } from '../../temporal/write-then-start';
+import { workflowStart, writeThenStart, type WriteServices } from '../../temporal/write-then-start';
 import { payoutReturnWorkflow } from '../../../workflows/payout-return';
 import { findTransactionOrThrow } from './find';
 
 const PAYOUT_KEY_SUFFIX = ':stablecoin_to_fiat';
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The return already recorded under this report's reference: the same return again (a replay), or a conflict. */
 function replayOf(existing: PayoutReturnRow, transactionId: string, report: PayoutReturnReport): PayoutReturnResource {
@@ -63,7 +63,7 @@ function refuseUnlessReturnable(row: TransactionRow, amount: Money): void {
  * fiat) and the start of payout-return-<id>. A report already recorded answers the first (replay).
  */
 export async function recordPayoutReturn(
-  services: ApiServices,
+  services: WriteServices,
   row: TransactionRow,
   report: PayoutReturnReport,
   beforeWrite: () => Promise<void> = async () => undefined,
@@ -149,12 +149,12 @@ export async function recordPayoutReturn(
  * payout of the service (the integration keeps it for manual handling).
  */
 export async function receivePayoutReturn(
-  services: ApiServices,
+  services: WriteServices,
   report: PayoutReturnReport,
 ): Promise<PayoutReturnResource | null> {
   const key = report.payoutIdempotencyKey;
   const byKey =
-    key?.endsWith(PAYOUT_KEY_SUFFIX) && uuidPattern.test(key.slice(0, -PAYOUT_KEY_SUFFIX.length))
+    key?.endsWith(PAYOUT_KEY_SUFFIX) && isUuid(key.slice(0, -PAYOUT_KEY_SUFFIX.length))
       ? key.slice(0, -PAYOUT_KEY_SUFFIX.length)
       : null;
   const transactionId =

@@ -1,0 +1,80 @@
+// Deposits in EUR (SEPA) and USD (wire) are paid to the service's own accounts at the ISO 20022 bank, with the
+// transaction's deposit reference as the remittance information; the bank's camt.054 notifies each credit and the
+// bank-reports workflow records it (reports.ts). The other rails' instructions stay with `others`.
+import type { FiatRail } from '../../domain/rails';
+import type {
+  DepositInstructionsRequest,
+  DepositProvider,
+  FiatRailInstructions,
+  SenderDepositInstructions,
+  StablecoinDepositInstructionsRequest,
+} from '../transaction-deposits';
+import type { Party } from './messages';
+
+/** The rails whose deposits this bank collects. */
+export const iso20022DepositRails: readonly FiatRail[] = ['sepa', 'wire'];
+
+export interface Iso20022CollectionAccounts {
+  EUR: Party;
+  USD: Party;
+  bankName: string;
+  bankAddress: FiatRailInstructions['wire']['bank_address'];
+}
+
+export class Iso20022DepositProvider implements DepositProvider {
+  constructor(
+    private readonly accounts: Iso20022CollectionAccounts,
+    private readonly others: DepositProvider,
+  ) {}
+
+  stablecoinInstructionsFor(request: StablecoinDepositInstructionsRequest): SenderDepositInstructions {
+    return this.others.stablecoinInstructionsFor(request);
+  }
+
+  async instructionsFor(request: DepositInstructionsRequest): Promise<SenderDepositInstructions> {
+    if (!iso20022DepositRails.includes(request.rail)) return this.others.instructionsFor(request);
+    const base = {
+      payment_rail: request.rail,
+      currency: request.amount.currency,
+      amount: request.amount.toString(),
+      reference: request.reference,
+      deadline: request.deadline.toISOString(),
+    };
+    if (request.rail === 'sepa') {
+      const eur = this.accounts.EUR;
+      if (!('iban' in eur.account) || !('bic' in eur.agent)) throw new Error('ISO 20022: the EUR account has no IBAN');
+      return {
+        ...base,
+        sepa: {
+          iban: eur.account.iban,
+          bic: eur.agent.bic,
+          bank_name: this.accounts.bankName,
+          beneficiary_name: eur.name,
+        },
+      };
+    }
+    const usd = this.accounts.USD;
+    if (!('number' in usd.account) || !('abaRoutingNumber' in usd.agent)) {
+      throw new Error('ISO 20022: the USD account has no account and routing number');
+    }
+    return {
+      ...base,
+      wire: {
+        bank_account_number: usd.account.number,
+        routing_number: usd.agent.abaRoutingNumber,
+        bank_name: this.accounts.bankName,
+        bank_address: this.accounts.bankAddress,
+        beneficiary_name: usd.name,
+      },
+    };
+  }
+}
+
+/** The service's accounts at the bank simulator (simulators/bank/iso20022 serviceAccounts), as deposits name them. */
+export function bankSimulatorCollectionAccounts(debtors: Record<'EUR' | 'USD', Party>): Iso20022CollectionAccounts {
+  return {
+    ...debtors,
+    bankName: 'ISO 20022 Simulated Bank',
+    bankAddress: { street_line_1: '1 Simulator Street', city: 'Frankfurt', postal_code: '60311', country: 'DEU' },
+  };
+}
