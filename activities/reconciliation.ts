@@ -20,6 +20,7 @@ import {
 } from '../src/persistence/reconciliation';
 import { isUnconnected, ProviderUnavailableError } from '../src/providers/unavailable';
 import { chainBookBalances, chainCursor } from '../src/persistence/chain-watcher';
+import { evmSendMovements, settleEvmSend, unsettledEvmSends } from '../src/persistence/evm-sends';
 import { Prisma } from '../src/persistence/database';
 import type { ActivityServices } from './services';
 
@@ -85,8 +86,15 @@ export function createReconciliationActivities({
   }
 
   /**
-   * Per watched chain, token and service address: the books (the watcher's credited transfers) against the node's
-   * `balanceOf` at the block the watcher has read and credited up to. Service-wide, whatever the run's partners.
+   * Per watched chain, token and service address, what the service's records say the address holds against the node's
+   * `balanceOf` at a block:
+   * - a watched address (the collection): the watcher's credited transfers to it, at the block the watcher has read
+   *   and credited up to;
+   * - every other service address (the treasury, wallets; anything the service sent from or delivered to): its mined
+   *   token sends, in minus out (mints, pay-ins delivered, the legs' coin, wallet transfers, sandbox faucet; gas is
+   *   ether, not counted), at the deep block. Outside addresses (the off-ramp, a wallet transfer's destination) are
+   *   not the service's to hold. Sends signed but not yet recorded as mined are looked up on the node first.
+   * Service-wide, whatever the run's partners.
    */
   async function chainBalancesBatch(): Promise<
     { checked: number; discrepancies: Discrepancy[]; next: null } | { skipped: string }
@@ -96,38 +104,79 @@ export function createReconciliationActivities({
     let checked = 0;
     for (const watched of watchedChains) {
       const cursor = await chainCursor(prisma, watched.chain);
-      if (cursor === null) return { skipped: `the chain watcher has not read ${watched.chain} yet` };
-      let head;
-      let onChain;
+      const compared: Array<{ block: bigint; books: Map<string, Prisma.Decimal>; addresses: string[] | undefined }> =
+        [];
       try {
-        head = await watched.head();
-        const block = cursor - 1n < head.deep ? cursor - 1n : head.deep;
-        if (block < 0n) continue;
-        onChain = { block, balances: await watched.balances(block) };
+        const head = await watched.head();
+        if (head.deep < 0n) continue;
+        const recorded = [];
+        for (const send of await unsettledEvmSends(prisma, watched.chain)) {
+          for (const hash of send.hashes) {
+            const receipt = await watched.receipt(hash);
+            if (receipt) recorded.push({ idempotencyKey: send.idempotencyKey, txHash: hash, ...receipt });
+          }
+        }
+        // What the node mined of them is their outcome (the sender records the same on its next attempt).
+        for (const mined of recorded) await settleEvmSend(prisma, mined.idempotencyKey, mined);
+        if (cursor !== null) {
+          const block = cursor - 1n < head.deep ? cursor - 1n : head.deep;
+          const books = new Map<string, Prisma.Decimal>();
+          for (const row of await chainBookBalances(prisma, watched.chain, block))
+            books.set(`${row.address.toLowerCase()}|${row.currency}`, new Prisma.Decimal(row.amount));
+          if (block >= 0n) compared.push({ block, books, addresses: undefined });
+        }
+        const sent = await sentBooks(watched.chain, new Set(watched.addresses), head.deep);
+        if (sent.addresses.length > 0) compared.push({ block: head.deep, ...sent });
+        if (compared.length === 0) return { skipped: `the chain watcher has not read ${watched.chain} yet` };
+        for (const group of compared) {
+          for (const balance of await watched.balances(group.block, group.addresses)) {
+            checked += 1;
+            const bookAmount = group.books.get(`${balance.address}|${balance.currency}`) ?? new Prisma.Decimal(0);
+            const chainAmount = new Prisma.Decimal(balance.amount);
+            if (bookAmount.equals(chainAmount)) continue;
+            discrepancies.push({
+              kind: 'chain_balance_mismatch',
+              subjectType: 'chain_address',
+              subjectId: `${watched.chain}:${balance.currency}:${balance.address}`,
+              detail:
+                `the books say ${bookAmount.toFixed()} ${balance.currency} at ${balance.address} on ${watched.chain}, ` +
+                `balanceOf says ${chainAmount.toFixed()} at block ${group.block} ` +
+                `(${chainAmount.minus(bookAmount).toFixed()} unexplained)`,
+            });
+          }
+        }
       } catch (error) {
         if (error instanceof ProviderUnavailableError)
           return { skipped: `the ${watched.chain} node: ${error.message}` };
         throw error;
       }
-      const book = await chainBookBalances(prisma, watched.chain, onChain.block);
-      for (const balance of onChain.balances) {
-        checked += 1;
-        const booked = book.find((row) => row.address === balance.address && row.currency === balance.currency);
-        const bookAmount = new Prisma.Decimal(booked?.amount ?? '0');
-        const chainAmount = new Prisma.Decimal(balance.amount);
-        if (bookAmount.equals(chainAmount)) continue;
-        discrepancies.push({
-          kind: 'chain_balance_mismatch',
-          subjectType: 'chain_address',
-          subjectId: `${watched.chain}:${balance.currency}:${balance.address}`,
-          detail:
-            `the books say ${bookAmount.toFixed()} ${balance.currency} at ${balance.address} on ${watched.chain}, ` +
-            `balanceOf says ${chainAmount.toFixed()} at block ${onChain.block} ` +
-            `(${chainAmount.minus(bookAmount).toFixed()} unexplained)`,
-        });
-      }
     }
     return { checked, discrepancies, next: null };
+  }
+
+  /** The service's own mined token sends on `chain` up to `block`, per service address outside `watched`. */
+  async function sentBooks(
+    chain: string,
+    watched: ReadonlySet<string>,
+    block: bigint,
+  ): Promise<{ books: Map<string, Prisma.Decimal>; addresses: string[] }> {
+    const movements = await evmSendMovements(prisma, chain, block);
+    // Whoever the service sent from holds the key: a service address.
+    const ours = new Set(movements.filter((m) => m.kind === 'transfer').map((m) => m.fromAddress));
+    for (const m of movements) if (m.kind === 'mint' || m.toServiceWallet) ours.add(m.toAddress);
+    for (const address of watched) ours.delete(address.toLowerCase());
+    const units = new Map<string, bigint>();
+    const add = (address: string, token: string, amount: bigint) => {
+      if (!ours.has(address)) return;
+      units.set(`${address}|${token}`, (units.get(`${address}|${token}`) ?? 0n) + amount);
+    };
+    for (const m of movements) {
+      if (m.kind === 'transfer') add(m.fromAddress, m.token, -m.units);
+      add(m.toAddress, m.token, m.units);
+    }
+    const books = new Map<string, Prisma.Decimal>();
+    for (const [key, amount] of units) books.set(key, new Prisma.Decimal(amount.toString()).div(1_000_000));
+    return { books, addresses: [...ours] };
   }
 
   return {

@@ -47,6 +47,7 @@ import {
   lockTransactionRow,
   openTransactionLeg,
   openTransactionLegs,
+  recordLegChainTransfer,
   setDepositStatus,
   findTransactionDeposit,
   readTransactionRow,
@@ -62,7 +63,8 @@ import {
   type RailOutcome,
   ReturnRefusedError,
 } from '../src/providers/fiat-rails';
-import { lookUpOperation, type OperationLookup } from '../src/providers/unavailable';
+import { lookUpOperation, type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
+import type { SettlementCoinMove } from '../src/providers/chain-transfers';
 import type { DepositResource, TransactionResource } from '../src/schemas/transactions';
 import type { ActivityServices } from './services';
 
@@ -192,9 +194,93 @@ async function moveTo(
   return updated;
 }
 
+/**
+ * The coin of a leg on chain, in order (issue 36; docs/chain.md): leg 1's stablecoin reaches the treasury from the
+ * on-ramp, and a pay-in's is then delivered to the customer's wallet address; leg 2's goes to the off-ramp's address
+ * before the off-ramp is asked to pay, from the wallet a payout is debited from, or else (fiat to fiat) the treasury.
+ */
+function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stablecoin_to_fiat'): SettlementCoinMove[] {
+  const chain = row.stablecoinPaymentRail as Blockchain;
+  const amount = amountsOf(row).stablecoin;
+  const key = (move: string) => `${idempotencyKey(row.id, kind)}:${move}`;
+  if (kind === 'fiat_to_stablecoin') {
+    const moves: SettlementCoinMove[] = [
+      { idempotencyKey: key('on_ramp'), chain, kind: 'on_ramp_to_treasury', amount },
+    ];
+    if (row.type === 'payin' && row.wallet) {
+      moves.push({
+        idempotencyKey: key('delivery'),
+        chain,
+        kind: 'treasury_to_wallet',
+        amount,
+        toAddress: row.wallet.address,
+      });
+    }
+    return moves;
+  }
+  // A payout paid in on chain: its coin sits at the collection address, which the off-ramp is not sent from here
+  // (docs/chain.md: sweeping the collection address is not built); the books carry it in collection.
+  if (row.type === 'payout' && !row.wallet) return [];
+  return [
+    {
+      idempotencyKey: key('off_ramp'),
+      chain,
+      kind: 'to_off_ramp',
+      amount,
+      fromKeyReference: row.type === 'payout' && row.wallet ? row.wallet.keyReference : undefined,
+    },
+  ];
+}
+
+/** A leg's coin the chain refused for good (it would revert): the leg cannot go on until an operator looks. */
+export const CHAIN_TRANSFER_REJECTED = 'ChainTransferRejected';
+
 export function createTransactionActivities(services: ActivityServices) {
-  const { prisma } = services;
+  const { prisma, chainTransfers } = services;
   const rails: FiatRails = services.fiatRails;
+
+  /**
+   * Moves the leg's coin on chain, each move exactly once under its key (a retry finds it mined), and keeps the last
+   * move's transaction and block on the leg row. ChainUnavailableError (retryable) while a move is not mined.
+   */
+  async function moveLegCoin(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stablecoin_to_fiat'): Promise<void> {
+    let last: { txHash: string; blockNumber: bigint } | null = null;
+    for (const move of coinMovesOf(row, kind)) {
+      const outcome = await chainTransfers.moveSettlementCoin(move);
+      if (!outcome) continue;
+      if (outcome.status === 'rejected') {
+        throw ApplicationFailure.nonRetryable(
+          `the ${move.kind} coin of transaction ${row.id}: ${outcome.reason}`,
+          CHAIN_TRANSFER_REJECTED,
+        );
+      }
+      if (outcome.blockNumber !== undefined)
+        last = { txHash: outcome.txHash, blockNumber: BigInt(outcome.blockNumber) };
+    }
+    if (last) await recordLegChainTransfer(prisma, row.id, kind, last);
+  }
+
+  /**
+   * A leg's lookup with its coin: leg 1 made at the exchange is made only once its coin moved (driven on here; the
+   * chain unable to finish it is `unknown`); leg 2 not made at the off-ramp is unknown once its coin was sent.
+   */
+  async function withLegCoin<T>(
+    row: TransactionRow,
+    kind: RailStep,
+    found: OperationLookup<T>,
+  ): Promise<OperationLookup<T>> {
+    try {
+      if (kind === 'fiat_to_stablecoin' && found.state === 'executed') await moveLegCoin(row, kind);
+      if (kind === 'stablecoin_to_fiat' && found.state === 'not_executed') {
+        for (const move of coinMovesOf(row, kind))
+          if (await chainTransfers.settlementCoinStarted(move)) return { state: 'unknown' };
+      }
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError || error instanceof ApplicationFailure) return { state: 'unknown' };
+      throw error;
+    }
+    return found;
+  }
 
   /** What every call to an outside system carries: the step's idempotency key, the sandbox simulation, the round. */
   const requestOf = (row: TransactionRow, kind: RailStep, round: number) => ({
@@ -212,8 +298,12 @@ export function createTransactionActivities(services: ActivityServices) {
   /** What the provider knows of a step's operation; the provider being unreachable is `unknown` too. */
   async function lookUp(row: TransactionRow, kind: RailStep, round: number): Promise<RailStepLookup> {
     const deposit = kind === 'refund' ? await findFundingDeposit(prisma, row.id) : null;
-    const found = await lookUpOperation(() =>
-      rails.lookUp(operationKinds[kind], { ...requestOf(row, kind, round), ...(deposit ? depositOf(deposit) : {}) }),
+    const found = await withLegCoin(
+      row,
+      kind,
+      await lookUpOperation(() =>
+        rails.lookUp(operationKinds[kind], { ...requestOf(row, kind, round), ...(deposit ? depositOf(deposit) : {}) }),
+      ),
     );
     if (found.state !== 'executed') return found;
     const { outcome } = found;
@@ -365,6 +455,7 @@ export function createTransactionActivities(services: ActivityServices) {
         chain: row.stablecoinPaymentRail as Blockchain,
         walletAddress: row.wallet?.address ?? '',
       });
+      await moveLegCoin(row, 'fiat_to_stablecoin');
       return { providerReference: outcome.providerReference };
     },
 
@@ -402,6 +493,8 @@ export function createTransactionActivities(services: ActivityServices) {
     /** Leg 2, outside: the off-ramp sells the stablecoin and pays the receiver's external account. */
     async payOutTransaction(transactionId: string, round: number): Promise<RailOutcome> {
       const { row, amounts, request } = await railStep(transactionId, 'stablecoin_to_fiat', round);
+      // The off-ramp pays out the stablecoin it holds: the coin goes first.
+      await moveLegCoin(row, 'stablecoin_to_fiat');
       return rails.payOut({
         ...request,
         from: amounts.stablecoin,

@@ -205,6 +205,11 @@ const environmentSchema = z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
       .optional(),
+    /** The off-ramp's deposit address on ethereum: where leg 2 sends the stablecoin it sells (sandbox: its own). */
+    ETHEREUM_OFF_RAMP_ADDRESS: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+      .optional(),
     /** Blocks a transfer must be in (its own counted) before it counts. */
     ETHEREUM_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(12),
     /** The ethereum entry's EIP-155 chain id (1: mainnet); transactions are signed for it. Sandbox default: Anvil's. */
@@ -729,6 +734,8 @@ export interface EvmChainConfig {
   /** The stablecoins' contracts; null in the sandbox: its own chain's (src/providers/evm/sandbox-chain.ts). */
   tokens: { USDC: string; USDT: string } | null;
   collectionAddress: string | null;
+  /** The off-ramp's deposit address, where leg 2 sends the stablecoin it sells; null in the sandbox: its own. */
+  offRampAddress: string | null;
   /** Blocks a transfer must be in (its own counted) before it counts. */
   confirmations: number;
 }
@@ -739,6 +746,7 @@ const evmChainEntry = z.object({
   rpc_urls: z.array(z.url()).min(1),
   tokens: z.object({ USDC: evmAddress, USDT: evmAddress }).optional(),
   collection_address: evmAddress.optional(),
+  off_ramp_address: evmAddress.optional(),
   confirmations: z.number().int().min(1).max(1000).default(12),
 });
 
@@ -750,6 +758,7 @@ function parseEvmChains(values: {
   ETHEREUM_USDC_CONTRACT?: string;
   ETHEREUM_USDT_CONTRACT?: string;
   ETHEREUM_COLLECTION_ADDRESS?: string;
+  ETHEREUM_OFF_RAMP_ADDRESS?: string;
   ETHEREUM_CONFIRMATIONS: number;
 }): Record<string, EvmChainConfig> {
   if (values.EVM_CHAINS) {
@@ -769,6 +778,7 @@ function parseEvmChains(values: {
           rpcUrls: entry.rpc_urls,
           tokens: entry.tokens ?? null,
           collectionAddress: entry.collection_address ?? null,
+          offRampAddress: entry.off_ramp_address ?? null,
           confirmations: entry.confirmations,
         },
       ]),
@@ -791,6 +801,7 @@ function parseEvmChains(values: {
           ? { USDC: values.ETHEREUM_USDC_CONTRACT, USDT: values.ETHEREUM_USDT_CONTRACT }
           : null,
       collectionAddress: values.ETHEREUM_COLLECTION_ADDRESS ?? null,
+      offRampAddress: values.ETHEREUM_OFF_RAMP_ADDRESS ?? null,
       confirmations: values.ETHEREUM_CONFIRMATIONS,
     },
   };

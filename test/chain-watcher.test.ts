@@ -224,9 +224,15 @@ async function chainDiscrepancies(): Promise<Array<{ subjectId: string; detail: 
     args: [{ partnerIds: [parties.partner.partnerId] }],
   });
   const summary = await handle.result();
-  expect(summary.checks.chain_balances).toMatchObject({ checked: 2 });
+  // The collection's USDC and USDT, and the service's sending addresses of the other test files (the database is
+  // shared; their sends are on the run's other node, so only the collection is this file's to judge).
+  expect((summary.checks.chain_balances as { checked: number }).checked).toBeGreaterThanOrEqual(2);
   const rows = await harness.prisma.reconciliationDiscrepancy.findMany({
-    where: { reportId: summary.reportId, kind: 'chain_balance_mismatch' },
+    where: {
+      reportId: summary.reportId,
+      kind: 'chain_balance_mismatch',
+      subjectId: { in: ['USDC', 'USDT'].map((token) => `ethereum:${token}:${collection.toLowerCase()}`) },
+    },
   });
   return rows.map(({ subjectId, detail }) => ({ subjectId, detail }));
 }

@@ -12,7 +12,14 @@ export interface BenchPartner {
   api: HttpClient;
 }
 
-/** A customer ready to transact: approved, with a solana wallet and an spei account (the default quote's). */
+/**
+ * The chain of every settlement's stablecoin (scenarios.ts quoteBody) and of the parties' wallets: ethereum, so the
+ * legs' coin moves on the stack's Anvil (the on-ramp's mint to the treasury, leg 2's send to the off-ramp) and the
+ * bench measures the chain in the loop.
+ */
+export const BENCH_STABLECOIN_CHAIN = 'ethereum';
+
+/** A customer ready to transact: approved, with a wallet on the quote's chain and an spei account (the default quote's). */
 export interface Party {
   partner: BenchPartner;
   customerId: string;
@@ -109,7 +116,7 @@ export async function approvedCustomer(partner: BenchPartner, index: number): Pr
 export async function createParty(partner: BenchPartner, index: number): Promise<Party> {
   const customerId = await approvedCustomer(partner, index);
   const wallet = await partner.api.request('POST', '/v1/wallets', {
-    body: { customer_id: customerId, name: 'Bench wallet', chain: 'solana' },
+    body: { customer_id: customerId, name: 'Bench wallet', chain: BENCH_STABLECOIN_CHAIN },
     json: true,
   });
   const account = await partner.api.request('POST', '/v1/external-accounts', {

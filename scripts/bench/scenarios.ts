@@ -4,7 +4,7 @@ import { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { pokeSignal, pokeUpdate, shapedWorkflow, WorkflowShape } from './engine/workflows';
 import { closedLoop, expectStatus, HttpClient, Recorder, sideBySide } from './load';
-import type { BenchPartner, Party } from './partners';
+import { BENCH_STABLECOIN_CHAIN, type BenchPartner, type Party } from './partners';
 import { ENGINE_TASK_QUEUE } from './stack';
 import { pause } from '../lib/wait';
 
@@ -63,10 +63,10 @@ export async function readPhase(
   }
 }
 
-/** The fiat-to-fiat quote of every settlement: 1000.00 BRL on pix -> USDC on solana -> MXN on spei. */
+/** The fiat-to-fiat quote of every settlement: 1000.00 BRL on pix -> USDC on ethereum -> MXN on spei. */
 export const quoteBody = {
   sender: { currency: 'BRL', payment_rail: 'pix', amount: '1000.00' },
-  stablecoin: { currency: 'USDC', payment_rail: 'solana' },
+  stablecoin: { currency: 'USDC', payment_rail: BENCH_STABLECOIN_CHAIN },
   receiver: { currency: 'MXN', payment_rail: 'spei' },
 };
 

@@ -88,6 +88,12 @@ const scenarios: Scenario[] = [
     load: async () => (await import('./scenarios/fx')).pixWebhookScenario,
     limitSeconds: 900,
   },
+  {
+    number: 14,
+    name: 'chain-legs',
+    load: async () => (await import('./scenarios/chain-legs')).chainLegsScenario,
+    limitSeconds: 600,
+  },
 ];
 
 const runStarted = Date.now();

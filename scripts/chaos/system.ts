@@ -145,6 +145,8 @@ export class ChaosSystem {
       ETHEREUM_WATCH_POLL_SECONDS: '2',
       ...stack.bankEnv(1),
       ISO20022_SETTLE_WAIT_SECONDS: '5',
+      // Where the chain-legs scenario holds a send after signing or broadcasting (src/providers/evm/sender.ts).
+      EVM_SEND_HOLD_DIR: path.join(chaosDataDir, 'evm-holds'),
     };
     const http = new HttpClient(apiPort);
     const workerCount = engine === 'server' ? 2 : 1;

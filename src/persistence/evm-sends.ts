@@ -2,7 +2,7 @@
 // idempotency key, whose nonce is reserved first and whose signed transaction and hash are stored before any
 // broadcast. A send keeps its nonce for good: a replacement (higher fee) is stored at the same nonce, the hashes it
 // replaced kept, so that whichever of them the chain mined is found.
-import { type PrismaClient, sqlOf, type SqlDb, withDatabaseTransaction } from './database';
+import { type PrismaClient, sql, sqlOf, type SqlDb, withDatabaseTransaction } from './database';
 
 export type EvmSendStatus = 'reserved' | 'signed' | 'mined' | 'failed';
 
@@ -14,6 +14,7 @@ export interface EvmSendRow {
   toAddress: string;
   token: string | null;
   amount: string;
+  kind: EvmSendKind;
   txHash: string | null;
   rawTransaction: string | null;
   maxFeePerGas: bigint | null;
@@ -25,12 +26,16 @@ export interface EvmSendRow {
   updatedAt: Date;
 }
 
+export type EvmSendKind = 'transfer' | 'mint' | 'gas';
+
 export interface NewEvmSend {
   idempotencyKey: string;
   chain: string;
   fromAddress: string;
   toAddress: string;
   token: string | null;
+  /** What the send does with `amount` (the reconciliation's chain check counts transfers and mints). */
+  kind: EvmSendKind;
   /** Minor units of the token, or wei for a gas top-up, as a decimal string. */
   amount: string;
 }
@@ -48,6 +53,7 @@ function rowOf(row: NonNullable<Row>): EvmSendRow {
     toAddress: row.toAddress,
     token: row.token,
     amount: row.amount,
+    kind: row.kind as EvmSendKind,
     txHash: row.txHash,
     rawTransaction: row.rawTransaction,
     maxFeePerGas: row.maxFeePerGas === null ? null : BigInt(row.maxFeePerGas),
@@ -169,4 +175,92 @@ export async function storedNextNonce(db: SqlDb, chain: string, address: string)
     .where('address', '=', address)
     .executeTakeFirst();
   return row ? Number(row.nextNonce) : null;
+}
+
+/** What the service's own mined token sends moved on a chain up to a block, by (kind, from, to, token). */
+export interface EvmSendMovement {
+  kind: EvmSendKind;
+  /** Lower case. */
+  fromAddress: string;
+  toAddress: string;
+  token: string;
+  /** Minor units of the token. */
+  units: bigint;
+  /** Whether `toAddress` is a service-managed wallet's (coin that stays the service's to hold). */
+  toServiceWallet: boolean;
+}
+
+/**
+ * The service's token sends mined (and not reverted) on `chain` at or below `block`, summed by kind, sender,
+ * recipient and token, for the reconciliation's chain check (activities/reconciliation.ts).
+ */
+export async function evmSendMovements(db: SqlDb, chain: string, block: bigint): Promise<EvmSendMovement[]> {
+  const rows = await sqlOf(db)
+    .selectFrom('evmSends as s')
+    .leftJoin('wallets as w', (join) =>
+      join.on('w.chain', '=', chain).on(sql`lower(w.address)`, '=', sql`lower(s.to_address)`),
+    )
+    .select([
+      's.kind',
+      sql<string>`lower(s.from_address)`.as('fromAddress'),
+      sql<string>`lower(s.to_address)`.as('toAddress'),
+      sql<string>`s.token`.as('token'),
+      sql<string>`sum(s.amount::numeric)::text`.as('units'),
+      sql<boolean>`bool_or(w.id is not null)`.as('toServiceWallet'),
+    ])
+    .where('s.chain', '=', chain)
+    .where('s.token', 'is not', null)
+    .where('s.status', '=', 'mined')
+    .where('s.blockNumber', '<=', block.toString())
+    .groupBy(['s.kind', sql`lower(s.from_address)`, sql`lower(s.to_address)`, 's.token'])
+    .execute();
+  return rows.map((row) => ({
+    kind: row.kind as EvmSendKind,
+    fromAddress: row.fromAddress,
+    toAddress: row.toAddress,
+    token: row.token,
+    units: BigInt(row.units),
+    toServiceWallet: row.toServiceWallet,
+  }));
+}
+
+/** Token sends signed (maybe broadcast, maybe mined) whose outcome the service has not recorded yet. */
+export async function unsettledEvmSends(
+  db: SqlDb,
+  chain: string,
+): Promise<Array<{ idempotencyKey: string; hashes: string[] }>> {
+  const rows = await sqlOf(db)
+    .selectFrom('evmSends')
+    .select(['idempotencyKey', 'txHash', 'replacedHashes'])
+    .where('chain', '=', chain)
+    .where('token', 'is not', null)
+    .where('status', '=', 'signed')
+    .execute();
+  return rows.map((row) => ({
+    idempotencyKey: row.idempotencyKey,
+    hashes: [row.txHash, ...(row.replacedHashes ?? [])].filter((hash): hash is string => hash !== null),
+  }));
+}
+
+/**
+ * The signed transactions of a sender below `nonce` still unmined as far as the service knows (status signed): a send
+ * behind them on the chain's nonce waits until they are broadcast, and their stored bytes may be broadcast by anyone.
+ */
+export async function signedEvmSendsBelow(
+  db: SqlDb,
+  chain: string,
+  fromAddress: string,
+  nonce: number,
+): Promise<string[]> {
+  const rows = await sqlOf(db)
+    .selectFrom('evmSends')
+    .select('rawTransaction')
+    .where('chain', '=', chain)
+    .where('fromAddress', '=', fromAddress)
+    .where('status', '=', 'signed')
+    .where('nonce', '<', String(nonce))
+    .orderBy('nonce')
+    .limit(20)
+    .execute();
+  return rows.map((row) => row.rawTransaction).filter((raw): raw is string => raw !== null);
 }

@@ -224,6 +224,21 @@ export async function closeTransactionLeg(
   return { status: await transactionLegStatus(tx, leg.transactionId, leg.kind) };
 }
 
+/** The on-chain transaction that moved a leg's coin, once mined (the same values again on a retry). */
+export async function recordLegChainTransfer(
+  db: SqlDb,
+  transactionId: string,
+  kind: LegKind,
+  mined: { txHash: string; blockNumber: bigint },
+): Promise<void> {
+  await sqlOf(db)
+    .updateTable('transactionLegs')
+    .set({ chainTxHash: mined.txHash, chainBlockNumber: mined.blockNumber.toString() })
+    .where('transactionId', '=', transactionId)
+    .where('kind', '=', kind)
+    .execute();
+}
+
 /** The legs of a transaction that were asked of a provider and never closed (status processing), by kind. */
 export async function openTransactionLegs(db: SqlDb, transactionId: string): Promise<LegKind[]> {
   const rows = await sqlOf(db)

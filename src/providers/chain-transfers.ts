@@ -28,7 +28,28 @@ export interface ChainTransferRequest {
   simulate: WalletTransferSimulation | null;
 }
 
-export type ChainTransferOutcome = { status: 'sent'; txHash: string } | { status: 'rejected'; reason: string };
+export type ChainTransferOutcome =
+  /** `blockNumber`: the block that holds it, on a real chain (decimal string); absent on a simulated one. */
+  { status: 'sent'; txHash: string; blockNumber?: string } | { status: 'rejected'; reason: string };
+
+/**
+ * The coin of a settlement leg (issue 36), keyed `<transactionId>:<step>:<move>`:
+ * - `on_ramp_to_treasury`: leg 1's stablecoin reaching the treasury (the sandbox's on-ramp mints it there; in
+ *   production the exchange sends it, and nothing is asked of the service's keys: answered null);
+ * - `treasury_to_wallet`: a pay-in's stablecoin delivered to the customer's wallet address;
+ * - `to_off_ramp`: leg 2's stablecoin sent to the off-ramp's address (configuration per chain), from the treasury,
+ *   or from the wallet a payout is debited from (`from`).
+ */
+export interface SettlementCoinMove {
+  idempotencyKey: string;
+  chain: Blockchain;
+  kind: 'on_ramp_to_treasury' | 'treasury_to_wallet' | 'to_off_ramp';
+  amount: Money;
+  /** treasury_to_wallet: the wallet's address. */
+  toAddress?: string;
+  /** to_off_ramp from a wallet: its key reference (never key material); the treasury otherwise. */
+  fromKeyReference?: string;
+}
 
 export class ChainUnavailableError extends ProviderUnavailableError {
   override name = 'ChainUnavailableError';
@@ -41,6 +62,14 @@ export interface ChainTransfers {
    * simulations use it). A thrown ChainUnavailableError means unknown as well.
    */
   lookUp(request: ChainTransferRequest, round: number): Promise<OperationLookup<ChainTransferOutcome>>;
+  /**
+   * Moves a settlement leg's coin, exactly once per key; null when nothing moves on chain (a simulated chain, or the
+   * on-ramp's own send in production). Throws ChainUnavailableError while the outcome is unknown (not mined yet, the
+   * node unreachable): asking again with the same key drives the same transaction on.
+   */
+  moveSettlementCoin(move: SettlementCoinMove): Promise<ChainTransferOutcome | null>;
+  /** Whether a send was ever started under the key (reading only): a leg asked again must not be thought unmade. */
+  settlementCoinStarted(move: SettlementCoinMove): Promise<boolean>;
 }
 
 /**
@@ -73,6 +102,14 @@ export class SandboxChainTransfers implements ChainTransfers {
     return { status: 'sent', txHash: sandboxTxHash(request.chain, request.idempotencyKey) };
   }
 
+  /** Solana stays a simulation (docs): its legs move no coin anywhere, their postings are the books. */
+  async moveSettlementCoin(): Promise<null> {
+    return null;
+  }
+  async settlementCoinStarted(): Promise<boolean> {
+    return false;
+  }
+
   async lookUp(request: ChainTransferRequest, round: number): Promise<OperationLookup<ChainTransferOutcome>> {
     if (request.simulate === 'send_outcome_unknown' && round === 0) return { state: 'unknown' };
     if (request.simulate === 'network_rejected') {
@@ -101,6 +138,12 @@ export class UnconnectedChainTransfers implements ChainTransfers, Unconnected {
     throw new ChainUnavailableError(this.unconnected);
   }
   async lookUp(): Promise<never> {
+    throw new ChainUnavailableError(this.unconnected);
+  }
+  async moveSettlementCoin(): Promise<never> {
+    throw new ChainUnavailableError(this.unconnected);
+  }
+  async settlementCoinStarted(): Promise<never> {
     throw new ChainUnavailableError(this.unconnected);
   }
 }

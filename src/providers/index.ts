@@ -32,7 +32,12 @@ import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails'
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
 import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './chain-verification';
-import { SANDBOX_CHAIN_MNEMONIC, sandboxCollectionAddress, sandboxTokenAddresses } from './evm/sandbox-chain';
+import {
+  SANDBOX_CHAIN_MNEMONIC,
+  sandboxCollectionAddress,
+  sandboxOffRampAddress,
+  sandboxTokenAddresses,
+} from './evm/sandbox-chain';
 import { EvmChainWatch, type WatchedChain } from './evm/watcher';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 import { Iso20022BankClient } from './iso20022/client';
@@ -209,6 +214,8 @@ function createChainTransfers(config: AppConfig, prisma: PrismaClient, signer: S
       tokens,
     },
     treasuryKeyReference: TREASURY_KEY_REFERENCE,
+    offRampAddress: (ethereum.offRampAddress ??
+      (config.appEnv === 'sandbox' ? sandboxOffRampAddress() : null)) as Address | null,
     fallback: simulation,
     sandboxFaucet: config.appEnv === 'sandbox',
   });

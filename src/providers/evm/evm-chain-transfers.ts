@@ -8,6 +8,7 @@ import {
   type ChainTransferRequest,
   type ChainTransfers,
   ChainUnavailableError,
+  type SettlementCoinMove,
 } from '../chain-transfers';
 import type { OperationLookup } from '../unavailable';
 import { ProviderUnavailableError } from '../unavailable';
@@ -21,6 +22,8 @@ export interface EvmChainTransfersOptions {
   /** The chain name (as in wallet rows: `ethereum`) and its connection, tokens by currency. */
   chain: EvmChainConnection & { tokens: Record<string, Address> };
   treasuryKeyReference: string;
+  /** Where leg 2's coin goes on this chain (the off-ramp's deposit address); null: not configured, legs 2 wait. */
+  offRampAddress: Address | null;
   fallback: ChainTransfers;
   /**
    * Sandbox only: the treasury mints what a wallet's address lacks before it sends (the sandbox's stablecoin is
@@ -53,9 +56,9 @@ export class EvmChainTransfers implements ChainTransfers {
     const token = this.options.chain.tokens[request.amount.currency];
     if (!token) return { status: 'rejected', reason: `no ${request.amount.currency} contract on ${request.chain}` };
     const amount = request.amount.toMinorUnits();
-    try {
+    return this.guarded(request.chain, async () => {
       if (this.options.sandboxFaucet) await this.fundInSandbox(request, token, amount);
-      const outcome = await this.sender.send({
+      return this.sender.send({
         idempotencyKey: request.idempotencyKey,
         fromKeyReference: request.fromKeyReference,
         to: token,
@@ -66,12 +69,55 @@ export class EvmChainTransfers implements ChainTransfers {
         }),
         describe: { toAddress: request.toAddress, token: request.amount.currency, amount: amount.toString() },
       });
-      return outcomeOf(outcome);
+    });
+  }
+
+  async moveSettlementCoin(move: SettlementCoinMove): Promise<ChainTransferOutcome | null> {
+    if (move.chain !== this.options.chain.name) return this.options.fallback.moveSettlementCoin(move);
+    const { treasuryKeyReference, signer } = this.options;
+    const treasury = await signer.addressOf(treasuryKeyReference);
+    const transfer = (fromKeyReference: string, toAddress: string) =>
+      this.send({ ...move, fromAddress: '', fromKeyReference, toAddress, simulate: null });
+    switch (move.kind) {
+      case 'on_ramp_to_treasury': {
+        // A real token's treasury cannot mint: in production the exchange sends the coin it sold.
+        if (!this.options.sandboxFaucet) return null;
+        const token = this.options.chain.tokens[move.amount.currency];
+        if (!token) return { status: 'rejected', reason: `no ${move.amount.currency} contract on ${move.chain}` };
+        const amount = move.amount.toMinorUnits();
+        return this.guarded(move.chain, () =>
+          this.sender.send({
+            idempotencyKey: move.idempotencyKey,
+            fromKeyReference: treasuryKeyReference,
+            to: token,
+            data: encodeFunctionData({ abi: sandboxStablecoinAbi, functionName: 'mint', args: [treasury, amount] }),
+            describe: { toAddress: treasury, token: move.amount.currency, amount: amount.toString(), kind: 'mint' },
+          }),
+        );
+      }
+      case 'treasury_to_wallet':
+        return transfer(treasuryKeyReference, move.toAddress!);
+      case 'to_off_ramp':
+        if (!this.options.offRampAddress)
+          throw new ChainUnavailableError(`no off-ramp address is configured for ${move.chain}`);
+        return transfer(move.fromKeyReference ?? treasuryKeyReference, this.options.offRampAddress);
+    }
+  }
+
+  async settlementCoinStarted(move: SettlementCoinMove): Promise<boolean> {
+    if (move.chain !== this.options.chain.name) return this.options.fallback.settlementCoinStarted(move);
+    return this.sender.started(move.idempotencyKey);
+  }
+
+  /** A send's outcome; the node unreachable or the send unmined is ChainUnavailableError, a sure revert `rejected`. */
+  private async guarded(chain: string, send: () => Promise<EvmSendOutcome>): Promise<ChainTransferOutcome> {
+    try {
+      return outcomeOf(await send());
     } catch (error) {
       if (error instanceof ProviderUnavailableError) throw new ChainUnavailableError(error.message);
       // The chain would refuse the transfer outright (estimated to revert): no nonce was taken, nothing sent.
       if (/EstimateGasExecutionError|reverted/i.test(`${(error as Error).name} ${String(error)}`))
-        return { status: 'rejected', reason: `${request.chain}: the transfer would revert` };
+        return { status: 'rejected', reason: `${chain}: the transfer would revert (${shortReason(error)})` };
       throw error;
     }
   }
@@ -107,7 +153,7 @@ export class EvmChainTransfers implements ChainTransfers {
       fromKeyReference: this.options.treasuryKeyReference,
       to: token,
       data: encodeFunctionData({ abi: sandboxStablecoinAbi, functionName: 'mint', args: [from, shortfall] }),
-      describe: { toAddress: from, token: request.amount.currency, amount: shortfall.toString() },
+      describe: { toAddress: from, token: request.amount.currency, amount: shortfall.toString(), kind: 'mint' },
     });
     if (minted.state !== 'mined') throw new ChainUnavailableError(`sandbox faucet for ${from} not mined yet`);
   }
@@ -116,5 +162,10 @@ export class EvmChainTransfers implements ChainTransfers {
 function outcomeOf(outcome: EvmSendOutcome): ChainTransferOutcome {
   if (outcome.state === 'pending') throw new ChainUnavailableError(`broadcast, not mined yet (${outcome.txHash})`);
   if (!outcome.succeeded) return { status: 'rejected', reason: `reverted on chain (${outcome.txHash})` };
-  return { status: 'sent', txHash: outcome.txHash };
+  return { status: 'sent', txHash: outcome.txHash, blockNumber: outcome.blockNumber.toString() };
+}
+
+function shortReason(error: unknown): string {
+  const text = (error as { shortMessage?: string }).shortMessage ?? String((error as Error).message ?? error);
+  return text.split('\n')[0]!.slice(0, 200);
 }

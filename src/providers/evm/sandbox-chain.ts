@@ -83,6 +83,12 @@ export async function deploySandboxTokens(rpcUrl: string): Promise<Record<Sandbo
 /** The sandbox's collection address on its chain (account 1): where payouts' stablecoin is sent. */
 export const sandboxCollectionAddress = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 1 }).address;
 
+/**
+ * The sandbox off-ramp's deposit address on its chain (account 2): where leg 2 sends the stablecoin it sells. It
+ * stands for the exchange's address, so it is outside the service's books (the reconciliation does not count it).
+ */
+export const sandboxOffRampAddress = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 }).address;
+
 /** The treasury mints sandbox coin to `to` (the sandbox's faucet), once mined. */
 export async function mintSandboxStablecoin(
   rpcUrl: string,

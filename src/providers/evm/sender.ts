@@ -9,6 +9,9 @@
 // Gas: the treasury (the HD seed's m/44'/60'/0'/0/0) holds ether and pays for its own sends; a send from any other
 // address (a customer's wallet) is preceded by a top-up from the treasury when the address holds less than the
 // send's gas at its fee cap, itself an exactly-once send under `<key>:gas`.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import {
   type Address,
   type Chain,
@@ -25,10 +28,12 @@ import {
 import type { PrismaClient } from '../../persistence/database';
 import {
   countEvmBroadcast,
+  type EvmSendKind,
   type EvmSendRow,
   findEvmSend,
   reserveEvmSend,
   settleEvmSend,
+  signedEvmSendsBelow,
   storeSignedEvmSend,
 } from '../../persistence/evm-sends';
 import { ProviderUnavailableError } from '../unavailable';
@@ -70,7 +75,7 @@ export interface EvmSendRequest {
   data?: Hex;
   value?: bigint;
   /** For the row (operators): who gets what, in the token's minor units or wei. */
-  describe: { toAddress: string; token: string | null; amount: string };
+  describe: { toAddress: string; token: string | null; amount: string; kind?: EvmSendKind };
 }
 
 export type EvmSendOutcome =
@@ -120,6 +125,11 @@ export class EvmSender {
     }
   }
 
+  /** Whether a nonce was ever reserved under the key (the database only: the node need not answer). */
+  async started(idempotencyKey: string): Promise<boolean> {
+    return (await findEvmSend(this.options.prisma, idempotencyKey)) !== null;
+  }
+
   /** What became of the send under the key without sending anything new: null when no nonce was ever reserved. */
   async lookUp(idempotencyKey: string): Promise<EvmSendOutcome | null> {
     const row = await findEvmSend(this.options.prisma, idempotencyKey);
@@ -145,7 +155,13 @@ export class EvmSender {
       const chainNonce = await this.client.getTransactionCount({ address: from, blockTag: 'pending' });
       row = await reserveEvmSend(
         prisma,
-        { idempotencyKey: request.idempotencyKey, chain: chain.name, fromAddress: from, ...request.describe },
+        {
+          idempotencyKey: request.idempotencyKey,
+          chain: chain.name,
+          fromAddress: from,
+          ...request.describe,
+          kind: request.describe.kind ?? (request.describe.token === null ? 'gas' : 'transfer'),
+        },
         chainNonce,
       );
     }
@@ -155,10 +171,13 @@ export class EvmSender {
       const signed = await this.sign(request, row.nonce, gas, null);
       await storeSignedEvmSend(prisma, request.idempotencyKey, signed, null);
       row = (await findEvmSend(prisma, request.idempotencyKey))!;
+      await holdForTest('after-sign', request.idempotencyKey);
     }
     const mined = await this.minedOutcome(row);
     if (mined) return mined;
+    await this.broadcastEarlier(row);
     await this.broadcast(row);
+    await holdForTest('after-broadcast', request.idempotencyKey);
     const receipt = await this.waitForAny(row);
     if (receipt) return receipt;
     // Not mined within the wait. Unknown to the node: dropped; the next call broadcasts it again. Known, and signed
@@ -189,8 +208,9 @@ export class EvmSender {
       data: request.data,
       value: request.value,
     });
-    // Room for state that changes between the estimate and the block.
-    return (estimate * 12n) / 10n;
+    // Room for state that changes between the estimate and the block: a sender's earlier transaction mined first may
+    // empty a balance this one fills again (a storage slot from zero: about 20,000 more gas). Unused gas is not paid.
+    return (estimate * 12n) / 10n + 25_000n;
   }
 
   /** A customer address pays its gas with ether the treasury sent it (exactly once, under `<key>:gas`). */
@@ -253,6 +273,19 @@ export class EvmSender {
     }
   }
 
+  /**
+   * The sender's earlier transactions, signed and stored but maybe never broadcast (their worker died in between):
+   * this one cannot be mined before them, so their stored bytes go out first rather than waiting for their own
+   * retries (a minute after a kill). The same bytes, so the same transaction: nothing new is sent.
+   */
+  private async broadcastEarlier(row: EvmSendRow): Promise<void> {
+    const earlier = await signedEvmSendsBelow(this.options.prisma, row.chain, row.fromAddress, row.nonce);
+    for (const raw of earlier) {
+      // Known, mined, or replaced by a higher fee: nothing to fill. A node down fails this send's own broadcast next.
+      await this.client.sendRawTransaction({ serializedTransaction: raw as Hex }).catch(() => undefined);
+    }
+  }
+
   /** The receipt of whichever of the send's transactions the chain mined, as the row's final state. */
   private async minedOutcome(row: EvmSendRow): Promise<EvmSendOutcome | null> {
     for (const hash of [row.txHash, ...row.replacedHashes]) {
@@ -282,6 +315,23 @@ export class EvmSender {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
+}
+
+/**
+ * A test hook for chaos (docs/chaos.md, scenario 14 chain-legs), off unless EVM_SEND_HOLD_DIR is set and never in production: when the
+ * directory holds a file named after the point (`after-sign`: the signed transaction stored, not broadcast;
+ * `after-broadcast`) whose text starts the send's key, the send writes `<point>.held` with its key there and waits
+ * while the file stays (at most a minute), so a scenario kills the worker at exactly that point.
+ */
+async function holdForTest(point: 'after-sign' | 'after-broadcast', idempotencyKey: string): Promise<void> {
+  const dir = process.env.EVM_SEND_HOLD_DIR;
+  if (!dir || process.env.APP_ENV === 'production') return;
+  const trigger = path.join(dir, point);
+  const prefix = await readFile(trigger, 'utf8').catch(() => null);
+  if (prefix === null || !prefix.trim() || !idempotencyKey.startsWith(prefix.trim())) return;
+  await writeFile(`${trigger}.held`, idempotencyKey);
+  const deadline = Date.now() + 60_000;
+  while (existsSync(trigger) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** The node could not be asked (down, timed out, refused the connection): the outcome is unknown, try again. */

@@ -33,8 +33,17 @@ export class SeedSigner implements Signer {
     return privateKeyToAccount(`0x${Buffer.from(privateKey).toString('hex')}`);
   }
 
+  /** Addresses are public: kept, so a send does not derive its key twice (derivation is most of a send's CPU). */
+  private readonly addresses = new Map<string, Address>();
+
   async addressOf(keyReference: string): Promise<Address> {
-    return this.account(keyReference).address;
+    let address = this.addresses.get(keyReference);
+    if (!address) {
+      address = this.account(keyReference).address;
+      if (this.addresses.size > 10_000) this.addresses.clear();
+      this.addresses.set(keyReference, address);
+    }
+    return address;
   }
 
   async signTransaction(keyReference: string, transaction: TransactionSerializable): Promise<Hex> {

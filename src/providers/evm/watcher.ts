@@ -2,7 +2,7 @@
 // enough, the hash of a block by number (to notice a reorganisation), and the ERC-20 `Transfer` logs of the chain's
 // token contracts to the service's addresses in a bounded block range. Pure reading; what a transfer means is the
 // activity's business (activities/chain-watcher.ts).
-import { type Address, createPublicClient, erc20Abi, formatUnits, http, type PublicClient } from 'viem';
+import { type Address, createPublicClient, erc20Abi, formatUnits, type Hash, http, type PublicClient } from 'viem';
 import type { Blockchain } from '../../domain/rails';
 import { ProviderUnavailableError } from '../unavailable';
 
@@ -35,8 +35,16 @@ export interface WatchedChain {
   /** The hash the node has at `number` now, null when it has no such block (the chain got shorter). */
   blockHash(number: bigint): Promise<string | null>;
   transfers(fromBlock: bigint, toBlock: bigint): Promise<ObservedTransfer[]>;
-  /** `balanceOf` of each token at each of the service's addresses, at `blockNumber` (decimal strings). */
-  balances(blockNumber: bigint): Promise<Array<{ address: string; currency: StablecoinSymbol; amount: string }>>;
+  /**
+   * `balanceOf` of each token at each of the watched addresses, or at `addresses` when given (the service's sending
+   * and wallet addresses), at `blockNumber` (decimal strings; addresses in lower case).
+   */
+  balances(
+    blockNumber: bigint,
+    addresses?: readonly string[],
+  ): Promise<Array<{ address: string; currency: StablecoinSymbol; amount: string }>>;
+  /** The block of a mined transaction and whether it succeeded; null when the node has no receipt for it. */
+  receipt(hash: string): Promise<{ blockNumber: bigint; succeeded: boolean } | null>;
 }
 
 export interface EvmWatchSettings {
@@ -112,23 +120,45 @@ export class EvmChainWatch implements WatchedChain {
       }));
   }
 
-  async balances(blockNumber: bigint): Promise<Array<{ address: string; currency: StablecoinSymbol; amount: string }>> {
+  async balances(
+    blockNumber: bigint,
+    only?: readonly string[],
+  ): Promise<Array<{ address: string; currency: StablecoinSymbol; amount: string }>> {
+    const addresses = [...new Set((only ?? this.addresses).map((address) => address.toLowerCase()))];
     const result: Array<{ address: string; currency: StablecoinSymbol; amount: string }> = [];
     for (const [currency, token] of Object.entries(this.settings.tokens) as Array<[StablecoinSymbol, string]>) {
-      for (const address of this.addresses) {
-        const balance = await this.asked(() =>
-          this.client.readContract({
-            address: token as Address,
-            abi: erc20Abi,
-            functionName: 'balanceOf',
-            args: [address as Address],
-            blockNumber,
-          }),
+      // A few calls in flight at a time: many wallets, one node.
+      for (let start = 0; start < addresses.length; start += 16) {
+        const batch = addresses.slice(start, start + 16);
+        const balances = await Promise.all(
+          batch.map((address) =>
+            this.asked(() =>
+              this.client.readContract({
+                address: token as Address,
+                abi: erc20Abi,
+                functionName: 'balanceOf',
+                args: [address as Address],
+                blockNumber,
+              }),
+            ),
+          ),
         );
-        result.push({ address, currency, amount: formatUnits(balance, TOKEN_DECIMALS) });
+        batch.forEach((address, index) =>
+          result.push({ address, currency, amount: formatUnits(balances[index]!, TOKEN_DECIMALS) }),
+        );
       }
     }
     return result;
+  }
+
+  async receipt(hash: string): Promise<{ blockNumber: bigint; succeeded: boolean } | null> {
+    return this.asked(async () => {
+      const receipt = await this.client.getTransactionReceipt({ hash: hash as Hash }).catch((error: unknown) => {
+        if ((error as Error).name === 'TransactionReceiptNotFoundError') return null;
+        throw error;
+      });
+      return receipt ? { blockNumber: receipt.blockNumber, succeeded: receipt.status === 'success' } : null;
+    });
   }
 
   private async asked<T>(call: () => Promise<T>): Promise<T> {

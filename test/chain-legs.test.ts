@@ -1,0 +1,247 @@
+// The coin of every flow on the jest run's Anvil (issue 36): a fiat-to-fiat settlement's hidden legs (the sandbox
+// on-ramp mints to the treasury, leg 2 sends it to the off-ramp's address), a pay-in delivering coin to the
+// customer's wallet address, and a payout debited from that wallet sending from its address to the off-ramp. What a
+// partner or operator can check: each move is one mined ERC-20 transaction with the amount the transaction says,
+// its hash and block kept on the leg, and the wallet's balanceOf. The off-ramp's address is shared by every file on
+// this node, so its moves are checked by their own receipts, not by its balance.
+import crypto from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { keySeeds } from '../src/providers';
+import { bip44PrivateKey } from '../src/providers/wallet-addresses';
+import { reconciliationWorkflow } from '../workflows/reconciliation';
+import { Decimal } from '../src/domain/money';
+import { sandboxOffRampAddress, sandboxTokenAddresses, sandboxTreasury } from '../src/providers/evm/sandbox-chain';
+import { evmClient } from '../src/providers/evm/sender';
+import { findEvmSend } from '../src/persistence/evm-sends';
+import { createWallet, type WalletBody } from './support/accounts';
+import { Harness, startHarness } from './support/harness';
+import { balanceOf, createPayin, createPayout, payinQuoteBody, payoutQuoteBody } from './support/payments';
+import {
+  createTransaction,
+  deposit,
+  fiatToFiatQuoteBody,
+  type Parties,
+  settlementHandle,
+  setUpParties,
+} from './support/transactions';
+
+let harness: Harness;
+let parties: Parties;
+let wallet: WalletBody;
+const client = () => evmClient(31337, [process.env.TEST_CHAIN_RPC_URL!]);
+const usdc = sandboxTokenAddresses().USDC;
+const units = (amount: string) => BigInt(new Decimal(amount).times(1_000_000).toFixed(0));
+const tokenBalance = (address: string) =>
+  client().readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] });
+
+beforeAll(async () => {
+  if (!process.env.TEST_CHAIN_RPC_URL) throw new Error('no chain node: run with npm test (global-setup starts it)');
+  harness = await startHarness();
+  parties = await setUpParties(harness);
+  wallet = await createWallet(parties.partner.api, parties.customer.id, 'ethereum');
+  parties = { ...parties, wallet };
+}, 120_000);
+afterAll(async () => {
+  await harness?.teardown();
+});
+
+interface Move {
+  key: string;
+  txHash: Hash;
+  block: bigint;
+  from: Address;
+  to: Address;
+  value: bigint;
+}
+
+/** The send stored under `key`, mined, and what its receipt's USDC Transfer log says (one log: one move). */
+async function minedMove(key: string): Promise<Move> {
+  const send = await findEvmSend(harness.prisma, key);
+  expect(send).toMatchObject({ status: 'mined', chain: 'ethereum', token: 'USDC' });
+  const receipt = await client().getTransactionReceipt({ hash: send!.txHash as Hash });
+  expect(receipt.status).toBe('success');
+  expect(receipt.blockNumber).toBe(send!.blockNumber);
+  const logs = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs }).filter(
+    (log) => log.address.toLowerCase() === usdc.toLowerCase(),
+  );
+  expect(logs).toHaveLength(1);
+  const { from, to, value } = logs[0]!.args;
+  return { key, txHash: receipt.transactionHash, block: receipt.blockNumber, from, to, value };
+}
+
+async function legRow(transactionId: string, kind: string) {
+  return harness.prisma.transactionLeg.findFirstOrThrow({ where: { transactionId, kind: kind as never } });
+}
+
+/** For the note: one settlement's on-chain transactions as Anvil holds them. */
+function print(title: string, moves: Move[]): void {
+  const lines = moves.map(
+    (move) =>
+      `  ${move.key.split(':').slice(1).join(':').padEnd(31)} block ${String(move.block).padStart(5)}  ${move.txHash}  ` +
+      `${move.from} -> ${move.to}  ${new Decimal(move.value.toString()).div(1_000_000).toFixed(6)} USDC`,
+  );
+  process.stdout.write(`${title}\n${lines.join('\n')}\n`);
+}
+
+it('moves a fiat-to-fiat settlement coin on chain: minted to the treasury by the on-ramp, then sent to the off-ramp', async () => {
+  const created = await createTransaction(
+    parties,
+    fiatToFiatQuoteBody({ stablecoin: { currency: 'USDC', payment_rail: 'ethereum' } }),
+  );
+  await deposit(parties, created);
+  expect(await settlementHandle(harness, created.id).result()).toBe('completed');
+  const amount = units(created.stablecoin.amount);
+  const treasury = sandboxTreasury().address;
+
+  const minted = await minedMove(`${created.id}:fiat_to_stablecoin:on_ramp`);
+  expect(minted).toMatchObject({ from: '0x0000000000000000000000000000000000000000', to: treasury, value: amount });
+  const sent = await minedMove(`${created.id}:stablecoin_to_fiat:off_ramp`);
+  expect(sent).toMatchObject({ from: treasury, to: sandboxOffRampAddress(), value: amount });
+  expect(sent.block).toBeGreaterThan(minted.block);
+  // Each leg keeps its coin's transaction and block.
+  expect(await legRow(created.id, 'fiat_to_stablecoin')).toMatchObject({
+    status: 'completed',
+    chainTxHash: minted.txHash,
+    chainBlockNumber: minted.block,
+  });
+  expect(await legRow(created.id, 'stablecoin_to_fiat')).toMatchObject({
+    status: 'completed',
+    chainTxHash: sent.txHash,
+    chainBlockNumber: sent.block,
+  });
+  // Nothing else was sent for it (no faucet: the treasury held what leg 1 minted).
+  const sends = await harness.prisma.evmSend.findMany({ where: { idempotencyKey: { startsWith: created.id } } });
+  expect(sends.map((send) => send.idempotencyKey).sort()).toEqual([minted.key, sent.key]);
+  print(`settlement ${created.id} (${created.stablecoin.amount} USDC on ethereum, Anvil):`, [minted, sent]);
+}, 120_000);
+
+it('delivers a pay-in to the wallet address on chain, and sends a payout debited from that wallet to the off-ramp', async () => {
+  const before = await tokenBalance(wallet.address);
+  const payin = await createPayin(
+    parties,
+    payinQuoteBody({ receiver: { currency: 'USDC', payment_rail: 'ethereum' } }),
+  );
+  await deposit(parties, payin);
+  expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
+  const credited = units(payin.stablecoin.amount);
+  const treasury = sandboxTreasury().address;
+  const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
+  expect(minted).toMatchObject({ to: treasury, value: credited });
+  const delivered = await minedMove(`${payin.id}:fiat_to_stablecoin:delivery`);
+  expect(delivered).toMatchObject({ from: treasury, to: getAddress(wallet.address), value: credited });
+  expect(await legRow(payin.id, 'fiat_to_stablecoin')).toMatchObject({
+    chainTxHash: delivered.txHash,
+    chainBlockNumber: delivered.block,
+  });
+  // What the wallet shows is what its address holds.
+  expect(await tokenBalance(wallet.address)).toBe(before + credited);
+  expect(units(await balanceOf(parties.partner.api, wallet.id))).toBe(before + credited);
+
+  const payout = await createPayout(
+    parties,
+    { wallet_id: wallet.id },
+    payoutQuoteBody({ sender: { currency: 'USDC', payment_rail: 'ethereum', amount: '100.000000' } }),
+  );
+  expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
+  const sold = units(payout.stablecoin.amount);
+  const sent = await minedMove(`${payout.id}:stablecoin_to_fiat:off_ramp`);
+  expect(sent).toMatchObject({ from: getAddress(wallet.address), to: sandboxOffRampAddress(), value: sold });
+  // The wallet's address paid its gas with the treasury's top-up, and lost exactly the coin sold.
+  expect(await findEvmSend(harness.prisma, `${sent.key}:gas`)).toMatchObject({ status: 'mined', kind: 'gas' });
+  expect(await findEvmSend(harness.prisma, `${sent.key}:faucet`)).toBeNull();
+  expect(await tokenBalance(wallet.address)).toBe(before + credited - sold);
+}, 120_000);
+
+/** A reconciliation run limited to this file's partner; the chain check is service-wide. */
+async function chainDiscrepancies(): Promise<Array<{ subjectId: string; detail: string }>> {
+  const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
+    workflowId: `reconciliation-test-${crypto.randomUUID()}`,
+    taskQueue: harness.config.temporal.taskQueue,
+    args: [{ partnerIds: [parties.partner.partnerId] }],
+  });
+  const summary = await handle.result();
+  expect(summary.checks.chain_balances).toMatchObject({ found: expect.any(Number) });
+  const rows = await harness.prisma.reconciliationDiscrepancy.findMany({
+    where: { reportId: summary.reportId, kind: 'chain_balance_mismatch' },
+  });
+  return rows.map(({ subjectId, detail }) => ({ subjectId, detail }));
+}
+
+it('reconciles the service’s own sends with balanceOf, and names coin moved from a wallet behind its back', async () => {
+  // After the flows above: the treasury (minted, delivered, sent to the off-ramp) and the wallet (delivered, sent)
+  // hold on chain what the service's sends say.
+  const ours = [sandboxTreasury().address, wallet.address].map((address) => address.toLowerCase());
+  const mine = (rows: Array<{ subjectId: string }>) =>
+    rows.filter((row) => ours.includes(row.subjectId.split(':')[2]!));
+  expect(mine(await chainDiscrepancies())).toEqual([]);
+
+  // The wallet's key, recovered from the seed as any wallet tool would, sends 1 USDC away: nothing in the service did.
+  const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: wallet.id } });
+  const key = bip44PrivateKey(keySeeds(harness.config).hdSeed, row.keyReference.slice('bip44:'.length));
+  const account = privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}`);
+  expect(account.address).toBe(getAddress(wallet.address));
+  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
+  const hash = await walletClient.writeContract({
+    address: usdc,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [sandboxOffRampAddress(), 1_000_000n],
+    account,
+    chain: foundry,
+  });
+  await client().waitForTransactionReceipt({ hash });
+  expect(mine(await chainDiscrepancies())).toEqual([
+    {
+      subjectId: `ethereum:USDC:${wallet.address.toLowerCase()}`,
+      detail: expect.stringMatching(/balanceOf says .* \(-1 unexplained\)$/),
+    },
+  ]);
+}, 120_000);
+
+it('does not stall the treasury behind a send signed and never broadcast: the next send broadcasts its stored bytes', async () => {
+  // The sender's test hook holds leg 2's send after it was signed and stored, before its broadcast (as a worker
+  // SIGKILLed there would leave it); a pay-in's sends from the treasury take the next nonces meanwhile.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'evm-holds-'));
+  process.env.EVM_SEND_HOLD_DIR = dir;
+  try {
+    const held = await createTransaction(
+      parties,
+      fiatToFiatQuoteBody({ stablecoin: { currency: 'USDC', payment_rail: 'ethereum' } }),
+    );
+    writeFileSync(path.join(dir, 'after-sign'), `${held.id}:stablecoin_to_fiat:off_ramp`);
+    await deposit(parties, held);
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(path.join(dir, 'after-sign.held')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const stored = await findEvmSend(harness.prisma, `${held.id}:stablecoin_to_fiat:off_ramp`);
+    expect(stored).toMatchObject({ status: 'signed' });
+    await expect(client().getTransactionReceipt({ hash: stored!.txHash as Hash })).rejects.toThrow();
+
+    const payin = await createPayin(
+      parties,
+      payinQuoteBody({ receiver: { currency: 'USDC', payment_rail: 'ethereum' } }),
+    );
+    await deposit(parties, payin);
+    // Completes while the other send is still held: its stored transaction went out first, at its own nonce.
+    expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
+    const receipt = await client().getTransactionReceipt({ hash: stored!.txHash as Hash });
+    expect(receipt.status).toBe('success');
+    const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
+    expect(minted.block).toBeGreaterThan(receipt.blockNumber);
+    rmSync(path.join(dir, 'after-sign'));
+    expect(await settlementHandle(harness, held.id).result()).toBe('completed');
+    expect(await findEvmSend(harness.prisma, `${held.id}:stablecoin_to_fiat:off_ramp`)).toMatchObject({
+      status: 'mined',
+      nonce: stored!.nonce,
+      txHash: stored!.txHash,
+    });
+  } finally {
+    delete process.env.EVM_SEND_HOLD_DIR;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
