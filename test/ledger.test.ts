@@ -2,7 +2,7 @@
 // database transaction locks its resource row, then every running-balance account of all its postings in one
 // statement in id order. Accounts that may go negative are no hot row: never locked, no running balance, their
 // balance the sum of their entries (ledgerBalances).
-import type { Transaction } from '@prisma/client';
+import type { Transaction } from '../src/persistence/generated/prisma/client';
 import { createActivities } from '../activities';
 import { Client } from 'pg';
 import {

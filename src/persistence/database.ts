@@ -2,7 +2,7 @@
 // and single writes; Kysely, typed by the tables generated from schema.prisma (./generated/tables.ts), for every
 // database transaction and every statement written in SQL. Both run on one pg pool.
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Prisma, PrismaClient } from '@prisma/client';
+import { Prisma, PrismaClient } from './generated/prisma/client';
 import {
   CamelCasePlugin,
   type Compilable,
@@ -130,7 +130,7 @@ export interface DatabaseClientOptions {
 
 /**
  * The one way to open the database: the Prisma client on the pg driver adapter (no native engine).
- * Prisma 6 compiles every query (WebAssembly) on every call, 1-3 ms of CPU each (`npm run bench`), except that
+ * The client compiles every query (WebAssembly) on every call (1-3 ms of CPU each under Prisma 6, `npm run bench`), except that
  * concurrent `findUnique` calls of one shape on a unique field alone are compiled and run as one. So: look a row
  * up with `findUnique` by its id alone and check its owner in code (ownedBy), never `findFirst` (a plan several
  * times dearer) nor a `{ id, partnerId }` filter (not merged); keep a request's queries few. The one lookup every

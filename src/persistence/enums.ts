@@ -1,6 +1,6 @@
 // The schema's status and type enums hold the values of src/domain (and of src/schemas, for the API's own enums): a value added on one side only fails the typecheck
 // here, so rows carry the domain's types without casts.
-import type { $Enums } from '@prisma/client';
+import type { $Enums } from './generated/prisma/client';
 import type { ExternalAccountStatus } from '../domain/external-accounts';
 import type { QuoteStatus, QuoteType } from '../domain/quotes';
 import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';

@@ -1,6 +1,6 @@
 // The quotes table: a quote's row and its status changes (active, used by one consumer, expired), which the
 // quote's lifetime workflow decides.
-import type { Quote as QuoteRow } from '@prisma/client';
+import type { Quote as QuoteRow } from './generated/prisma/client';
 import type { Insertable } from 'kysely';
 import { type DatabaseTransaction, type DB, decimalOf, type DecimalText, sqlOf, type SqlDb } from './database';
 
