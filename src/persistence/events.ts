@@ -12,14 +12,14 @@ import { currentTraceParent } from '../observability/trace-context';
 import {
   type connectionSettings,
   type DatabaseTransaction,
-  type Db,
+  type Database,
   jsonParameter,
   type Prisma,
   type PrismaClient,
-  type SqlDb,
   sql,
   sqlOf,
   withDatabaseTransaction,
+  prismaOf,
 } from './database';
 
 /** An event, every column. */
@@ -140,13 +140,13 @@ export async function listenForOutboxWakeUps(
 }
 
 /** The event by id, whoever's it is (callers check the partner, see ownedBy). */
-export function findEvent(db: Db, id: string): Promise<EventRow | null> {
-  return db.event.findUnique({ where: { id } });
+export function findEvent(db: Database, id: string): Promise<EventRow | null> {
+  return prismaOf(db).event.findUnique({ where: { id } });
 }
 
 /** A page of the partner's events (GET /v1/events), optionally of one type or one resource. */
 export async function listPartnerEvents(
-  db: SqlDb,
+  db: Database,
   partnerId: string,
   filters: { eventType?: string; resourceId?: string },
   keyset: KeysetQuery,
@@ -172,7 +172,7 @@ const transactionXid = sql<string>`transaction_xid::text`;
 
 /** Where a stream resuming after this event starts; null when the event is not the partner's. */
 export async function partnerEventStreamPosition(
-  db: SqlDb,
+  db: Database,
   partnerId: string,
   eventId: string,
 ): Promise<EventStreamPosition | null> {
@@ -189,7 +189,7 @@ export async function partnerEventStreamPosition(
  * Where a stream without Last-Event-ID starts: after the partner's newest visible event. An event of a
  * transaction still running at this moment with an older transaction id counts as before the stream.
  */
-export async function latestPartnerEventStreamPosition(db: SqlDb, partnerId: string): Promise<EventStreamPosition> {
+export async function latestPartnerEventStreamPosition(db: Database, partnerId: string): Promise<EventStreamPosition> {
   const row = await sqlOf(db)
     .selectFrom('events')
     .select(['sequence', transactionXid.as('transactionXid')])
@@ -210,7 +210,7 @@ export async function latestPartnerEventStreamPosition(db: SqlDb, partnerId: str
  * (never reorders or drops it).
  */
 export async function partnerEventsAfter(
-  db: SqlDb,
+  db: Database,
   partnerId: string,
   position: EventStreamPosition,
   limit: number,
