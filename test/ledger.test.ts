@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import {
   connectionName,
   createPrismaClient,
-  PrismaClient,
+  DatabaseClient,
   sqlPoolOf,
   withDatabaseTransaction,
 } from '../src/persistence/database';
@@ -26,7 +26,7 @@ import { Parties, setUpParties, settlementHandle } from './support/transactions'
 let harness: Harness;
 let parties: Parties;
 /** Activities on a pool of their own: the steps waiting on a lock hold connections the API needs meanwhile. */
-let racingPrisma: PrismaClient;
+let racingPrisma: DatabaseClient;
 let racing: ReturnType<typeof createActivities>;
 
 beforeAll(async () => {

@@ -1,7 +1,8 @@
 // The api_keys table: partners' keys, stored as their SHA-256 with a display prefix, an optional label and when
 // they were created, last used and revoked. The lookup every request makes (with its partner's request count) is
 // plain SQL on the pool (sqlPoolOf).
-import { type Database, type Prisma, type PrismaClient, sqlPoolOf, prismaOf } from './database';
+import { type Database, type DatabaseClient, sqlPoolOf, prismaOf } from './database';
+import type { Prisma } from './generated/prisma/client';
 
 /** A key as listings show it: with its partner's name. */
 export const withPartnerName = { partner: { select: { name: true } } } as const;
@@ -73,7 +74,7 @@ const keyLookupAndCount = `WITH k AS (
  * `counter` (`keyPrefix` the limit's, a window of `windowMs`). One statement on the pool, not through Prisma.
  */
 export async function findApiKeyByHash(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   keyHash: string,
   counter: { keyPrefix: string; windowMs: number },
 ): Promise<(ApiKeyLookup & { requests: RequestCount | null }) | null> {
@@ -95,7 +96,7 @@ export async function findApiKeyByHash(
   };
 }
 
-export async function touchApiKey(prisma: PrismaClient, keyId: string): Promise<void> {
+export async function touchApiKey(prisma: DatabaseClient, keyId: string): Promise<void> {
   await sqlPoolOf(prisma).query({
     name: 'touch-api-key',
     text: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1',

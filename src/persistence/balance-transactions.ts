@@ -2,7 +2,9 @@
 // which carry the partner's id from the moment they are posted (src/persistence/ledger.ts), so a page of them is one
 // range scan of ledger_entries (partner_id, created_at, id) in keyset order (a wallet: one per account of it).
 import type { KeysetQuery } from '../http/pagination';
-import { Prisma, sql, sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './database';
+import { Prisma } from './generated/prisma/client';
+import { sql } from 'kysely';
 import { keysetPage } from './keyset';
 
 export interface BalanceTransactionRow {

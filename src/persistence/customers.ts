@@ -1,15 +1,8 @@
 // The customers aggregate: tables customers, beneficiaries, verification_steps and customer_documents. Every read
 // and write of them goes through here, for the API (commands, hosted page) and the verification activities.
 import type { Insertable, Kysely } from 'kysely';
-import {
-  type DatabaseTransaction,
-  type DB,
-  type Database,
-  jsonParameter,
-  type Prisma,
-  sqlOf,
-  prismaOf,
-} from './database';
+import { type DatabaseTransaction, type DB, type Database, jsonParameter, sqlOf, prismaOf } from './database';
+import type { Prisma } from './generated/prisma/client';
 import type { VerificationLinkState } from '../domain/verification-links';
 import type { CustomerStatus } from '../schemas/customers';
 import type { KeysetQuery } from '../http/pagination';

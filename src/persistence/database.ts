@@ -30,8 +30,12 @@ import {
 import pg, { DatabaseError, Pool, type PoolConfig } from 'pg';
 import type { DB } from './generated/tables';
 
-export { Prisma, PrismaClient, sql };
 export type { DB };
+
+/** The client a process opens (createPrismaClient) and hands to code that opens transactions or uses its pool. */
+export type DatabaseClient = PrismaClient;
+/** @deprecated Named {@link DatabaseClient} now (no re-export of Prisma's class); kept while branches merge. */
+export type { PrismaClient };
 
 /** Bounds on every wait for the database, so an outage answers 503 instead of hanging (docs/write-path.md "Bounded waits"). */
 export interface DatabaseTimeouts {

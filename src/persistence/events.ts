@@ -1,7 +1,6 @@
 // The event log and the transactional outbox: owns the `events` table, and writes with each event its webhook
 // delivery when one is due (a row of webhook_deliveries) and the NOTIFY that wakes the outbox relay. Every state
 // change writes its event in the same database transaction as the change.
-import type { RawBuilder } from 'kysely';
 import { Client } from 'pg';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
@@ -14,13 +13,13 @@ import {
   type DatabaseTransaction,
   type Database,
   jsonParameter,
-  type Prisma,
-  type PrismaClient,
-  sql,
+  type DatabaseClient,
   sqlOf,
   withDatabaseTransaction,
   prismaOf,
 } from './database';
+import type { Prisma } from './generated/prisma/client';
+import { type RawBuilder, sql } from 'kysely';
 
 /** An event, every column. */
 export type EventRow = Prisma.EventGetPayload<object>;
@@ -71,7 +70,7 @@ export async function recordEvent(
  * Deletes the events created before `before` with their webhook deliveries and attempts, in batches of events (each
  * batch one short transaction: attempts, deliveries, then the events); returns how many events.
  */
-export function deleteEventsCreatedBefore(prisma: PrismaClient, before: Date, limits?: PurgeLimits): Promise<number> {
+export function deleteEventsCreatedBefore(prisma: DatabaseClient, before: Date, limits?: PurgeLimits): Promise<number> {
   return inBatches(
     (size) =>
       withDatabaseTransaction(prisma, async (tx) => {

@@ -1,15 +1,8 @@
 // The external_accounts table: customers' bank accounts outside the service, registered once per customer and
 // account identity.
 import type { Insertable } from 'kysely';
-import {
-  type DatabaseTransaction,
-  type DB,
-  type Database,
-  jsonParameter,
-  type Prisma,
-  sqlOf,
-  prismaOf,
-} from './database';
+import { type DatabaseTransaction, type DB, type Database, jsonParameter, sqlOf, prismaOf } from './database';
+import type { Prisma } from './generated/prisma/client';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
 

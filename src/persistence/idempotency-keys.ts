@@ -1,6 +1,8 @@
 // The idempotency_keys table: one row per partner and Idempotency-Key, claimed by the request processing it (an
 // owner token), then holding its stored response until it expires. The rules are in src/http/idempotency.ts.
-import { type Database, type Prisma, sql, sqlOf, prismaOf } from './database';
+import { type Database, sqlOf, prismaOf } from './database';
+import type { Prisma } from './generated/prisma/client';
+import { sql } from 'kysely';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
 export type IdempotencyKeyRow = Prisma.IdempotencyKeyGetPayload<object>;

@@ -23,7 +23,8 @@ import {
 } from '../domain/reconciliation';
 import type { TransactionStatus, TransactionType } from '../domain/transactions';
 import { newId } from '../domain/ids';
-import { sql, sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './database';
+import { sql } from 'kysely';
 
 export interface BatchQuery {
   /** Null for the whole ledger; otherwise only what belongs to these partners. */

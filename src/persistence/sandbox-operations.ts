@@ -1,7 +1,8 @@
 // The sandbox's simulated exchange, banks and chain keep what they did in sandbox_rail_operations, keyed by the
 // idempotency key the service sent, as real providers keep their operations: a repeated request finds the first
 // one (and counts `requests` up) instead of making a second.
-import { sql, sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './database';
+import { sql } from 'kysely';
 
 export type SandboxOperationKind = 'conversion' | 'payout' | 'return' | 'sell_back' | 'chain_send' | 'payout_return';
 

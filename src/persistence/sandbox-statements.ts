@@ -2,7 +2,8 @@
 // (sandbox_rail_operations, written by the sandbox exchange, banks and chain) as statement lines, with the
 // disagreements an operator or a test asked for (sandbox_statement_adjustments, docs/reconciliation.md).
 import type { StatementLine } from '../domain/reconciliation';
-import { sql, sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './database';
+import { sql } from 'kysely';
 
 export type SandboxStatementAdjustment =
   | { action: 'drop'; idempotencyKey: string }

@@ -9,14 +9,13 @@ import {
   decimalOf,
   type DecimalText,
   jsonParameter,
-  type Prisma,
   relatedRow,
   reusableStatement,
-  sql,
   sqlOf,
   prismaOf,
 } from './database';
-import type { Insertable, QueryCreator, RawBuilder } from 'kysely';
+import type { Prisma } from './generated/prisma/client';
+import { type Insertable, type QueryCreator, type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
 import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
 import type { KeysetQuery } from '../http/pagination';

@@ -18,11 +18,11 @@ import {
   type DB,
   type Database,
   jsonParameter,
-  type Prisma,
   relatedRow,
   sqlOf,
   prismaOf,
 } from './database';
+import type { Prisma } from './generated/prisma/client';
 import { findCustomer } from './customers';
 
 export const withWallet = { wallet: true } as const;

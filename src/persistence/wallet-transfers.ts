@@ -6,7 +6,8 @@ import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
 import type { Kysely } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import { type DatabaseTransaction, type DB, type Database, type Prisma, relatedRow, sqlOf, prismaOf } from './database';
+import { type DatabaseTransaction, type DB, type Database, relatedRow, sqlOf, prismaOf } from './database';
+import type { Prisma } from './generated/prisma/client';
 
 export const withWallets = { fromWallet: true, toWallet: true } as const;
 export type WalletTransferRow = Prisma.WalletTransferGetPayload<{ include: typeof withWallets }>;

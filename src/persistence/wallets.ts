@@ -2,7 +2,8 @@
 // ledger writes).
 import type { KeysetQuery } from '../http/pagination';
 import { childrenByParent, keysetPage } from './keyset';
-import { type DatabaseTransaction, type Database, type Prisma, sqlOf, prismaOf } from './database';
+import { type DatabaseTransaction, type Database, sqlOf, prismaOf } from './database';
+import type { Prisma } from './generated/prisma/client';
 
 export const withBalances = { ledgerAccounts: true } as const;
 export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;

@@ -9,14 +9,14 @@ import { currentTraceParent } from '../observability/trace-context';
 import {
   type DatabaseTransaction,
   type Database,
-  type Prisma,
-  type PrismaClient,
+  type DatabaseClient,
   resilientPool,
-  sql,
   sqlOf,
   withDatabaseTransaction,
   prismaOf,
 } from './database';
+import type { Prisma } from './generated/prisma/client';
+import { sql } from 'kysely';
 import { wakeOutboxRelay } from './events';
 
 /** A webhook configuration, every column (its secrets sealed). */
@@ -210,7 +210,7 @@ export async function cancelPendingDelivery(db: Database, id: string, reason: st
  * pending, its count, last answer and, when it succeeded, its end: both in one transaction.
  */
 export async function recordDeliveryAttempt(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   deliveryId: string,
   attempt: number,
   outcome: DeliveryAttemptOutcome,

@@ -10,7 +10,7 @@ import { DerivedWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvide
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../webhooks/destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
@@ -38,7 +38,7 @@ export interface Providers {
 }
 
 /** The sandbox's simulated rails and chain keep what they did in the database (`prisma`), as real ones would. */
-export function createProviders(config: AppConfig, prisma: PrismaClient): Providers {
+export function createProviders(config: AppConfig, prisma: DatabaseClient): Providers {
   const chainTransferVerifier = createChainTransferVerifier(config);
   return {
     verificationProvider:

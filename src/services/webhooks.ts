@@ -1,7 +1,7 @@
 // Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
 // outbox, and the sandbox's one-off mock send.
 import { ownedOrNotFound } from './owned';
-import { isUniqueViolation, ownedBy, type Database, type PrismaClient } from '../persistence/database';
+import { isUniqueViolation, ownedBy, type Database, type DatabaseClient } from '../persistence/database';
 import { EventRow, findEvent } from '../persistence/events';
 import {
   findWebhookConfig,
@@ -149,7 +149,7 @@ export async function rotateWebhookSecret(
  * Encrypts the plaintext secrets of configurations saved before encryption at rest (the worker runs it at
  * start-up; a no-op once done). Returns how many it encrypted.
  */
-export async function encryptLegacyWebhookSecrets(prisma: PrismaClient, box: SecretBox): Promise<number> {
+export async function encryptLegacyWebhookSecrets(prisma: DatabaseClient, box: SecretBox): Promise<number> {
   const legacy = await listWebhookConfigsWithLegacySecret(prisma);
   for (const row of legacy) {
     const secret = standardWebhookSecret(row.legacySecret as string);
