@@ -24,7 +24,7 @@
 import { type DatabaseTransaction, isDatabaseTransaction, sqlOf, type Database } from './database';
 import { type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
-import { AmountValue, Currency, currencyOf, Decimal } from '../domain/money';
+import { AmountValue, currencyOf, Decimal } from '../domain/money';
 import {
   checkPosting,
   keyOf,
