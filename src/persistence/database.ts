@@ -349,8 +349,11 @@ export type DatabaseTransaction = Kysely<DB> & { readonly [PRISMA_TRANSACTION]: 
 
 /** @deprecated The handle is {@link Database}; kept while branches written against it merge. */
 export type SqlDb = Database;
-/** @deprecated The handle is {@link Database}; kept while branches written against it merge. */
-export type Db = Database;
+/**
+ * @deprecated The handle is {@link Database} (with prismaOf for the model API); kept while branches written against
+ * it merge. Still the client alone, as before, so their `db.model.findUnique(...)` compiles until moved to prismaOf.
+ */
+export type Db = PrismaClient;
 
 const PRISMA_TRANSACTION = Symbol('prisma transaction');
 const TIMEOUTS = Symbol('timeouts');
