@@ -9,6 +9,7 @@ import type { CustomerStatus, CustomerType } from '../schemas/customers';
 import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
 import type { DeliveryStatus } from '../schemas/webhooks';
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
+import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Agree<Check extends true> = Check;
@@ -29,4 +30,6 @@ export type SchemaEnumsAgreeWithDomain = [
   Agree<Same<$Enums.TransactionLegStatus, LegStatus>>,
   Agree<Same<$Enums.TransactionDepositStatus, DepositStatus>>,
   Agree<Same<$Enums.WebhookDeliveryTrigger, WebhookDeliveryTrigger>>,
+  Agree<Same<$Enums.ChainDepositStatus, ChainDepositStatus>>,
+  Agree<Same<$Enums.PayoutChainClaimStatus, PayoutChainClaimStatus>>,
 ];
