@@ -20,7 +20,7 @@ import {
 } from '../src/persistence/reconciliation';
 import { isUnconnected, ProviderUnavailableError } from '../src/providers/unavailable';
 import { chainBookBalances, chainCursor } from '../src/persistence/chain-watcher';
-import { Prisma } from '../src/persistence/database';
+import { currencyOf, Money } from '../src/domain/money';
 import type { ActivityServices } from './services';
 
 export interface ReconciliationBatchInput {
@@ -113,17 +113,17 @@ export function createReconciliationActivities({
       for (const balance of onChain.balances) {
         checked += 1;
         const booked = book.find((row) => row.address === balance.address && row.currency === balance.currency);
-        const bookAmount = new Prisma.Decimal(booked?.amount ?? '0');
-        const chainAmount = new Prisma.Decimal(balance.amount);
+        const bookAmount = Money.of(currencyOf(balance.currency), booked?.amount ?? '0');
+        const chainAmount = Money.of(currencyOf(balance.currency), balance.amount);
         if (bookAmount.equals(chainAmount)) continue;
         discrepancies.push({
           kind: 'chain_balance_mismatch',
           subjectType: 'chain_address',
           subjectId: `${watched.chain}:${balance.currency}:${balance.address}`,
           detail:
-            `the books say ${bookAmount.toFixed()} ${balance.currency} at ${balance.address} on ${watched.chain}, ` +
-            `balanceOf says ${chainAmount.toFixed()} at block ${onChain.block} ` +
-            `(${chainAmount.minus(bookAmount).toFixed()} unexplained)`,
+            `the books say ${bookAmount.toString()} ${balance.currency} at ${balance.address} on ${watched.chain}, ` +
+            `balanceOf says ${chainAmount.toString()} at block ${onChain.block} ` +
+            `(${chainAmount.minus(bookAmount).toString()} unexplained)`,
         });
       }
     }

@@ -131,6 +131,15 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('re-exports neither Prisma nor Kysely from src/persistence/database.ts (code outside persistence gets a handle)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const database = require(path.join(root, 'src/persistence/database')) as Record<string, unknown>;
+    expect(Object.keys(database)).toEqual(expect.arrayContaining(['withDatabaseTransaction', 'prismaOf', 'sqlOf']));
+    expect(Object.keys(database).filter((name) => ['Prisma', 'PrismaClient', 'sql', 'Kysely'].includes(name))).toEqual(
+      [],
+    );
+  });
+
   it('names in every rule only paths that exist (a rule about a removed module would check nothing)', () => {
     // A pattern names a Node.js module, an installed package, or a file of the repository: each must match one.
     const candidates = [

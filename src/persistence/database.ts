@@ -1,28 +1,41 @@
-// How the code reaches PostgreSQL (docs/development.md "Reaching the database"): Prisma's model API for plain reads
-// and single writes; Kysely, typed by the tables generated from schema.prisma (./generated/tables.ts), for every
-// database transaction and every statement written in SQL. Both run on one pg pool.
+// How the code reaches PostgreSQL (docs/development.md "Reaching the database"): Prisma Client for rows; typed SQL
+// (Kysely, by the tables generated from schema.prisma, ./generated/tables.ts) only for locks, keyset pages, bulk
+// statements and CTEs. Both on one handle (Database), on one pg pool, and inside a transaction on its connection.
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Prisma, PrismaClient } from '@prisma/client';
+import { Prisma, PrismaClient } from './generated/prisma/client';
 import {
   CamelCasePlugin,
   type Compilable,
   type CompiledQuery,
+  type DatabaseConnection,
+  DeleteQueryNode,
+  type Driver,
+  InsertQueryNode,
+  type QueryResult,
+  SelectQueryNode,
+  UpdateQueryNode,
   Kysely,
   type KyselyPlugin,
   NoResultError,
   type LogEvent,
   OperationNodeTransformer,
+  PostgresAdapter,
   PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
   type PrimitiveValueListNode,
   sql,
-  Transaction,
   type ValueNode,
 } from 'kysely';
 import pg, { DatabaseError, Pool, type PoolConfig } from 'pg';
 import type { DB } from './generated/tables';
 
-export { Prisma, PrismaClient, sql };
 export type { DB };
+
+/** The client a process opens (createPrismaClient) and hands to code that opens transactions or uses its pool. */
+export type DatabaseClient = PrismaClient;
+/** @deprecated Named {@link DatabaseClient} now (no re-export of Prisma's class); kept while branches merge. */
+export type { PrismaClient };
 
 /** Bounds on every wait for the database, so an outage answers 503 instead of hanging (docs/write-path.md "Bounded waits"). */
 export interface DatabaseTimeouts {
@@ -130,7 +143,7 @@ export interface DatabaseClientOptions {
 
 /**
  * The one way to open the database: the Prisma client on the pg driver adapter (no native engine).
- * Prisma 6 compiles every query (WebAssembly) on every call, 1-3 ms of CPU each (`npm run bench`), except that
+ * The client compiles every query (WebAssembly) on every call (1-3 ms of CPU each under Prisma 6, `npm run bench`), except that
  * concurrent `findUnique` calls of one shape on a unique field alone are compiled and run as one. So: look a row
  * up with `findUnique` by its id alone and check its owner in code (ownedBy), never `findFirst` (a plan several
  * times dearer) nor a `{ id, partnerId }` filter (not merged); keep a request's queries few. The one lookup every
@@ -146,6 +159,7 @@ export function createPrismaClient(databaseUrl: string, options: DatabaseClientO
   // Configurable: a Proxy of the client (tests) may answer another pool.
   Object.defineProperty(prisma, SQL_POOL, { value: pool, configurable: true });
   Object.defineProperty(prisma, SQL_BUILDER, { value: sqlBuilderOn(pool), configurable: true });
+  Object.defineProperty(prisma, TIMEOUTS, { value: timeouts, configurable: true });
   return prisma;
 }
 
@@ -171,6 +185,95 @@ const decimalParameters: KyselyPlugin = {
   transformQuery: ({ node }) => new DecimalParameters().transformNode(node),
   transformResult: ({ result }) => Promise.resolve(result),
 };
+
+/**
+ * Rows read through Prisma's raw queries as the pool reads them: a bigint (`count(*)`, a sequence) as its text, as
+ * pg gives it and the generated tables type it (bigIntTypeOverride).
+ */
+const bigintAsText: KyselyPlugin = {
+  transformQuery: ({ node }) => node,
+  transformResult: ({ result }) =>
+    Promise.resolve(
+      result.rows.some((row) => Object.values(row).some((value) => typeof value === 'bigint'))
+        ? {
+            ...result,
+            rows: result.rows.map((row) =>
+              Object.fromEntries(
+                Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? value.toString() : value]),
+              ),
+            ),
+          }
+        : result,
+    ),
+};
+
+/**
+ * Kysely on Prisma's interactive transaction: every statement runs through that transaction's client, so on its
+ * connection and inside it. (prisma-extension-kysely does the same for builder statements, but answers a raw UPDATE
+ * or DELETE without its count of rows, which our conditional writes read.)
+ */
+class PrismaTransactionConnection implements DatabaseConnection {
+  constructor(private readonly prisma: Prisma.TransactionClient) {}
+
+  async executeQuery<Row>(query: CompiledQuery): Promise<QueryResult<Row>> {
+    if (returnsRows(query)) return { rows: await this.prisma.$queryRawUnsafe<Row[]>(query.sql, ...query.parameters) };
+    const count = await this.prisma.$executeRawUnsafe(query.sql, ...query.parameters);
+    return { rows: [], numAffectedRows: BigInt(count) };
+  }
+
+  streamQuery<Row>(): AsyncIterableIterator<QueryResult<Row>> {
+    throw new Error('streaming is not supported inside a database transaction');
+  }
+}
+
+/** Whether a statement answers rows (a read, or a write with RETURNING) or only its count of rows. */
+function returnsRows({ query, sql: text }: CompiledQuery): boolean {
+  if (SelectQueryNode.is(query)) return true;
+  if (InsertQueryNode.is(query) || UpdateQueryNode.is(query) || DeleteQueryNode.is(query)) {
+    return query.returning !== undefined;
+  }
+  return !/^\s*(update|delete|insert|merge|set|lock)\b/i.test(text) || /\breturning\b/i.test(text);
+}
+
+class PrismaTransactionDriver implements Driver {
+  constructor(private readonly prisma: Prisma.TransactionClient) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new PrismaTransactionConnection(this.prisma);
+  }
+  async beginTransaction(): Promise<void> {
+    throw new Error('already inside a database transaction (withDatabaseTransaction)');
+  }
+  async commitTransaction(): Promise<void> {
+    throw new Error('withDatabaseTransaction commits');
+  }
+  async rollbackTransaction(): Promise<void> {
+    throw new Error('withDatabaseTransaction rolls back');
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {}
+}
+
+const transactionPlugins: KyselyPlugin[] = [
+  new CamelCasePlugin({ maintainNestedObjectKeys: true }),
+  decimalParameters,
+  bigintAsText,
+];
+
+/** The handle of a database transaction: Kysely on it, with its Prisma Client (prismaOf). */
+function transactionHandle(prisma: Prisma.TransactionClient): DatabaseTransaction {
+  const kysely = new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new PrismaTransactionDriver(prisma),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+    plugins: transactionPlugins,
+  });
+  Object.defineProperty(kysely, PRISMA_TRANSACTION, { value: prisma });
+  return kysely as DatabaseTransaction;
+}
 
 /** Kysely on a pool: camelCase names in code, snake_case in the database (as schema.prisma maps them). */
 export function sqlBuilderOn(pool: Pool, log?: (query: CompiledQuery) => void): Kysely<DB> {
@@ -231,22 +334,45 @@ export function ownedBy<T extends { partnerId: string }>(row: T | null, partnerI
   return row && row.partnerId === partnerId ? row : null;
 }
 
-/** The client, for reads and single writes through Prisma's model API. */
+/**
+ * The one database handle (docs/development.md "Reaching the database"): the client, or a database transaction opened
+ * by withDatabaseTransaction. Every persistence function takes it, so any of them runs in or out of a transaction;
+ * rows go through Prisma Client (prismaOf), typed SQL through Kysely (sqlOf), both on the handle's connection.
+ */
+export type Database = PrismaClient | DatabaseTransaction;
+
+/**
+ * A database transaction: Kysely on Prisma's interactive transaction (prisma-extension-kysely's driver, the same
+ * connection), carrying that transaction's Prisma Client for the model API (prismaOf).
+ */
+export type DatabaseTransaction = Kysely<DB> & { readonly [PRISMA_TRANSACTION]: Prisma.TransactionClient };
+
+/** @deprecated The handle is {@link Database}; kept while branches written against it merge. */
+export type SqlDb = Database;
+/**
+ * @deprecated The handle is {@link Database} (with prismaOf for the model API); kept while branches written against
+ * it merge. Still the client alone, as before, so their `db.model.findUnique(...)` compiles until moved to prismaOf.
+ */
 export type Db = PrismaClient;
 
-/** A database transaction opened by withDatabaseTransaction: persistence functions that write together take it. */
-export type DatabaseTransaction = Transaction<DB>;
-
-/** Where a statement written in SQL runs: on the pool (the client) or inside a database transaction. */
-export type SqlDb = PrismaClient | DatabaseTransaction;
+const PRISMA_TRANSACTION = Symbol('prisma transaction');
+const TIMEOUTS = Symbol('timeouts');
 
 /** True when `db` is a database transaction (not the client). */
-export function isDatabaseTransaction(db: SqlDb): db is DatabaseTransaction {
-  return db instanceof Transaction;
+export function isDatabaseTransaction(db: Database): db is DatabaseTransaction {
+  return PRISMA_TRANSACTION in db;
 }
 
-/** The Kysely instance a statement written in SQL runs on: the transaction itself, or the client's pool. */
-export function sqlOf(db: SqlDb): Kysely<DB> {
+/** Prisma Client on the handle's connection: the client itself, or the transaction's. */
+export function prismaOf(db: Database): Prisma.TransactionClient {
+  return isDatabaseTransaction(db) ? db[PRISMA_TRANSACTION] : db;
+}
+
+/**
+ * The Kysely instance a statement written in SQL runs on: the transaction itself, or, outside a transaction, Kysely
+ * on the client's pool (the same pool Prisma uses, without the cost of Prisma's raw-query layer).
+ */
+export function sqlOf(db: Database): Kysely<DB> {
   if (isDatabaseTransaction(db)) return db;
   const builder = (db as unknown as { [SQL_BUILDER]?: Kysely<DB> })[SQL_BUILDER];
   if (!builder) throw new Error('sqlOf: not a client made by createPrismaClient');
@@ -262,7 +388,7 @@ export function sqlOf(db: SqlDb): Kysely<DB> {
 export function reusableStatement<Row, Values extends string[]>(
   build: (db: Kysely<DB>, ...values: Values) => Compilable<Row>,
   arity: Values['length'],
-): (db: SqlDb, ...values: Values) => Promise<Row[]> {
+): (db: Database, ...values: Values) => Promise<Row[]> {
   const placeholders = Array.from({ length: arity }, (_, index) => `\u0000value ${index}`) as Values;
   let compiled: { query: CompiledQuery<Row>; positions: number[][] } | undefined;
   return async (db, ...values) => {
@@ -283,16 +409,20 @@ export function reusableStatement<Row, Values extends string[]>(
 }
 
 /**
- * The one way to run several statements as one database transaction: on one pooled connection, bounded like every
- * query of the pool (statement_timeout per statement, idle_in_transaction_session_timeout should the caller stall,
- * the pool's connect timeout for the connection). Code outside the persistence layer passes `tx` to persistence
- * functions; Prisma's interactive transactions are not used (five times the CPU for the same statements).
+ * The one way to run several statements as one database transaction: Prisma's interactive transaction on one pooled
+ * connection, with Kysely on that same connection, bounded like every query of the pool (statement_timeout per
+ * statement, the pool's connect timeout to start, and the transaction as a whole within idle_in_transaction's bound).
+ * Code outside the persistence layer passes `tx` to persistence functions.
  */
 export function withDatabaseTransaction<T>(
   prisma: PrismaClient,
   work: (tx: DatabaseTransaction) => Promise<T>,
 ): Promise<T> {
-  return sqlOf(prisma).transaction().execute(work);
+  const timeouts = (prisma as unknown as { [TIMEOUTS]?: DatabaseTimeouts })[TIMEOUTS] ?? defaultDatabaseTimeouts;
+  return prisma.$transaction((transaction) => work(transactionHandle(transaction)), {
+    maxWait: timeouts.connectMs,
+    timeout: timeouts.statementMs * 3,
+  });
 }
 
 /**

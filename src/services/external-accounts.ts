@@ -1,7 +1,7 @@
 // External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
 // the row and its two events in one transaction.
 import { ownedOrNotFound } from './owned';
-import { isUniqueViolation, type Db } from '../persistence/database';
+import { isUniqueViolation, type Database } from '../persistence/database';
 import {
   ExternalAccountRow,
   findExternalAccount,
@@ -27,7 +27,11 @@ import { findCustomerOrThrow } from './customers';
 import { writeRequest } from '../temporal/write-then-start';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
-export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
+export async function findExternalAccountOrThrow(
+  db: Database,
+  partnerId: string,
+  id: string,
+): Promise<ExternalAccountRow> {
   return ownedOrNotFound('external account', findExternalAccount, db, partnerId, id);
 }
 
