@@ -16,12 +16,12 @@ export interface NewApiKey {
   label?: string | null;
 }
 
-export function insertApiKey(db: Database, partnerId: string, key: NewApiKey): Promise<ApiKeyRow> {
+export function insertApiKey(db: DatabaseClient, partnerId: string, key: NewApiKey): Promise<ApiKeyRow> {
   return prismaOf(db).apiKey.create({ data: { ...key, partnerId }, include: withPartnerName });
 }
 
 /** Every key (of one partner when given), oldest first. */
-export function listApiKeys(db: Database, partnerId?: string): Promise<ApiKeyRow[]> {
+export function listApiKeys(db: DatabaseClient, partnerId?: string): Promise<ApiKeyRow[]> {
   return prismaOf(db).apiKey.findMany({
     where: partnerId ? { partnerId } : {},
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -29,11 +29,11 @@ export function listApiKeys(db: Database, partnerId?: string): Promise<ApiKeyRow
   });
 }
 
-export function findApiKey(db: Database, keyId: string): Promise<Pick<ApiKeyRow, 'id' | 'revokedAt'> | null> {
+export function findApiKey(db: DatabaseClient, keyId: string): Promise<Pick<ApiKeyRow, 'id' | 'revokedAt'> | null> {
   return prismaOf(db).apiKey.findUnique({ where: { id: keyId }, select: { id: true, revokedAt: true } });
 }
 
-export function setApiKeyRevokedAt(db: Database, keyId: string, revokedAt: Date): Promise<ApiKeyRow> {
+export function setApiKeyRevokedAt(db: DatabaseClient, keyId: string, revokedAt: Date): Promise<ApiKeyRow> {
   return prismaOf(db).apiKey.update({ where: { id: keyId }, data: { revokedAt }, include: withPartnerName });
 }
 

@@ -1,7 +1,15 @@
 // The customers aggregate: tables customers, beneficiaries, verification_steps and customer_documents. Every read
 // and write of them goes through here, for the API (commands, hosted page) and the verification activities.
 import type { Insertable, Kysely } from 'kysely';
-import { type DatabaseTransaction, type DB, type Database, jsonParameter, sqlOf, prismaOf } from './database';
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './database';
 import type { Prisma } from './generated/prisma/client';
 import type { VerificationLinkState } from '../domain/verification-links';
 import type { CustomerStatus } from '../schemas/customers';
@@ -92,7 +100,7 @@ export async function findCustomerStatus(db: Database, customerId: string): Prom
 
 /** What a status check and the link of a customer known to exist need: its status and link version. */
 export function readCustomerLinkState(
-  db: Database,
+  db: DatabaseClient,
   customerId: string,
 ): Promise<Pick<CustomerRow, 'id' | 'status' | 'verificationLinkVersion'>> {
   return prismaOf(db).customer.findUniqueOrThrow({
@@ -102,7 +110,10 @@ export function readCustomerLinkState(
 }
 
 /** The customer whose hosted link has this token hash, or null. */
-export function findCustomerByTokenHash(db: Database, verificationTokenHash: string): Promise<CustomerRow | null> {
+export function findCustomerByTokenHash(
+  db: DatabaseClient,
+  verificationTokenHash: string,
+): Promise<CustomerRow | null> {
   return prismaOf(db).customer.findUnique({ where: { verificationTokenHash }, include: withBeneficiaries });
 }
 
@@ -187,7 +198,7 @@ export async function insertCustomer(
 
 /** Replaces the link with `link` unless its version changed meanwhile; `updatedAt` stays (the customer did not change). */
 export async function renewVerificationLink(
-  db: Database,
+  db: DatabaseClient,
   row: Pick<CustomerRow, 'id' | 'verificationLinkVersion' | 'updatedAt'>,
   link: VerificationLinkColumns,
 ): Promise<void> {
@@ -231,7 +242,7 @@ export async function insertCustomerDocument(tx: DatabaseTransaction, document: 
     .execute();
 }
 
-export function listVerificationSteps(db: Database, customerId: string): Promise<VerificationStepRow[]> {
+export function listVerificationSteps(db: DatabaseClient, customerId: string): Promise<VerificationStepRow[]> {
   return prismaOf(db).verificationStep.findMany({ where: { customerId } });
 }
 

@@ -1,30 +1,20 @@
-// How the code reaches PostgreSQL (docs/development.md "Reaching the database"): Prisma Client for rows; typed SQL
-// (Kysely, by the tables generated from schema.prisma, ./generated/tables.ts) only for locks, keyset pages, bulk
-// statements and CTEs. Both on one handle (Database), on one pg pool, and inside a transaction on its connection.
+// How the code reaches PostgreSQL (docs/development.md "Reaching the database"): Prisma Client for rows outside a
+// transaction; inside a transaction, and for what Prisma cannot say (locks, keyset pages, bulk statements, CTEs),
+// typed SQL (Kysely, by the tables generated from schema.prisma, ./generated/tables.ts) on the same pg pool.
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma, PrismaClient } from './generated/prisma/client';
 import {
   CamelCasePlugin,
   type Compilable,
   type CompiledQuery,
-  type DatabaseConnection,
-  DeleteQueryNode,
-  type Driver,
-  InsertQueryNode,
-  type QueryResult,
-  SelectQueryNode,
-  UpdateQueryNode,
   Kysely,
   type KyselyPlugin,
   NoResultError,
   type LogEvent,
   OperationNodeTransformer,
-  PostgresAdapter,
   PostgresDialect,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
   type PrimitiveValueListNode,
-  sql,
+  Transaction,
   type ValueNode,
 } from 'kysely';
 import pg, { DatabaseError, Pool, type PoolConfig } from 'pg';
@@ -159,7 +149,6 @@ export function createPrismaClient(databaseUrl: string, options: DatabaseClientO
   // Configurable: a Proxy of the client (tests) may answer another pool.
   Object.defineProperty(prisma, SQL_POOL, { value: pool, configurable: true });
   Object.defineProperty(prisma, SQL_BUILDER, { value: sqlBuilderOn(pool), configurable: true });
-  Object.defineProperty(prisma, TIMEOUTS, { value: timeouts, configurable: true });
   return prisma;
 }
 
@@ -185,95 +174,6 @@ const decimalParameters: KyselyPlugin = {
   transformQuery: ({ node }) => new DecimalParameters().transformNode(node),
   transformResult: ({ result }) => Promise.resolve(result),
 };
-
-/**
- * Rows read through Prisma's raw queries as the pool reads them: a bigint (`count(*)`, a sequence) as its text, as
- * pg gives it and the generated tables type it (bigIntTypeOverride).
- */
-const bigintAsText: KyselyPlugin = {
-  transformQuery: ({ node }) => node,
-  transformResult: ({ result }) =>
-    Promise.resolve(
-      result.rows.some((row) => Object.values(row).some((value) => typeof value === 'bigint'))
-        ? {
-            ...result,
-            rows: result.rows.map((row) =>
-              Object.fromEntries(
-                Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? value.toString() : value]),
-              ),
-            ),
-          }
-        : result,
-    ),
-};
-
-/**
- * Kysely on Prisma's interactive transaction: every statement runs through that transaction's client, so on its
- * connection and inside it. (prisma-extension-kysely does the same for builder statements, but answers a raw UPDATE
- * or DELETE without its count of rows, which our conditional writes read.)
- */
-class PrismaTransactionConnection implements DatabaseConnection {
-  constructor(private readonly prisma: Prisma.TransactionClient) {}
-
-  async executeQuery<Row>(query: CompiledQuery): Promise<QueryResult<Row>> {
-    if (returnsRows(query)) return { rows: await this.prisma.$queryRawUnsafe<Row[]>(query.sql, ...query.parameters) };
-    const count = await this.prisma.$executeRawUnsafe(query.sql, ...query.parameters);
-    return { rows: [], numAffectedRows: BigInt(count) };
-  }
-
-  streamQuery<Row>(): AsyncIterableIterator<QueryResult<Row>> {
-    throw new Error('streaming is not supported inside a database transaction');
-  }
-}
-
-/** Whether a statement answers rows (a read, or a write with RETURNING) or only its count of rows. */
-function returnsRows({ query, sql: text }: CompiledQuery): boolean {
-  if (SelectQueryNode.is(query)) return true;
-  if (InsertQueryNode.is(query) || UpdateQueryNode.is(query) || DeleteQueryNode.is(query)) {
-    return query.returning !== undefined;
-  }
-  return !/^\s*(update|delete|insert|merge|set|lock)\b/i.test(text) || /\breturning\b/i.test(text);
-}
-
-class PrismaTransactionDriver implements Driver {
-  constructor(private readonly prisma: Prisma.TransactionClient) {}
-  async init(): Promise<void> {}
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new PrismaTransactionConnection(this.prisma);
-  }
-  async beginTransaction(): Promise<void> {
-    throw new Error('already inside a database transaction (withDatabaseTransaction)');
-  }
-  async commitTransaction(): Promise<void> {
-    throw new Error('withDatabaseTransaction commits');
-  }
-  async rollbackTransaction(): Promise<void> {
-    throw new Error('withDatabaseTransaction rolls back');
-  }
-  async releaseConnection(): Promise<void> {}
-  async destroy(): Promise<void> {}
-}
-
-const transactionPlugins: KyselyPlugin[] = [
-  new CamelCasePlugin({ maintainNestedObjectKeys: true }),
-  decimalParameters,
-  bigintAsText,
-];
-
-/** The handle of a database transaction: Kysely on it, with its Prisma Client (prismaOf). */
-function transactionHandle(prisma: Prisma.TransactionClient): DatabaseTransaction {
-  const kysely = new Kysely<DB>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new PrismaTransactionDriver(prisma),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-    plugins: transactionPlugins,
-  });
-  Object.defineProperty(kysely, PRISMA_TRANSACTION, { value: prisma });
-  return kysely as DatabaseTransaction;
-}
 
 /** Kysely on a pool: camelCase names in code, snake_case in the database (as schema.prisma maps them). */
 export function sqlBuilderOn(pool: Pool, log?: (query: CompiledQuery) => void): Kysely<DB> {
@@ -336,36 +236,32 @@ export function ownedBy<T extends { partnerId: string }>(row: T | null, partnerI
 
 /**
  * The one database handle (docs/development.md "Reaching the database"): the client, or a database transaction opened
- * by withDatabaseTransaction. Every persistence function takes it, so any of them runs in or out of a transaction;
- * rows go through Prisma Client (prismaOf), typed SQL through Kysely (sqlOf), both on the handle's connection.
+ * by withDatabaseTransaction. A function that writes with others, or that a transaction may call, takes it and
+ * writes SQL on it (sqlOf); a function that reads or writes rows alone may take the client only and use Prisma
+ * Client (prismaOf), which a transaction's handle does not carry.
  */
 export type Database = PrismaClient | DatabaseTransaction;
 
-/**
- * A database transaction: Kysely on Prisma's interactive transaction (prisma-extension-kysely's driver, the same
- * connection), carrying that transaction's Prisma Client for the model API (prismaOf).
- */
-export type DatabaseTransaction = Kysely<DB> & { readonly [PRISMA_TRANSACTION]: Prisma.TransactionClient };
+/** A database transaction: Kysely's transaction on one connection of the client's pool (withDatabaseTransaction). */
+export type DatabaseTransaction = Transaction<DB>;
 
 /** @deprecated The handle is {@link Database}; kept while branches written against it merge. */
 export type SqlDb = Database;
-/**
- * @deprecated The handle is {@link Database} (with prismaOf for the model API); kept while branches written against
- * it merge. Still the client alone, as before, so their `db.model.findUnique(...)` compiles until moved to prismaOf.
- */
+/** @deprecated The client is {@link DatabaseClient}; kept while branches written against it merge. */
 export type Db = PrismaClient;
-
-const PRISMA_TRANSACTION = Symbol('prisma transaction');
-const TIMEOUTS = Symbol('timeouts');
 
 /** True when `db` is a database transaction (not the client). */
 export function isDatabaseTransaction(db: Database): db is DatabaseTransaction {
-  return PRISMA_TRANSACTION in db;
+  return db instanceof Transaction;
 }
 
-/** Prisma Client on the handle's connection: the client itself, or the transaction's. */
-export function prismaOf(db: Database): Prisma.TransactionClient {
-  return isDatabaseTransaction(db) ? db[PRISMA_TRANSACTION] : db;
+/**
+ * Prisma Client, for rows read or written outside a transaction. It takes the client only: inside a transaction,
+ * Prisma's interactive transaction would cost a settlement several times a Kysely transaction's CPU
+ * (scripts/bench-transactions.ts), so there the statements are SQL (sqlOf) and this does not compile.
+ */
+export function prismaOf(db: DatabaseClient): DatabaseClient {
+  return db;
 }
 
 /**
@@ -409,20 +305,16 @@ export function reusableStatement<Row, Values extends string[]>(
 }
 
 /**
- * The one way to run several statements as one database transaction: Prisma's interactive transaction on one pooled
- * connection, with Kysely on that same connection, bounded like every query of the pool (statement_timeout per
- * statement, the pool's connect timeout to start, and the transaction as a whole within idle_in_transaction's bound).
- * Code outside the persistence layer passes `tx` to persistence functions.
+ * The one way to run several statements as one database transaction: a Kysely transaction on one connection of the
+ * client's pool, bounded like every query of the pool (the pool's connect timeout to start, statement_timeout per
+ * statement, idle_in_transaction_session_timeout for a caller that stalls). Code outside the persistence layer
+ * passes `tx` to persistence functions.
  */
 export function withDatabaseTransaction<T>(
   prisma: PrismaClient,
   work: (tx: DatabaseTransaction) => Promise<T>,
 ): Promise<T> {
-  const timeouts = (prisma as unknown as { [TIMEOUTS]?: DatabaseTimeouts })[TIMEOUTS] ?? defaultDatabaseTimeouts;
-  return prisma.$transaction((transaction) => work(transactionHandle(transaction)), {
-    maxWait: timeouts.connectMs,
-    timeout: timeouts.statementMs * 3,
-  });
+  return sqlOf(prisma).transaction().execute(work);
 }
 
 /**

@@ -140,7 +140,7 @@ export async function listenForOutboxWakeUps(
 }
 
 /** The event by id, whoever's it is (callers check the partner, see ownedBy). */
-export function findEvent(db: Database, id: string): Promise<EventRow | null> {
+export function findEvent(db: DatabaseClient, id: string): Promise<EventRow | null> {
   return prismaOf(db).event.findUnique({ where: { id } });
 }
 

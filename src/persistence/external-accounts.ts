@@ -1,7 +1,15 @@
 // The external_accounts table: customers' bank accounts outside the service, registered once per customer and
 // account identity.
 import type { Insertable } from 'kysely';
-import { type DatabaseTransaction, type DB, type Database, jsonParameter, sqlOf, prismaOf } from './database';
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './database';
 import type { Prisma } from './generated/prisma/client';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
@@ -21,7 +29,7 @@ export async function findExternalAccount(db: Database, id: string): Promise<Ext
 
 /** The customer's account with this identity on its rail (accountIdentityOf), or null. */
 export function findExternalAccountByIdentity(
-  db: Database,
+  db: DatabaseClient,
   customerId: string,
   accountIdentity: string,
 ): Promise<ExternalAccountRow | null> {
@@ -32,7 +40,7 @@ export function findExternalAccountByIdentity(
 
 /** A page of the partner's accounts, of one customer when `customerId` is given (src/http/pagination.ts). */
 export function listExternalAccounts(
-  db: Database,
+  db: DatabaseClient,
   partnerId: string,
   filter: { customerId?: string },
   keyset: KeysetQuery,

@@ -1,6 +1,6 @@
 // The idempotency_keys table: one row per partner and Idempotency-Key, claimed by the request processing it (an
 // owner token), then holding its stored response until it expires. The rules are in src/http/idempotency.ts.
-import { type Database, sqlOf, prismaOf } from './database';
+import { type Database, sqlOf, prismaOf, type DatabaseClient } from './database';
 import type { Prisma } from './generated/prisma/client';
 import { sql } from 'kysely';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
@@ -47,19 +47,19 @@ export async function claimIdempotencyKey(
   return claimed.numAffectedRows === 1n;
 }
 
-export function findIdempotencyKey(db: Database, id: IdempotencyKeyId): Promise<IdempotencyKeyRow | null> {
+export function findIdempotencyKey(db: DatabaseClient, id: IdempotencyKeyId): Promise<IdempotencyKeyRow | null> {
   return prismaOf(db).idempotencyKey.findUnique({ where: { partnerId_key: { partnerId: id.partnerId, key: id.key } } });
 }
 
 /** Deletes the owner's claim, only while in progress. */
-export async function releaseIdempotencyClaim(db: Database, id: IdempotencyKeyId, owner: string): Promise<void> {
+export async function releaseIdempotencyClaim(db: DatabaseClient, id: IdempotencyKeyId, owner: string): Promise<void> {
   await prismaOf(db).idempotencyKey.deleteMany({
     where: { partnerId: id.partnerId, key: id.key, state: 'in_progress', ownerToken: owner },
   });
 }
 
 /** Refreshes the owner's claim, so that it does not count as abandoned. */
-export async function refreshIdempotencyClaim(db: Database, id: IdempotencyKeyId, owner: string): Promise<void> {
+export async function refreshIdempotencyClaim(db: DatabaseClient, id: IdempotencyKeyId, owner: string): Promise<void> {
   await prismaOf(db).idempotencyKey.updateMany({
     where: { partnerId: id.partnerId, key: id.key, state: 'in_progress', ownerToken: owner },
     data: { lockedAt: new Date() },

@@ -1,10 +1,10 @@
 // The partners table: the API's clients. A partner is made with its first API key (src/persistence/api-keys.ts).
-import { type Database, prismaOf } from './database';
+import { type Database, prismaOf, type DatabaseClient } from './database';
 import type { NewApiKey } from './api-keys';
 
 /** Inserts the partner together with its first key (one Prisma call: both or neither). */
 export async function insertPartner(
-  db: Database,
+  db: DatabaseClient,
   partner: { id: string; name: string },
   firstKey: NewApiKey,
 ): Promise<void> {
@@ -12,7 +12,7 @@ export async function insertPartner(
 }
 
 /** The partner's id when it exists, else null. */
-export function findPartner(db: Database, partnerId: string): Promise<{ id: string } | null> {
+export function findPartner(db: DatabaseClient, partnerId: string): Promise<{ id: string } | null> {
   return prismaOf(db).partner.findUnique({ where: { id: partnerId }, select: { id: true } });
 }
 
@@ -26,7 +26,7 @@ export interface PartnerBrandingRow {
 }
 
 /** The partner's brand, or null when the partner does not exist. */
-export async function findPartnerBranding(db: Database, partnerId: string): Promise<PartnerBrandingRow | null> {
+export async function findPartnerBranding(db: DatabaseClient, partnerId: string): Promise<PartnerBrandingRow | null> {
   const [row] = await prismaOf(db).$queryRaw<PartnerBrandingRow[]>`
     SELECT brand_display_name AS "displayName", brand_accent_color AS "accentColor",
            brand_logo_content_type AS "logoContentType", octet_length(brand_logo) AS "logoSizeBytes",
@@ -37,7 +37,7 @@ export async function findPartnerBranding(db: Database, partnerId: string): Prom
 
 /** Sets the display name and the accent colour (null clears one). */
 export async function updatePartnerBranding(
-  db: Database,
+  db: DatabaseClient,
   partnerId: string,
   branding: { displayName: string | null; accentColor: string | null },
 ): Promise<void> {
@@ -53,7 +53,7 @@ export async function updatePartnerBranding(
 
 /** Replaces the logo (bytes checked by the caller: type by content, size). */
 export async function setPartnerLogo(
-  db: Database,
+  db: DatabaseClient,
   partnerId: string,
   logo: { bytes: Buffer; contentType: string },
 ): Promise<void> {
@@ -65,7 +65,7 @@ export async function setPartnerLogo(
 
 /** The logo's bytes and type, or null when the partner has none. */
 export async function findPartnerLogo(
-  db: Database,
+  db: DatabaseClient,
   partnerId: string,
 ): Promise<{ bytes: Buffer; contentType: string } | null> {
   const row = await prismaOf(db).partner.findUnique({

@@ -13,6 +13,7 @@ import {
   reusableStatement,
   sqlOf,
   prismaOf,
+  type DatabaseClient,
 } from './database';
 import type { Prisma } from './generated/prisma/client';
 import { type Insertable, type QueryCreator, type RawBuilder, sql } from 'kysely';
@@ -126,7 +127,7 @@ export async function insertTransactionDeposit(
 
 /** The transaction whose deposit reference this is (any partner's): how a bank credit finds its transaction. */
 export const findTransactionByDepositReference = (
-  db: Database,
+  db: DatabaseClient,
   depositReference: string,
 ): Promise<TransactionRow | null> =>
   prismaOf(db).transaction.findUnique({ where: { depositReference }, include: withReceiverAccount });
@@ -277,7 +278,7 @@ export async function findFundingDeposit(db: Database, transactionId: string): P
 }
 
 /** A deposit with its transaction (the rail it came on), or null. */
-export const findDepositWithTransaction = (db: Database, id: string) =>
+export const findDepositWithTransaction = (db: DatabaseClient, id: string) =>
   prismaOf(db).transactionDeposit.findUnique({ where: { id }, include: { transaction: true } });
 
 /** The deposit under its row lock, in `tx`. */

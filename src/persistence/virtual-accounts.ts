@@ -21,6 +21,7 @@ import {
   relatedRow,
   sqlOf,
   prismaOf,
+  type DatabaseClient,
 } from './database';
 import type { Prisma } from './generated/prisma/client';
 import { findCustomer } from './customers';
@@ -35,13 +36,13 @@ export type VirtualAccountWithCustomerRow = Prisma.VirtualAccountGetPayload<{
 }>;
 
 /** Any partner's virtual account by id, or null. */
-export async function findVirtualAccount(db: Database, id: string): Promise<VirtualAccountRow | null> {
+export async function findVirtualAccount(db: DatabaseClient, id: string): Promise<VirtualAccountRow | null> {
   return prismaOf(db).virtualAccount.findUnique({ where: { id }, include: withWallet });
 }
 
 /** A page of a partner's virtual accounts, optionally one customer's. */
 export async function listVirtualAccounts(
-  db: Database,
+  db: DatabaseClient,
   filter: { partnerId: string; customerId?: string },
   keyset: KeysetQuery,
 ): Promise<VirtualAccountRow[]> {
@@ -149,7 +150,11 @@ export async function markVirtualAccountCancelled(tx: DatabaseTransaction, id: s
 }
 
 /** Counts the reminders sent about a review nobody has decided; answers whose account it is. */
-export async function recordReviewReminder(db: Database, id: string, reminder: number): Promise<{ partnerId: string }> {
+export async function recordReviewReminder(
+  db: DatabaseClient,
+  id: string,
+  reminder: number,
+): Promise<{ partnerId: string }> {
   return prismaOf(db).virtualAccount.update({
     where: { id },
     data: { reviewReminders: reminder },
@@ -168,7 +173,7 @@ function normaliseReference(rail: DepositRail, reference: string): string {
  * swift) it was sent to. Any partner's; null when the reference names no virtual account.
  */
 export async function findVirtualAccountByDepositReference(
-  db: Database,
+  db: DatabaseClient,
   reference: { rail: DepositRail; identifier: string },
 ): Promise<VirtualAccountRow | null> {
   const found = await prismaOf(db).virtualAccountDeposit.findUnique({

@@ -2,7 +2,7 @@
 // ledger writes).
 import type { KeysetQuery } from '../http/pagination';
 import { childrenByParent, keysetPage } from './keyset';
-import { type DatabaseTransaction, type Database, sqlOf, prismaOf } from './database';
+import { type DatabaseTransaction, type Database, sqlOf, prismaOf, type DatabaseClient } from './database';
 import type { Prisma } from './generated/prisma/client';
 
 export const withBalances = { ledgerAccounts: true } as const;
@@ -34,7 +34,7 @@ export async function readWallet(db: Database, id: string): Promise<WalletRow> {
 
 /** A page of a partner's wallets, optionally one customer's. */
 export async function listWallets(
-  db: Database,
+  db: DatabaseClient,
   filter: { partnerId: string; customerId?: string },
   keyset: KeysetQuery,
 ): Promise<WalletRow[]> {
@@ -77,7 +77,7 @@ export async function insertWallet(
 
 /** The service-managed wallet at this address on this chain (any partner's), or null. */
 export async function findWalletAtAddress(
-  db: Database,
+  db: DatabaseClient,
   chain: string,
   address: string,
 ): Promise<{ id: string; partnerId: string } | null> {

@@ -124,7 +124,7 @@ export function replaceWebhookSecret(
 }
 
 /** Configurations whose secret is still stored in plaintext (saved before encryption at rest). */
-export function listWebhookConfigsWithLegacySecret(db: Database): Promise<WebhookConfigRow[]> {
+export function listWebhookConfigsWithLegacySecret(db: DatabaseClient): Promise<WebhookConfigRow[]> {
   return prismaOf(db).webhookConfig.findMany({ where: { legacySecret: { not: null } } });
 }
 
@@ -133,7 +133,7 @@ export function listWebhookConfigsWithLegacySecret(db: Database): Promise<Webhoo
  * configuration did not change for the partner.
  */
 export async function sealLegacyWebhookSecret(
-  db: Database,
+  db: DatabaseClient,
   row: Pick<WebhookConfigRow, 'id' | 'legacySecret' | 'updatedAt'>,
   secretCiphertext: string,
 ): Promise<void> {
@@ -193,12 +193,12 @@ export async function listEventDeliveries(db: Database, eventId: string, keyset:
   }));
 }
 
-export function findDeliveryToAttempt(db: Database, id: string): Promise<DeliveryToAttemptRow | null> {
+export function findDeliveryToAttempt(db: DatabaseClient, id: string): Promise<DeliveryToAttemptRow | null> {
   return prismaOf(db).webhookDelivery.findUnique({ where: { id }, include: withEventAndConfig });
 }
 
 /** Cancels the delivery unless it is no longer pending. */
-export async function cancelPendingDelivery(db: Database, id: string, reason: string): Promise<void> {
+export async function cancelPendingDelivery(db: DatabaseClient, id: string, reason: string): Promise<void> {
   await prismaOf(db).webhookDelivery.updateMany({
     where: { id, status: 'pending' },
     data: { status: 'cancelled', lastError: reason, completedAt: new Date() },
@@ -238,7 +238,7 @@ export async function recordDeliveryAttempt(
 }
 
 /** Marks the delivery failed unless it is no longer pending. */
-export async function failPendingDelivery(db: Database, id: string): Promise<void> {
+export async function failPendingDelivery(db: DatabaseClient, id: string): Promise<void> {
   await prismaOf(db).webhookDelivery.updateMany({
     where: { id, status: 'pending' },
     data: { status: 'failed', completedAt: new Date() },
@@ -247,7 +247,7 @@ export async function failPendingDelivery(db: Database, id: string): Promise<voi
 
 /** The first `limit` deliveries not dispatched yet, in sequence order (of `partnerIds` only, when given). */
 export function listUndispatchedDeliveries(
-  db: Database,
+  db: DatabaseClient,
   options: { limit: number; partnerIds?: readonly string[] },
 ): Promise<UndispatchedDelivery[]> {
   let query = sqlOf(db)

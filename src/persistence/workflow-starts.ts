@@ -3,7 +3,14 @@
 // The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create:
 // through Kysely, as Prisma's per-call query compilation would cost them several times the CPU (docs/benchmark.md).
 import { newId } from '../domain/ids';
-import { type DatabaseTransaction, type Database, jsonParameter, sqlOf, prismaOf } from './database';
+import {
+  type DatabaseTransaction,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './database';
 import type { Prisma } from './generated/prisma/client';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
@@ -34,13 +41,13 @@ export async function insertWorkflowStart(tx: DatabaseTransaction, intent: NewWo
     .execute();
 }
 
-export function findWorkflowStart(db: Database, workflowId: string): Promise<WorkflowStartRow | null> {
+export function findWorkflowStart(db: DatabaseClient, workflowId: string): Promise<WorkflowStartRow | null> {
   return prismaOf(db).workflowStart.findUnique({ where: { workflowId } });
 }
 
 /** The oldest `limit` intents not started and created before `createdBefore` (of `partnerIds` only, when given). */
 export function listUnstartedWorkflowStarts(
-  db: Database,
+  db: DatabaseClient,
   options: { createdBefore: Date; limit: number; partnerIds?: readonly string[] },
 ): Promise<WorkflowStartRow[]> {
   return prismaOf(db).workflowStart.findMany({
@@ -55,7 +62,7 @@ export function listUnstartedWorkflowStarts(
 }
 
 /** Counts a failed start of the intent and keeps its error. */
-export async function recordWorkflowStartFailure(db: Database, id: string, error: string): Promise<void> {
+export async function recordWorkflowStartFailure(db: DatabaseClient, id: string, error: string): Promise<void> {
   await prismaOf(db).workflowStart.update({ where: { id }, data: { attempts: { increment: 1 }, lastError: error } });
 }
 
@@ -71,7 +78,7 @@ export async function markWorkflowsStarted(db: Database, workflowIds: string[]):
 
 /** Deletes the intents started before `startedBefore` (they are only needed until started); returns how many. */
 export function deleteWorkflowStartsStartedBefore(
-  db: Database,
+  db: DatabaseClient,
   startedBefore: Date,
   limits?: PurgeLimits,
 ): Promise<number> {

@@ -1,7 +1,7 @@
 // External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
 // the row and its two events in one transaction.
 import { ownedOrNotFound } from './owned';
-import { isUniqueViolation, type Database } from '../persistence/database';
+import { isUniqueViolation, type Database, type DatabaseClient } from '../persistence/database';
 import {
   ExternalAccountRow,
   findExternalAccount,
@@ -28,7 +28,7 @@ import { writeRequest } from '../temporal/write-then-start';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
 export async function findExternalAccountOrThrow(
-  db: Database,
+  db: DatabaseClient,
   partnerId: string,
   id: string,
 ): Promise<ExternalAccountRow> {

@@ -8,7 +8,7 @@ import { isWellFormedAddress, toChecksumAddress, type Chain } from '../domain/ch
 import { isUuid, newId } from '../domain/ids';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
 import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
-import type { Database } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import { ledgerAccounts, walletTransferEntries } from '../domain/ledger';
@@ -25,7 +25,7 @@ import { findWalletOrThrow } from './wallets';
 
 /** A wallet transfer of this partner, or 404 (also for malformed ids and other partners' transfers). */
 export async function findWalletTransferOrThrow(
-  db: Database,
+  db: DatabaseClient,
   partnerId: string,
   id: string,
 ): Promise<WalletTransferRow> {

@@ -173,7 +173,7 @@ async function requireEnabledConfig(db: Database, partnerId: string): Promise<We
   return config;
 }
 
-export async function findEventOrThrow(db: Database, partnerId: string, id: string): Promise<EventRow> {
+export async function findEventOrThrow(db: DatabaseClient, partnerId: string, id: string): Promise<EventRow> {
   return ownedOrNotFound('event', findEvent, db, partnerId, id);
 }
 
