@@ -202,8 +202,8 @@ async function main(): Promise<void> {
         run: (s) => viaPrismaInteractiveRaw(prisma, s),
       },
       {
-        name: 'branch',
-        what: "this branch's withDatabaseTransaction with its handle's sqlOf",
+        name: 'withDatabaseTransaction',
+        what: "the persistence layer's helper (a Kysely transaction on the pool): the same as kysely-pool, so the gap between the two is the spread",
         run: (s) => withDatabaseTransaction(prisma, (tx) => kyselyStep(sqlOf(tx) as unknown as Kysely<BenchTables>, s)),
       },
     ];
@@ -226,11 +226,11 @@ async function main(): Promise<void> {
     console.log(
       `${transactions} transactions x ${rounds} rounds per variant, concurrency ${concurrency}, ratios to pg alone`,
     );
-    console.log('variant'.padEnd(28) + 'cpu/tx'.padStart(8) + 'wall/tx'.padStart(9) + '  what');
+    console.log('variant'.padEnd(26) + 'cpu/tx'.padStart(8) + 'wall/tx'.padStart(9) + '  what');
     for (const variant of variants) {
       const total = totals.get(variant.name)!;
       console.log(
-        variant.name.padEnd(28) +
+        variant.name.padEnd(26) +
           perFloor(total.cpu, total.count, floor.cpu).padStart(8) +
           perFloor(total.wall, total.count, floor.wall).padStart(9) +
           `  ${variant.what}`,
