@@ -39,6 +39,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { TransactionType } from '../src/domain/transactions';
+import { isUuid } from '../src/domain/uuid';
 import { payoutReturnRefusals, providerOutcomeFailures } from '../src/temporal/failure-types';
 import {
   CustomerIdAttribute,
@@ -96,9 +97,6 @@ export const payoutReturnStateQuery = defineQuery<PayoutReturnState>('payoutRetu
 export const PAYOUT_RETURN_REMINDER = '1 day';
 
 /** Provider calls: 6 attempts over about 30 s (as the settlement's legs), then the provider is asked. */
-
-const isUuid = (value: unknown) =>
-  typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
 /** The shape of a decision; throws InvalidPayoutReturnDecision naming what is wrong. */
 export function checkPayoutReturnDecision(input: unknown): PayoutReturnDecision {

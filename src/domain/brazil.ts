@@ -2,6 +2,7 @@
 // knows the alphanumeric CNPJ of RFB Nota Técnica 49/2024, issued since July 2026) and pix keys.
 import { cnpj, cpf } from 'cpf-cnpj-validator';
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { isUuid } from './uuid';
 
 export type BrazilianTaxIdType = 'cpf' | 'cnpj';
 
@@ -48,7 +49,6 @@ export type PixKeyParse = { ok: true; key: PixKey } | { ok: false; reason: strin
 export const MAX_PIX_EMAIL_LENGTH = 77;
 const emailPattern =
   /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Reads a pix key of one of the five DICT types and returns it in DICT form:
@@ -82,7 +82,7 @@ export function parsePixKey(raw: string): PixKeyParse {
     }
     return { ok: true, key: { type: 'phone', value: phone.number } };
   }
-  if (uuidPattern.test(value)) return { ok: true, key: { type: 'random', value: value.toLowerCase() } };
+  if (isUuid(value)) return { ok: true, key: { type: 'random', value: value.toLowerCase() } };
   const taxIdType = looksLikeTaxId(value);
   if (taxIdType) {
     const taxId = parseBrazilianTaxId(value);

@@ -6,6 +6,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { ApiServices } from '../app-services';
 import { ApiError } from '../http/errors';
+import { isUuid } from '../domain/uuid';
 import {
   type EventStreamPosition,
   latestPartnerEventStreamPosition,
@@ -22,8 +23,6 @@ const HEARTBEAT_MS = 15_000;
 const BATCH = 100;
 /** Events sent ahead of the position at most: beyond, a stream waits for older transactions to end. */
 const MAX_SENT_AHEAD = 1000;
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const openStreams = new Map<string, number>();
 /** How to end each open stream (a stopping API ends them; clients reconnect elsewhere with Last-Event-ID). */
@@ -52,7 +51,7 @@ export async function openEventStream(
 ): Promise<Readable> {
   let after: EventStreamPosition;
   if (options.lastEventId) {
-    const position = uuidPattern.test(options.lastEventId)
+    const position = isUuid(options.lastEventId)
       ? await partnerEventStreamPosition(services.prisma, partnerId, options.lastEventId)
       : null;
     if (position === null) {

@@ -6,6 +6,7 @@
 import { amountTextProblem, Money, currencyOf } from '../../domain/money';
 import { ledgerReference, settlementEntries } from '../../domain/ledger';
 import { amountsOf, eventGroupOf, type PayoutReturnReason, payoutReturnRefusal } from '../../domain/transactions';
+import { isUuid } from '../../domain/uuid';
 import { ApiError } from '../../http/errors';
 import { recordEvent } from '../../persistence/events';
 import { postLedgerEntries } from '../../persistence/ledger';
@@ -33,7 +34,6 @@ import { payoutReturnWorkflow } from '../../../workflows/payout-return';
 import { findTransactionOrThrow } from './find';
 
 const PAYOUT_KEY_SUFFIX = ':stablecoin_to_fiat';
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The return already recorded under this report's reference: the same return again (a replay), or a conflict. */
 function replayOf(existing: PayoutReturnRow, transactionId: string, report: PayoutReturnReport): PayoutReturnResource {
@@ -154,7 +154,7 @@ export async function receivePayoutReturn(
 ): Promise<PayoutReturnResource | null> {
   const key = report.payoutIdempotencyKey;
   const byKey =
-    key?.endsWith(PAYOUT_KEY_SUFFIX) && uuidPattern.test(key.slice(0, -PAYOUT_KEY_SUFFIX.length))
+    key?.endsWith(PAYOUT_KEY_SUFFIX) && isUuid(key.slice(0, -PAYOUT_KEY_SUFFIX.length))
       ? key.slice(0, -PAYOUT_KEY_SUFFIX.length)
       : null;
   const transactionId =
