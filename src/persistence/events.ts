@@ -104,8 +104,7 @@ const WEBHOOK_NOTIFY_CHANNEL = 'webhook_deliveries';
  * which a PL/pgSQL body cannot survive.)
  */
 export async function wakeOutboxRelay(tx: DatabaseTransaction): Promise<void> {
-  // Called in FROM: a void result column cannot be read through Prisma's raw queries (the transaction's connection).
-  await sql`SELECT 1 AS notified FROM pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`.execute(tx);
+  await sql`SELECT pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`.execute(tx);
 }
 
 /** A connection LISTENing for wakeOutboxRelay's notifications. */
