@@ -7,7 +7,7 @@
 // - calls to outside systems carry the idempotency key `<id>:<step>` (a second call finds the first), and
 //   the same key asks the provider what became of a call whose answer never came (lookUpRailOperation).
 // A transaction (or deposit) that does not exist is a non-retryable failure.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type DatabaseTransaction, withDatabaseTransaction } from '../src/persistence/database';
 import { Money, currencyOf } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
@@ -477,9 +477,20 @@ export function createTransactionActivities(services: ActivityServices) {
       return late;
     },
 
-    /** The audit trail's row of an operator's decision (idempotent by workflow and update id). */
+    /**
+     * The audit trail's row of an operator's decision (idempotent by workflow and update id). Who: the identity the
+     * update was sent with, as the workflow's history has it (the Temporal UI sends the signed-in person's email from
+     * their ID token; an SDK client its `identity`), rather than a name typed into the update's arguments, which is
+     * kept beside it when it differs.
+     */
     async recordOperatorAction(action: OperatorActionInput): Promise<void> {
-      await recordOperatorAction(prisma, action);
+      const sender = await updateSenderIdentity(action.workflowId, action.updateId);
+      const stated = action.operator === 'unnamed' ? undefined : action.operator;
+      await recordOperatorAction(prisma, {
+        ...action,
+        operator: sender ?? stated ?? 'unnamed',
+        details: { ...action.details, ...(sender && stated && stated !== sender ? { stated_operator: stated } : {}) },
+      });
     },
 
     /**
@@ -672,4 +683,15 @@ export function createTransactionActivities(services: ActivityServices) {
       });
     },
   };
+}
+
+/** The identity on the accepted update `updateId` in the workflow's history (Temporal keeps the sender's there). */
+async function updateSenderIdentity(workflowId: string, updateId: string): Promise<string | undefined> {
+  if (!updateId) return undefined;
+  const history = await Context.current().client.workflow.getHandle(workflowId).fetchHistory();
+  for (const event of history.events ?? []) {
+    const request = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+    if (request?.meta?.updateId === updateId) return request.meta.identity?.trim() || undefined;
+  }
+  return undefined;
 }

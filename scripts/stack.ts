@@ -1,8 +1,9 @@
 // `npm run stack -- --production`: what docker-compose.yml starts, without Docker, on the stack supervisor
 // (scripts/lib/stack.ts, scripts/lib/production.ts): PostgreSQL (a cluster of its own in .data/production), the
 // Temporal server on it with its schemas set up or updated and the namespace and search attributes registered, the
-// Temporal Web UI, the migrations, and two API and two worker processes from `npm run build`. Data is kept across
-// starts; logs are in .data/production/logs/. Ctrl-C stops everything; so does a process that exits by itself.
+// Temporal Web UI behind the OpenID Provider's sign-in (scripts/lib/oidc.ts), the migrations, and two API and two
+// worker processes from `npm run build`. Data is kept across starts; logs are in .data/production/logs/. Ctrl-C stops
+// everything; so does a process that exits by itself.
 // Options: --no-build (use the dist/ there is). docs/production.md describes the topology and its settings.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,12 +13,14 @@ import { generatePrismaClient, serviceRoleUrl } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { AppEnvironment, imageEnv, productionReplicas, serviceCommand, startProductionEngine } from './lib/production';
 import { httpOk, Stack } from './lib/stack';
+import { developmentUsers } from './lib/oidc';
 import { NAMESPACE, temporalClientTlsEnv, temporalServerBinaries } from './lib/temporal-server';
 
 const dataDir = path.join(projectRoot, '.data', 'production');
 const firstApiPort = Number(process.env.PORT ?? 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
 const temporalUiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+const oidcPort = Number(process.env.OIDC_PORT ?? 8234);
 const startedAt = Date.now();
 
 function log(message: string): void {
@@ -50,6 +53,8 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     uiPort: temporalUiPort,
     binaries,
     tls: true,
+    signOn: true,
+    oidcPort,
     log,
   });
   const tls = engine.tls!;
@@ -100,8 +105,11 @@ async function start(stack: Stack, build: boolean): Promise<void> {
     [
       '',
       ...apiPorts.map((port, index) => `  API ${index + 1}          http://localhost:${port}`),
-      `  Temporal UI    http://localhost:${temporalUiPort}`,
-      `  Temporal       ${engine.temporalAddress} (namespace ${NAMESPACE}; mutual TLS, certificates in ${path.relative(projectRoot, tls.dir)}/)`,
+      `  Temporal UI    ${engine.signOn!.uiUrl} (sign in as ${developmentUsers.map((user) => user.email).join(', ')};`,
+      `                 password in ${path.relative(projectRoot, path.join(engine.signOn!.provider.stateDir, 'user-password'))})`,
+      `  OpenID Provider ${engine.signOn!.provider.issuer} (static users, development only)`,
+      `  Temporal       ${stack.temporalFrontendAddress} for people (a token from the provider), ${engine.temporalAddress} for the services`,
+      `                 (namespace ${NAMESPACE}; mutual TLS, certificates in ${path.relative(projectRoot, tls.dir)}/)`,
       `  Database       ${engine.database.url} (the owner, for migrations; the API and the workers connect as payments_api and payments_worker)`,
       `  Logs           ${path.relative(projectRoot, path.join(dataDir, 'logs'))}/`,
       `  Ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s. A partner key: npm run partner:create -- --name Acme`,

@@ -80,7 +80,32 @@ describe('the service roles', () => {
       'permission denied for table operator_actions',
     );
     expect(await answer(client, 'DELETE FROM operator_actions')).toBe('permission denied for table operator_actions');
-    expect(await answer(client, 'SELECT count(*) FROM operator_actions')).toMatch(/^accepted/);
+  });
+
+  // Per table (prisma/migrations/20261126233600_service_role_table_grants): each role loses what its process never uses.
+  it('api: neither writes nor reads the audit trail (the worker records it)', async () => {
+    const row = [randomUUID(), 'transaction-x', 'forged', 'transaction', randomUUID(), 'refund', 'mallory'];
+    const insert = `INSERT INTO operator_actions (id, workflow_id, update_id, resource_type, resource_id, action, operator, details, recorded_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, '{}', now())`;
+    expect(await answer(api, insert, row)).toBe('permission denied for table operator_actions');
+    expect(await answer(api, 'SELECT count(*) FROM operator_actions')).toBe(
+      'permission denied for table operator_actions',
+    );
+    expect(await answer(worker, 'SELECT count(*) FROM operator_actions')).toMatch(/^accepted/);
+    expect(await answer(worker, insert, [randomUUID(), `transaction-${randomUUID()}`, ...row.slice(2)])).toBe(
+      'accepted (1 rows)',
+    );
+  });
+
+  it("worker: no access to partners' credentials and rate limits, partners read-only", async () => {
+    expect(await answer(worker, 'SELECT count(*) FROM api_keys')).toBe('permission denied for table api_keys');
+    expect(await answer(worker, 'SELECT count(*) FROM rate_limits')).toBe('permission denied for table rate_limits');
+    expect(await answer(worker, 'DELETE FROM rate_limits')).toBe('permission denied for table rate_limits');
+    expect(await answer(worker, 'SELECT name FROM partners WHERE id = $1', [partnerId])).toBe('accepted (1 rows)');
+    expect(await answer(worker, 'UPDATE partners SET name = name WHERE id = $1', [partnerId])).toBe(
+      'permission denied for table partners',
+    );
+    expect(await answer(api, 'SELECT count(*) FROM api_keys')).toMatch(/^accepted/);
   });
 
   it('api: cannot update or delete events', async () => {

@@ -1,6 +1,8 @@
 // The audit trail (docs/operations.md "Audit trail"): an operator's decision on a transaction in error is recorded
 // with who sent it, when, on what and why (operator_actions, as `npm run audit` lists it), and the same update with
-// its arguments is in the workflow's history.
+// its arguments is in the workflow's history. Who: the identity the update was sent with (the Temporal UI sends the
+// signed-in person's email; test/operator-sso.browser.test.ts), not a name typed into the arguments.
+import { Client } from '@temporalio/client';
 import { auditLines } from '../scripts/audit';
 import { listOperatorActions } from '../src/persistence/operator-actions';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -28,11 +30,16 @@ it("records an operator's refund: who, when, on what, why", async () => {
   const created = await createTransaction(parties);
   await deposit(parties, created, { simulate: 'payout_error' });
   await waitForStatus(harness, created.id, 'error');
-  const handle = settlementHandle(harness, created.id);
+  const olivia = new Client({
+    connection: harness.env.client.connection,
+    namespace: harness.env.client.options.namespace,
+    identity: 'olivia.operator@example.com',
+  });
+  const handle = olivia.workflow.getHandle(settlementHandle(harness, created.id).workflowId);
   const before = new Date();
   expect(
     await handle.executeUpdate(resolveErrorUpdate, {
-      args: [{ action: 'refund', operator: 'olivia.operator@example.com', reason: 'ticket OPS-42' }],
+      args: [{ action: 'refund', operator: 'oscar.operator@example.com', reason: 'ticket OPS-42' }],
       updateId: 'refund-by-olivia',
     }),
   ).toBe('refund');
@@ -48,7 +55,12 @@ it("records an operator's refund: who, when, on what, why", async () => {
     action: 'refund',
     operator: 'olivia.operator@example.com',
     reason: 'ticket OPS-42',
-    details: { step: 'stablecoin_to_fiat', failure_reason: 'payout_failed' },
+    // The name typed into the arguments is kept beside the sender's identity when the two differ.
+    details: {
+      step: 'stablecoin_to_fiat',
+      failure_reason: 'payout_failed',
+      stated_operator: 'oscar.operator@example.com',
+    },
   });
   expect(rows[0]!.recordedAt.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
   expect(await listOperatorActions(harness.prisma, { operator: 'olivia.operator@example.com' })).toHaveLength(1);
@@ -60,9 +72,9 @@ it("records an operator's refund: who, when, on what, why", async () => {
     .map((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest)
     .find((request) => request?.input?.name === 'resolveError')!;
   expect(accepted.meta?.updateId).toBe('refund-by-olivia');
-  expect(accepted.meta?.identity).toBeTruthy();
+  expect(accepted.meta?.identity).toBe('olivia.operator@example.com');
   expect(JSON.parse(Buffer.from(accepted.input!.args!.payloads![0]!.data!).toString())).toMatchObject({
-    operator: 'olivia.operator@example.com',
+    operator: 'oscar.operator@example.com',
     reason: 'ticket OPS-42',
   });
 });

@@ -11,6 +11,9 @@ import type { LocalPostgres } from './postgres';
 import { nodeArgsOf, serviceEnv } from './service-runtime';
 import type { Stack, StackProcess } from './stack';
 import type { TemporalDatabase, TemporalServerBinaries } from './temporal-server';
+import { randomBytes } from 'node:crypto';
+import { keptSecret, type OidcProviderSettings } from './oidc';
+import { freePort } from './ports';
 import { ensureTemporalCertificates, type TemporalCertificates } from './tls';
 
 /** API and worker processes (docker-compose.yml's replicas). */
@@ -69,6 +72,30 @@ export interface ProductionEngine {
   ui: StackProcess | undefined;
   /** The certificates of mutual TLS to Temporal, when `tls` was asked for. */
   tls: TemporalCertificates | undefined;
+  /** Operators' single sign-on, when `signOn` was asked for: the OpenID Provider's settings (its users' password). */
+  signOn: { provider: OidcProviderSettings; uiUrl: string | undefined } | undefined;
+}
+
+/** The Temporal UI's OIDC client at the development provider (docs/configuration.md). */
+export const TEMPORAL_UI_CLIENT_ID = 'temporal-ui';
+
+/** The development OpenID Provider's settings, its secrets kept in `<dataDir>/oidc` (0600). */
+export function developmentOidcSettings(
+  dataDir: string,
+  port: number,
+  uiUrl: string | undefined,
+): OidcProviderSettings {
+  const stateDir = path.join(dataDir, 'oidc');
+  const secret = (name: string) => keptSecret(stateDir, name, () => randomBytes(18).toString('base64url'));
+  return {
+    issuer: `http://127.0.0.1:${port}`,
+    port,
+    stateDir,
+    clientId: TEMPORAL_UI_CLIENT_ID,
+    clientSecret: secret('client-secret'),
+    redirectUris: uiUrl ? [`${uiUrl}/auth/sso/callback`] : [],
+    userPassword: secret('user-password'),
+  };
 }
 
 /**
@@ -86,6 +113,14 @@ export async function startProductionEngine(
     binaries?: Promise<TemporalServerBinaries | undefined>;
     /** Mutual TLS to Temporal with the development CA's certificates kept in `<dataDir>/tls` (scripts/lib/tls.ts). */
     tls?: boolean;
+    /**
+     * Operators' single sign-on (needs `tls`): the development OpenID Provider (scripts/lib/oidc.ts), the server's
+     * claim mapper and authorizer on its public frontend, the UI signing in through the provider. `temporalAddress`
+     * is then the internal frontend, the services' (mutual TLS, no token).
+     */
+    signOn?: boolean;
+    /** The OpenID Provider's port (default a free one). */
+    oidcPort?: number;
     log?: (message: string) => void;
   },
 ): Promise<ProductionEngine> {
@@ -100,8 +135,17 @@ export async function startProductionEngine(
     options.log?.(`PostgreSQL ${major} here; docker-compose.yml runs ${POSTGRES_MAJOR} (Debian: postgresql-15)`);
   options.log?.(`PostgreSQL ${major} on port ${cluster.port}, database ${options.database} migrated`);
   const tls = options.tls ? ensureTemporalCertificates(path.join(options.dataDir, 'tls')) : undefined;
+  const uiUrl = options.uiPort === undefined ? undefined : `http://127.0.0.1:${options.uiPort}`;
+  let provider: OidcProviderSettings | undefined;
+  if (options.signOn) {
+    // First: the server fetches the provider's JWKS when it starts.
+    provider = developmentOidcSettings(options.dataDir, options.oidcPort ?? (await freePort()), uiUrl);
+    await stack.startOidcProvider(provider);
+    options.log?.(`OpenID Provider ${provider.issuer} (static users, development only)`);
+  }
   const temporal = await stack.startTemporalServer({
     tls,
+    signOn: provider ? { jwksUrl: `${provider.issuer}/jwks` } : undefined,
     database: temporalDatabaseOn(cluster),
     fresh: options.fresh,
     port: options.temporalPort,
@@ -112,7 +156,21 @@ export async function startProductionEngine(
   options.log?.(
     `Temporal server on ${temporalAddress} (PostgreSQL persistence and visibility${tls ? `; mutual TLS, certificates in ${tls.dir}` : ''})`,
   );
-  const ui = options.uiPort === undefined ? undefined : await stack.startTemporalUi({ port: options.uiPort });
-  if (ui) options.log?.(`Temporal UI on http://localhost:${options.uiPort}`);
-  return { database, temporal, temporalAddress, ui, tls };
+  const ui =
+    options.uiPort === undefined
+      ? undefined
+      : await stack.startTemporalUi({
+          port: options.uiPort,
+          signOn:
+            provider && uiUrl
+              ? {
+                  providerUrl: provider.issuer,
+                  clientId: provider.clientId,
+                  clientSecret: provider.clientSecret,
+                  uiUrl,
+                }
+              : undefined,
+        });
+  if (ui) options.log?.(`Temporal UI on ${uiUrl}${provider ? ' (sign-in through the OpenID Provider)' : ''}`);
+  return { database, temporal, temporalAddress, ui, tls, signOn: provider ? { provider, uiUrl } : undefined };
 }

@@ -28,9 +28,14 @@ import {
   temporalClientTls,
   temporalServerEnv,
   temporalServerTlsEnv,
+  temporalServerArgs,
+  temporalServerAuthEnv,
+  temporalUiAuthEnv,
   temporalUiEnv,
   temporalUiTlsEnv,
+  type TemporalUiSignOn,
 } from './temporal-server';
+import { oidcProviderEnv, type OidcProviderSettings } from './oidc';
 import type { TemporalCertificates } from './tls';
 import { temporalTlsOptions } from '../../src/temporal/tls';
 import { waitUntil } from './wait';
@@ -211,6 +216,11 @@ export interface TemporalServerOptions {
   binaries?: Promise<TemporalServerBinaries | undefined>;
   /** Mutual TLS (scripts/lib/tls.ts): the server takes only clients with a certificate; the stack's own is `admin`. */
   tls?: TemporalCertificates;
+  /**
+   * Operators' single sign-on (needs `tls`): the public frontend takes only tokens signed by a key of `jwksUrl`
+   * (temporalServerAuthEnv); the stack's client, the API and the workers use the internal frontend (`temporal.address`).
+   */
+  signOn?: { jwksUrl: string };
   readyWithinMs?: number;
   logFile?: string;
 }
@@ -280,7 +290,10 @@ export class Stack {
     if (options.fresh) await dropDatabases(options.database);
     await setUpTemporalSchemas(binaries.sqlTool, options.database);
     const port = options.port ?? (await freePort());
-    const address = `127.0.0.1:${port}`;
+    if (options.signOn && !options.tls) throw new Error('single sign-on needs mutual TLS (the internal frontend)');
+    const internalPort = options.signOn ? await freePort() : undefined;
+    this.temporalFrontendAddress = `127.0.0.1:${port}`;
+    const address = `127.0.0.1:${internalPort ?? port}`;
     this.temporalTls = options.tls;
     const tls = options.tls ? temporalTlsOptions(temporalClientTls(options.tls, 'admin')) : undefined;
     const connection = Connection.lazy({ address, tls });
@@ -290,11 +303,12 @@ export class Stack {
     const server = await this.start({
       name: 'temporal',
       command: binaries.server,
-      args: ['start'],
+      args: temporalServerArgs(options.signOn !== undefined),
       env: {
         ...process.env,
-        ...(await temporalServerEnv(options.database, port)),
+        ...(await temporalServerEnv(options.database, port, internalPort)),
         ...(options.tls ? temporalServerTlsEnv(options.tls) : {}),
+        ...(options.signOn ? temporalServerAuthEnv(options.signOn.jwksUrl) : {}),
       },
       readyWithinMs: options.readyWithinMs,
       logFile: options.logFile,
@@ -312,11 +326,13 @@ export class Stack {
   }
 
   private temporalServerBinaries: TemporalServerBinaries | undefined;
+  /** The Temporal server's public frontend (people, the UI); `temporal.address` differs only with single sign-on. */
+  temporalFrontendAddress: string | undefined;
   /** The certificates of the Temporal server's mutual TLS, when it has it. */
   temporalTls: TemporalCertificates | undefined;
 
   /** The Temporal Web UI server (process `temporal-ui`) on this stack's Temporal server; ready once it serves its page. */
-  startTemporalUi(options: { port: number; readyWithinMs?: number }): Promise<StackProcess> {
+  startTemporalUi(options: { port: number; signOn?: TemporalUiSignOn; readyWithinMs?: number }): Promise<StackProcess> {
     const binaries = this.temporalServerBinaries;
     if (!binaries || !this.temporal) throw new Error('startTemporalServer first');
     return this.start({
@@ -326,11 +342,26 @@ export class Stack {
       args: ['--root', binaries.uiRoot, '--env', 'docker', 'start'],
       env: {
         ...process.env,
-        ...temporalUiEnv(this.temporal.address, options.port),
+        ...temporalUiEnv(this.temporalFrontendAddress ?? this.temporal.address, options.port),
         ...(this.temporalTls ? temporalUiTlsEnv(this.temporalTls) : {}),
+        ...(options.signOn ? temporalUiAuthEnv(options.signOn) : {}),
       },
       readyWithinMs: options.readyWithinMs,
       ready: () => httpOk(`http://127.0.0.1:${options.port}/`),
+    });
+  }
+
+  /**
+   * The OpenID Provider of operators' sign-on (process `oidc-provider`, scripts/production/oidc-provider.ts; static
+   * users, development and tests only). Its keys stay in `settings.stateDir` across restarts.
+   */
+  startOidcProvider(settings: OidcProviderSettings, readyWithinMs?: number): Promise<StackProcess> {
+    return this.start({
+      name: 'oidc-provider',
+      ...tsEntry(path.join(projectRoot, 'scripts', 'production', 'oidc-provider.ts')),
+      env: { ...process.env, ...oidcProviderEnv(settings) },
+      readyWithinMs,
+      ready: () => httpOk(`${settings.issuer}/.well-known/openid-configuration`),
     });
   }
 

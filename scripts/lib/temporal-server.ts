@@ -113,8 +113,14 @@ export function setUpTemporalSchemas(sqlTool: string, database: TemporalDatabase
 export async function temporalServerEnv(
   database: TemporalDatabase,
   frontendPort: number,
+  internalFrontendPort?: number,
 ): Promise<Record<string, string>> {
   const ports: Record<string, string> = { FRONTEND_GRPC_PORT: String(frontendPort) };
+  if (internalFrontendPort !== undefined) {
+    ports.INTERNAL_FRONTEND_GRPC_PORT = String(internalFrontendPort);
+    ports.INTERNAL_FRONTEND_MEMBERSHIP_PORT = String(await freeLowPort());
+    ports.INTERNAL_FRONTEND_HTTP_PORT = String(await freeLowPort());
+  }
   for (const name of [
     'FRONTEND_HTTP_PORT',
     'FRONTEND_MEMBERSHIP_PORT',
@@ -153,6 +159,57 @@ export function temporalServerTlsEnv(certificates: TemporalCertificates): Record
     TEMPORAL_TLS_CLIENT2_CA_CERT: certificates.caCert,
     TEMPORAL_TLS_INTERNODE_SERVER_NAME: TEMPORAL_SERVER_NAME,
     TEMPORAL_TLS_FRONTEND_SERVER_NAME: TEMPORAL_SERVER_NAME,
+  };
+}
+
+/**
+ * Operators' single sign-on on the server (docs/operations.md "Operator sign-on"): the public frontend takes a call
+ * only with a bearer token its default JWT claim mapper accepts (signed by a key of `jwksUrl`; roles from the
+ * `permissions` claim, `namespace:role`) and its default authorizer allows. The API, the workers and the server's own
+ * system workers connect to the internal frontend instead, which serves mutual TLS with the internode certificates
+ * and takes no token: a service is identified by its client certificate, a person by their token.
+ */
+export function temporalServerAuthEnv(jwksUrl: string): Record<string, string> {
+  return {
+    TEMPORAL_AUTH_AUTHORIZER: 'default',
+    TEMPORAL_AUTH_CLAIM_MAPPER: 'default',
+    TEMPORAL_JWT_KEY_SOURCE1: jwksUrl,
+    TEMPORAL_JWT_PERMISSIONS_CLAIM: 'permissions',
+    USE_INTERNAL_FRONTEND: 'true',
+  };
+}
+
+/** The server's command line: with single sign-on it serves the internal frontend as well (not a default service). */
+export function temporalServerArgs(signOn: boolean): string[] {
+  if (!signOn) return ['start'];
+  const services = ['frontend', 'internal-frontend', 'history', 'matching', 'worker'];
+  return ['start', ...services.flatMap((service) => ['--service', service])];
+}
+
+/** Where the UI server signs people in (its template's TEMPORAL_AUTH_* names): an OpenID Provider's client. */
+export interface TemporalUiSignOn {
+  /** The provider's issuer URL (its /.well-known/openid-configuration is read at start). */
+  providerUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** The UI's own URL as the browser reaches it: the callback and the allowed origin derive from it. */
+  uiUrl: string;
+}
+
+export function temporalUiAuthEnv(signOn: TemporalUiSignOn): Record<string, string> {
+  return {
+    TEMPORAL_AUTH_ENABLED: 'true',
+    TEMPORAL_AUTH_TYPE: 'oidc',
+    TEMPORAL_AUTH_LABEL: 'Company sign-on',
+    TEMPORAL_AUTH_PROVIDER_URL: signOn.providerUrl,
+    TEMPORAL_AUTH_CLIENT_ID: signOn.clientId,
+    TEMPORAL_AUTH_CLIENT_SECRET: signOn.clientSecret,
+    TEMPORAL_AUTH_CALLBACK_URL: `${signOn.uiUrl}/auth/sso/callback`,
+    TEMPORAL_AUTH_SCOPES: 'openid,profile,email,groups',
+    // The server's claim mapper reads the roles from the ID token (a JWT whatever the provider's access tokens are).
+    TEMPORAL_AUTH_USE_ID_TOKEN_AS_BEARER: 'true',
+    TEMPORAL_AUTH_REDIRECT_TO_PROVIDER: 'true',
+    TEMPORAL_CORS_ORIGINS: signOn.uiUrl,
   };
 }
 

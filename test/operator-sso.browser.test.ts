@@ -1,0 +1,276 @@
+// Operators' single sign-on on the production topology (docs/operations.md "Operator sign-on"): the Temporal UI server
+// signs people in through the OpenID Provider (scripts/lib/oidc.ts, static users), the Temporal server maps the ID
+// token's `permissions` with its default claim mapper and authorizer. In headless Chromium: a viewer finds a
+// settlement in `error` by its transaction id and is refused the operator's update; an operator refunds it through the
+// same form; the audit trail names the operator. Screenshots in test-artifacts/.
+//
+// Needs the Temporal server's binaries and skips without them, as test/production-stack.browser.test.ts does (CI
+// builds them and fails the test when they are missing).
+import { Connection } from '@temporalio/client';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Browser, type Page } from 'playwright-core';
+import { auditLines } from '../scripts/audit';
+import {
+  approvedCustomer,
+  call,
+  createFiatToFiatQuote,
+  fiatToFiatAccounts,
+  fiatToFiatBody,
+  idOf,
+} from '../scripts/chaos/fixtures';
+import { HttpClient } from '../scripts/chaos/http';
+import { serviceRoleUrl } from '../scripts/lib/database';
+import { userByRole } from '../scripts/lib/oidc';
+import { freePort } from '../scripts/lib/ports';
+import { type ProductionEngine, startProductionEngine } from '../scripts/lib/production';
+import { Stack, tsEntry } from '../scripts/lib/stack';
+import { temporalClientTls, temporalClientTlsEnv, type TemporalServerBinaries } from '../scripts/lib/temporal-server';
+import { waitUntil } from '../scripts/lib/wait';
+import { createPrismaClient } from '../src/persistence/database';
+import { listOperatorActions } from '../src/persistence/operator-actions';
+import { createPartner } from '../src/services/partners';
+import { temporalTlsOptions } from '../src/temporal/tls';
+import { workflowIds } from '../src/temporal/workflow-ids';
+import { launchChromium } from './support/browser';
+import { projectRoot, testArtifactsDir, workflowBundlePath } from './support/paths';
+
+const dataDir = path.join(projectRoot, '.data', 'operator-sso-test');
+
+function cachedBinaries(): TemporalServerBinaries | undefined {
+  const output = execFileSync('bash', [path.join(projectRoot, 'scripts', 'temporal-binaries.sh'), 'server-cached'], {
+    encoding: 'utf8',
+  });
+  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(output)?.[1] ?? '';
+  const server = value('TEMPORAL_SERVER_PATH');
+  if (!server) return undefined;
+  return {
+    server,
+    sqlTool: value('TEMPORAL_SQL_TOOL_PATH'),
+    uiServer: value('TEMPORAL_UI_SERVER_PATH'),
+    uiRoot: value('TEMPORAL_UI_ROOT'),
+  };
+}
+
+const binaries = cachedBinaries();
+if (!binaries && process.env.CI)
+  throw new Error(
+    'CI: the Temporal server binaries are missing (.ci/run builds them: scripts/temporal-binaries.sh server)',
+  );
+const describeWithServer = binaries ? describe : describe.skip;
+if (!binaries)
+  console.warn(
+    'operator-sso.browser.test.ts skipped: no Temporal server binaries yet; `bash scripts/temporal-binaries.sh server` builds them (about 5 minutes, once)',
+  );
+
+describeWithServer('operators sign in to the Temporal UI', () => {
+  let stack: Stack;
+  let engine: ProductionEngine;
+  let browser: Browser;
+  let uiUrl: string;
+  let api: HttpClient;
+  let transactionId: string;
+
+  beforeAll(async () => {
+    stack = new Stack({ logs: path.join(dataDir, 'logs') });
+    const uiPort = await freePort();
+    engine = await startProductionEngine(stack, {
+      dataDir,
+      database: 'payments',
+      fresh: true,
+      uiPort,
+      binaries: Promise.resolve(binaries),
+      tls: true,
+      signOn: true,
+    });
+    uiUrl = engine.signOn!.uiUrl!;
+    const apiPort = await freePort();
+    const env = {
+      ...process.env,
+      APP_ENV: 'sandbox',
+      PORT: String(apiPort),
+      DATABASE_URL: engine.database.url,
+      TEMPORAL_ADDRESS: engine.temporalAddress,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: 'payments',
+      DOCUMENT_STORAGE_DIR: path.join(dataDir, 'documents'),
+      SANDBOX_VERIFICATION_DELAY_SECONDS: '1',
+      WORKFLOW_BUNDLE_PATH: workflowBundlePath,
+    };
+    api = new HttpClient(apiPort);
+    await Promise.all([
+      stack.start({
+        name: 'api',
+        ...tsEntry('src/server.ts'),
+        env: {
+          ...env,
+          ...temporalClientTlsEnv(engine.tls!, 'api'),
+          DATABASE_URL: serviceRoleUrl(engine.database.url, 'api'),
+        },
+        ready: async () =>
+          (await api.send({ method: 'GET', path: '/health/ready', timeoutMs: 2000 })).kind === 'response',
+      }),
+      stack.start({
+        name: 'worker',
+        ...tsEntry('src/worker.ts'),
+        env: {
+          ...env,
+          ...temporalClientTlsEnv(engine.tls!, 'worker'),
+          DATABASE_URL: serviceRoleUrl(engine.database.url, 'worker'),
+        },
+        ready: stack.pollsTaskQueue('payments'),
+      }),
+    ]);
+    const prisma = createPrismaClient(engine.database.url, { role: 'test', poolSize: 1 });
+    try {
+      api = api.with({ Authorization: (await createPartner(prisma, 'SSO test partner', 'sandbox')).api_key });
+    } finally {
+      await prisma.$disconnect();
+    }
+
+    // A settlement whose payout failed: it waits in `error` for an operator's resolveError.
+    const customerId = await approvedCustomer(api);
+    const { solanaWalletId, speiAccountId } = await fiatToFiatAccounts(api, customerId);
+    const fiatToFiatQuoteId = await createFiatToFiatQuote(api);
+    const transaction = await call(
+      api,
+      {
+        method: 'POST',
+        path: '/v1/fiat-to-fiat',
+        json: fiatToFiatBody({ approvedCustomerId: customerId, fiatToFiatQuoteId, solanaWalletId, speiAccountId }),
+      },
+      201,
+      'fiat-to-fiat transaction',
+    );
+    transactionId = idOf(transaction);
+    const { amount } = (transaction.body as { sender: { amount: string } }).sender;
+    await call(
+      api,
+      {
+        method: 'POST',
+        path: `/v1/sandbox/transactions/${transactionId}/deposit`,
+        json: { amount, simulate: 'payout_error' },
+      },
+      201,
+      'deposit',
+    );
+    expect(await waitForStatus('error')).toBe(true);
+    browser = await launchChromium();
+  }, 400_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  }, 120_000);
+
+  function waitForStatus(status: string): Promise<boolean> {
+    return waitUntil(
+      async () => {
+        const current = await api.send({ method: 'GET', path: `/v1/transactions/${transactionId}` });
+        return current.kind === 'response' && (current.body as { status?: string }).status === status;
+      },
+      120_000,
+      500,
+    );
+  }
+
+  /** A fresh browser session that opens `path` on the UI and signs in on the provider's page as `email`. */
+  async function signedIn(email: string, pathAndQuery: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${uiUrl}${pathAndQuery}`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(engine.signOn!.provider.userPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.href.startsWith(uiUrl) && !url.pathname.startsWith('/login'), {
+      timeout: 60_000,
+    });
+    return page;
+  }
+
+  /** The UI's own form: More Actions, Send an Update, resolveError with `data`. Answers the UI server's status. */
+  async function sendResolveError(page: Page, updateId: string, data: string): Promise<number> {
+    await page.getByRole('button', { name: 'More Actions' }).click();
+    await page.getByRole('menuitem', { name: 'Send an Update' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByTestId('update-select-button').click();
+    await dialog.getByRole('option', { name: 'resolveError' }).click();
+    await dialog.locator('.cm-content').first().click();
+    await page.keyboard.type(data);
+    // Leaving the editor is what hands its text to the form.
+    await dialog.getByTestId('update-id').fill(updateId);
+    const sent = page.waitForResponse(
+      (response) => response.url().includes('/update/resolveError') && response.request().method() === 'POST',
+      { timeout: 60_000 },
+    );
+    await dialog.getByRole('button', { name: 'Submit' }).click();
+    return (await sent).status();
+  }
+
+  const settlementPath = () => `/namespaces/default/workflows/${workflowIds.transaction(transactionId)}`;
+
+  it('refuses the public frontend to a client with a certificate but no token', async () => {
+    const connection = await Connection.connect({
+      address: stack.temporalFrontendAddress!,
+      tls: temporalTlsOptions(temporalClientTls(engine.tls!, 'ui')),
+    });
+    try {
+      await expect(connection.workflowService.describeNamespace({ namespace: 'default' })).rejects.toMatchObject({
+        code: 7, // PERMISSION_DENIED
+      });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("lets a viewer find the settlement and refuses them the operator's update", async () => {
+    const viewer = userByRole('viewer');
+    // What docs/operations.md tells the operator to type: the transaction id as ResourceId.
+    const query = encodeURIComponent(`ResourceId="${transactionId}"`);
+    const page = await signedIn(viewer.email, `/namespaces/default/workflows?query=${query}`);
+    await page.getByText(workflowIds.transaction(transactionId), { exact: true }).first().waitFor({ timeout: 60_000 });
+    await page.goto(`${uiUrl}${settlementPath()}`);
+    await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
+    expect(await sendResolveError(page, 'refund-by-viewer', '{"action": "refund", "reason": "viewer tries"}')).toBe(
+      403,
+    );
+    await page.getByRole('dialog').getByText('Request unauthorized.').waitFor({ timeout: 30_000 });
+    mkdirSync(testArtifactsDir, { recursive: true });
+    await page.screenshot({ path: path.join(testArtifactsDir, 'operator-sso-viewer-refused.png'), timeout: 60_000 });
+    await page.context().close();
+    const current = await api.send({ method: 'GET', path: `/v1/transactions/${transactionId}` });
+    expect(current.kind === 'response' && (current.body as { status?: string }).status).toBe('error');
+  });
+
+  it('lets an operator refund it, and the audit trail names the operator', async () => {
+    const operator = userByRole('operator');
+    const page = await signedIn(operator.email, settlementPath());
+    await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
+    // The UI (2.54) sends no identity with an update (its signals and resets carry the email): the operator names
+    // themselves, as docs/operations.md "Audit trail" asks.
+    const data = JSON.stringify({ action: 'refund', operator: operator.email, reason: 'ticket OPS-77' });
+    expect(await sendResolveError(page, 'refund-by-operator', data)).toBe(200);
+    expect(await waitForStatus('refunded')).toBe(true);
+    await page.reload();
+    await page.getByText('COMPLETED').first().waitFor({ timeout: 60_000 });
+    mkdirSync(testArtifactsDir, { recursive: true });
+    await page.screenshot({ path: path.join(testArtifactsDir, 'operator-sso-operator-refund.png'), timeout: 60_000 });
+    await page.context().close();
+
+    const prisma = createPrismaClient(engine.database.url, { role: 'test', poolSize: 1 });
+    try {
+      const rows = await listOperatorActions(prisma, { resourceId: transactionId });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        updateId: 'refund-by-operator',
+        action: 'refund',
+        operator: operator.email,
+        reason: 'ticket OPS-77',
+      });
+      expect(auditLines(rows)[1]).toContain(`${operator.email}\trefund\ttransaction ${transactionId}`);
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+});
