@@ -1,34 +1,12 @@
-// Prisma CLI configuration. Migrations run through the WebAssembly schema engine and the pg driver
-// adapter, because the native schema engine is a download these machines cannot make
-// (see docs/development.md "Prisma without native engines").
-import pg from 'pg';
-import { PrismaPg } from '@prisma/adapter-pg';
+// Prisma 7's CLI configuration: `prisma generate` (the client and the Kysely tables into src/persistence/generated).
+// Migrations do not run through this CLI: its schema engine is a native download these machines cannot make, so
+// `migrate deploy` runs on the JS schema engine of prisma/migrate.config.ts (docs/development.md "Prisma without
+// native engines").
 import { defineConfig } from 'prisma/config';
-
-// prisma/orm#27403: adapter-pg rejects catalog columns of type `name` (oid 19) that migrate reads.
-// Report them as text (oid 25); only the CLI's introspection queries see this.
-const NAME_OID = 19;
-const TEXT_OID = 25;
-const originalQuery = pg.Pool.prototype.query as (...args: unknown[]) => unknown;
-pg.Pool.prototype.query = function patchedQuery(this: pg.Pool, ...args: unknown[]) {
-  const result = originalQuery.apply(this, args);
-  if (result && typeof (result as Promise<unknown>).then === 'function') {
-    return (result as Promise<pg.QueryResult>).then((res) => {
-      for (const field of res?.fields ?? []) if (field.dataTypeID === NAME_OID) field.dataTypeID = TEXT_OID;
-      return res;
-    });
-  }
-  return result;
-} as typeof pg.Pool.prototype.query;
 
 export default defineConfig({
   schema: 'prisma/schema.prisma',
   migrations: { path: 'prisma/migrations' },
-  experimental: { adapter: true },
-  engine: 'js',
-  async adapter() {
-    const connectionString = process.env.DATABASE_URL;
-    if (!connectionString) throw new Error('DATABASE_URL must be set to run Prisma migrations');
-    return new PrismaPg({ connectionString });
-  },
+  // Read by commands that connect (none of ours); generate needs no database.
+  datasource: { url: process.env.DATABASE_URL ?? 'postgresql://localhost/unused' },
 });

@@ -21,7 +21,7 @@ import {
 import { isUnconnected, ProviderUnavailableError } from '../src/providers/unavailable';
 import { chainBookBalances, chainCursor } from '../src/persistence/chain-watcher';
 import { evmSendMovements, settleEvmSend, unsettledEvmSends } from '../src/persistence/evm-sends';
-import { Prisma } from '../src/persistence/database';
+import { Decimal } from '../src/domain/money';
 import type { ActivityServices } from './services';
 
 export interface ReconciliationBatchInput {
@@ -104,7 +104,7 @@ export function createReconciliationActivities({
     let checked = 0;
     for (const watched of watchedChains) {
       const cursor = await chainCursor(prisma, watched.chain);
-      const compared: Array<{ block: bigint; books: Map<string, Prisma.Decimal>; addresses: string[] | undefined }> =
+      const compared: Array<{ block: bigint; books: Map<string, Decimal>; addresses: string[] | undefined }> =
         [];
       try {
         const head = await watched.head();
@@ -120,9 +120,9 @@ export function createReconciliationActivities({
         for (const mined of recorded) await settleEvmSend(prisma, mined.idempotencyKey, mined);
         if (cursor !== null) {
           const block = cursor - 1n < head.deep ? cursor - 1n : head.deep;
-          const books = new Map<string, Prisma.Decimal>();
+          const books = new Map<string, Decimal>();
           for (const row of await chainBookBalances(prisma, watched.chain, block))
-            books.set(`${row.address.toLowerCase()}|${row.currency}`, new Prisma.Decimal(row.amount));
+            books.set(`${row.address.toLowerCase()}|${row.currency}`, new Decimal(row.amount));
           if (block >= 0n) compared.push({ block, books, addresses: undefined });
         }
         const sent = await sentBooks(watched.chain, new Set(watched.addresses), head.deep);
@@ -131,8 +131,8 @@ export function createReconciliationActivities({
         for (const group of compared) {
           for (const balance of await watched.balances(group.block, group.addresses)) {
             checked += 1;
-            const bookAmount = group.books.get(`${balance.address}|${balance.currency}`) ?? new Prisma.Decimal(0);
-            const chainAmount = new Prisma.Decimal(balance.amount);
+            const bookAmount = group.books.get(`${balance.address}|${balance.currency}`) ?? new Decimal(0);
+            const chainAmount = new Decimal(balance.amount);
             if (bookAmount.equals(chainAmount)) continue;
             discrepancies.push({
               kind: 'chain_balance_mismatch',
@@ -159,7 +159,7 @@ export function createReconciliationActivities({
     chain: string,
     watched: ReadonlySet<string>,
     block: bigint,
-  ): Promise<{ books: Map<string, Prisma.Decimal>; addresses: string[] }> {
+  ): Promise<{ books: Map<string, Decimal>; addresses: string[] }> {
     const movements = await evmSendMovements(prisma, chain, block);
     // Whoever the service sent from holds the key: a service address.
     const ours = new Set(movements.filter((m) => m.kind === 'transfer').map((m) => m.fromAddress));
@@ -174,8 +174,8 @@ export function createReconciliationActivities({
       if (m.kind === 'transfer') add(m.fromAddress, m.token, -m.units);
       add(m.toAddress, m.token, m.units);
     }
-    const books = new Map<string, Prisma.Decimal>();
-    for (const [key, amount] of units) books.set(key, new Prisma.Decimal(amount.toString()).div(1_000_000));
+    const books = new Map<string, Decimal>();
+    for (const [key, amount] of units) books.set(key, new Decimal(amount.toString()).div(1_000_000));
     return { books, addresses: [...ours] };
   }
 

@@ -1,6 +1,6 @@
 // What activities may touch. Built once per worker process (src/worker.ts) or per test file.
 import type { AppConfig } from '../src/config';
-import type { PrismaClient } from '../src/persistence/database';
+import type { DatabaseClient } from '../src/persistence/database';
 import type { Logger } from '../src/logger';
 import type { VerificationProvider } from '../src/providers/verification';
 import type { WebhookSender } from '../src/providers/webhook-sender';
@@ -17,7 +17,7 @@ import type { Screening } from '../src/providers/screening';
 
 export interface ActivityServices {
   config: AppConfig;
-  prisma: PrismaClient;
+  prisma: DatabaseClient;
   logger: Logger;
   verificationProvider: VerificationProvider;
   webhookSender: WebhookSender;

@@ -5,7 +5,7 @@
 //   npm run partner:keys -- revoke --key <key id>                            effective on the next request
 import { parseArgs } from 'node:util';
 import type { AppEnvironment } from '../src/config';
-import { createPrismaClient, type Db } from '../src/persistence/database';
+import { createPrismaClient, type Database, type DatabaseClient } from '../src/persistence/database';
 import { ApiKeyCommandError, createApiKey, listApiKeys, revokeApiKey } from '../src/services/api-keys';
 import { prepareDatabase } from './lib/database';
 
@@ -16,7 +16,11 @@ const usage = [
 ].join('\n');
 
 /** Runs one command; returns the lines to print (JSON). */
-export async function partnerKeysCommand(argv: string[], db: Db, appEnv: AppEnvironment): Promise<string[]> {
+export async function partnerKeysCommand(
+  argv: string[],
+  db: DatabaseClient,
+  appEnv: AppEnvironment,
+): Promise<string[]> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

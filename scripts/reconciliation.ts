@@ -8,7 +8,7 @@
 // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE as for the worker (defaults: the dev stack's).
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
-import type { Db } from '../src/persistence/database';
+import type { Database, DatabaseClient } from '../src/persistence/database';
 import {
   findReconciliationReport,
   listDiscrepancies,
@@ -43,7 +43,7 @@ const amountText = /^(0|[1-9]\d{0,17})(\.\d{1,6})?$/;
  * another amount, or a line the service never asked for; `clear` makes it agree again. Read by the sandbox's
  * provider statement only (a production worker never reads this table).
  */
-export async function sandboxStatementCommand(args: string[], db: Db): Promise<string[]> {
+export async function sandboxStatementCommand(args: string[], db: DatabaseClient): Promise<string[]> {
   const [action, key, ...rest] = args;
   const positive = (text: string | undefined) => {
     if (!text || !amountText.test(text) || /^0(\.0*)?$/.test(text)) throw new ReconciliationCommandError(usage);
@@ -79,7 +79,7 @@ export async function sandboxStatementCommand(args: string[], db: Db): Promise<s
 export class ReconciliationCommandError extends CommandUsageError {}
 
 /** A report and (up to `limit` of) its discrepancies, as JSON lines: the report first. */
-export async function showReport(db: Db, id: string, limit: number): Promise<string[]> {
+export async function showReport(db: DatabaseClient, id: string, limit: number): Promise<string[]> {
   const report = await findReconciliationReport(db, id);
   if (!report) throw new ReconciliationCommandError(`no reconciliation report ${id}`);
   const found = await listDiscrepancies(db, report.id, limit);
@@ -88,7 +88,7 @@ export async function showReport(db: Db, id: string, limit: number): Promise<str
 
 export async function reconciliationCommand(
   argv: string[],
-  db: Db,
+  db: DatabaseClient,
   temporal: () => Promise<{ client: Client; taskQueue: string; close(): Promise<void> }>,
 ): Promise<string[]> {
   const { values, positionals } = parseArgs({

@@ -2,7 +2,7 @@
 // test file, and handed to every route handler.
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from './config';
-import type { PrismaClient } from './persistence/database';
+import type { DatabaseClient } from './persistence/database';
 import type { Logger } from './logger';
 import type { AccountScreening } from './providers/screening';
 import type { PixDirectory } from './providers/pix-directory';
@@ -16,7 +16,7 @@ import type { DocumentStore } from './storage/document-store';
 
 export interface ApiServices {
   config: AppConfig;
-  prisma: PrismaClient;
+  prisma: DatabaseClient;
   temporal: Client;
   logger: Logger;
   documentStore: DocumentStore;

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
+import { type DatabaseTransaction, prismaOf } from '../src/persistence/database';
 
 const root = path.resolve(__dirname, '..');
 const plantedCycle = 'test/fixtures/architecture';
@@ -129,6 +130,24 @@ describe('architecture', () => {
           .map(({ at, line }) => `${at}: ${line.trim()}`),
       );
     expect(offenders).toEqual([]);
+  });
+
+  it('re-exports neither Prisma nor Kysely from src/persistence/database.ts (code outside persistence gets a handle)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const database = require(path.join(root, 'src/persistence/database')) as Record<string, unknown>;
+    expect(Object.keys(database)).toEqual(expect.arrayContaining(['withDatabaseTransaction', 'prismaOf', 'sqlOf']));
+    expect(Object.keys(database).filter((name) => ['Prisma', 'PrismaClient', 'sql', 'Kysely'].includes(name))).toEqual(
+      [],
+    );
+  });
+
+  it('gives Prisma Client to the client only: prismaOf on a transaction is a type error (npm test type-checks)', () => {
+    // Inside a transaction the statements are SQL (docs/development.md "Reaching the database"): should prismaOf
+    // accept a transaction again, this directive is unused and the type check fails.
+    const inTransaction = (tx: DatabaseTransaction) =>
+      // @ts-expect-error prismaOf takes the client only
+      prismaOf(tx);
+    expect(() => inTransaction({} as DatabaseTransaction)).not.toThrow();
   });
 
   it('names in every rule only paths that exist (a rule about a removed module would check nothing)', () => {

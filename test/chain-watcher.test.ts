@@ -267,7 +267,7 @@ it('reconciles the books with balanceOf on chain, and names coin moved behind th
   expect(await chainDiscrepancies()).toEqual([
     {
       subjectId: `ethereum:USDC:${collection.toLowerCase()}`,
-      detail: expect.stringMatching(/balanceOf says .* \(-10 unexplained\)$/),
+      detail: expect.stringMatching(/balanceOf says .* \(-10\.000000 unexplained\)$/),
     },
   ]);
 }, 120_000);

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import { missingRowsAreFinal } from '../activities';
-import { isMissingRow, Prisma, sqlOf } from '../src/persistence/database';
+import { isMissingRow, sqlOf } from '../src/persistence/database';
+import { Prisma } from '../src/persistence/generated/prisma/client';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { allRoutes } from '../src/routes';
 import http from 'node:http';

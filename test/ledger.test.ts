@@ -2,13 +2,13 @@
 // database transaction locks its resource row, then every running-balance account of all its postings in one
 // statement in id order. Accounts that may go negative are no hot row: never locked, no running balance, their
 // balance the sum of their entries (ledgerBalances).
-import type { Transaction } from '@prisma/client';
+import type { Transaction } from '../src/persistence/generated/prisma/client';
 import { createActivities } from '../activities';
 import { Client } from 'pg';
 import {
   connectionName,
   createPrismaClient,
-  PrismaClient,
+  DatabaseClient,
   sqlPoolOf,
   withDatabaseTransaction,
 } from '../src/persistence/database';
@@ -26,7 +26,7 @@ import { Parties, setUpParties, settlementHandle } from './support/transactions'
 let harness: Harness;
 let parties: Parties;
 /** Activities on a pool of their own: the steps waiting on a lock hold connections the API needs meanwhile. */
-let racingPrisma: PrismaClient;
+let racingPrisma: DatabaseClient;
 let racing: ReturnType<typeof createActivities>;
 
 beforeAll(async () => {

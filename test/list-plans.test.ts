@@ -9,7 +9,7 @@ import {
   connectionSettings,
   createPrismaClient,
   defaultDatabaseTimeouts,
-  type PrismaClient,
+  type DatabaseClient,
   SQL_BUILDER,
   sqlBuilderOn,
   sqlPoolOf,
@@ -41,7 +41,7 @@ const largeTables = [
   'webhook_delivery_attempts',
 ];
 
-let prisma: PrismaClient;
+let prisma: DatabaseClient;
 let captured: CompiledQuery[] = [];
 let explainer: Client;
 

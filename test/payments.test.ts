@@ -8,7 +8,8 @@ import { Decimal, Money } from '../src/domain/money';
 import { decideVirtualAccountDeposit } from '../src/domain/transactions';
 import { ledgerAccounts } from '../src/domain/ledger';
 import { ledgerBalances } from '../src/persistence/ledger';
-import { isUniqueViolation, Prisma, type SqlDb, withDatabaseTransaction } from '../src/persistence/database';
+import { isUniqueViolation, type Database, withDatabaseTransaction } from '../src/persistence/database';
+import { Prisma } from '../src/persistence/generated/prisma/client';
 import { newId } from '../src/domain/ids';
 import { findCustomer } from '../src/persistence/customers';
 import { findExternalAccount } from '../src/persistence/external-accounts';
@@ -852,7 +853,7 @@ describe('rows read and written with Kysely (src/persistence), as Prisma reads t
     const cases: Array<{
       rows: () => Promise<Array<{ id: string }>>;
       one: (id: string) => Promise<unknown>;
-      read: (db: SqlDb, id: string) => Promise<unknown>;
+      read: (db: Database, id: string) => Promise<unknown>;
     }> = [
       {
         rows: () => harness.prisma.quote.findMany({ where: ours() }),

@@ -3,7 +3,7 @@
 // needs no restart. Outages are real: the API reaches PostgreSQL and Temporal through TCP proxies we cut.
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
-import { createPrismaClient, PrismaClient } from '../src/persistence/database';
+import { createPrismaClient, DatabaseClient } from '../src/persistence/database';
 import { createApp } from '../src/http/app';
 import { writePathFaults } from '../src/temporal/write-then-start';
 import { temporalIsReachable } from '../src/temporal/health';
@@ -16,7 +16,7 @@ let harness: Harness;
 let partner: TestPartner;
 let temporalProxy: TcpProxy;
 let databaseProxy: TcpProxy;
-let proxiedPrisma: PrismaClient;
+let proxiedPrisma: DatabaseClient;
 let proxiedConnection: Connection;
 let api: request.Agent;
 let services: Harness['services'];

@@ -2,9 +2,9 @@
 // client of the same pool whose SQL builder also hands each compiled query to `onQuery`. The scale section explains
 // them; the floor server replays the transaction list's.
 import type { CompiledQuery } from 'kysely';
-import { type PrismaClient, SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../../src/persistence/database';
+import { type DatabaseClient, SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../../src/persistence/database';
 
-export function capturingClient(prisma: PrismaClient, onQuery: (query: CompiledQuery) => void): PrismaClient {
+export function capturingClient(prisma: DatabaseClient, onQuery: (query: CompiledQuery) => void): DatabaseClient {
   const builder = sqlBuilderOn(sqlPoolOf(prisma), onQuery);
   return new Proxy(prisma, {
     get: (target, property) => (property === SQL_BUILDER ? builder : Reflect.get(target, property)),

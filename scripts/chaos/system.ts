@@ -13,7 +13,7 @@ import {
   connectionName,
   createPrismaClient,
   DEAD_PROCESS_LOCKS_RELEASED_MS,
-  PrismaClient,
+  DatabaseClient,
 } from '../../src/persistence/database';
 import { createPartner } from '../../src/services/partners';
 import { writeWorkflowBundle } from '../bundle-workflows';
@@ -50,7 +50,7 @@ export class ChaosSystem {
     readonly stack: Stack,
     readonly postgres: LocalPostgres,
     readonly databaseUrl: string,
-    readonly prisma: PrismaClient,
+    readonly prisma: DatabaseClient,
     readonly temporalServer: StackProcess,
     readonly temporalConnection: Connection,
     readonly temporal: Client,

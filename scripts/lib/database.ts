@@ -54,11 +54,16 @@ async function ensureDatabase(adminUrl: string, database: string, recreate: bool
  * `finishedWhen`: output that the CLI prints only once its command has succeeded; the child is then stopped
  * instead of awaited (see migrate).
  */
-export function runPrisma(args: string[], env: NodeJS.ProcessEnv = process.env, finishedWhen?: RegExp): Promise<void> {
+export function runPrisma(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  finishedWhen?: RegExp,
+  cli: 'prisma' | 'prisma-migrate-engine' = 'prisma',
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [require.resolve('prisma/build/index.js'), ...args], {
+    const child = spawn(process.execPath, [require.resolve(`${cli}/build/index.js`), ...args], {
       cwd: projectRoot,
-      env,
+      env: { ...withoutNativeEngines, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -135,17 +140,29 @@ export function serviceRoleUrl(url: string, which: keyof typeof serviceRoles): s
 export async function migrate(url: string): Promise<void> {
   await ensureServiceRoles(url);
   return runPrisma(
-    ['migrate', 'deploy'],
+    ['migrate', 'deploy', '--config', 'prisma/migrate.config.ts'],
     { ...process.env, DATABASE_URL: url },
     /All migrations have been successfully applied|No pending migrations to apply/,
+    'prisma-migrate-engine',
   );
 }
+
+/**
+ * Both CLIs check for their native engines at start-up and download the missing ones, which these machines cannot:
+ * a path that exists stands in for each (never run: generate uses the WebAssembly schema parser, migrations the JS
+ * schema engine of prisma/migrate.config.ts).
+ */
+export const withoutNativeEngines: NodeJS.ProcessEnv = {
+  PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
+  PRISMA_QUERY_ENGINE_LIBRARY: process.execPath,
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+};
 
 /** Generates the Prisma client unless it is newer than the schema (a run right after `npm test`). */
 export async function generatePrismaClientIfStale(): Promise<void> {
   // The Prisma client and the Kysely table types (src/persistence/generated) come from the schema together.
   const generated = [
-    path.join(projectRoot, 'node_modules', '.prisma', 'client', 'index.js'),
+    path.join(projectRoot, 'src', 'persistence', 'generated', 'prisma', 'client.ts'),
     path.join(projectRoot, 'src', 'persistence', 'generated', 'tables.ts'),
   ];
   const schema = statSync(path.join(projectRoot, 'prisma', 'schema.prisma')).mtimeMs;
@@ -153,10 +170,7 @@ export async function generatePrismaClientIfStale(): Promise<void> {
   await generatePrismaClient();
 }
 
-/** Generates the Prisma client; prisma needs a DATABASE_URL to parse the schema, not to connect. */
+/** Generates the Prisma client and the Kysely tables (src/persistence/generated); no database needed. */
 export function generatePrismaClient(): Promise<void> {
-  return runPrisma(['generate', '--no-hints'], {
-    ...process.env,
-    DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://localhost/unused',
-  });
+  return runPrisma(['generate', '--no-hints']);
 }

@@ -1,13 +1,13 @@
 // How the operators' database commands run (npm run reconciliation, fx:result, audit): on DATABASE_URL or the
 // development database, with a client of their own; the command's lines on stdout; a usage error on stderr with exit
 // code 2, anything else with 1; the client closed and a cluster started here stopped either way.
-import { createPrismaClient, type PrismaClient } from '../../src/persistence/database';
+import { createPrismaClient, type DatabaseClient } from '../../src/persistence/database';
 import { prepareDatabase } from './database';
 
 /** Wrong arguments: the message is the command's usage. */
 export class CommandUsageError extends Error {}
 
-export function runOperatorCommand(role: string, command: (prisma: PrismaClient) => Promise<string[]>): void {
+export function runOperatorCommand(role: string, command: (prisma: DatabaseClient) => Promise<string[]>): void {
   const main = async () => {
     const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments', skipMigrations: true });
     const prisma = createPrismaClient(url, { role, poolSize: 1 });

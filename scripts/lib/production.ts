@@ -31,7 +31,7 @@ export function serviceCommand(which: 'api' | 'worker'): { command: string; args
 }
 
 /** The migrations' command (docker-compose.yml's migrate service; scripts/lib/database.ts migrate runs it). */
-export const migrateCommand = ['npx', 'prisma', 'migrate', 'deploy'];
+export const migrateCommand = ['npx', 'tsx', 'scripts/migrate.ts'];
 
 /** What the Dockerfile sets for every process of the image. */
 export const imageEnv = { NODE_ENV: 'production', ...serviceEnv };

@@ -37,3 +37,9 @@ export function isSolanaAddress(address: string): boolean {
 export function isWellFormedAddress(chain: Chain, address: string): boolean {
   return chain === 'ethereum' ? isChecksumAddress(address) : isSolanaAddress(address);
 }
+
+/** A transfer the chain watcher read: `seen` until it is deep enough, then `credited` (workflows/chain-watcher.ts). */
+export type ChainDepositStatus = 'seen' | 'credited';
+
+/** A payout's `tx_hash` waiting to be deep enough: `pending`, then `settled` or `refused`. */
+export type PayoutChainClaimStatus = 'pending' | 'settled' | 'refused';

@@ -72,6 +72,12 @@ export function eventGroupOf(type: TransactionType): 'payin' | 'payout' {
 /** The legs a transaction's settlement may open, each once: the two conversions, a refund's sell-back and return. */
 export const legKinds = ['fiat_to_stablecoin', 'stablecoin_to_fiat', 'sell_back', 'refund'] as const;
 export type LegKind = (typeof legKinds)[number];
+/** Where one leg stands: open while its provider works, then completed or rejected. */
+export const legStatuses = ['processing', 'completed', 'rejected'] as const;
+export type LegStatus = (typeof legStatuses)[number];
+/** A deposit made to a transaction: accepted, or on its way back to the sender (returning, returned, return_failed). */
+export const depositStatuses = ['accepted', 'returning', 'returned', 'return_failed'] as const;
+export type DepositStatus = (typeof depositStatuses)[number];
 
 export function legsOf(type: TransactionType): ReadonlyArray<'fiat_to_stablecoin' | 'stablecoin_to_fiat'> {
   switch (type) {

@@ -1,6 +1,10 @@
 // The retry schedule of one webhook delivery: 30 s, 1 min, 2 min ... at most 1 h apart, for 24 h (about 30 attempts).
 // The delivery workflow's retry policy and the attempt activity (which counts only attempts actually sent, see
 // activities/webhooks.ts) both read it from here.
+/** Why a delivery exists: an event, or a partner's redelivery of one. */
+export const webhookDeliveryTriggers = ['event', 'redelivery'] as const;
+export type WebhookDeliveryTrigger = (typeof webhookDeliveryTriggers)[number];
+
 export const WEBHOOK_RETRY = {
   initialIntervalMs: 30_000,
   backoffCoefficient: 2,

@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { AppConfig, AppEnvironment } from '../config';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { findApiKeyByHash, touchApiKey } from '../persistence/api-keys';
 import { ApiError } from './errors';
 import { countAuthFailure, partnerRequestCounter, refuseAddressOverAuthFailureLimit } from './rate-limit';
@@ -53,7 +53,7 @@ export function apiKeyFromHeaders(ctx: Context): string | null {
  * (src/http/rate-limit.ts).
  */
 export async function authenticate(
-  services: { prisma: PrismaClient; config: { appEnv: AppEnvironment } & Pick<AppConfig, 'rateLimits'> },
+  services: { prisma: DatabaseClient; config: { appEnv: AppEnvironment } & Pick<AppConfig, 'rateLimits'> },
   ctx: Context,
 ): Promise<Authentication> {
   refuseAddressOverAuthFailureLimit(services, ctx);

@@ -12,7 +12,7 @@
 // Stored responses may carry secrets (a webhook signing secret, a verification link): they are kept encrypted
 // (src/domain/secret-box.ts), bound to their partner and key.
 import { createHash, randomUUID } from 'node:crypto';
-import type { DatabaseTransaction, Db, SqlDb } from '../persistence/database';
+import type { DatabaseTransaction, Database, DatabaseClient } from '../persistence/database';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -84,7 +84,7 @@ const RELEASE_FIRST_RETRY_MS = 500;
  * partner's retry would meet `idempotency_key_in_use` until the claim counts as abandoned: so it is retried in the
  * background a few times (over about 15 s), and the key frees within moments of the database coming back.
  */
-function releaseSoon(db: Db, request: IdempotentRequest, owner: string, attempt = 1): Promise<void> {
+function releaseSoon(db: DatabaseClient, request: IdempotentRequest, owner: string, attempt = 1): Promise<void> {
   return releaseIdempotencyClaim(db, request, owner).catch(() => {
     if (attempt >= RELEASE_ATTEMPTS) return; // the claim is taken over once abandoned
     const retry = setTimeout(
@@ -100,7 +100,7 @@ function releaseSoon(db: Db, request: IdempotentRequest, owner: string, attempt 
  * write transaction that rolls the write back, so two requests can never both commit under one key.
  */
 async function complete(
-  db: SqlDb,
+  db: Database,
   request: IdempotentRequest,
   owner: string,
   response: StoredResponse,
@@ -128,7 +128,12 @@ function storedBody(stored: unknown, request: IdempotentRequest, box: SecretBox)
 }
 
 /** Keeps a running request's claim from being taken over as abandoned. */
-function keepClaimAlive(db: Db, request: IdempotentRequest, owner: string, abandonedClaimMs: number): () => void {
+function keepClaimAlive(
+  db: DatabaseClient,
+  request: IdempotentRequest,
+  owner: string,
+  abandonedClaimMs: number,
+): () => void {
   const timer = setInterval(
     () => {
       void refreshIdempotencyClaim(db, request, owner).catch(() => undefined);
@@ -144,7 +149,7 @@ function keepClaimAlive(db: Db, request: IdempotentRequest, owner: string, aband
  * status the operation answers on success: a write transaction stores it with the body it returns.
  */
 export async function withIdempotency(
-  db: Db,
+  db: DatabaseClient,
   request: IdempotentRequest,
   successStatus: number,
   process: () => Promise<StoredResponse>,

@@ -19,7 +19,7 @@
 import type { Context } from 'koa';
 import { RateLimiterMemory, type RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppConfig } from '../config';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { rateLimitCounters } from '../persistence/rate-limits';
 import { ApiError } from './errors';
 import type { Authentication, RouteDefinition } from './route';
@@ -59,7 +59,7 @@ interface Limiters {
   blockedAddresses: BlockedAddresses;
 }
 
-function createLimiters(prisma: PrismaClient, limits: AppConfig['rateLimits']): Limiters {
+function createLimiters(prisma: DatabaseClient, limits: AppConfig['rateLimits']): Limiters {
   const make = (policy: Policy, points: number, windowSeconds = limits.windowSeconds) =>
     rateLimitCounters(prisma, {
       keyPrefix: policy,
@@ -74,9 +74,9 @@ function createLimiters(prisma: PrismaClient, limits: AppConfig['rateLimits']): 
   };
 }
 
-const limitersOf = new WeakMap<PrismaClient, Map<string, Limiters>>();
+const limitersOf = new WeakMap<DatabaseClient, Map<string, Limiters>>();
 
-function limiters(prisma: PrismaClient, limits: AppConfig['rateLimits']): Limiters {
+function limiters(prisma: DatabaseClient, limits: AppConfig['rateLimits']): Limiters {
   const byLimits = limitersOf.get(prisma) ?? new Map<string, Limiters>();
   limitersOf.set(prisma, byLimits);
   const key = JSON.stringify(limits);
@@ -163,7 +163,7 @@ export async function enforceRateLimit(
   }
 }
 
-type LimitsOf = { prisma: PrismaClient; config: Pick<AppConfig, 'rateLimits'> };
+type LimitsOf = { prisma: DatabaseClient; config: Pick<AppConfig, 'rateLimits'> };
 
 function setHeaders(
   ctx: Context,

@@ -2,7 +2,7 @@
 // OTLP tracing. Each part is off unless configured.
 import type { AppConfig } from '../config';
 import type { Logger } from '../logger';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { startMetricsServer } from './metrics-server';
 import { registerDatabaseGauges, registerPoolGauges } from './observe';
 import { startTracing } from './tracing';
@@ -20,7 +20,7 @@ export interface ProcessObservability {
 export async function startObservability(
   config: AppConfig,
   logger: Logger,
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   role: 'api' | 'worker',
 ): Promise<ProcessObservability> {
   const tracing = startTracing(config, role === 'api' ? 'payments-api' : 'payments-worker');

@@ -1,6 +1,6 @@
 // The one-line observations the request path, the settlement activities and webhook delivery make, and the gauges
 // read at scrape time. Cheap when nothing scrapes: a counter increment; a database read only once metrics are served.
-import type { DatabaseTransaction, PrismaClient } from '../persistence/database';
+import type { DatabaseTransaction, DatabaseClient } from '../persistence/database';
 import {
   poolUsage,
   readMonitoringSnapshot,
@@ -77,7 +77,7 @@ export function observeWebhookDeliveryEnded(outcome: 'failed' | 'cancelled'): vo
 }
 
 /** Open, idle and waiting connections of a process's pool, as OpenTelemetry's db.client.connection.* metrics. */
-export function registerPoolGauges(poolName: string, prisma: PrismaClient): void {
+export function registerPoolGauges(poolName: string, prisma: DatabaseClient): void {
   scrapedGauge(
     'db_client_connection_count',
     'Connections of the PostgreSQL pool, by state (used, idle).',
@@ -100,7 +100,7 @@ export function registerPoolGauges(poolName: string, prisma: PrismaClient): void
  * The database state operators alert on, read in one statement per scrape (the worker serves them; the API would
  * only repeat them).
  */
-export function registerDatabaseGauges(prisma: PrismaClient): void {
+export function registerDatabaseGauges(prisma: DatabaseClient): void {
   let pending: Promise<MonitoringSnapshot> | null = null;
   // Every gauge below is collected in the same scrape: they share one read.
   const snapshot = () => {
@@ -156,7 +156,7 @@ const reconciliationScopes = ['all', 'partners'] as const;
  * worker serves the same values, also after a restart. Every kind and check is served (0 when none), so an alert
  * on them needs no absent().
  */
-export function registerReconciliationGauges(prisma: PrismaClient): void {
+export function registerReconciliationGauges(prisma: DatabaseClient): void {
   let pending: Promise<LatestReconciliation[]> | null = null;
   const latest = () => {
     pending ??= readLatestReconciliations(prisma).finally(() => setTimeout(() => (pending = null), 1000).unref());

@@ -1,7 +1,8 @@
 // The api_keys table: partners' keys, stored as their SHA-256 with a display prefix, an optional label and when
 // they were created, last used and revoked. The lookup every request makes (with its partner's request count) is
 // plain SQL on the pool (sqlPoolOf).
-import { type Db, type Prisma, type PrismaClient, sqlPoolOf } from './database';
+import { type Database, type DatabaseClient, sqlPoolOf, prismaOf } from './database';
+import type { Prisma } from './generated/prisma/client';
 
 /** A key as listings show it: with its partner's name. */
 export const withPartnerName = { partner: { select: { name: true } } } as const;
@@ -15,25 +16,25 @@ export interface NewApiKey {
   label?: string | null;
 }
 
-export function insertApiKey(db: Db, partnerId: string, key: NewApiKey): Promise<ApiKeyRow> {
-  return db.apiKey.create({ data: { ...key, partnerId }, include: withPartnerName });
+export function insertApiKey(db: DatabaseClient, partnerId: string, key: NewApiKey): Promise<ApiKeyRow> {
+  return prismaOf(db).apiKey.create({ data: { ...key, partnerId }, include: withPartnerName });
 }
 
 /** Every key (of one partner when given), oldest first. */
-export function listApiKeys(db: Db, partnerId?: string): Promise<ApiKeyRow[]> {
-  return db.apiKey.findMany({
+export function listApiKeys(db: DatabaseClient, partnerId?: string): Promise<ApiKeyRow[]> {
+  return prismaOf(db).apiKey.findMany({
     where: partnerId ? { partnerId } : {},
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     include: withPartnerName,
   });
 }
 
-export function findApiKey(db: Db, keyId: string): Promise<Pick<ApiKeyRow, 'id' | 'revokedAt'> | null> {
-  return db.apiKey.findUnique({ where: { id: keyId }, select: { id: true, revokedAt: true } });
+export function findApiKey(db: DatabaseClient, keyId: string): Promise<Pick<ApiKeyRow, 'id' | 'revokedAt'> | null> {
+  return prismaOf(db).apiKey.findUnique({ where: { id: keyId }, select: { id: true, revokedAt: true } });
 }
 
-export function setApiKeyRevokedAt(db: Db, keyId: string, revokedAt: Date): Promise<ApiKeyRow> {
-  return db.apiKey.update({ where: { id: keyId }, data: { revokedAt }, include: withPartnerName });
+export function setApiKeyRevokedAt(db: DatabaseClient, keyId: string, revokedAt: Date): Promise<ApiKeyRow> {
+  return prismaOf(db).apiKey.update({ where: { id: keyId }, data: { revokedAt }, include: withPartnerName });
 }
 
 /** What authentication reads of a key: whether it is revoked, when it was last used, and its partner. */
@@ -73,7 +74,7 @@ const keyLookupAndCount = `WITH k AS (
  * `counter` (`keyPrefix` the limit's, a window of `windowMs`). One statement on the pool, not through Prisma.
  */
 export async function findApiKeyByHash(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   keyHash: string,
   counter: { keyPrefix: string; windowMs: number },
 ): Promise<(ApiKeyLookup & { requests: RequestCount | null }) | null> {
@@ -95,7 +96,7 @@ export async function findApiKeyByHash(
   };
 }
 
-export async function touchApiKey(prisma: PrismaClient, keyId: string): Promise<void> {
+export async function touchApiKey(prisma: DatabaseClient, keyId: string): Promise<void> {
   await sqlPoolOf(prisma).query({
     name: 'touch-api-key',
     text: 'UPDATE api_keys SET last_used_at = now() WHERE id = $1',

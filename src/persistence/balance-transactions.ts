@@ -2,7 +2,9 @@
 // which carry the partner's id from the moment they are posted (src/persistence/ledger.ts), so a page of them is one
 // range scan of ledger_entries (partner_id, created_at, id) in keyset order (a wallet: one per account of it).
 import type { KeysetQuery } from '../http/pagination';
-import { Prisma, sql, sqlOf, type SqlDb } from './database';
+import { sqlOf, type Database } from './database';
+import { Prisma } from './generated/prisma/client';
+import { sql } from 'kysely';
 import { keysetPage } from './keyset';
 
 export interface BalanceTransactionRow {
@@ -24,7 +26,7 @@ export interface BalanceTransactionFilter {
 }
 
 export async function listBalanceTransactions(
-  db: SqlDb,
+  db: Database,
   filter: BalanceTransactionFilter,
   keyset: KeysetQuery,
 ): Promise<BalanceTransactionRow[]> {
@@ -76,7 +78,7 @@ export async function listBalanceTransactions(
 
 /** The fees a partner has earned, per currency: the balances of its fee accounts (sums of their entries). */
 export async function partnerFeeBalances(
-  db: SqlDb,
+  db: Database,
   partnerId: string,
 ): Promise<Array<{ currency: string; amount: Prisma.Decimal }>> {
   const rows = (

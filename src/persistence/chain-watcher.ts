@@ -2,6 +2,7 @@
 // hashes it saw per chain, the transfers to the service's addresses it read (chain_deposits: `seen`, then `credited`
 // once deep enough), and payout hashes accepted before they were deep enough (payout_chain_claims).
 import { randomUUID } from 'node:crypto';
+import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
 import { type DatabaseTransaction, type Db, sqlOf, withDatabaseTransaction } from './database';
 
 export interface ScannedTransfer {
@@ -26,7 +27,7 @@ export interface ChainDepositRow {
   currency: string;
   toAddress: string;
   amount: string;
-  status: 'seen' | 'credited';
+  status: ChainDepositStatus;
 }
 
 /** The next block the watcher reads on `chain`, or null before its first run. */
@@ -224,7 +225,7 @@ export interface PayoutChainClaimRow {
   transactionId: string;
   chain: string;
   txHash: string;
-  status: 'pending' | 'settled' | 'refused';
+  status: PayoutChainClaimStatus;
   refusal: string | null;
   expiresAt: Date;
 }

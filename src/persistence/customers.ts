@@ -1,7 +1,16 @@
 // The customers aggregate: tables customers, beneficiaries, verification_steps and customer_documents. Every read
 // and write of them goes through here, for the API (commands, hosted page) and the verification activities.
 import type { Insertable, Kysely } from 'kysely';
-import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './database';
+import type { Prisma } from './generated/prisma/client';
 import type { VerificationLinkState } from '../domain/verification-links';
 import type { CustomerStatus } from '../schemas/customers';
 import type { KeysetQuery } from '../http/pagination';
@@ -56,19 +65,19 @@ async function withRelations<Row extends { id: string }, Review extends boolean>
   return { ...row, beneficiaries, documents, verificationSteps } as never;
 }
 
-async function customerById<Review extends boolean>(db: SqlDb, customerId: string, reviewInputs: Review) {
+async function customerById<Review extends boolean>(db: Database, customerId: string, reviewInputs: Review) {
   const sql = sqlOf(db);
   const row = await sql.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirst();
   return row ? withRelations(sql, row, reviewInputs) : null;
 }
 
 /** The customer with its beneficiaries, or null (any partner's: the caller checks the owner, see ownedBy). */
-export function findCustomer(db: SqlDb, customerId: string): Promise<CustomerRow | null> {
+export function findCustomer(db: Database, customerId: string): Promise<CustomerRow | null> {
   return customerById(db, customerId, false);
 }
 
 /** A customer known to exist, with its beneficiaries. */
-export async function readCustomer(db: SqlDb, customerId: string): Promise<CustomerRow> {
+export async function readCustomer(db: Database, customerId: string): Promise<CustomerRow> {
   const row = await findCustomer(db, customerId);
   if (!row) throw new Error(`customer ${customerId} does not exist`);
   return row;
@@ -80,7 +89,7 @@ export type CustomerStatusRow = Pick<
 >;
 
 /** A customer's own columns without its related rows (what a check before it transacts needs), or null. */
-export async function findCustomerStatus(db: SqlDb, customerId: string): Promise<CustomerStatusRow | null> {
+export async function findCustomerStatus(db: Database, customerId: string): Promise<CustomerStatusRow | null> {
   const row = await sqlOf(db)
     .selectFrom('customers')
     .select(['id', 'partnerId', 'status', 'type', 'firstName', 'lastName', 'businessLegalName'])
@@ -91,27 +100,36 @@ export async function findCustomerStatus(db: SqlDb, customerId: string): Promise
 
 /** What a status check and the link of a customer known to exist need: its status and link version. */
 export function readCustomerLinkState(
-  db: Db,
+  db: DatabaseClient,
   customerId: string,
 ): Promise<Pick<CustomerRow, 'id' | 'status' | 'verificationLinkVersion'>> {
-  return db.customer.findUniqueOrThrow({
+  return prismaOf(db).customer.findUniqueOrThrow({
     where: { id: customerId },
     select: { id: true, status: true, verificationLinkVersion: true },
   });
 }
 
 /** The customer whose hosted link has this token hash, or null. */
-export function findCustomerByTokenHash(db: Db, verificationTokenHash: string): Promise<CustomerRow | null> {
-  return db.customer.findUnique({ where: { verificationTokenHash }, include: withBeneficiaries });
+export function findCustomerByTokenHash(
+  db: DatabaseClient,
+  verificationTokenHash: string,
+): Promise<CustomerRow | null> {
+  return prismaOf(db).customer.findUnique({ where: { verificationTokenHash }, include: withBeneficiaries });
 }
 
 /** The customer with its documents and steps, or null. */
-export function findCustomerWithReviewInputs(db: SqlDb, customerId: string): Promise<CustomerWithReviewInputs | null> {
+export function findCustomerWithReviewInputs(
+  db: Database,
+  customerId: string,
+): Promise<CustomerWithReviewInputs | null> {
   return customerById(db, customerId, true);
 }
 
 /** A customer known to exist, with its documents and steps. */
-export async function readCustomerWithReviewInputs(db: SqlDb, customerId: string): Promise<CustomerWithReviewInputs> {
+export async function readCustomerWithReviewInputs(
+  db: Database,
+  customerId: string,
+): Promise<CustomerWithReviewInputs> {
   const row = await findCustomerWithReviewInputs(db, customerId);
   if (!row) throw new Error(`customer ${customerId} does not exist`);
   return row;
@@ -119,7 +137,7 @@ export async function readCustomerWithReviewInputs(db: SqlDb, customerId: string
 
 /** A page of the partner's customers (src/http/pagination.ts). */
 export async function listCustomers(
-  db: SqlDb,
+  db: Database,
   partnerId: string,
   filter: { status?: CustomerStatus },
   keyset: KeysetQuery,
@@ -180,11 +198,11 @@ export async function insertCustomer(
 
 /** Replaces the link with `link` unless its version changed meanwhile; `updatedAt` stays (the customer did not change). */
 export async function renewVerificationLink(
-  db: Db,
+  db: DatabaseClient,
   row: Pick<CustomerRow, 'id' | 'verificationLinkVersion' | 'updatedAt'>,
   link: VerificationLinkColumns,
 ): Promise<void> {
-  await db.customer.updateMany({
+  await prismaOf(db).customer.updateMany({
     where: { id: row.id, verificationLinkVersion: row.verificationLinkVersion },
     data: { ...link, updatedAt: row.updatedAt },
   });
@@ -207,7 +225,7 @@ export async function updateCustomerStatus(
 }
 
 /** The documents a customer uploaded through the hosted page. */
-export async function countHostedUploads(db: SqlDb, customerId: string): Promise<number> {
+export async function countHostedUploads(db: Database, customerId: string): Promise<number> {
   const { count } = await sqlOf(db)
     .selectFrom('customerDocuments')
     .select((select) => select.fn.countAll<string>().as('count'))
@@ -224,8 +242,8 @@ export async function insertCustomerDocument(tx: DatabaseTransaction, document: 
     .execute();
 }
 
-export function listVerificationSteps(db: Db, customerId: string): Promise<VerificationStepRow[]> {
-  return db.verificationStep.findMany({ where: { customerId } });
+export function listVerificationSteps(db: DatabaseClient, customerId: string): Promise<VerificationStepRow[]> {
+  return prismaOf(db).verificationStep.findMany({ where: { customerId } });
 }
 
 /** A document arrived for a step that was waiting for one (after a partial rejection). */

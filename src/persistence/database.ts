@@ -1,8 +1,8 @@
-// How the code reaches PostgreSQL (docs/development.md "Reaching the database"): Prisma's model API for plain reads
-// and single writes; Kysely, typed by the tables generated from schema.prisma (./generated/tables.ts), for every
-// database transaction and every statement written in SQL. Both run on one pg pool.
+// How the code reaches PostgreSQL (docs/development.md "Reaching the database"): Prisma Client for rows outside a
+// transaction; inside a transaction, and for what Prisma cannot say (locks, keyset pages, bulk statements, CTEs),
+// typed SQL (Kysely, by the tables generated from schema.prisma, ./generated/tables.ts) on the same pg pool.
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Prisma, PrismaClient } from '@prisma/client';
+import { Prisma, PrismaClient } from './generated/prisma/client';
 import {
   CamelCasePlugin,
   type Compilable,
@@ -14,15 +14,18 @@ import {
   OperationNodeTransformer,
   PostgresDialect,
   type PrimitiveValueListNode,
-  sql,
   Transaction,
   type ValueNode,
 } from 'kysely';
 import pg, { DatabaseError, Pool, type PoolConfig } from 'pg';
 import type { DB } from './generated/tables';
 
-export { Prisma, PrismaClient, sql };
 export type { DB };
+
+/** The client a process opens (createPrismaClient) and hands to code that opens transactions or uses its pool. */
+export type DatabaseClient = PrismaClient;
+/** @deprecated Named {@link DatabaseClient} now (no re-export of Prisma's class); kept while branches merge. */
+export type { PrismaClient };
 
 /** Bounds on every wait for the database, so an outage answers 503 instead of hanging (docs/write-path.md "Bounded waits"). */
 export interface DatabaseTimeouts {
@@ -130,7 +133,7 @@ export interface DatabaseClientOptions {
 
 /**
  * The one way to open the database: the Prisma client on the pg driver adapter (no native engine).
- * Prisma 6 compiles every query (WebAssembly) on every call, 1-3 ms of CPU each (`npm run bench`), except that
+ * The client compiles every query (WebAssembly) on every call (1-3 ms of CPU each under Prisma 6, `npm run bench`), except that
  * concurrent `findUnique` calls of one shape on a unique field alone are compiled and run as one. So: look a row
  * up with `findUnique` by its id alone and check its owner in code (ownedBy), never `findFirst` (a plan several
  * times dearer) nor a `{ id, partnerId }` filter (not merged); keep a request's queries few. The one lookup every
@@ -231,22 +234,41 @@ export function ownedBy<T extends { partnerId: string }>(row: T | null, partnerI
   return row && row.partnerId === partnerId ? row : null;
 }
 
-/** The client, for reads and single writes through Prisma's model API. */
-export type Db = PrismaClient;
+/**
+ * The one database handle (docs/development.md "Reaching the database"): the client, or a database transaction opened
+ * by withDatabaseTransaction. A function that writes with others, or that a transaction may call, takes it and
+ * writes SQL on it (sqlOf); a function that reads or writes rows alone may take the client only and use Prisma
+ * Client (prismaOf), which a transaction's handle does not carry.
+ */
+export type Database = PrismaClient | DatabaseTransaction;
 
-/** A database transaction opened by withDatabaseTransaction: persistence functions that write together take it. */
+/** A database transaction: Kysely's transaction on one connection of the client's pool (withDatabaseTransaction). */
 export type DatabaseTransaction = Transaction<DB>;
 
-/** Where a statement written in SQL runs: on the pool (the client) or inside a database transaction. */
-export type SqlDb = PrismaClient | DatabaseTransaction;
+/** @deprecated The handle is {@link Database}; kept while branches written against it merge. */
+export type SqlDb = Database;
+/** @deprecated The client is {@link DatabaseClient}; kept while branches written against it merge. */
+export type Db = PrismaClient;
 
 /** True when `db` is a database transaction (not the client). */
-export function isDatabaseTransaction(db: SqlDb): db is DatabaseTransaction {
+export function isDatabaseTransaction(db: Database): db is DatabaseTransaction {
   return db instanceof Transaction;
 }
 
-/** The Kysely instance a statement written in SQL runs on: the transaction itself, or the client's pool. */
-export function sqlOf(db: SqlDb): Kysely<DB> {
+/**
+ * Prisma Client, for rows read or written outside a transaction. It takes the client only: inside a transaction,
+ * Prisma's interactive transaction would cost a settlement several times a Kysely transaction's CPU
+ * (scripts/bench-transactions.ts), so there the statements are SQL (sqlOf) and this does not compile.
+ */
+export function prismaOf(db: DatabaseClient): DatabaseClient {
+  return db;
+}
+
+/**
+ * The Kysely instance a statement written in SQL runs on: the transaction itself, or, outside a transaction, Kysely
+ * on the client's pool (the same pool Prisma uses, without the cost of Prisma's raw-query layer).
+ */
+export function sqlOf(db: Database): Kysely<DB> {
   if (isDatabaseTransaction(db)) return db;
   const builder = (db as unknown as { [SQL_BUILDER]?: Kysely<DB> })[SQL_BUILDER];
   if (!builder) throw new Error('sqlOf: not a client made by createPrismaClient');
@@ -262,7 +284,7 @@ export function sqlOf(db: SqlDb): Kysely<DB> {
 export function reusableStatement<Row, Values extends string[]>(
   build: (db: Kysely<DB>, ...values: Values) => Compilable<Row>,
   arity: Values['length'],
-): (db: SqlDb, ...values: Values) => Promise<Row[]> {
+): (db: Database, ...values: Values) => Promise<Row[]> {
   const placeholders = Array.from({ length: arity }, (_, index) => `\u0000value ${index}`) as Values;
   let compiled: { query: CompiledQuery<Row>; positions: number[][] } | undefined;
   return async (db, ...values) => {
@@ -283,10 +305,10 @@ export function reusableStatement<Row, Values extends string[]>(
 }
 
 /**
- * The one way to run several statements as one database transaction: on one pooled connection, bounded like every
- * query of the pool (statement_timeout per statement, idle_in_transaction_session_timeout should the caller stall,
- * the pool's connect timeout for the connection). Code outside the persistence layer passes `tx` to persistence
- * functions; Prisma's interactive transactions are not used (five times the CPU for the same statements).
+ * The one way to run several statements as one database transaction: a Kysely transaction on one connection of the
+ * client's pool, bounded like every query of the pool (the pool's connect timeout to start, statement_timeout per
+ * statement, idle_in_transaction_session_timeout for a caller that stalls). Code outside the persistence layer
+ * passes `tx` to persistence functions.
  */
 export function withDatabaseTransaction<T>(
   prisma: PrismaClient,

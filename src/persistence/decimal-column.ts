@@ -2,7 +2,7 @@
 // Prisma's Decimal (the pool's numeric parser, database.ts), written as a Decimal or its exact text (the
 // DecimalParameters plugin sends both as text).
 import type { ColumnType } from 'kysely';
-import type { Prisma } from '@prisma/client';
+import type { Prisma } from './generated/prisma/client';
 
 type Decimal = Prisma.Decimal;
 export type DecimalColumn = ColumnType<Decimal, Decimal | string, Decimal | string>;

@@ -1,13 +1,15 @@
 // The schema's status and type enums hold the values of src/domain (and of src/schemas, for the API's own enums): a value added on one side only fails the typecheck
 // here, so rows carry the domain's types without casts.
-import type { $Enums } from '@prisma/client';
+import type { $Enums } from './generated/prisma/client';
 import type { ExternalAccountStatus } from '../domain/external-accounts';
 import type { QuoteStatus, QuoteType } from '../domain/quotes';
-import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
+import type { DepositStatus, LegKind, LegStatus, TransactionStatus, TransactionType } from '../domain/transactions';
+import type { WebhookDeliveryTrigger } from '../domain/webhook-retry';
 import type { CustomerStatus, CustomerType } from '../schemas/customers';
 import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
 import type { DeliveryStatus } from '../schemas/webhooks';
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
+import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Agree<Check extends true> = Check;
@@ -25,4 +27,9 @@ export type SchemaEnumsAgreeWithDomain = [
   Agree<Same<$Enums.VirtualAccountStatus, VirtualAccountStatus>>,
   Agree<Same<$Enums.WebhookDeliveryStatus, DeliveryStatus>>,
   Agree<Same<$Enums.TransactionLegKind, LegKind>>,
+  Agree<Same<$Enums.TransactionLegStatus, LegStatus>>,
+  Agree<Same<$Enums.TransactionDepositStatus, DepositStatus>>,
+  Agree<Same<$Enums.WebhookDeliveryTrigger, WebhookDeliveryTrigger>>,
+  Agree<Same<$Enums.ChainDepositStatus, ChainDepositStatus>>,
+  Agree<Same<$Enums.PayoutChainClaimStatus, PayoutChainClaimStatus>>,
 ];

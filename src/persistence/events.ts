@@ -1,7 +1,6 @@
 // The event log and the transactional outbox: owns the `events` table, and writes with each event its webhook
 // delivery when one is due (a row of webhook_deliveries) and the NOTIFY that wakes the outbox relay. Every state
 // change writes its event in the same database transaction as the change.
-import type { RawBuilder } from 'kysely';
 import { Client } from 'pg';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
@@ -12,15 +11,15 @@ import { currentTraceParent } from '../observability/trace-context';
 import {
   type connectionSettings,
   type DatabaseTransaction,
-  type Db,
+  type Database,
   jsonParameter,
-  type Prisma,
-  type PrismaClient,
-  type SqlDb,
-  sql,
+  type DatabaseClient,
   sqlOf,
   withDatabaseTransaction,
+  prismaOf,
 } from './database';
+import type { Prisma } from './generated/prisma/client';
+import { type RawBuilder, sql } from 'kysely';
 
 /** An event, every column. */
 export type EventRow = Prisma.EventGetPayload<object>;
@@ -71,7 +70,7 @@ export async function recordEvent(
  * Deletes the events created before `before` with their webhook deliveries and attempts, in batches of events (each
  * batch one short transaction: attempts, deliveries, then the events); returns how many events.
  */
-export function deleteEventsCreatedBefore(prisma: PrismaClient, before: Date, limits?: PurgeLimits): Promise<number> {
+export function deleteEventsCreatedBefore(prisma: DatabaseClient, before: Date, limits?: PurgeLimits): Promise<number> {
   return inBatches(
     (size) =>
       withDatabaseTransaction(prisma, async (tx) => {
@@ -140,13 +139,13 @@ export async function listenForOutboxWakeUps(
 }
 
 /** The event by id, whoever's it is (callers check the partner, see ownedBy). */
-export function findEvent(db: Db, id: string): Promise<EventRow | null> {
-  return db.event.findUnique({ where: { id } });
+export function findEvent(db: DatabaseClient, id: string): Promise<EventRow | null> {
+  return prismaOf(db).event.findUnique({ where: { id } });
 }
 
 /** A page of the partner's events (GET /v1/events), optionally of one type or one resource. */
 export async function listPartnerEvents(
-  db: SqlDb,
+  db: Database,
   partnerId: string,
   filters: { eventType?: string; resourceId?: string },
   keyset: KeysetQuery,
@@ -172,7 +171,7 @@ const transactionXid = sql<string>`transaction_xid::text`;
 
 /** Where a stream resuming after this event starts; null when the event is not the partner's. */
 export async function partnerEventStreamPosition(
-  db: SqlDb,
+  db: Database,
   partnerId: string,
   eventId: string,
 ): Promise<EventStreamPosition | null> {
@@ -189,7 +188,7 @@ export async function partnerEventStreamPosition(
  * Where a stream without Last-Event-ID starts: after the partner's newest visible event. An event of a
  * transaction still running at this moment with an older transaction id counts as before the stream.
  */
-export async function latestPartnerEventStreamPosition(db: SqlDb, partnerId: string): Promise<EventStreamPosition> {
+export async function latestPartnerEventStreamPosition(db: Database, partnerId: string): Promise<EventStreamPosition> {
   const row = await sqlOf(db)
     .selectFrom('events')
     .select(['sequence', transactionXid.as('transactionXid')])
@@ -212,7 +211,7 @@ export async function latestPartnerEventStreamPosition(db: SqlDb, partnerId: str
  * events(partner_id, transaction_xid, sequence) each.
  */
 export async function partnerEventsAfter(
-  db: SqlDb,
+  db: Database,
   partnerId: string,
   position: EventStreamPosition,
   options: { settled: boolean; limit: number; except?: string[] },

@@ -2,7 +2,8 @@
 // idempotency key, whose nonce is reserved first and whose signed transaction and hash are stored before any
 // broadcast. A send keeps its nonce for good: a replacement (higher fee) is stored at the same nonce, the hashes it
 // replaced kept, so that whichever of them the chain mined is found.
-import { type PrismaClient, sql, sqlOf, type SqlDb, withDatabaseTransaction } from './database';
+import { sql } from 'kysely';
+import { type DatabaseClient, type Database, sqlOf, withDatabaseTransaction } from './database';
 
 export type EvmSendStatus = 'reserved' | 'signed' | 'mined' | 'failed';
 
@@ -41,7 +42,7 @@ export interface NewEvmSend {
 }
 
 type Row = Awaited<ReturnType<typeof selectRow>>;
-const selectRow = (db: SqlDb, key: string) =>
+const selectRow = (db: Database, key: string) =>
   sqlOf(db).selectFrom('evmSends').selectAll().where('idempotencyKey', '=', key).executeTakeFirst();
 
 function rowOf(row: NonNullable<Row>): EvmSendRow {
@@ -65,7 +66,7 @@ function rowOf(row: NonNullable<Row>): EvmSendRow {
   };
 }
 
-export async function findEvmSend(db: SqlDb, idempotencyKey: string): Promise<EvmSendRow | null> {
+export async function findEvmSend(db: Database, idempotencyKey: string): Promise<EvmSendRow | null> {
   const row = await selectRow(db, idempotencyKey);
   return row ? rowOf(row) : null;
 }
@@ -75,7 +76,7 @@ export async function findEvmSend(db: SqlDb, idempotencyKey: string): Promise<Ev
  * count when that is higher (something outside the service sent from the address), taken under the nonce row's lock
  * in the same transaction as the send's row, so two sends never share a nonce and a repeated key never takes a second.
  */
-export async function reserveEvmSend(prisma: PrismaClient, send: NewEvmSend, chainNonce: number): Promise<EvmSendRow> {
+export async function reserveEvmSend(prisma: DatabaseClient, send: NewEvmSend, chainNonce: number): Promise<EvmSendRow> {
   return withDatabaseTransaction(prisma, async (tx) => {
     const existing = await selectRow(tx, send.idempotencyKey);
     if (existing) return rowOf(existing);
@@ -115,7 +116,7 @@ export async function reserveEvmSend(prisma: PrismaClient, send: NewEvmSend, cha
  * replacement of `replaces` (the hash stored now). False when another attempt stored one first: use the stored one.
  */
 export async function storeSignedEvmSend(
-  db: SqlDb,
+  db: Database,
   idempotencyKey: string,
   signed: { rawTransaction: string; txHash: string; maxFeePerGas: bigint },
   replaces: string | null,
@@ -140,7 +141,7 @@ export async function storeSignedEvmSend(
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function countEvmBroadcast(db: SqlDb, idempotencyKey: string): Promise<void> {
+export async function countEvmBroadcast(db: Database, idempotencyKey: string): Promise<void> {
   await sqlOf(db)
     .updateTable('evmSends')
     .set((eb) => ({ broadcasts: eb('broadcasts', '+', 1) }))
@@ -150,7 +151,7 @@ export async function countEvmBroadcast(db: SqlDb, idempotencyKey: string): Prom
 
 /** The chain mined one of the send's transactions (`txHash`, maybe a replaced one): its final state. */
 export async function settleEvmSend(
-  db: SqlDb,
+  db: Database,
   idempotencyKey: string,
   mined: { txHash: string; blockNumber: bigint; succeeded: boolean },
 ): Promise<void> {
@@ -167,7 +168,7 @@ export async function settleEvmSend(
 }
 
 /** The stored next nonce of a sender (tests and operators compare it with the chain's count). */
-export async function storedNextNonce(db: SqlDb, chain: string, address: string): Promise<number | null> {
+export async function storedNextNonce(db: Database, chain: string, address: string): Promise<number | null> {
   const row = await sqlOf(db)
     .selectFrom('evmNonces')
     .select('nextNonce')
@@ -194,7 +195,7 @@ export interface EvmSendMovement {
  * The service's token sends mined (and not reverted) on `chain` at or below `block`, summed by kind, sender,
  * recipient and token, for the reconciliation's chain check (activities/reconciliation.ts).
  */
-export async function evmSendMovements(db: SqlDb, chain: string, block: bigint): Promise<EvmSendMovement[]> {
+export async function evmSendMovements(db: Database, chain: string, block: bigint): Promise<EvmSendMovement[]> {
   const rows = await sqlOf(db)
     .selectFrom('evmSends as s')
     .leftJoin('wallets as w', (join) =>
@@ -226,7 +227,7 @@ export async function evmSendMovements(db: SqlDb, chain: string, block: bigint):
 
 /** Token sends signed (maybe broadcast, maybe mined) whose outcome the service has not recorded yet. */
 export async function unsettledEvmSends(
-  db: SqlDb,
+  db: Database,
   chain: string,
 ): Promise<Array<{ idempotencyKey: string; hashes: string[] }>> {
   const rows = await sqlOf(db)
@@ -247,7 +248,7 @@ export async function unsettledEvmSends(
  * behind them on the chain's nonce waits until they are broadcast, and their stored bytes may be broadcast by anyone.
  */
 export async function signedEvmSendsBelow(
-  db: SqlDb,
+  db: Database,
   chain: string,
   fromAddress: string,
   nonce: number,

@@ -1,7 +1,16 @@
 // The external_accounts table: customers' bank accounts outside the service, registered once per customer and
 // account identity.
 import type { Insertable } from 'kysely';
-import { type DatabaseTransaction, type DB, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './database';
+import type { Prisma } from './generated/prisma/client';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
 
@@ -13,23 +22,25 @@ export type NewExternalAccount = Omit<Insertable<DB['externalAccounts']>, 'detai
 };
 
 /** The account, or null (any partner's: the caller checks the owner, see ownedBy). */
-export async function findExternalAccount(db: SqlDb, id: string): Promise<ExternalAccountRow | null> {
+export async function findExternalAccount(db: Database, id: string): Promise<ExternalAccountRow | null> {
   const row = await sqlOf(db).selectFrom('externalAccounts').selectAll().where('id', '=', id).executeTakeFirst();
   return row ?? null;
 }
 
 /** The customer's account with this identity on its rail (accountIdentityOf), or null. */
 export function findExternalAccountByIdentity(
-  db: Db,
+  db: DatabaseClient,
   customerId: string,
   accountIdentity: string,
 ): Promise<ExternalAccountRow | null> {
-  return db.externalAccount.findUnique({ where: { customerId_accountIdentity: { customerId, accountIdentity } } });
+  return prismaOf(db).externalAccount.findUnique({
+    where: { customerId_accountIdentity: { customerId, accountIdentity } },
+  });
 }
 
 /** A page of the partner's accounts, of one customer when `customerId` is given (src/http/pagination.ts). */
 export function listExternalAccounts(
-  db: SqlDb,
+  db: DatabaseClient,
   partnerId: string,
   filter: { customerId?: string },
   keyset: KeysetQuery,

@@ -3,7 +3,8 @@
 import { fxResultEntries } from '../domain/fx';
 import { ledgerReference } from '../domain/ledger';
 import { currencyOf, Money } from '../domain/money';
-import { sql, sqlOf, withDatabaseTransaction, type PrismaClient, type SqlDb } from './database';
+import { sql } from 'kysely';
+import { sqlOf, withDatabaseTransaction, type DatabaseClient, type Database } from './database';
 import { postLedgerEntries } from './ledger';
 
 export interface FxExecutionRecord {
@@ -21,7 +22,7 @@ export interface FxExecutionRecord {
 export const fxLedgerReference = (transactionId: string, step: string) => ledgerReference(transactionId, `fx:${step}`);
 
 /** Records the execution and books its result; a second record of the same leg keeps the first. */
-export async function recordFxExecution(prisma: PrismaClient, record: FxExecutionRecord): Promise<void> {
+export async function recordFxExecution(prisma: DatabaseClient, record: FxExecutionRecord): Promise<void> {
   const result = record.executed.minus(record.atLockedRate);
   await withDatabaseTransaction(prisma, async (tx) => {
     const inserted = await sql`
@@ -57,7 +58,7 @@ export interface FxExecutionRow {
 }
 
 /** A transaction's executions (the settlement report shows them). */
-export async function fxExecutionsOf(db: SqlDb, transactionIds: readonly string[]): Promise<FxExecutionRow[]> {
+export async function fxExecutionsOf(db: Database, transactionIds: readonly string[]): Promise<FxExecutionRow[]> {
   if (transactionIds.length === 0) return [];
   const rows = (
     await sql`
@@ -81,7 +82,7 @@ export interface FxResultByPair {
 }
 
 /** The FX result per currency pair (sold/bought) of the executions in [from, to). */
-export async function fxResultByPair(db: SqlDb, from: Date, to: Date): Promise<FxResultByPair[]> {
+export async function fxResultByPair(db: Database, from: Date, to: Date): Promise<FxResultByPair[]> {
   const rows = (
     await sql`
     SELECT sold_currency, bought_currency, count(*)::int AS legs, sum(sold_amount) AS sold,

@@ -1,6 +1,8 @@
 // The idempotency_keys table: one row per partner and Idempotency-Key, claimed by the request processing it (an
 // owner token), then holding its stored response until it expires. The rules are in src/http/idempotency.ts.
-import { type Db, type Prisma, sql, sqlOf, type SqlDb } from './database';
+import { type Database, sqlOf, prismaOf, type DatabaseClient } from './database';
+import type { Prisma } from './generated/prisma/client';
+import { sql } from 'kysely';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
 export type IdempotencyKeyRow = Prisma.IdempotencyKeyGetPayload<object>;
@@ -16,7 +18,7 @@ export interface IdempotencyKeyId {
  * `abandonedClaimMs`. True when this request is the one to process it.
  */
 export async function claimIdempotencyKey(
-  db: SqlDb,
+  db: Database,
   id: IdempotencyKeyId,
   claim: {
     fingerprint: string;
@@ -45,20 +47,20 @@ export async function claimIdempotencyKey(
   return claimed.numAffectedRows === 1n;
 }
 
-export function findIdempotencyKey(db: Db, id: IdempotencyKeyId): Promise<IdempotencyKeyRow | null> {
-  return db.idempotencyKey.findUnique({ where: { partnerId_key: { partnerId: id.partnerId, key: id.key } } });
+export function findIdempotencyKey(db: DatabaseClient, id: IdempotencyKeyId): Promise<IdempotencyKeyRow | null> {
+  return prismaOf(db).idempotencyKey.findUnique({ where: { partnerId_key: { partnerId: id.partnerId, key: id.key } } });
 }
 
 /** Deletes the owner's claim, only while in progress. */
-export async function releaseIdempotencyClaim(db: Db, id: IdempotencyKeyId, owner: string): Promise<void> {
-  await db.idempotencyKey.deleteMany({
+export async function releaseIdempotencyClaim(db: DatabaseClient, id: IdempotencyKeyId, owner: string): Promise<void> {
+  await prismaOf(db).idempotencyKey.deleteMany({
     where: { partnerId: id.partnerId, key: id.key, state: 'in_progress', ownerToken: owner },
   });
 }
 
 /** Refreshes the owner's claim, so that it does not count as abandoned. */
-export async function refreshIdempotencyClaim(db: Db, id: IdempotencyKeyId, owner: string): Promise<void> {
-  await db.idempotencyKey.updateMany({
+export async function refreshIdempotencyClaim(db: DatabaseClient, id: IdempotencyKeyId, owner: string): Promise<void> {
+  await prismaOf(db).idempotencyKey.updateMany({
     where: { partnerId: id.partnerId, key: id.key, state: 'in_progress', ownerToken: owner },
     data: { lockedAt: new Date() },
   });
@@ -68,7 +70,7 @@ export async function refreshIdempotencyClaim(db: Db, id: IdempotencyKeyId, owne
  * Stores the response on the owner's claim, only while in progress; false when the claim is no longer the owner's.
  */
 export async function completeIdempotencyKey(
-  db: SqlDb,
+  db: Database,
   id: IdempotencyKeyId,
   owner: string,
   response: { status: number; body: object | null },
@@ -82,6 +84,6 @@ export async function completeIdempotencyKey(
 }
 
 /** Deletes the keys whose retention ended before `now` (the maintenance schedule), in batches; returns how many. */
-export function deleteExpiredIdempotencyKeys(db: SqlDb, now: Date, limits?: PurgeLimits): Promise<number> {
+export function deleteExpiredIdempotencyKeys(db: Database, now: Date, limits?: PurgeLimits): Promise<number> {
   return inBatches((size) => deleteBatchBefore(db, 'idempotency_keys', 'expires_at', now, size), limits);
 }

@@ -21,10 +21,10 @@
 // accounts with lockLedgerAccounts), then the posting references (a reference belongs to one step, and
 // runs of one step queue on its resource row first). A second lock in the same database transaction
 // that names another account is refused, as it could wait after taking locks.
-import type { RawBuilder } from 'kysely';
-import { type DatabaseTransaction, isDatabaseTransaction, sql, sqlOf, type SqlDb } from './database';
+import { type DatabaseTransaction, isDatabaseTransaction, sqlOf, type Database } from './database';
+import { type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
-import { AmountValue, Currency, Decimal } from '../domain/money';
+import { AmountValue, currencyOf, Decimal } from '../domain/money';
 import {
   checkPosting,
   keyOf,
@@ -42,7 +42,7 @@ export interface PostingResult {
 }
 
 /** Opens a wallet's balance in every ledger currency, at zero. */
-export async function openWalletLedgerAccounts(db: SqlDb, walletId: string): Promise<void> {
+export async function openWalletLedgerAccounts(db: Database, walletId: string): Promise<void> {
   await sqlOf(db)
     .insertInto('ledgerAccounts')
     .values(walletCurrencies.map((currency) => ({ id: newId(), walletId, currency, updatedAt: new Date() })))
@@ -347,7 +347,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
   for (const row of rows) {
     const key = row.walletId
       ? keyOf({ walletId: row.walletId, currency: row.currency as LedgerCurrency })
-      : keyOf({ system: row.systemCode ?? '', currency: row.currency as Currency });
+      : keyOf({ system: row.systemCode ?? '', currency: currencyOf(row.currency) });
     found.set(key, { id: row.id, balance: row.locks && row.balance !== null ? new Decimal(row.balance) : null });
   }
   for (const [key, ref] of byKey) {
@@ -393,7 +393,7 @@ export async function lockLedgerAccounts(
  * otherwise the sum of its entries; zero for an account never posted to. The one way to read a system account's
  * balance (those that may go negative have no running balance).
  */
-export async function ledgerBalances(db: SqlDb, accounts: LedgerAccountRef[]): Promise<Decimal[]> {
+export async function ledgerBalances(db: Database, accounts: LedgerAccountRef[]): Promise<Decimal[]> {
   const rows = (
     await sql`
     SELECT COALESCE(a.balance, (SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)::text
@@ -411,7 +411,7 @@ export async function ledgerBalances(db: SqlDb, accounts: LedgerAccountRef[]): P
 }
 
 /** True when a posting with this reference exists (a step posted already). */
-export async function isPosted(db: SqlDb, reference: string): Promise<boolean> {
+export async function isPosted(db: Database, reference: string): Promise<boolean> {
   const rows = (
     await sql`
     SELECT 1 AS found FROM ledger_transactions WHERE reference = ${reference}`.execute(sqlOf(db))

@@ -1,6 +1,7 @@
 // What the metrics endpoint reads from the database (docs/observability.md): the state an operator alerts on, read
 // once per scrape in one statement, and the connection pools' counts. Read-only.
-import { type DatabaseTransaction, type PrismaClient, sql, sqlOf, type SqlDb, sqlPoolOf } from './database';
+import { type DatabaseTransaction, type DatabaseClient, sqlOf, type Database, sqlPoolOf } from './database';
+import { sql } from 'kysely';
 
 export interface MonitoringSnapshot {
   transactionsInError: number;
@@ -19,7 +20,7 @@ export interface MonitoringSnapshot {
   ledgerPostingsInserted: number;
 }
 
-export async function readMonitoringSnapshot(db: SqlDb): Promise<MonitoringSnapshot> {
+export async function readMonitoringSnapshot(db: Database): Promise<MonitoringSnapshot> {
   const { rows } = await sql<Record<string, string | number | bigint | null>>`
     SELECT
       (SELECT count(*) FROM transactions WHERE status = 'error') AS transactions_in_error,
@@ -63,7 +64,7 @@ export interface PoolUsage {
   waiting: number;
 }
 
-export function poolUsage(prisma: PrismaClient): PoolUsage {
+export function poolUsage(prisma: DatabaseClient): PoolUsage {
   const pool = sqlPoolOf(prisma);
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }

@@ -1,7 +1,7 @@
 // Payouts returned after completion: the rows of transaction_payout_returns (one per transaction, one per provider
 // and bank return reference), and what the return's decision reads (the payout's provider reference, the account
 // paid again). The transaction's own row and status change stay in ./transactions.ts.
-import { type DatabaseTransaction, sqlOf, type SqlDb } from './database';
+import { type DatabaseTransaction, sqlOf, type Database } from './database';
 import { newId } from '../domain/ids';
 
 /** The columns of a return, as the service and the workflow's activities use them. */
@@ -70,7 +70,7 @@ export async function insertPayoutReturn(
 
 /** The return the provider reported under this reference, or null. */
 export async function findPayoutReturnByReference(
-  db: SqlDb,
+  db: Database,
   provider: string,
   returnReference: string,
 ): Promise<PayoutReturnRow | null> {
@@ -84,7 +84,10 @@ export async function findPayoutReturnByReference(
 }
 
 /** The return of a transaction, or null. */
-export async function findPayoutReturnOfTransaction(db: SqlDb, transactionId: string): Promise<PayoutReturnRow | null> {
+export async function findPayoutReturnOfTransaction(
+  db: Database,
+  transactionId: string,
+): Promise<PayoutReturnRow | null> {
   const row = await sqlOf(db)
     .selectFrom('transactionPayoutReturns')
     .select(columns)
@@ -130,7 +133,10 @@ export async function markPayoutReturnResolved(
  * The transaction whose payout the provider names by its reference (the payout leg's provider reference), or null.
  * How a production report that carries no idempotency key finds its transaction.
  */
-export async function findTransactionIdByPayoutReference(db: SqlDb, providerReference: string): Promise<string | null> {
+export async function findTransactionIdByPayoutReference(
+  db: Database,
+  providerReference: string,
+): Promise<string | null> {
   const row = await sqlOf(db)
     .selectFrom('transactionLegs')
     .select('transactionId')
@@ -141,7 +147,7 @@ export async function findTransactionIdByPayoutReference(db: SqlDb, providerRefe
 }
 
 /** The payout leg's provider reference (set once the payout completed), or null. */
-export async function payoutProviderReferenceOf(db: SqlDb, transactionId: string): Promise<string | null> {
+export async function payoutProviderReferenceOf(db: Database, transactionId: string): Promise<string | null> {
   const row = await sqlOf(db)
     .selectFrom('transactionLegs')
     .select('providerReference')
@@ -160,7 +166,10 @@ export interface RepayDestinationRow {
   details: unknown;
 }
 
-export async function findRepayDestination(db: SqlDb, externalAccountId: string): Promise<RepayDestinationRow | null> {
+export async function findRepayDestination(
+  db: Database,
+  externalAccountId: string,
+): Promise<RepayDestinationRow | null> {
   const row = await sqlOf(db)
     .selectFrom('externalAccounts')
     .select(['id', 'customerId', 'status', 'paymentRail', 'details'])

@@ -2,7 +2,7 @@
 // short transaction), so a purge of a large backlog never holds its locks for long nor blocks the writers of the
 // table; a run stops after `maxBatches` and the next run of the maintenance schedule goes on.
 import { sql } from 'kysely';
-import { type SqlDb, sqlOf } from './database';
+import { type Database, sqlOf } from './database';
 
 export interface PurgeLimits {
   batchSize: number;
@@ -27,7 +27,7 @@ export async function inBatches(
 
 /** Deletes up to `batchSize` rows of `table` whose `column` is before `before` (found through that column's index). */
 export async function deleteBatchBefore(
-  db: SqlDb,
+  db: Database,
   table: string,
   column: string,
   before: Date | number,

@@ -1,13 +1,13 @@
 // The quotes table: a quote's row and its status changes (active, used by one consumer, expired), which the
 // quote's lifetime workflow decides.
-import type { Quote as QuoteRow } from '@prisma/client';
+import type { Quote as QuoteRow } from './generated/prisma/client';
 import type { Insertable } from 'kysely';
-import { type DatabaseTransaction, type DB, decimalOf, type DecimalText, sqlOf, type SqlDb } from './database';
+import { type DatabaseTransaction, type DB, decimalOf, type DecimalText, sqlOf, type Database } from './database';
 
 export type { QuoteRow };
 
 /** Any partner's quote by id, or null: every quote-based transaction reads its quote first. */
-export async function findQuote(db: SqlDb, id: string): Promise<QuoteRow | null> {
+export async function findQuote(db: Database, id: string): Promise<QuoteRow | null> {
   const row = await sqlOf(db).selectFrom('quotes').selectAll().where('id', '=', id).executeTakeFirst();
   return row ?? null;
 }
@@ -28,7 +28,10 @@ export async function insertQuote(tx: DatabaseTransaction, quote: NewQuote): Pro
 }
 
 /** What decides whether a quote may change hands: its status and who used it. */
-export async function findQuoteUse(db: SqlDb, id: string): Promise<{ status: string; usedBy: string | null } | null> {
+export async function findQuoteUse(
+  db: Database,
+  id: string,
+): Promise<{ status: string; usedBy: string | null } | null> {
   const row = await sqlOf(db).selectFrom('quotes').select(['status', 'usedBy']).where('id', '=', id).executeTakeFirst();
   return row ?? null;
 }
@@ -37,7 +40,7 @@ export async function findQuoteUse(db: SqlDb, id: string): Promise<{ status: str
 // WHERE), so a move made twice, or raced by another, changes nothing the second time.
 
 /** active -> used by `consumerId`; false when the quote was not active (every settlement makes this step). */
-export async function recordQuoteUse(db: SqlDb, id: string, consumerId: string, usedAt: Date): Promise<boolean> {
+export async function recordQuoteUse(db: Database, id: string, consumerId: string, usedAt: Date): Promise<boolean> {
   const updated = await sqlOf(db)
     .updateTable('quotes')
     .set({ status: 'used', usedBy: consumerId, usedAt, updatedAt: usedAt })
@@ -48,7 +51,7 @@ export async function recordQuoteUse(db: SqlDb, id: string, consumerId: string, 
 }
 
 /** used by `consumerId` -> active; false when it was not used by that consumer. */
-export async function clearQuoteUse(db: SqlDb, id: string, consumerId: string): Promise<boolean> {
+export async function clearQuoteUse(db: Database, id: string, consumerId: string): Promise<boolean> {
   const updated = await sqlOf(db)
     .updateTable('quotes')
     .set({ status: 'active', usedBy: null, usedAt: null, updatedAt: new Date() })
@@ -60,7 +63,7 @@ export async function clearQuoteUse(db: SqlDb, id: string, consumerId: string): 
 }
 
 /** active -> expired; nothing for a quote in another status or without a row. */
-export async function expireActiveQuote(db: SqlDb, id: string): Promise<void> {
+export async function expireActiveQuote(db: Database, id: string): Promise<void> {
   await sqlOf(db)
     .updateTable('quotes')
     .set({ status: 'expired', updatedAt: new Date() })
@@ -70,7 +73,7 @@ export async function expireActiveQuote(db: SqlDb, id: string): Promise<void> {
 }
 
 /** used by `consumerId` -> expired, the use cleared; nothing for a quote used by another consumer. */
-export async function expireUsedQuote(db: SqlDb, id: string, consumerId: string): Promise<void> {
+export async function expireUsedQuote(db: Database, id: string, consumerId: string): Promise<void> {
   await sqlOf(db)
     .updateTable('quotes')
     .set({ status: 'expired', usedBy: null, usedAt: null, updatedAt: new Date() })

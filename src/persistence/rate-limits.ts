@@ -2,12 +2,12 @@
 // one atomic upsert per request). The table is made by the migrations; expired counters are purged by the
 // maintenance schedule, not by a timer in every API process.
 import { RateLimiterPostgres, type RateLimiterMemory } from 'rate-limiter-flexible';
-import { type PrismaClient, type SqlDb, sqlPoolOf } from './database';
+import { type DatabaseClient, type Database, sqlPoolOf } from './database';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
 /** One limit's counters: `keyPrefix` names the limit, `points` requests per `duration` seconds. */
 export function rateLimitCounters(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   limit: { keyPrefix: string; points: number; duration: number; insuranceLimiter: RateLimiterMemory },
 ): RateLimiterPostgres {
   return new RateLimiterPostgres({
@@ -23,6 +23,6 @@ export function rateLimitCounters(
 }
 
 /** Deletes the counters whose window ended before `before` (milliseconds since the epoch), in batches; how many. */
-export function deleteRateLimitsExpiredBefore(db: SqlDb, before: number, limits?: PurgeLimits): Promise<number> {
+export function deleteRateLimitsExpiredBefore(db: Database, before: number, limits?: PurgeLimits): Promise<number> {
   return inBatches((size) => deleteBatchBefore(db, 'rate_limits', 'expire', before, size), limits);
 }

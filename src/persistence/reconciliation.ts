@@ -23,7 +23,8 @@ import {
 } from '../domain/reconciliation';
 import type { TransactionStatus, TransactionType } from '../domain/transactions';
 import { newId } from '../domain/ids';
-import { sql, sqlOf, type SqlDb } from './database';
+import { sqlOf, type Database } from './database';
+import { sql } from 'kysely';
 
 export interface BatchQuery {
   /** Null for the whole ledger; otherwise only what belongs to these partners. */
@@ -70,7 +71,7 @@ const partnerOfPosting = sql`CASE
  * Postings: each sums to zero per currency. (Whether a provider made what a posting records is for the statement's
  * checks, provider_statement and statement_postings.)
  */
-async function checkPostings(db: SqlDb, query: BatchQuery): Promise<BatchResult> {
+async function checkPostings(db: Database, query: BatchQuery): Promise<BatchResult> {
   const rows = (
     await sql`
     SELECT lt.id::text AS id, lt.reference,
@@ -97,7 +98,7 @@ async function checkPostings(db: SqlDb, query: BatchQuery): Promise<BatchResult>
  * Transactions in a final status: every posting their path requires is there, no money is left on the clearing or
  * in-transit accounts by their postings, and their final event was recorded.
  */
-async function checkTransactions(db: SqlDb, query: BatchQuery): Promise<BatchResult> {
+async function checkTransactions(db: Database, query: BatchQuery): Promise<BatchResult> {
   const steps = [...transactionPostingSteps];
   const rows = (
     await sql`
@@ -185,7 +186,7 @@ function endedResourceDiscrepancies(
 }
 
 /** Wallet transfers that ended: held, then delivered or returned, holds back to zero, and their final event. */
-async function checkWalletTransfers(db: SqlDb, query: BatchQuery): Promise<BatchResult> {
+async function checkWalletTransfers(db: Database, query: BatchQuery): Promise<BatchResult> {
   const steps = [...walletTransferPostingSteps];
   const rows = (
     await sql`
@@ -231,7 +232,7 @@ async function checkWalletTransfers(db: SqlDb, query: BatchQuery): Promise<Batch
 }
 
 /** Accounts with a running balance (wallets, in transit, holds): the stored balance equals the sum of its entries. */
-async function checkAccounts(db: SqlDb, query: BatchQuery): Promise<BatchResult> {
+async function checkAccounts(db: Database, query: BatchQuery): Promise<BatchResult> {
   const partnerOfAccount = sql`(SELECT w.partner_id FROM wallets w WHERE w.id = COALESCE(a.wallet_id,
     CASE WHEN a.system_code ~ ${`^(in_transit|wallet_transfer_holds):${uuidText}$`}
       THEN split_part(a.system_code, ':', 2)::uuid END))`;
@@ -268,7 +269,10 @@ async function checkAccounts(db: SqlDb, query: BatchQuery): Promise<BatchResult>
 // ---- the provider's statement ----
 
 /** The resources a provider operation's key names, with their partner and whether they ended. */
-async function resourcesOfKeys(db: SqlDb, keys: string[]): Promise<Map<string, { partnerId: string; ended: boolean }>> {
+async function resourcesOfKeys(
+  db: Database,
+  keys: string[],
+): Promise<Map<string, { partnerId: string; ended: boolean }>> {
   const postings = keys.map((key) => postingOfProviderOperation(key));
   const ids = (source: string) =>
     postings.flatMap((posting) =>
@@ -295,7 +299,7 @@ async function resourcesOfKeys(db: SqlDb, keys: string[]): Promise<Map<string, {
  * naming nothing of ours is found by a run over the whole ledger (a run limited to partners cannot tell whose it is).
  */
 export async function checkStatementLines(
-  db: SqlDb,
+  db: Database,
   lines: StatementLine[],
   partnerIds: string[] | null,
 ): Promise<{ checked: number; discrepancies: Discrepancy[] }> {
@@ -357,7 +361,7 @@ export async function checkStatementLines(
 }
 
 /** Keeps a page of the statement under the run's report (a retried page keeps nothing twice). */
-export async function recordStatementLines(db: SqlDb, reportId: string, lines: StatementLine[]): Promise<void> {
+export async function recordStatementLines(db: Database, reportId: string, lines: StatementLine[]): Promise<void> {
   if (lines.length === 0) return;
   await sql`
     INSERT INTO reconciliation_statement_lines
@@ -384,7 +388,7 @@ const providerPostingReference =
  * statement the run read (reconciliation_statement_lines of `reportId`).
  */
 async function checkStatementPostings(
-  db: SqlDb,
+  db: Database,
   query: BatchQuery,
   context: { reportId: string; postedFrom: Date; postedTo: Date },
 ): Promise<BatchResult> {
@@ -448,7 +452,7 @@ function overBound<Row extends { ageSeconds: string }>(
  * error bound).
  */
 async function checkStuckTransactions(
-  db: SqlDb,
+  db: Database,
   query: BatchQuery,
   context: { asOf: Date; bounds: StuckBounds },
 ): Promise<BatchResult> {
@@ -479,7 +483,7 @@ async function checkStuckTransactions(
 
 /** Deposits neither taken (accepted) nor sent back (returned) for longer than the deposit bound: `returning`, ... */
 async function checkStuckDeposits(
-  db: SqlDb,
+  db: Database,
   query: BatchQuery,
   context: { asOf: Date; bounds: StuckBounds },
 ): Promise<BatchResult> {
@@ -525,7 +529,7 @@ async function checkStuckDeposits(
  * may stay open (a payout that failed for good and was refunded): the transaction's own checks cover it.
  */
 async function checkStuckLegs(
-  db: SqlDb,
+  db: Database,
   query: BatchQuery,
   context: { asOf: Date; bounds: StuckBounds },
 ): Promise<BatchResult> {
@@ -580,7 +584,7 @@ export interface BatchContext {
  * activity, and is checked with checkStatementLines). A legacy check answers skipped.
  */
 export async function reconcileBatch(
-  db: SqlDb,
+  db: Database,
   check: Exclude<AnyReconciliationCheck, 'provider_statement' | 'chain_balances'>,
   query: BatchQuery,
   context: BatchContext,
@@ -625,7 +629,7 @@ export interface ReconciliationReportRow {
 }
 
 /** Opens a run's report (once: a retried open finds it). */
-export async function openReconciliationReport(db: SqlDb, id: string, partnerIds: string[] | null): Promise<void> {
+export async function openReconciliationReport(db: Database, id: string, partnerIds: string[] | null): Promise<void> {
   await sql`
     INSERT INTO reconciliation_reports (id, status, partner_ids)
     VALUES (${id}::uuid, 'running', ${partnerIds ?? []}::uuid[])
@@ -633,7 +637,7 @@ export async function openReconciliationReport(db: SqlDb, id: string, partnerIds
 }
 
 /** Keeps what a batch found (a retried batch finds them kept: one row per report, kind and subject). */
-export async function recordDiscrepancies(db: SqlDb, reportId: string, found: Discrepancy[]): Promise<void> {
+export async function recordDiscrepancies(db: Database, reportId: string, found: Discrepancy[]): Promise<void> {
   if (found.length === 0) return;
   await sql`
     INSERT INTO reconciliation_discrepancies (id, report_id, kind, subject_type, subject_id, detail)
@@ -653,7 +657,7 @@ export async function recordDiscrepancies(db: SqlDb, reportId: string, found: Di
  * was skipped, else clean (finishedReportStatus).
  */
 export async function closeReconciliationReport(
-  db: SqlDb,
+  db: Database,
   id: string,
   checks: CheckOutcomes,
 ): Promise<ReconciliationReportRow> {
@@ -678,7 +682,7 @@ const reportColumns = sql`r.id::text AS id, r.status, COALESCE(r.partner_ids::te
 
 /** A report by id, or the latest one started. */
 export async function findReconciliationReport(
-  db: SqlDb,
+  db: Database,
   id: string | 'latest',
 ): Promise<ReconciliationReportRow | null> {
   const [row] = (
@@ -691,7 +695,7 @@ export async function findReconciliationReport(
 }
 
 /** The latest reports, newest first. */
-export async function listReconciliationReports(db: SqlDb, limit: number): Promise<ReconciliationReportRow[]> {
+export async function listReconciliationReports(db: Database, limit: number): Promise<ReconciliationReportRow[]> {
   return (
     await sql`
     SELECT ${reportColumns} FROM reconciliation_reports r ORDER BY r.started_at DESC LIMIT ${limit}`.execute(sqlOf(db))
@@ -699,7 +703,7 @@ export async function listReconciliationReports(db: SqlDb, limit: number): Promi
 }
 
 /** What a report found, in the order found (bounded: `limit`). */
-export async function listDiscrepancies(db: SqlDb, reportId: string, limit: number): Promise<Discrepancy[]> {
+export async function listDiscrepancies(db: Database, reportId: string, limit: number): Promise<Discrepancy[]> {
   return (
     await sql`
     SELECT kind, subject_type, subject_id, detail FROM reconciliation_discrepancies
@@ -708,7 +712,7 @@ export async function listDiscrepancies(db: SqlDb, reportId: string, limit: numb
 }
 
 /** The run's window: when its report was opened (the statement ends there; stuck money is measured then). */
-export async function reconciliationReportStart(db: SqlDb, id: string): Promise<Date> {
+export async function reconciliationReportStart(db: Database, id: string): Promise<Date> {
   const [row] = (await sql`SELECT started_at FROM reconciliation_reports WHERE id = ${id}::uuid`.execute(sqlOf(db)))
     .rows as Array<{ startedAt: Date }>;
   if (!row) throw new Error(`reconciliation report ${id} does not exist`);
@@ -729,7 +733,7 @@ export interface LatestReconciliation {
  * The latest finished run of each scope, in one statement (a scrape of the worker's metrics; the reports are one a
  * day and a few manual ones, so this reads few rows).
  */
-export async function readLatestReconciliations(db: SqlDb): Promise<LatestReconciliation[]> {
+export async function readLatestReconciliations(db: Database): Promise<LatestReconciliation[]> {
   const rows = (
     await sql`
     SELECT l.scope, l.finished_at, l.checks,

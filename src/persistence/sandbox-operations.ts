@@ -1,7 +1,8 @@
 // The sandbox's simulated exchange, banks and chain keep what they did in sandbox_rail_operations, keyed by the
 // idempotency key the service sent, as real providers keep their operations: a repeated request finds the first
 // one (and counts `requests` up) instead of making a second.
-import { sql, sqlOf, type SqlDb } from './database';
+import { sqlOf, type Database } from './database';
+import { sql } from 'kysely';
 
 export type SandboxOperationKind = 'conversion' | 'payout' | 'return' | 'sell_back' | 'chain_send' | 'payout_return';
 
@@ -15,7 +16,7 @@ export interface SandboxOperation {
 
 /** Records the operation under its key, or finds the first one made under it. Answers the operation kept. */
 export async function recordSandboxOperation(
-  db: SqlDb,
+  db: Database,
   idempotencyKey: string,
   operation: SandboxOperation,
 ): Promise<SandboxOperation> {
@@ -30,7 +31,7 @@ export async function recordSandboxOperation(
 }
 
 /** The operation made under the key, or null when none was. */
-export async function findSandboxOperation(db: SqlDb, idempotencyKey: string): Promise<SandboxOperation | null> {
+export async function findSandboxOperation(db: Database, idempotencyKey: string): Promise<SandboxOperation | null> {
   const [row] = (
     await sql`
     SELECT kind, currency, amount, outcome FROM sandbox_rail_operations WHERE idempotency_key = ${idempotencyKey}`.execute(

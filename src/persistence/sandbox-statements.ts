@@ -2,7 +2,8 @@
 // (sandbox_rail_operations, written by the sandbox exchange, banks and chain) as statement lines, with the
 // disagreements an operator or a test asked for (sandbox_statement_adjustments, docs/reconciliation.md).
 import type { StatementLine } from '../domain/reconciliation';
-import { sql, sqlOf, type SqlDb } from './database';
+import { sqlOf, type Database } from './database';
+import { sql } from 'kysely';
 
 export type SandboxStatementAdjustment =
   | { action: 'drop'; idempotencyKey: string }
@@ -10,7 +11,7 @@ export type SandboxStatementAdjustment =
   | { action: 'extra'; idempotencyKey: string; kind: string; currency: string; amount: string };
 
 /** Sets the one adjustment of a key (replacing an earlier one). */
-export async function adjustSandboxStatement(db: SqlDb, adjustment: SandboxStatementAdjustment): Promise<void> {
+export async function adjustSandboxStatement(db: Database, adjustment: SandboxStatementAdjustment): Promise<void> {
   const kind = adjustment.action === 'extra' ? adjustment.kind : null;
   const currency = adjustment.action === 'extra' ? adjustment.currency : null;
   const amount = adjustment.action === 'drop' ? null : adjustment.amount;
@@ -22,14 +23,14 @@ export async function adjustSandboxStatement(db: SqlDb, adjustment: SandboxState
 }
 
 /** Removes the adjustment of a key, or every one; answers how many were removed. */
-export async function clearSandboxStatementAdjustments(db: SqlDb, idempotencyKey: string | null): Promise<number> {
+export async function clearSandboxStatementAdjustments(db: Database, idempotencyKey: string | null): Promise<number> {
   const result = await sql`
     DELETE FROM sandbox_statement_adjustments
     WHERE ${idempotencyKey}::text IS NULL OR idempotency_key = ${idempotencyKey}::text`.execute(sqlOf(db));
   return Number(result.numAffectedRows ?? 0);
 }
 
-export async function listSandboxStatementAdjustments(db: SqlDb): Promise<SandboxStatementAdjustment[]> {
+export async function listSandboxStatementAdjustments(db: Database): Promise<SandboxStatementAdjustment[]> {
   const rows = (
     await sql`
     SELECT idempotency_key, action, kind, currency, amount::text AS amount FROM sandbox_statement_adjustments
@@ -50,7 +51,7 @@ export async function listSandboxStatementAdjustments(db: SqlDb): Promise<Sandbo
  * cursor is the last line's `<value date ISO>|<key>`.
  */
 export async function sandboxStatementPage(
-  db: SqlDb,
+  db: Database,
   window: { from: Date; to: Date },
   cursor: string | null,
   limit: number,

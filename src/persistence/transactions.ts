@@ -4,19 +4,19 @@
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import {
   type DatabaseTransaction,
-  type Db,
+  type Database,
   type DB,
   decimalOf,
   type DecimalText,
   jsonParameter,
-  type Prisma,
   relatedRow,
   reusableStatement,
-  sql,
   sqlOf,
-  type SqlDb,
+  prismaOf,
+  type DatabaseClient,
 } from './database';
-import type { Insertable, QueryCreator, RawBuilder } from 'kysely';
+import type { Prisma } from './generated/prisma/client';
+import { type Insertable, type QueryCreator, type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
 import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
 import type { KeysetQuery } from '../http/pagination';
@@ -56,7 +56,7 @@ const lockedTransactionById = reusableStatement(
 );
 
 /** A transaction by id with its receiver accounts, or null. */
-export async function readTransactionRow(db: SqlDb, id: string): Promise<TransactionRow | null> {
+export async function readTransactionRow(db: Database, id: string): Promise<TransactionRow | null> {
   const [row] = await transactionById(db, id);
   return row ? asTransactionRow(row) : null;
 }
@@ -126,8 +126,11 @@ export async function insertTransactionDeposit(
 }
 
 /** The transaction whose deposit reference this is (any partner's): how a bank credit finds its transaction. */
-export const findTransactionByDepositReference = (db: Db, depositReference: string): Promise<TransactionRow | null> =>
-  db.transaction.findUnique({ where: { depositReference }, include: withReceiverAccount });
+export const findTransactionByDepositReference = (
+  db: DatabaseClient,
+  depositReference: string,
+): Promise<TransactionRow | null> =>
+  prismaOf(db).transaction.findUnique({ where: { depositReference }, include: withReceiverAccount });
 
 export interface TransactionFilter {
   partnerId: string;
@@ -138,7 +141,7 @@ export interface TransactionFilter {
 
 /** One page of a partner's transactions, newest first (the keyset from http/pagination.ts). */
 export async function listTransactionRows(
-  db: SqlDb,
+  db: Database,
   filter: TransactionFilter,
   keyset: KeysetQuery,
 ): Promise<TransactionRow[]> {
@@ -183,7 +186,7 @@ const openingLegAndReading = reusableStatement(
  * as readTransactionRow does, in one statement; null (and no leg) when there is no such transaction.
  */
 export async function openTransactionLeg(
-  db: SqlDb,
+  db: Database,
   transactionId: string,
   kind: LegKind,
 ): Promise<TransactionRow | null> {
@@ -226,7 +229,7 @@ export async function closeTransactionLeg(
 
 /** The on-chain transaction that moved a leg's coin, once mined (the same values again on a retry). */
 export async function recordLegChainTransfer(
-  db: SqlDb,
+  db: Database,
   transactionId: string,
   kind: LegKind,
   mined: { txHash: string; blockNumber: bigint },
@@ -240,7 +243,7 @@ export async function recordLegChainTransfer(
 }
 
 /** The legs of a transaction that were asked of a provider and never closed (status processing), by kind. */
-export async function openTransactionLegs(db: SqlDb, transactionId: string): Promise<LegKind[]> {
+export async function openTransactionLegs(db: Database, transactionId: string): Promise<LegKind[]> {
   const rows = await sqlOf(db)
     .selectFrom('transactionLegs')
     .select('kind')
@@ -251,7 +254,7 @@ export async function openTransactionLegs(db: SqlDb, transactionId: string): Pro
 }
 
 /** A leg's status, or null when it was never opened. */
-export async function transactionLegStatus(db: SqlDb, transactionId: string, kind: LegKind): Promise<string | null> {
+export async function transactionLegStatus(db: Database, transactionId: string, kind: LegKind): Promise<string | null> {
   const row = await sqlOf(db)
     .selectFrom('transactionLegs')
     .select('status')
@@ -262,7 +265,7 @@ export async function transactionLegStatus(db: SqlDb, transactionId: string, kin
 }
 
 /** A deposit by id, or null. */
-export const findTransactionDeposit = (db: SqlDb, id: string): Promise<TransactionDepositRow | null> =>
+export const findTransactionDeposit = (db: Database, id: string): Promise<TransactionDepositRow | null> =>
   sqlOf(db)
     .selectFrom('transactionDeposits')
     .selectAll()
@@ -275,7 +278,7 @@ export const findTransactionDeposit = (db: SqlDb, id: string): Promise<Transacti
  * amount), in whatever status. Deposits that came late (`not_awaiting_deposit`) are never it: each is returned by
  * its own deposit-return workflow. A transaction takes one deposit; the order makes the choice defined regardless.
  */
-export async function findFundingDeposit(db: SqlDb, transactionId: string): Promise<TransactionDepositRow | null> {
+export async function findFundingDeposit(db: Database, transactionId: string): Promise<TransactionDepositRow | null> {
   const row = await sqlOf(db)
     .selectFrom('transactionDeposits')
     .selectAll()
@@ -290,8 +293,8 @@ export async function findFundingDeposit(db: SqlDb, transactionId: string): Prom
 }
 
 /** A deposit with its transaction (the rail it came on), or null. */
-export const findDepositWithTransaction = (db: Db, id: string) =>
-  db.transactionDeposit.findUnique({ where: { id }, include: { transaction: true } });
+export const findDepositWithTransaction = (db: DatabaseClient, id: string) =>
+  prismaOf(db).transactionDeposit.findUnique({ where: { id }, include: { transaction: true } });
 
 /** The deposit under its row lock, in `tx`. */
 export async function lockTransactionDeposit(

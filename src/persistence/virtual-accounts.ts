@@ -16,13 +16,14 @@ import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import {
   type DatabaseTransaction,
   type DB,
-  type Db,
+  type Database,
   jsonParameter,
-  type Prisma,
   relatedRow,
   sqlOf,
-  type SqlDb,
+  prismaOf,
+  type DatabaseClient,
 } from './database';
+import type { Prisma } from './generated/prisma/client';
 import { findCustomer } from './customers';
 
 export const withWallet = { wallet: true } as const;
@@ -35,13 +36,13 @@ export type VirtualAccountWithCustomerRow = Prisma.VirtualAccountGetPayload<{
 }>;
 
 /** Any partner's virtual account by id, or null. */
-export async function findVirtualAccount(db: Db, id: string): Promise<VirtualAccountRow | null> {
-  return db.virtualAccount.findUnique({ where: { id }, include: withWallet });
+export async function findVirtualAccount(db: DatabaseClient, id: string): Promise<VirtualAccountRow | null> {
+  return prismaOf(db).virtualAccount.findUnique({ where: { id }, include: withWallet });
 }
 
 /** A page of a partner's virtual accounts, optionally one customer's. */
 export async function listVirtualAccounts(
-  db: SqlDb,
+  db: DatabaseClient,
   filter: { partnerId: string; customerId?: string },
   keyset: KeysetQuery,
 ): Promise<VirtualAccountRow[]> {
@@ -149,8 +150,16 @@ export async function markVirtualAccountCancelled(tx: DatabaseTransaction, id: s
 }
 
 /** Counts the reminders sent about a review nobody has decided; answers whose account it is. */
-export async function recordReviewReminder(db: Db, id: string, reminder: number): Promise<{ partnerId: string }> {
-  return db.virtualAccount.update({ where: { id }, data: { reviewReminders: reminder }, select: { partnerId: true } });
+export async function recordReviewReminder(
+  db: DatabaseClient,
+  id: string,
+  reminder: number,
+): Promise<{ partnerId: string }> {
+  return prismaOf(db).virtualAccount.update({
+    where: { id },
+    data: { reviewReminders: reminder },
+    select: { partnerId: true },
+  });
 }
 
 /** Normalises a bank reference as issued: IBANs without spaces and upper case, account numbers as digits. */
@@ -164,10 +173,10 @@ function normaliseReference(rail: DepositRail, reference: string): string {
  * swift) it was sent to. Any partner's; null when the reference names no virtual account.
  */
 export async function findVirtualAccountByDepositReference(
-  db: Db,
+  db: DatabaseClient,
   reference: { rail: DepositRail; identifier: string },
 ): Promise<VirtualAccountRow | null> {
-  const found = await db.virtualAccountDeposit.findUnique({
+  const found = await prismaOf(db).virtualAccountDeposit.findUnique({
     where: {
       rail_identifier: { rail: reference.rail, identifier: normaliseReference(reference.rail, reference.identifier) },
     },

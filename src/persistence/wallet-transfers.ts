@@ -6,28 +6,37 @@ import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
 import type { Kysely } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import { type DatabaseTransaction, type DB, type Db, type Prisma, relatedRow, sqlOf, type SqlDb } from './database';
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  relatedRow,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './database';
+import type { Prisma } from './generated/prisma/client';
 
 export const withWallets = { fromWallet: true, toWallet: true } as const;
 export type WalletTransferRow = Prisma.WalletTransferGetPayload<{ include: typeof withWallets }>;
 
 /** Any partner's transfer by id, or null. */
-export async function findWalletTransfer(db: Db, id: string): Promise<WalletTransferRow | null> {
-  return db.walletTransfer.findUnique({ where: { id }, include: withWallets });
+export async function findWalletTransfer(db: DatabaseClient, id: string): Promise<WalletTransferRow | null> {
+  return prismaOf(db).walletTransfer.findUnique({ where: { id }, include: withWallets });
 }
 
 /** This partner's transfer by id, or null. */
 export async function findPartnerWalletTransfer(
-  db: Db,
+  db: DatabaseClient,
   partnerId: string,
   id: string,
 ): Promise<WalletTransferRow | null> {
-  return db.walletTransfer.findFirst({ where: { id, partnerId }, include: withWallets });
+  return prismaOf(db).walletTransfer.findFirst({ where: { id, partnerId }, include: withWallets });
 }
 
 /** A page of a partner's transfers, optionally those from or to one wallet, optionally of one status. */
 export async function listWalletTransfers(
-  db: SqlDb,
+  db: DatabaseClient,
   filter: { partnerId: string; walletId?: string; status?: WalletTransferStatus },
   keyset: KeysetQuery,
 ): Promise<WalletTransferRow[]> {

@@ -2,7 +2,8 @@
 // ledger writes).
 import type { KeysetQuery } from '../http/pagination';
 import { childrenByParent, keysetPage } from './keyset';
-import { type DatabaseTransaction, type Db, type Prisma, sqlOf, type SqlDb } from './database';
+import { type DatabaseTransaction, type Database, sqlOf, prismaOf, type DatabaseClient } from './database';
+import type { Prisma } from './generated/prisma/client';
 
 export const withBalances = { ledgerAccounts: true } as const;
 export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }>;
@@ -10,12 +11,12 @@ export type WalletRow = Prisma.WalletGetPayload<{ include: typeof withBalances }
 export type WalletColumns = Prisma.WalletGetPayload<object>;
 
 /** Any partner's wallet by id without its balances (what a transaction's checks need), or null. */
-export async function findWalletColumns(db: SqlDb, id: string): Promise<WalletColumns | null> {
+export async function findWalletColumns(db: Database, id: string): Promise<WalletColumns | null> {
   return (await sqlOf(db).selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
 /** Any partner's wallet by id, or null. */
-export async function findWallet(db: SqlDb, id: string): Promise<WalletRow | null> {
+export async function findWallet(db: Database, id: string): Promise<WalletRow | null> {
   const sql = sqlOf(db);
   const wallet = await findWalletColumns(db, id);
   if (!wallet) return null;
@@ -25,7 +26,7 @@ export async function findWallet(db: SqlDb, id: string): Promise<WalletRow | nul
 }
 
 /** A wallet known to exist (e.g. just written in `db`). */
-export async function readWallet(db: SqlDb, id: string): Promise<WalletRow> {
+export async function readWallet(db: Database, id: string): Promise<WalletRow> {
   const wallet = await findWallet(db, id);
   if (!wallet) throw new Error(`wallet ${id} does not exist`);
   return wallet;
@@ -33,7 +34,7 @@ export async function readWallet(db: SqlDb, id: string): Promise<WalletRow> {
 
 /** A page of a partner's wallets, optionally one customer's. */
 export async function listWallets(
-  db: SqlDb,
+  db: DatabaseClient,
   filter: { partnerId: string; customerId?: string },
   keyset: KeysetQuery,
 ): Promise<WalletRow[]> {
@@ -76,9 +77,9 @@ export async function insertWallet(
 
 /** The service-managed wallet at this address on this chain (any partner's), or null. */
 export async function findWalletAtAddress(
-  db: Db,
+  db: DatabaseClient,
   chain: string,
   address: string,
 ): Promise<{ id: string; partnerId: string } | null> {
-  return db.wallet.findUnique({ where: { chain_address: { chain, address } } });
+  return prismaOf(db).wallet.findUnique({ where: { chain_address: { chain, address } } });
 }

@@ -8,15 +8,15 @@ import { newId } from '../domain/ids';
 import { currentTraceParent } from '../observability/trace-context';
 import {
   type DatabaseTransaction,
-  type Db,
-  type Prisma,
-  type PrismaClient,
+  type Database,
+  type DatabaseClient,
   resilientPool,
-  sql,
   sqlOf,
-  type SqlDb,
   withDatabaseTransaction,
+  prismaOf,
 } from './database';
+import type { Prisma } from './generated/prisma/client';
+import { sql } from 'kysely';
 import { wakeOutboxRelay } from './events';
 
 /** A webhook configuration, every column (its secrets sealed). */
@@ -66,7 +66,7 @@ export function insertWebhookConfig(
 }
 
 /** The partner's configuration (one at most: partner_id is unique). */
-export async function findWebhookConfigOfPartner(db: SqlDb, partnerId: string): Promise<WebhookConfigRow | null> {
+export async function findWebhookConfigOfPartner(db: Database, partnerId: string): Promise<WebhookConfigRow | null> {
   const row = await sqlOf(db)
     .selectFrom('webhookConfigs')
     .selectAll()
@@ -76,7 +76,7 @@ export async function findWebhookConfigOfPartner(db: SqlDb, partnerId: string): 
 }
 
 /** The configuration by id, whoever's it is (callers check the partner, see ownedBy). */
-export async function findWebhookConfig(db: SqlDb, id: string): Promise<WebhookConfigRow | null> {
+export async function findWebhookConfig(db: Database, id: string): Promise<WebhookConfigRow | null> {
   const row = await sqlOf(db).selectFrom('webhookConfigs').selectAll().where('id', '=', id).executeTakeFirst();
   return row ?? null;
 }
@@ -124,8 +124,8 @@ export function replaceWebhookSecret(
 }
 
 /** Configurations whose secret is still stored in plaintext (saved before encryption at rest). */
-export function listWebhookConfigsWithLegacySecret(db: Db): Promise<WebhookConfigRow[]> {
-  return db.webhookConfig.findMany({ where: { legacySecret: { not: null } } });
+export function listWebhookConfigsWithLegacySecret(db: DatabaseClient): Promise<WebhookConfigRow[]> {
+  return prismaOf(db).webhookConfig.findMany({ where: { legacySecret: { not: null } } });
 }
 
 /**
@@ -133,11 +133,11 @@ export function listWebhookConfigsWithLegacySecret(db: Db): Promise<WebhookConfi
  * configuration did not change for the partner.
  */
 export async function sealLegacyWebhookSecret(
-  db: Db,
+  db: DatabaseClient,
   row: Pick<WebhookConfigRow, 'id' | 'legacySecret' | 'updatedAt'>,
   secretCiphertext: string,
 ): Promise<void> {
-  await db.webhookConfig.updateMany({
+  await prismaOf(db).webhookConfig.updateMany({
     where: { id: row.id, legacySecret: row.legacySecret },
     data: { secretCiphertext, legacySecret: null, updatedAt: row.updatedAt },
   });
@@ -170,7 +170,7 @@ export async function queueWebhookRedelivery(
 }
 
 /** A page of an event's deliveries with their attempts. */
-export async function listEventDeliveries(db: SqlDb, eventId: string, keyset: KeysetQuery): Promise<DeliveryRow[]> {
+export async function listEventDeliveries(db: Database, eventId: string, keyset: KeysetQuery): Promise<DeliveryRow[]> {
   const sql = sqlOf(db);
   const query = sql.selectFrom('webhookDeliveries as d').selectAll('d').where('d.eventId', '=', eventId);
   const deliveries = await keysetPage(query, 'd', keyset).execute();
@@ -193,13 +193,13 @@ export async function listEventDeliveries(db: SqlDb, eventId: string, keyset: Ke
   }));
 }
 
-export function findDeliveryToAttempt(db: Db, id: string): Promise<DeliveryToAttemptRow | null> {
-  return db.webhookDelivery.findUnique({ where: { id }, include: withEventAndConfig });
+export function findDeliveryToAttempt(db: DatabaseClient, id: string): Promise<DeliveryToAttemptRow | null> {
+  return prismaOf(db).webhookDelivery.findUnique({ where: { id }, include: withEventAndConfig });
 }
 
 /** Cancels the delivery unless it is no longer pending. */
-export async function cancelPendingDelivery(db: Db, id: string, reason: string): Promise<void> {
-  await db.webhookDelivery.updateMany({
+export async function cancelPendingDelivery(db: DatabaseClient, id: string, reason: string): Promise<void> {
+  await prismaOf(db).webhookDelivery.updateMany({
     where: { id, status: 'pending' },
     data: { status: 'cancelled', lastError: reason, completedAt: new Date() },
   });
@@ -210,7 +210,7 @@ export async function cancelPendingDelivery(db: Db, id: string, reason: string):
  * pending, its count, last answer and, when it succeeded, its end: both in one transaction.
  */
 export async function recordDeliveryAttempt(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   deliveryId: string,
   attempt: number,
   outcome: DeliveryAttemptOutcome,
@@ -238,8 +238,8 @@ export async function recordDeliveryAttempt(
 }
 
 /** Marks the delivery failed unless it is no longer pending. */
-export async function failPendingDelivery(db: Db, id: string): Promise<void> {
-  await db.webhookDelivery.updateMany({
+export async function failPendingDelivery(db: DatabaseClient, id: string): Promise<void> {
+  await prismaOf(db).webhookDelivery.updateMany({
     where: { id, status: 'pending' },
     data: { status: 'failed', completedAt: new Date() },
   });
@@ -247,7 +247,7 @@ export async function failPendingDelivery(db: Db, id: string): Promise<void> {
 
 /** The first `limit` deliveries not dispatched yet, in sequence order (of `partnerIds` only, when given). */
 export function listUndispatchedDeliveries(
-  db: SqlDb,
+  db: DatabaseClient,
   options: { limit: number; partnerIds?: readonly string[] },
 ): Promise<UndispatchedDelivery[]> {
   let query = sqlOf(db)
@@ -259,7 +259,7 @@ export function listUndispatchedDeliveries(
   return query.orderBy('d.sequence').limit(options.limit).execute();
 }
 
-export async function markDeliveriesDispatched(db: SqlDb, ids: string[]): Promise<void> {
+export async function markDeliveriesDispatched(db: Database, ids: string[]): Promise<void> {
   await sqlOf(db)
     .updateTable('webhookDeliveries')
     .set({ dispatchedAt: sql`now()` })

@@ -3,7 +3,15 @@
 // The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create:
 // through Kysely, as Prisma's per-call query compilation would cost them several times the CPU (docs/benchmark.md).
 import { newId } from '../domain/ids';
-import { type DatabaseTransaction, type Db, jsonParameter, type Prisma, sqlOf, type SqlDb } from './database';
+import {
+  type DatabaseTransaction,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './database';
+import type { Prisma } from './generated/prisma/client';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
 /** A start intent, every column. */
@@ -33,16 +41,16 @@ export async function insertWorkflowStart(tx: DatabaseTransaction, intent: NewWo
     .execute();
 }
 
-export function findWorkflowStart(db: Db, workflowId: string): Promise<WorkflowStartRow | null> {
-  return db.workflowStart.findUnique({ where: { workflowId } });
+export function findWorkflowStart(db: DatabaseClient, workflowId: string): Promise<WorkflowStartRow | null> {
+  return prismaOf(db).workflowStart.findUnique({ where: { workflowId } });
 }
 
 /** The oldest `limit` intents not started and created before `createdBefore` (of `partnerIds` only, when given). */
 export function listUnstartedWorkflowStarts(
-  db: Db,
+  db: DatabaseClient,
   options: { createdBefore: Date; limit: number; partnerIds?: readonly string[] },
 ): Promise<WorkflowStartRow[]> {
-  return db.workflowStart.findMany({
+  return prismaOf(db).workflowStart.findMany({
     where: {
       startedAt: null,
       createdAt: { lte: options.createdBefore },
@@ -54,12 +62,12 @@ export function listUnstartedWorkflowStarts(
 }
 
 /** Counts a failed start of the intent and keeps its error. */
-export async function recordWorkflowStartFailure(db: Db, id: string, error: string): Promise<void> {
-  await db.workflowStart.update({ where: { id }, data: { attempts: { increment: 1 }, lastError: error } });
+export async function recordWorkflowStartFailure(db: DatabaseClient, id: string, error: string): Promise<void> {
+  await prismaOf(db).workflowStart.update({ where: { id }, data: { attempts: { increment: 1 }, lastError: error } });
 }
 
 /** Marks the intents of these workflows started (those not marked yet), on the pool: no transaction. */
-export async function markWorkflowsStarted(db: SqlDb, workflowIds: string[]): Promise<void> {
+export async function markWorkflowsStarted(db: Database, workflowIds: string[]): Promise<void> {
   await sqlOf(db)
     .updateTable('workflowStarts')
     .set({ startedAt: new Date() })
@@ -70,7 +78,7 @@ export async function markWorkflowsStarted(db: SqlDb, workflowIds: string[]): Pr
 
 /** Deletes the intents started before `startedBefore` (they are only needed until started); returns how many. */
 export function deleteWorkflowStartsStartedBefore(
-  db: SqlDb,
+  db: DatabaseClient,
   startedBefore: Date,
   limits?: PurgeLimits,
 ): Promise<number> {

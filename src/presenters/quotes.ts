@@ -1,6 +1,6 @@
 // Quotes as the API shows them, and the terms and amounts a quote locked, read back from its row
 // (as stored, never recomputed). Pure.
-import type { Prisma } from '../persistence/database';
+import type { DecimalText } from '../persistence/database';
 import { Currency, Decimal, Money, currencyOf } from '../domain/money';
 import type { QuoteAmounts, QuoteSide, QuoteTerms } from '../domain/quotes';
 import type { PaymentRail } from '../domain/rails';
@@ -8,7 +8,7 @@ import type { QuoteRow } from '../persistence/quotes';
 import type { AnyQuoteResource } from '../schemas/quotes';
 
 /** A stored amount (a Prisma decimal column, or a literal for a column left empty) as the money type. */
-const money = (currency: string, value: Prisma.Decimal | string) => Money.of(currencyOf(currency), value.toString());
+const money = (currency: string, value: DecimalText) => Money.of(currencyOf(currency), value.toString());
 
 /** The locked terms stored with a quote. */
 export function termsOf(row: QuoteRow): QuoteTerms {

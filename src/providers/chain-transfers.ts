@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Blockchain } from '../domain/rails';
 import type { Money } from '../domain/money';
 import type { WalletTransferSimulation } from '../domain/wallet-transfers';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { findSandboxOperation, recordSandboxOperation } from '../persistence/sandbox-operations';
 import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
 
@@ -81,7 +81,7 @@ export interface ChainTransfers {
  * send_outcome_unknown -> the same, and the lookup cannot tell until the operator's first recheck.
  */
 export class SandboxChainTransfers implements ChainTransfers {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(private readonly prisma: DatabaseClient) {}
 
   async send(request: ChainTransferRequest): Promise<ChainTransferOutcome> {
     if (request.simulate === 'network_unavailable') {

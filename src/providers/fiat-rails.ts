@@ -11,7 +11,7 @@
 import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
 import { Money, currencyOf } from '../domain/money';
 import type { PayoutReturnReason, SandboxSimulation } from '../domain/transactions';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { findSandboxOperation, recordSandboxOperation } from '../persistence/sandbox-operations';
 import { OperationLookup, ProviderUnavailableError, Unconnected } from './unavailable';
 
@@ -122,7 +122,7 @@ export const SANDBOX_SELL_BACK_SPREAD_BASIS_POINTS = 50;
  * them: a repeated request counts `requests` up and finds the first outcome, never a second operation.
  */
 export class SandboxFiatRails implements FiatRails {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(private readonly prisma: DatabaseClient) {}
 
   async convertToStablecoin(request: ConversionRequest): Promise<RailOutcome & { status: 'completed' }> {
     if (request.simulate === 'conversion_error' && request.round === 0) {
@@ -249,7 +249,7 @@ export interface PayoutReturnReport {
 
 /** Sandbox: the simulated bank keeps the return in its operation log (kind payout_return), as a statement lists it. */
 export async function recordSandboxPayoutReturn(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   transactionId: string,
   amount: Money,
 ): Promise<void> {

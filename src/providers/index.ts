@@ -27,7 +27,7 @@ import type { Address } from 'viem';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../webhooks/destinations';
 import { HttpWebhookSender, WebhookSender } from './webhook-sender';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { FiatRails, SandboxFiatRails, UnconnectedFiatRails } from './fiat-rails';
 import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } from './transaction-deposits';
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
@@ -89,7 +89,7 @@ export function keySeeds(config: AppConfig): { hdSeed: Uint8Array; walletSeed: B
 }
 
 /** The sandbox's simulated rails and chain keep what they did in the database (`prisma`), as real ones would. */
-export function createProviders(config: AppConfig, prisma: PrismaClient): Providers {
+export function createProviders(config: AppConfig, prisma: DatabaseClient): Providers {
   const chainTransferVerifier = createChainTransferVerifier(config);
   const seeds = keySeeds(config);
   return withLiquidityAndPix(config, prisma, {
@@ -143,7 +143,7 @@ export function createProviders(config: AppConfig, prisma: PrismaClient): Provid
  * The published sanctions lists when SCREENING_LISTS names them (docs/screening.md); otherwise the sandbox's fixed
  * deny list, and in production a stand-in whose flows are refused (readiness.ts) rather than approve everyone.
  */
-function createScreening(config: AppConfig, prisma: PrismaClient): Screening {
+function createScreening(config: AppConfig, prisma: DatabaseClient): Screening {
   if (config.screening) {
     return new ListScreening(prisma, { thresholds: config.screening.thresholds, checkEveryMs: SCREENING_CHECK_MS });
   }
@@ -157,7 +157,7 @@ const SCREENING_CHECK_MS = 10_000;
  * A configured liquidity provider prices quotes and executes each leg at its firm quote (around the rails that
  * deliver and pay out); a configured API Pix makes pix deposits charges at that bank (docs/pix.md).
  */
-function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers: Providers): Providers {
+function withLiquidityAndPix(config: AppConfig, prisma: DatabaseClient, providers: Providers): Providers {
   let result = providers;
   if (config.pixApi) {
     const client = new ApiPixClient({
@@ -199,7 +199,7 @@ function withLiquidityAndPix(config: AppConfig, prisma: PrismaClient, providers:
   return result;
 }
 
-function createChainTransfers(config: AppConfig, prisma: PrismaClient, signer: Signer): ChainTransfers {
+function createChainTransfers(config: AppConfig, prisma: DatabaseClient, signer: Signer): ChainTransfers {
   const simulation = config.appEnv === 'sandbox' ? new SandboxChainTransfers(prisma) : new UnconnectedChainTransfers();
   const ethereum = config.evmChains.ethereum;
   if (!ethereum) return simulation;

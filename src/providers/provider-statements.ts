@@ -2,7 +2,7 @@
 // time. The reconciliation compares them with the ledger's postings (docs/reconciliation.md), so that what the
 // providers did is checked against what the service recorded, not against the service's own notes.
 import type { StatementLine } from '../domain/reconciliation';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { sandboxStatementPage } from '../persistence/sandbox-statements';
 import { ProviderUnavailableError, type Unconnected } from './unavailable';
 
@@ -33,7 +33,7 @@ export interface ProviderStatements {
  * `npm run reconciliation -- sandbox-statement`).
  */
 export class SandboxProviderStatements implements ProviderStatements {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(private readonly prisma: DatabaseClient) {}
 
   statementFor(window: StatementWindow, cursor: string | null, limit: number): Promise<StatementPage> {
     return sandboxStatementPage(this.prisma, window, cursor, limit);

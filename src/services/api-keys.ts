@@ -2,7 +2,7 @@
 // keeps its SHA-256, a display prefix, an optional label, when it was created, last used and revoked.
 // Keys are bound to the environment that creates them (sk_live_ in production, sk_sandbox_ in the sandbox).
 import type { AppEnvironment } from '../config';
-import type { Db } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import {
   ApiKeyRow,
   findApiKey,
@@ -46,7 +46,7 @@ function toListing(row: ApiKeyRow): ApiKeyListing {
 export class ApiKeyCommandError extends Error {}
 
 export async function createApiKey(
-  db: Db,
+  db: DatabaseClient,
   appEnv: AppEnvironment,
   partnerId: string,
   label?: string,
@@ -64,12 +64,12 @@ export async function createApiKey(
 }
 
 /** Every key (of one partner when given), oldest first; never the key itself. */
-export async function listApiKeys(db: Db, partnerId?: string): Promise<ApiKeyListing[]> {
+export async function listApiKeys(db: DatabaseClient, partnerId?: string): Promise<ApiKeyListing[]> {
   return (await listApiKeyRows(db, partnerId)).map(toListing);
 }
 
 /** Revokes a key by id; the next request with it answers 401 (keys are not cached). Revoking twice is a no-op. */
-export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyListing> {
+export async function revokeApiKey(db: DatabaseClient, keyId: string): Promise<ApiKeyListing> {
   const found = await findApiKey(db, keyId).catch(() => null);
   if (!found) throw new ApiKeyCommandError(`no API key ${keyId}`);
   return toListing(await setApiKeyRevokedAt(db, keyId, found.revokedAt ?? new Date()));

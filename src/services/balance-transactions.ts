@@ -1,5 +1,5 @@
 // A partner's balance transactions and fee balance: reads of the ledger scoped to the partner.
-import type { Db } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import { listBalanceTransactions, partnerFeeBalances } from '../persistence/balance-transactions';
 import { paginate } from '../http/pagination';
 import type { z } from 'zod';
@@ -10,7 +10,7 @@ import type { listBalanceTransactionsQuerySchema } from '../schemas/balance-tran
 import { findWalletOrThrow } from './wallets';
 
 export async function balanceTransactionsPage(
-  db: Db,
+  db: DatabaseClient,
   partnerId: string,
   query: z.output<typeof listBalanceTransactionsQuerySchema>,
 ) {
@@ -31,7 +31,7 @@ export async function balanceTransactionsPage(
   return { items: rows.map(toBalanceTransaction), cursor };
 }
 
-export async function partnerBalance(db: Db, partnerId: string) {
+export async function partnerBalance(db: DatabaseClient, partnerId: string) {
   const fees = await partnerFeeBalances(db, partnerId);
   return {
     partner_fees: fees.map(({ currency, amount }) => ({

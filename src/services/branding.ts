@@ -10,7 +10,7 @@ import {
   setPartnerLogo,
   updatePartnerBranding,
 } from '../persistence/partners';
-import type { Db } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import { neutralAccent } from '../http/hosted-assets';
 import type { BrandingResource, UpdateBrandingRequest } from '../schemas/partners';
 
@@ -29,19 +29,19 @@ function toBranding(row: PartnerBrandingRow): BrandingResource {
   };
 }
 
-async function brandingRow(db: Db, partnerId: string): Promise<PartnerBrandingRow> {
+async function brandingRow(db: DatabaseClient, partnerId: string): Promise<PartnerBrandingRow> {
   const row = await findPartnerBranding(db, partnerId);
   if (!row) throw new Error(`partner ${partnerId} does not exist`);
   return row;
 }
 
-export async function getBranding(db: Db, partnerId: string): Promise<BrandingResource> {
+export async function getBranding(db: DatabaseClient, partnerId: string): Promise<BrandingResource> {
   return toBranding(await brandingRow(db, partnerId));
 }
 
 /** Replaces name and colour (both given: PUT); the logo stays. */
 export async function putBranding(
-  db: Db,
+  db: DatabaseClient,
   partnerId: string,
   request: UpdateBrandingRequest,
 ): Promise<BrandingResource> {
@@ -53,7 +53,11 @@ export async function putBranding(
 }
 
 /** Stores the uploaded logo when its bytes are a PNG, JPEG or WEBP image; the staged file is removed either way. */
-export async function putLogo(db: Db, partnerId: string, upload: SingleFileUpload): Promise<BrandingResource> {
+export async function putLogo(
+  db: DatabaseClient,
+  partnerId: string,
+  upload: SingleFileUpload,
+): Promise<BrandingResource> {
   const file = upload.file;
   try {
     if (!file) throw ApiError.validation([{ code: 'missing_param', param: 'file', message: 'is required' }]);
@@ -70,7 +74,7 @@ export async function putLogo(db: Db, partnerId: string, upload: SingleFileUploa
 
 /** What the hosted page shows of the partner's brand (no bytes). */
 export async function pageBrandOf(
-  db: Db,
+  db: DatabaseClient,
   partnerId: string,
 ): Promise<{ displayName: string | null; hasLogo: boolean; hasAccent: boolean }> {
   const row = await brandingRow(db, partnerId);
@@ -78,11 +82,11 @@ export async function pageBrandOf(
 }
 
 /** The partner's theme stylesheet, or null without an accent colour. */
-export async function themeOf(db: Db, partnerId: string): Promise<string | null> {
+export async function themeOf(db: DatabaseClient, partnerId: string): Promise<string | null> {
   const { accentColor } = await brandingRow(db, partnerId);
   return accentColor === null ? null : themeStylesheet(accentColor, neutralAccent);
 }
 
-export function logoOf(db: Db, partnerId: string): Promise<{ bytes: Buffer; contentType: string } | null> {
+export function logoOf(db: DatabaseClient, partnerId: string): Promise<{ bytes: Buffer; contentType: string } | null> {
   return findPartnerLogo(db, partnerId);
 }

@@ -2,7 +2,7 @@
 // document uploads and the verification updates the partner API and the hosted page share.
 import { ownedOrNotFound } from './owned';
 import { WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import type { Db } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import {
   countHostedUploads,
   CustomerRow,
@@ -69,7 +69,11 @@ export async function withCurrentLink(services: ApiServices, row: CustomerRow): 
 }
 
 /** A customer of this partner, or 404 (also for malformed ids and other partners' customers). */
-export async function findCustomerOrThrow(db: Db, partnerId: string, customerId: string): Promise<CustomerRow> {
+export async function findCustomerOrThrow(
+  db: DatabaseClient,
+  partnerId: string,
+  customerId: string,
+): Promise<CustomerRow> {
   return ownedOrNotFound('customer', findCustomer, db, partnerId, customerId);
 }
 
@@ -78,7 +82,7 @@ export async function findCustomerOrThrow(db: Db, partnerId: string, customerId:
  * customer is not the partner's (so a filter never reveals another partner's customer).
  */
 export async function ownedCustomerFilter(
-  db: Db,
+  db: DatabaseClient,
   partnerId: string,
   customerId: string | undefined,
 ): Promise<{ customerId?: string }> {
@@ -88,7 +92,7 @@ export async function ownedCustomerFilter(
 
 /** The one check other modules use before a customer may transact (its own columns: one statement). */
 export async function requireApprovedCustomer(
-  db: Db,
+  db: DatabaseClient,
   partnerId: string,
   customerId: string,
 ): Promise<CustomerStatusRow> {
@@ -402,6 +406,6 @@ async function updateVerificationWorkflow<T>(
   }
 }
 
-export async function verificationDetailsOf(db: Db, customer: CustomerRow): Promise<VerificationDetails> {
+export async function verificationDetailsOf(db: DatabaseClient, customer: CustomerRow): Promise<VerificationDetails> {
   return toVerificationDetails(customer, await listVerificationSteps(db, customer.id));
 }

@@ -1,7 +1,7 @@
 // External account commands: the 404 lookup, and creation: pix directory lookup, screening, then
 // the row and its two events in one transaction.
 import { ownedOrNotFound } from './owned';
-import { type DatabaseTransaction, isUniqueViolation, type Db } from '../persistence/database';
+import { type DatabaseTransaction, isUniqueViolation, type DatabaseClient } from '../persistence/database';
 import {
   ExternalAccountRow,
   findExternalAccount,
@@ -29,7 +29,11 @@ import { insertScreening } from '../persistence/screening';
 import { type ScreeningReviewInput, screeningReviewWorkflowId } from '../domain/screening-review';
 
 /** An external account of this partner, or 404 (also for malformed ids and other partners' accounts). */
-export async function findExternalAccountOrThrow(db: Db, partnerId: string, id: string): Promise<ExternalAccountRow> {
+export async function findExternalAccountOrThrow(
+  db: DatabaseClient,
+  partnerId: string,
+  id: string,
+): Promise<ExternalAccountRow> {
   return ownedOrNotFound('external account', findExternalAccount, db, partnerId, id);
 }
 

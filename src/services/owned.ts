@@ -2,13 +2,13 @@
 // all answer the same 404, so ids of other partners' resources cannot be probed.
 import { isUuid } from '../domain/ids';
 import { ApiError } from '../http/errors';
-import { type Db, ownedBy } from '../persistence/database';
+import { type Database, ownedBy, type DatabaseClient } from '../persistence/database';
 
 /** The partner's row `find` reads by `id`, or 404 not_found naming `resource`. */
 export async function ownedOrNotFound<Row extends { partnerId: string }>(
   resource: string,
-  find: (db: Db, id: string) => Promise<Row | null>,
-  db: Db,
+  find: (db: DatabaseClient, id: string) => Promise<Row | null>,
+  db: DatabaseClient,
   partnerId: string,
   id: string,
 ): Promise<Row> {

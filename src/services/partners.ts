@@ -1,6 +1,6 @@
 // Partners and their API keys, for the CLI, the dev server and the tests: the key is shown once, its hash stored.
 import type { AppEnvironment } from '../config';
-import type { Db } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import { insertPartner } from '../persistence/partners';
 import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
 import { newId } from '../domain/ids';
@@ -11,7 +11,7 @@ export interface CreatedPartner {
   api_key: string;
 }
 
-export async function createPartner(db: Db, name: string, appEnv: AppEnvironment): Promise<CreatedPartner> {
+export async function createPartner(db: DatabaseClient, name: string, appEnv: AppEnvironment): Promise<CreatedPartner> {
   const partnerId = newId();
   const apiKey = generateApiKey(appEnv);
   await insertPartner(

@@ -2,7 +2,7 @@
 // consumption (once, before expiry) by the transactions that need one.
 import { ownedOrNotFound } from './owned';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Db } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import { newId } from '../domain/ids';
 import type { Currency, Decimal, Money, Stablecoin } from '../domain/money';
 import {
@@ -42,7 +42,7 @@ import {
 } from '../../workflows/quote-lifetime';
 
 /** A quote of this partner, or 404 (also for malformed ids and other partners' quotes). */
-export async function findQuoteOrThrow(db: Db, partnerId: string, quoteId: string): Promise<QuoteRow> {
+export async function findQuoteOrThrow(db: DatabaseClient, partnerId: string, quoteId: string): Promise<QuoteRow> {
   return ownedOrNotFound('quote', findQuote, db, partnerId, quoteId);
 }
 

@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { Money, currencyOf } from '../domain/money';
-import type { Db } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import { settlementBatch, type SettlementRow } from '../persistence/reports';
 import { fxExecutionsOf, type FxExecutionRow } from '../persistence/fx-executions';
 import { type SettlementReportColumn, settlementReportColumns } from '../schemas/reports';
@@ -78,7 +78,7 @@ const isoTime = (date: Date) => date.toISOString();
  * that cannot answer fails the request, not the stream); the rest are read as the client takes the body.
  */
 export async function settlementReport(
-  db: Db,
+  db: DatabaseClient,
   partnerId: string,
   date: string,
   format: 'csv' | 'json',

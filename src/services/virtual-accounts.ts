@@ -1,7 +1,12 @@
 // Virtual account commands: the 404 lookup and creation with its workflow (sandbox: approved at
 // once with deposit details; production: under review).
 import { ownedOrNotFound } from './owned';
-import { isUniqueViolation, withDatabaseTransaction, type Db } from '../persistence/database';
+import {
+  isUniqueViolation,
+  withDatabaseTransaction,
+  type Database,
+  type DatabaseClient,
+} from '../persistence/database';
 import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
@@ -37,7 +42,11 @@ import { requireApprovedCustomer } from './customers';
 import { findWalletOrThrow } from './wallets';
 
 /** A virtual account of this partner, or 404 (also for malformed ids and other partners' accounts). */
-export async function findVirtualAccountOrThrow(db: Db, partnerId: string, id: string): Promise<VirtualAccountRow> {
+export async function findVirtualAccountOrThrow(
+  db: DatabaseClient,
+  partnerId: string,
+  id: string,
+): Promise<VirtualAccountRow> {
   return ownedOrNotFound('virtual account', findVirtualAccount, db, partnerId, id);
 }
 

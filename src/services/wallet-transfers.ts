@@ -8,7 +8,7 @@ import { isWellFormedAddress, toChecksumAddress, type Chain } from '../domain/ch
 import { isUuid, newId } from '../domain/ids';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
 import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
-import type { Db } from '../persistence/database';
+import type { Database, DatabaseClient } from '../persistence/database';
 import { recordEvent } from '../persistence/events';
 import { ApiError } from '../http/errors';
 import { ledgerAccounts, walletTransferEntries } from '../domain/ledger';
@@ -24,7 +24,11 @@ import { walletTransferWorkflow } from '../../workflows/wallet-transfer';
 import { findWalletOrThrow } from './wallets';
 
 /** A wallet transfer of this partner, or 404 (also for malformed ids and other partners' transfers). */
-export async function findWalletTransferOrThrow(db: Db, partnerId: string, id: string): Promise<WalletTransferRow> {
+export async function findWalletTransferOrThrow(
+  db: DatabaseClient,
+  partnerId: string,
+  id: string,
+): Promise<WalletTransferRow> {
   const row = isUuid(id) ? await findPartnerWalletTransfer(db, partnerId, id) : null;
   if (!row) throw ApiError.notFound('wallet transfer', id);
   return row;

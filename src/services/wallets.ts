@@ -1,6 +1,6 @@
 // Wallet commands: the 404 lookup and creation (address, then the row and its zero ledger balances).
 import { ownedOrNotFound } from './owned';
-import { withDatabaseTransaction, type Db } from '../persistence/database';
+import { withDatabaseTransaction, type Database, type DatabaseClient } from '../persistence/database';
 import { newId } from '../domain/ids';
 import { ApiError } from '../http/errors';
 import { ledgerAccounts } from '../domain/ledger';
@@ -21,12 +21,16 @@ import { requireApprovedCustomer } from './customers';
 import { writeRequest } from '../temporal/write-then-start';
 
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
-export function findWalletOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletRow> {
+export function findWalletOrThrow(db: DatabaseClient, partnerId: string, walletId: string): Promise<WalletRow> {
   return ownedOrNotFound('wallet', findWallet, db, partnerId, walletId);
 }
 
 /** The same without the balances (one statement less), for checks. */
-export function findWalletColumnsOrThrow(db: Db, partnerId: string, walletId: string): Promise<WalletColumns> {
+export function findWalletColumnsOrThrow(
+  db: DatabaseClient,
+  partnerId: string,
+  walletId: string,
+): Promise<WalletColumns> {
   return ownedOrNotFound('wallet', findWalletColumns, db, partnerId, walletId);
 }
 

@@ -1,7 +1,7 @@
 // Webhook commands: configuration create/update (URL rules), the 404 lookups, redelivery through the
 // outbox, and the sandbox's one-off mock send.
 import { ownedOrNotFound } from './owned';
-import { isUniqueViolation, ownedBy, type Db, type PrismaClient, type SqlDb } from '../persistence/database';
+import { isUniqueViolation, ownedBy, type Database, type DatabaseClient } from '../persistence/database';
 import { EventRow, findEvent } from '../persistence/events';
 import {
   findWebhookConfig,
@@ -82,7 +82,11 @@ export async function createWebhookConfig(
   }
 }
 
-export async function findWebhookConfigOrThrow(db: SqlDb, partnerId: string, id?: string): Promise<WebhookConfigRow> {
+export async function findWebhookConfigOrThrow(
+  db: Database,
+  partnerId: string,
+  id?: string,
+): Promise<WebhookConfigRow> {
   const row =
     id === undefined
       ? await findWebhookConfigOfPartner(db, partnerId)
@@ -145,7 +149,7 @@ export async function rotateWebhookSecret(
  * Encrypts the plaintext secrets of configurations saved before encryption at rest (the worker runs it at
  * start-up; a no-op once done). Returns how many it encrypted.
  */
-export async function encryptLegacyWebhookSecrets(prisma: PrismaClient, box: SecretBox): Promise<number> {
+export async function encryptLegacyWebhookSecrets(prisma: DatabaseClient, box: SecretBox): Promise<number> {
   const legacy = await listWebhookConfigsWithLegacySecret(prisma);
   for (const row of legacy) {
     const secret = standardWebhookSecret(row.legacySecret as string);
@@ -155,7 +159,7 @@ export async function encryptLegacyWebhookSecrets(prisma: PrismaClient, box: Sec
 }
 
 /** The configuration explicit sends (redeliveries, mocks) go to: it must exist and be enabled. */
-async function requireEnabledConfig(db: SqlDb, partnerId: string): Promise<WebhookConfigRow> {
+async function requireEnabledConfig(db: Database, partnerId: string): Promise<WebhookConfigRow> {
   const config = await findWebhookConfigOfPartner(db, partnerId);
   if (!config) {
     throw new ApiError('webhook_config_missing', 'No webhook configuration; create one with POST /v1/webhook-configs.');
@@ -169,7 +173,7 @@ async function requireEnabledConfig(db: SqlDb, partnerId: string): Promise<Webho
   return config;
 }
 
-export async function findEventOrThrow(db: Db, partnerId: string, id: string): Promise<EventRow> {
+export async function findEventOrThrow(db: DatabaseClient, partnerId: string, id: string): Promise<EventRow> {
   return ownedOrNotFound('event', findEvent, db, partnerId, id);
 }
 

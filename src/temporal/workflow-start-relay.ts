@@ -3,7 +3,7 @@
 // was unreachable then). Temporal is called outside any database transaction; starts are idempotent, so two
 // workers sweeping at once, or the API and a worker starting the same intent, do no harm.
 import type { Client } from '@temporalio/client';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import type { Logger } from '../logger';
 import {
   listUnstartedWorkflowStarts,
@@ -15,7 +15,7 @@ import { intentOfRow, startIntent } from './write-then-start';
 const BATCH_SIZE = 100;
 
 export interface WorkflowStartRelayOptions {
-  prisma: PrismaClient;
+  prisma: DatabaseClient;
   temporal: Client;
   taskQueue: string;
   logger: Logger;

@@ -12,7 +12,7 @@ import { Client, Workflow, WorkflowHandle, WorkflowNotFoundError } from '@tempor
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ApiError } from '../http/errors';
-import { type DatabaseTransaction, type PrismaClient, withDatabaseTransaction } from '../persistence/database';
+import { type DatabaseTransaction, type DatabaseClient, withDatabaseTransaction } from '../persistence/database';
 import { findWorkflowStart, insertWorkflowStart, markWorkflowsStarted } from '../persistence/workflow-starts';
 import { currentRequestContext } from '../request-context';
 import { customSearchAttributes } from './search-attributes';
@@ -44,7 +44,7 @@ export function workflowStart<W extends Workflow>(
 }
 
 export interface WriteServices {
-  prisma: PrismaClient;
+  prisma: DatabaseClient;
   temporal: Client;
   logger: Logger;
   config: { temporal: { taskQueue: string; callTimeoutMs: number } };
@@ -67,7 +67,7 @@ type Write<T, A extends unknown[]> = (tx: DatabaseTransaction, ...rest: A) => Pr
  * `write` returns the HTTP response body, which is stored as the Idempotency-Key's response in the same
  * transaction, so a process dying after the commit is replayed on retry and never done twice.
  */
-export async function writeRequest<T>(prisma: PrismaClient, write: Write<T, []>): Promise<T> {
+export async function writeRequest<T>(prisma: DatabaseClient, write: Write<T, []>): Promise<T> {
   const context = currentRequestContext();
   const result = await withDatabaseTransaction(prisma, async (tx) => {
     const body = await write(tx);
@@ -131,7 +131,7 @@ class StartMarks {
   private next: Promise<void> | null = null;
   private previous: Promise<void> = Promise.resolve();
 
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(private readonly prisma: DatabaseClient) {}
 
   mark(workflowId: string): Promise<void> {
     this.queued.push(workflowId);
@@ -148,9 +148,9 @@ class StartMarks {
   }
 }
 
-const startMarks = new WeakMap<PrismaClient, StartMarks>();
+const startMarks = new WeakMap<DatabaseClient, StartMarks>();
 
-function startMarksOf(prisma: PrismaClient): StartMarks {
+function startMarksOf(prisma: DatabaseClient): StartMarks {
   let marks = startMarks.get(prisma);
   if (!marks) startMarks.set(prisma, (marks = new StartMarks(prisma)));
   return marks;

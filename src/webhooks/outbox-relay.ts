@@ -11,7 +11,7 @@
 //   their sequence order is their commit order.
 // Every worker process runs one; they take turns on the lock.
 import type { Client } from '@temporalio/client';
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { connectionName, connectionSettings } from '../persistence/database';
 import { listenForOutboxWakeUps, OutboxListener } from '../persistence/events';
 import {
@@ -35,7 +35,7 @@ export const RELAY_LOCK_KEY = 7_000_001;
 const relayConnectionTimeouts = { connectMs: 10_000, statementMs: 60_000 };
 
 export interface OutboxRelayOptions {
-  prisma: PrismaClient;
+  prisma: DatabaseClient;
   temporal: Client;
   taskQueue: string;
   databaseUrl: string;

@@ -2,7 +2,7 @@
 // accounts, quotes, transactions, deposits), waiting for settlement with time skipping, and the
 // ledger invariants every path must leave true.
 import type TestAgent from 'supertest/lib/agent';
-import type { PrismaClient } from '../../src/persistence/database';
+import type { DatabaseClient } from '../../src/persistence/database';
 import { Decimal } from '../../src/domain/money';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import { settlementStateQuery } from '../../workflows/settlement';
@@ -139,7 +139,7 @@ export async function ledgerOf(
 
 /** The ledger of one transaction and of its deposits returned on their own (also read by `npm run chaos`). */
 export async function transactionLedger(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   transactionId: string,
   depositIds: string[] = [],
 ): Promise<TransactionLedger> {

@@ -4,7 +4,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { newId } from '../../src/domain/ids';
 import type { EventType } from '../../src/events';
 import { NewEvent, recordEvent } from '../../src/persistence/events';
-import { type PrismaClient, withDatabaseTransaction } from '../../src/persistence/database';
+import { type DatabaseClient, withDatabaseTransaction } from '../../src/persistence/database';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import type { Harness, TestPartner } from './harness';
 import type { ReceivedWebhook } from './webhook-receiver';
@@ -60,7 +60,7 @@ let lastRecordedAt = 0;
  * millisecond would list in either order, and the tests compare the order they were recorded in.
  */
 export async function recordPayoutEvent(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   partnerId: string,
   payoutId: string,
   type: EventType = 'payout.created',
