@@ -21,7 +21,7 @@ import {
 import { isUnconnected, ProviderUnavailableError } from '../src/providers/unavailable';
 import { chainBookBalances, chainCursor } from '../src/persistence/chain-watcher';
 import { evmSendMovements, settleEvmSend, unsettledEvmSends } from '../src/persistence/evm-sends';
-import { Decimal } from '../src/domain/money';
+import { currencyOf, Decimal, decimalsOf } from '../src/domain/money';
 import type { ActivityServices } from './services';
 
 export interface ReconciliationBatchInput {
@@ -104,8 +104,7 @@ export function createReconciliationActivities({
     let checked = 0;
     for (const watched of watchedChains) {
       const cursor = await chainCursor(prisma, watched.chain);
-      const compared: Array<{ block: bigint; books: Map<string, Decimal>; addresses: string[] | undefined }> =
-        [];
+      const compared: Array<{ block: bigint; books: Map<string, Decimal>; addresses: string[] | undefined }> = [];
       try {
         const head = await watched.head();
         if (head.deep < 0n) continue;
@@ -134,14 +133,15 @@ export function createReconciliationActivities({
             const bookAmount = group.books.get(`${balance.address}|${balance.currency}`) ?? new Decimal(0);
             const chainAmount = new Decimal(balance.amount);
             if (bookAmount.equals(chainAmount)) continue;
+            const places = decimalsOf(currencyOf(balance.currency));
             discrepancies.push({
               kind: 'chain_balance_mismatch',
               subjectType: 'chain_address',
               subjectId: `${watched.chain}:${balance.currency}:${balance.address}`,
               detail:
-                `the books say ${bookAmount.toFixed()} ${balance.currency} at ${balance.address} on ${watched.chain}, ` +
-                `balanceOf says ${chainAmount.toFixed()} at block ${group.block} ` +
-                `(${chainAmount.minus(bookAmount).toFixed()} unexplained)`,
+                `the books say ${bookAmount.toFixed(places)} ${balance.currency} at ${balance.address} on ${watched.chain}, ` +
+                `balanceOf says ${chainAmount.toFixed(places)} at block ${group.block} ` +
+                `(${chainAmount.minus(bookAmount).toFixed(places)} unexplained)`,
             });
           }
         }

@@ -2,6 +2,7 @@
 // deposit beside the one that funded the transaction, a deposit's return that keeps failing, and outcomes a
 // provider reports late, at refund time (the payout made after all, the conversion made after all) or never (an
 // operator records the payout). What a partner and an operator see: statuses, deposits, operations, the ledger.
+import { sendUpdate } from './support/updates';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { receiveDepositByReference } from '../src/services/transactions/deposits';
@@ -55,7 +56,7 @@ const depositsOf = (transactionId: string) =>
   harness.prisma.transactionDeposit.findMany({ where: { transactionId }, orderBy: { receivedAt: 'asc' } });
 
 const resolve = (id: string, decision: Record<string, unknown>) =>
-  settlementHandle(harness, id).executeUpdate(resolveErrorUpdate, { args: [decision as never] });
+  sendUpdate(settlementHandle(harness, id), resolveErrorUpdate, { args: [decision as never] });
 
 const depositReturn = (depositId: string) =>
   harness.env.client.workflow.getHandle(workflowIds.depositReturn(depositId));
@@ -182,7 +183,7 @@ describe('a refund with a late deposit beside the funding one', () => {
     expect(deposits).toEqual({ [funding.id]: 'returned', [late.body.id]: 'return_failed' });
     // The late 500 is still held in clearing, on its own postings.
     expect((await depositLedger(late.body.id)).net['fiat_clearing:BRL']).toBe('500');
-    expect(await depositReturn(late.body.id).executeUpdate(retryDepositReturnUpdate)).toBe('returning');
+    expect(await sendUpdate(depositReturn(late.body.id), retryDepositReturnUpdate)).toBe('returning');
     expect(await depositReturn(late.body.id).result()).toBe('returned');
     const { ledger } = await expectInvariants(created.id, [late.body.id]);
     expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'received', 'sell_back', 'refund', 'returned']);
@@ -212,9 +213,9 @@ describe('a deposit return that keeps failing', () => {
       references: ['received'],
       net: { 'fiat_clearing:BRL': '1000' },
     });
-    expect(await handle.executeUpdate(retryDepositReturnUpdate)).toBe('returning');
+    expect(await sendUpdate(handle, retryDepositReturnUpdate)).toBe('returning');
     // Only a failed return waits for a retry: a second one is refused.
-    await expect(handle.executeUpdate(retryDepositReturnUpdate)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    await expect(sendUpdate(handle, retryDepositReturnUpdate)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     expect(await handle.result()).toBe('returned');
     expect((await harness.prisma.transactionDeposit.findUniqueOrThrow({ where: { id: late.id } })).status).toBe(
       'returned',

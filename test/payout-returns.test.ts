@@ -258,13 +258,15 @@ describe('a completed payout from a wallet returned by the receiving bank', () =
       accepted: true,
     });
     expect(await returnHandle(payout.id).result()).toBe('refunded');
-    // The audit trail names the operator (docs/operations.md "Audit trail").
+    // The audit trail names who sent the update as Temporal carries it (this client's identity), and keeps the name
+    // typed into the decision beside it (docs/operations.md "Audit trail").
     expect(await listOperatorActions(harness.prisma, { resourceId: payout.id })).toMatchObject([
       {
         resourceType: 'transaction_payout_return',
         action: 'refund',
-        operator: 'omar@example.com',
+        operator: harness.env.client.options.identity,
         reason: 'beneficiary deceased',
+        details: expect.objectContaining({ stated_operator: 'omar@example.com' }),
       },
     ]);
     expect(await get(payout.id)).toMatchObject({ status: 'refunded', failure_reason: 'payout_returned' });

@@ -3,10 +3,11 @@
 // customer at verification and approved customers after a list changed are screened and their reports kept; a
 // potential match waits in a review workflow for an operator's validated update (clear or confirm, with a reason),
 // recorded in operator_actions, with the subject's status, events and webhooks following.
+import { sendUpdate } from './support/updates';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { listOperatorActions } from '../src/persistence/operator-actions';
 import { currentListVersions, listScreenings, listVersionHistory } from '../src/persistence/screening';
 import { screeningReviewWorkflowId } from '../src/domain/screening-review';
@@ -68,24 +69,12 @@ const reviewHandle = (resourceId: string) =>
 
 const record = (workflowId: string, name: string) => keepHistoryIfAsked(harness.env.client, workflowId, name);
 
-/**
- * The operator's update. The time-skipping test server sometimes answers "update not found" for a workflow woken by an
- * activity a moment before; the same update id again is the same update (deduplicated), so it is sent again.
- */
-async function decide(
+/** The operator's update (sendUpdate: sent again under its id when the test server loses it). */
+const decide = (
   handle: ReturnType<typeof reviewHandle>,
   decision: { decision: 'clear' | 'confirm'; reason: string; operator: string },
-  updateId = `decision-${Math.random().toString(36).slice(2)}`,
-): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await handle.executeUpdate(decideScreeningReviewUpdate, { args: [decision], updateId });
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError) || attempt >= 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-  }
-}
+  updateId?: string,
+) => sendUpdate(handle, decideScreeningReviewUpdate, { args: [decision], ...(updateId ? { updateId } : {}) });
 
 async function eventTypes(resourceId: string): Promise<string[]> {
   const rows = await harness.prisma.event.findMany({ where: { resourceId }, orderBy: { sequence: 'asc' } });
