@@ -17,7 +17,14 @@ import { httpOk, Stack } from './lib/stack';
 import { developmentUsers } from './lib/oidc';
 import { NAMESPACE, temporalClientTlsEnv, temporalServerBinaries } from './lib/temporal-server';
 import { sandboxBankProfiles } from '../src/providers/deposit-accounts';
-import { sandboxCollectionAddress } from '../src/providers/evm/sandbox-chain';
+import {
+  mintSandboxStablecoin,
+  sandboxCollectionAddress,
+  sandboxOffRampAddress,
+} from '../src/providers/evm/sandbox-chain';
+import { SeedSigner } from '../src/providers/evm/signer';
+import { TREASURY_KEY_REFERENCE } from '../src/providers/wallet-addresses';
+import { anvilRpc } from './lib/anvil';
 
 const dataDir = path.join(projectRoot, '.data', 'production');
 const firstApiPort = Number(process.env.PORT ?? 3000);
@@ -59,6 +66,13 @@ async function outsideWorld(stack: Stack, appEnv: string): Promise<Record<string
     stack.startAnvil({ stateFile: path.join(dataDir, 'anvil', 'state.json') }),
   ]);
   const chain = stack.chain!;
+  const walletKeySeed = process.env.WALLET_KEY_SEED ?? keptSecret('wallet-key-seed.hex', 32);
+  // The liquidity simulator executes quotes but sends no coin on chain: the treasury gets a float of coin and gas on
+  // this Anvil once, as the provider's deliveries and an operator's top-ups would keep it (docs/production.md).
+  const seed = Buffer.from(walletKeySeed, 'hex');
+  const treasury = await new SeedSigner({ hdSeed: seed, walletSeed: seed }).addressOf(TREASURY_KEY_REFERENCE);
+  await mintSandboxStablecoin(chain.rpcUrl, 'USDC', treasury, 1_000_000_000_000n);
+  await anvilRpc(chain.rpcUrl, 'anvil_setBalance', [treasury, `0x${(10n ** 21n).toString(16)}`]);
   return {
     ...stack.bankEnv(),
     LIQUIDITY_PROVIDER_URL: `${stack.bankSimulatorUrl}/liquidity`,
@@ -67,7 +81,8 @@ async function outsideWorld(stack: Stack, appEnv: string): Promise<Record<string
     ETHEREUM_USDC_CONTRACT: chain.tokens.USDC,
     ETHEREUM_USDT_CONTRACT: chain.tokens.USDT,
     ETHEREUM_COLLECTION_ADDRESS: sandboxCollectionAddress(),
-    WALLET_KEY_SEED: process.env.WALLET_KEY_SEED ?? keptSecret('wallet-key-seed.hex', 32),
+    ETHEREUM_OFF_RAMP_ADDRESS: process.env.ETHEREUM_OFF_RAMP_ADDRESS ?? sandboxOffRampAddress(),
+    WALLET_KEY_SEED: walletKeySeed,
     VIRTUAL_ACCOUNT_BANKS: process.env.VIRTUAL_ACCOUNT_BANKS ?? JSON.stringify(sandboxBankProfiles),
   };
 }

@@ -198,7 +198,7 @@ it('reconciles the service’s own sends with balanceOf, and names coin moved fr
   expect(mine(await chainDiscrepancies())).toEqual([
     {
       subjectId: `ethereum:USDC:${wallet.address.toLowerCase()}`,
-      detail: expect.stringMatching(/balanceOf says .* \(-1 unexplained\)$/),
+      detail: expect.stringMatching(/balanceOf says .* \(-1\.000000 unexplained\)$/),
     },
   ]);
 }, 120_000);

@@ -4,8 +4,9 @@
 // ethereum chain row), and a BRL (Pix) -> EUR (SEPA) one (the Pix charge and its payment through the simulator's API
 // Pix; the webhook is received by this test, as the service's route of the Pix branch will). What stays a simulation: the bank and the liquidity provider are the simulator (the real
 // protocol, no real bank); screening is a deny-list stand-in set here, since no list is connected in this branch
-// (production without it refuses the flows, tested below); the stablecoin's delivery on chain by the provider is not
-// observed (docs/production.md). Flows production has no adapter for (solana, spei) are refused with
+// (production without it refuses the flows, tested below); the liquidity simulator executes quotes but sends no coin
+// on chain, so the treasury is funded here once (coin and gas), as the provider's deliveries would fund it, and leg 2 sends the coin
+// from it to the off-ramp address for real (docs/production.md). Flows production has no adapter for (solana, spei) are refused with
 // flow_not_available, nothing created.
 import type { WorkflowHandle } from '@temporalio/client';
 import http from 'node:http';
@@ -15,7 +16,16 @@ import { depositsFromPixWebhook, pixTxidFor } from '../src/providers/pix/collect
 import { receiveDepositByReference } from '../src/services/transactions/deposits';
 import { DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
 import { endToEndIdOf } from '../src/providers/iso20022/messages';
-import { sandboxCollectionAddress, sandboxTokenAddresses } from '../src/providers/evm/sandbox-chain';
+import {
+  mintSandboxStablecoin,
+  sandboxCollectionAddress,
+  sandboxOffRampAddress,
+  sandboxTokenAddresses,
+} from '../src/providers/evm/sandbox-chain';
+import { SeedSigner } from '../src/providers/evm/signer';
+import { anvilRpc } from '../scripts/lib/anvil';
+import { keySeeds } from '../src/providers';
+import { TREASURY_KEY_REFERENCE } from '../src/providers/wallet-addresses';
 import { DenyListScreening, UnconnectedScreening } from '../src/providers/screening';
 import { approvedCustomer, createWallet } from './support/accounts';
 import { bankScenario, bankTransfer, startBankReportReader, startTestBank } from './support/bank';
@@ -52,6 +62,7 @@ beforeAll(async () => {
       ETHEREUM_USDC_CONTRACT: tokens.USDC,
       ETHEREUM_USDT_CONTRACT: tokens.USDT,
       ETHEREUM_COLLECTION_ADDRESS: sandboxCollectionAddress(),
+      ETHEREUM_OFF_RAMP_ADDRESS: sandboxOffRampAddress(),
       ETHEREUM_CONFIRMATIONS: '1',
       PIX_API_URL: `${bank.url}/pix`,
       PIX_CLIENT_ID: DEV_PIX_CLIENT.id,
@@ -61,6 +72,10 @@ beforeAll(async () => {
     { bank },
   );
   harness.services.accountScreening = new DenyListScreening([]);
+  const treasury = await new SeedSigner(keySeeds(harness.config)).addressOf(TREASURY_KEY_REFERENCE);
+  await mintSandboxStablecoin(chainUrl, 'USDC', treasury, 100_000_000_000n);
+  // And its gas, which an operator keeps topped up in production (docs/chain.md).
+  await anvilRpc(chainUrl, 'anvil_setBalance', [treasury, `0x${(10n ** 20n).toString(16)}`]);
   partner = await harness.createPartner();
   const customer = await approvedCustomer(harness, partner.api);
   customerId = customer.id;

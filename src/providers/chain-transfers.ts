@@ -152,6 +152,9 @@ export class UnconnectedChainTransfers implements ChainTransfers, Unconnected {
  * The chains production cannot serve (for the per-flow production refusal, src/providers/index.ts): Solana always
  * (a simulation only), ethereum until an EVM chain entry is configured (src/config.ts evmChains).
  */
-export function chainsRefusedInProduction(config: { evmChains: Record<string, unknown> }): Blockchain[] {
-  return config.evmChains.ethereum ? ['solana'] : ['ethereum', 'solana'];
+export function chainsRefusedInProduction(config: {
+  evmChains: Partial<Record<string, { offRampAddress: string | null }>>;
+}): Blockchain[] {
+  // Without an off-ramp address a settlement's coin has nowhere to go before the payout: its legs would wait forever.
+  return config.evmChains.ethereum?.offRampAddress ? ['solana'] : ['ethereum', 'solana'];
 }

@@ -51,7 +51,7 @@ export function productionFlowTable(config: ReadinessConfig, accountScreening: u
       row(
         `chain:${chain}`,
         refusedChains.includes(chain) ? null : `${chain} node`,
-        chain === 'solana' ? 'solana is a simulation only' : `no ${chain} node and contracts are configured`,
+        chain === 'solana' ? 'solana is a simulation only' : `no ${chain} node, contracts and off-ramp address are configured`,
       ),
     ),
     row(
