@@ -17,6 +17,9 @@ import {
   waitForStatus,
 } from './support/transactions';
 
+// Unique to this run: files share the database, and other files' operators are named like people too.
+const oliviaIdentity = `olivia.${process.pid}@example.com`;
+
 let harness: Harness;
 let parties: Parties;
 
@@ -33,7 +36,7 @@ it("records an operator's refund: who, when, on what, why", async () => {
   const olivia = new Client({
     connection: harness.env.client.connection,
     namespace: harness.env.client.options.namespace,
-    identity: 'olivia.operator@example.com',
+    identity: oliviaIdentity,
   });
   const handle = olivia.workflow.getHandle(settlementHandle(harness, created.id).workflowId);
   const before = new Date();
@@ -53,7 +56,7 @@ it("records an operator's refund: who, when, on what, why", async () => {
     resourceType: 'transaction',
     resourceId: created.id,
     action: 'refund',
-    operator: 'olivia.operator@example.com',
+    operator: oliviaIdentity,
     reason: 'ticket OPS-42',
     // The name typed into the arguments is kept beside the sender's identity when the two differ.
     details: {
@@ -63,8 +66,8 @@ it("records an operator's refund: who, when, on what, why", async () => {
     },
   });
   expect(rows[0]!.recordedAt.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
-  expect(await listOperatorActions(harness.prisma, { operator: 'olivia.operator@example.com' })).toHaveLength(1);
-  expect(auditLines(rows)[1]).toContain('olivia.operator@example.com\trefund\ttransaction ' + created.id);
+  expect(await listOperatorActions(harness.prisma, { operator: oliviaIdentity })).toHaveLength(1);
+  expect(auditLines(rows)[1]).toContain(`${oliviaIdentity}\trefund\ttransaction ${created.id}`);
 
   // The history has the update, its arguments and the caller's identity.
   const { events } = await handle.fetchHistory();
@@ -72,7 +75,7 @@ it("records an operator's refund: who, when, on what, why", async () => {
     .map((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest)
     .find((request) => request?.input?.name === 'resolveError')!;
   expect(accepted.meta?.updateId).toBe('refund-by-olivia');
-  expect(accepted.meta?.identity).toBe('olivia.operator@example.com');
+  expect(accepted.meta?.identity).toBe(oliviaIdentity);
   expect(JSON.parse(Buffer.from(accepted.input!.args!.payloads![0]!.data!).toString())).toMatchObject({
     operator: 'oscar.operator@example.com',
     reason: 'ticket OPS-42',
