@@ -150,23 +150,30 @@ export async function customersToScreen(
   limit: number,
   partnerIds?: string[],
 ): Promise<CustomerToScreen[]> {
-  let query = sqlOf(db)
-    .selectFrom('customers')
-    .select([
-      'id',
-      'partnerId',
-      'type',
-      'status',
-      'firstName',
-      'lastName',
-      'businessLegalName',
-      'dateOfBirth',
-      'country',
-    ])
-    .where('status', '=', 'approved');
+  let query = sqlOf(db).selectFrom('customers').select(screenedCustomerColumns).where('status', '=', 'approved');
   if (afterId) query = query.where('id', '>', afterId);
   if (partnerIds) query = query.where('partnerId', 'in', partnerIds);
-  const customers = await query.orderBy('id').limit(limit).execute();
+  return withBeneficiaries(db, await query.orderBy('id').limit(limit).execute());
+}
+
+/** The customers' columns a screening reads. */
+const screenedCustomerColumns = [
+  'id',
+  'partnerId',
+  'type',
+  'status',
+  'firstName',
+  'lastName',
+  'businessLegalName',
+  'dateOfBirth',
+  'country',
+] as const;
+
+/** Each customer with its beneficial owners, in their order, in one read for all of them. */
+async function withBeneficiaries<Customer extends { id: string }>(
+  db: SqlDb,
+  customers: Customer[],
+): Promise<Array<Customer & Pick<CustomerToScreen, 'beneficiaries'>>> {
   if (customers.length === 0) return [];
   const owners = await sqlOf(db)
     .selectFrom('beneficiaries')
@@ -178,10 +185,13 @@ export async function customersToScreen(
     )
     .orderBy('position')
     .execute();
-  return customers.map((customer) => ({
-    ...customer,
-    beneficiaries: owners.filter((owner) => owner.customerId === customer.id),
-  }));
+  const ownersOf = new Map<string, CustomerToScreen['beneficiaries']>();
+  for (const owner of owners) {
+    const list = ownersOf.get(owner.customerId) ?? [];
+    list.push(owner);
+    ownersOf.set(owner.customerId, list);
+  }
+  return customers.map((customer) => ({ ...customer, beneficiaries: ownersOf.get(customer.id) ?? [] }));
 }
 
 /** An external account as a re-screening needs it. */
@@ -239,24 +249,9 @@ export async function setExternalAccountScreeningStatus(
 export async function customerToScreen(db: SqlDb, customerId: string): Promise<CustomerToScreen> {
   const customer = await sqlOf(db)
     .selectFrom('customers')
-    .select([
-      'id',
-      'partnerId',
-      'type',
-      'status',
-      'firstName',
-      'lastName',
-      'businessLegalName',
-      'dateOfBirth',
-      'country',
-    ])
+    .select(screenedCustomerColumns)
     .where('id', '=', customerId)
     .executeTakeFirstOrThrow();
-  const beneficiaries = await sqlOf(db)
-    .selectFrom('beneficiaries')
-    .select(['id', 'firstName', 'lastName', 'dateOfBirth', 'country'])
-    .where('customerId', '=', customerId)
-    .orderBy('position')
-    .execute();
-  return { ...customer, beneficiaries };
+  const [withOwners] = await withBeneficiaries(db, [customer]);
+  return withOwners!;
 }
