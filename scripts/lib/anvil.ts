@@ -1,11 +1,10 @@
 // A local EVM node (Anvil, from the @foundry-rs/anvil package's platform binary) for the sandbox chain: started on a
 // free loopback port with the sandbox seed, the tokens deployed at their fixed addresses (src/providers/evm/
 // sandbox-chain.ts). Blocks are mined on each transaction (tests) or every `blockTimeSeconds` (dev).
-import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { deploySandboxTokens, SANDBOX_CHAIN_MNEMONIC, type SandboxToken } from '../../src/providers/evm/sandbox-chain';
 import { freePort } from './ports';
-import { waitUntil } from './wait';
+import { startChild } from './child-process';
 
 export interface LocalAnvil {
   rpcUrl: string;
@@ -71,24 +70,14 @@ export async function anvilRpc(
 export async function startAnvil(options: AnvilOptions = {}): Promise<LocalAnvil> {
   const port = await freePort();
   const args = anvilArgs(port, options);
-  const child: ChildProcess = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const rpcUrl = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    // The bound's timer is cleared once the node exited: a pending one would hold the process (a jest worker) open.
-    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
-    clearTimeout(timer);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  };
-  const up = await waitUntil(() => anvilAnswers(rpcUrl), 15_000, 100);
-  if (!up) {
-    await stop();
-    throw new Error(`anvil did not answer on ${rpcUrl}: ${stderr}`);
-  }
+  const { stop } = await startChild({
+    name: `anvil on ${rpcUrl}`,
+    command: anvilBinary(),
+    args,
+    answers: () => anvilAnswers(rpcUrl),
+    readyWithinMs: 15_000,
+  });
   try {
     const tokens = await deploySandboxTokens(rpcUrl);
     return { rpcUrl, chainId: CHAIN_ID, tokens, stop };

@@ -1,0 +1,40 @@
+// A helper process outside the stack supervisor (the jest run's Anvil, a test file's bank simulator): started, awaited
+// until it answers, and stopped with SIGTERM, then SIGKILL after a bound. Stack (scripts/lib/stack.ts) supervises the
+// long-lived ones of dev, chaos and bench.
+import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
+import { waitUntil } from './wait';
+
+export interface ChildHandle {
+  stop(): Promise<void>;
+}
+
+export async function startChild(options: {
+  name: string;
+  command: string;
+  args: string[];
+  spawnOptions?: SpawnOptions;
+  /** True once the process serves (its port answers). */
+  answers: () => Promise<boolean>;
+  readyWithinMs: number;
+}): Promise<ChildHandle> {
+  const child: ChildProcess = spawn(options.command, options.args, {
+    ...options.spawnOptions,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    // The bound's timer is cleared once the process exited: a pending one would hold the process (a jest worker) open.
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  if (!(await waitUntil(options.answers, options.readyWithinMs, 100))) {
+    await stop();
+    throw new Error(`${options.name} did not answer: ${stderr}`);
+  }
+  return { stop };
+}
