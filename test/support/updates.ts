@@ -1,6 +1,7 @@
-// Sends a workflow update from a test. The time-skipping test server sometimes answers "update <id> not found" for a
-// workflow that an activity woke a moment before (seen under load); the same update id again is the same update
-// (the server deduplicates by id), so it is sent again, a few times at most.
+// Sends a workflow update from a test. Under load the time-skipping test server sometimes answers "update <id> not
+// found" for a workflow that an activity woke a moment before: it lost the update, and keeps answering so for that id.
+// The update is sent again, a few times at most, under a new id unless the caller named one (a test that checks the
+// id in the history); a lost update never reached the workflow, so sending it again does not apply it twice.
 import { randomUUID } from 'node:crypto';
 import { type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
@@ -10,10 +11,16 @@ export async function sendUpdate<Ret, Args extends unknown[]>(
   update: UpdateDefinition<Ret, Args>,
   options: { args?: Args; updateId?: string } = {},
 ): Promise<Ret> {
-  const updateId = options.updateId ?? randomUUID();
   for (let attempt = 1; ; attempt += 1) {
+    const updateId = options.updateId ?? randomUUID();
     try {
-      return await handle.executeUpdate(update as unknown as UpdateDefinition<Ret, [unknown]>, { ...options, updateId } as never);
+      return await handle.executeUpdate(
+        update as unknown as UpdateDefinition<Ret, [unknown]>,
+        {
+          ...options,
+          updateId,
+        } as never,
+      );
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError) || !/^update .* not found/.test(error.message) || attempt >= 5)
         throw error;
