@@ -2,14 +2,14 @@
 // liquidity provider's firm quote gained or lost against the partner's locked rate (fx_executions; docs/fx.md).
 //   npm run fx:result -- --from 2026-11-01 --to 2026-12-01     [from, to), ISO dates or times; default the last 24 h
 import { parseArgs } from 'node:util';
-import type { PrismaClient } from '../src/persistence/database';
+import type { DatabaseClient } from '../src/persistence/database';
 import { fxResultByPair } from '../src/persistence/fx-executions';
 import { CommandUsageError, runOperatorCommand } from './lib/operator-command';
 
 export class FxResultCommandError extends CommandUsageError {}
 
 /** The JSON the command prints. */
-export async function fxResultCommand(args: string[], prisma: PrismaClient, now = new Date()) {
+export async function fxResultCommand(args: string[], prisma: DatabaseClient, now = new Date()) {
   const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' } } });
   const to = values.to ? new Date(values.to) : now;
   const from = values.from ? new Date(values.from) : new Date(to.getTime() - 86_400_000);

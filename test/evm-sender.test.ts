@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { type Address, type Hash } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
-import { createPrismaClient, type PrismaClient } from '../src/persistence/database';
+import { createPrismaClient, type DatabaseClient } from '../src/persistence/database';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { keySeeds } from '../src/providers';
 import { sandboxTreasury } from '../src/providers/evm/sandbox-chain';
@@ -16,7 +16,7 @@ import { TREASURY_KEY_REFERENCE } from '../src/providers/wallet-addresses';
 import { loadConfig } from '../src/config';
 
 let anvil: LocalAnvil;
-let prisma: PrismaClient;
+let prisma: DatabaseClient;
 let sender: EvmSender;
 const chainName = `test_${randomUUID().slice(0, 8)}`;
 

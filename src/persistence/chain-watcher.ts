@@ -3,7 +3,7 @@
 // once deep enough), and payout hashes accepted before they were deep enough (payout_chain_claims).
 import { randomUUID } from 'node:crypto';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
-import { type DatabaseTransaction, type Db, sqlOf, withDatabaseTransaction } from './database';
+import { type DatabaseTransaction, type DatabaseClient, sqlOf, withDatabaseTransaction } from './database';
 
 export interface ScannedTransfer {
   txHash: string;
@@ -31,14 +31,14 @@ export interface ChainDepositRow {
 }
 
 /** The next block the watcher reads on `chain`, or null before its first run. */
-export async function chainCursor(db: Db, chain: string): Promise<bigint | null> {
+export async function chainCursor(db: DatabaseClient, chain: string): Promise<bigint | null> {
   const row = await db.chainCursor.findUnique({ where: { chain } });
   return row ? row.nextBlock : null;
 }
 
 /** The stored block hashes of `chain` from the highest down, at most `limit` (the reorganisation check walks them). */
 export async function storedChainBlocks(
-  db: Db,
+  db: DatabaseClient,
   chain: string,
   limit: number,
 ): Promise<Array<{ number: bigint; hash: string }>> {
@@ -51,7 +51,7 @@ export async function storedChainBlocks(
  * the hashes of the blocks they are in and of the range's last block, and the cursor moved past it, together.
  */
 export async function recordScannedRange(
-  db: Db,
+  db: DatabaseClient,
   chain: string,
   range: { transfers: ScannedTransfer[]; blocks: Array<{ number: bigint; hash: string }>; next: bigint },
 ): Promise<number> {
@@ -109,7 +109,7 @@ async function moveCursor(tx: DatabaseTransaction, chain: string, next: bigint):
  * are kept (a block deeper than the confirmation count is not expected to leave; the caller reports it).
  */
 export async function rollBackChain(
-  db: Db,
+  db: DatabaseClient,
   chain: string,
   lastCommon: bigint,
 ): Promise<{ forgotten: number; creditedAbove: ChainDepositRow[] }> {
@@ -135,7 +135,7 @@ export async function rollBackChain(
 
 /** Transfers seen and not yet credited in blocks up to `deep`, oldest first, at most `limit`. */
 export async function seenChainDeposits(
-  db: Db,
+  db: DatabaseClient,
   chain: string,
   deep: bigint,
   limit: number,
@@ -154,7 +154,7 @@ export async function seenChainDeposits(
 }
 
 /** Credits a seen transfer still in the block it was seen in; false when it was credited already (or is gone). */
-export async function creditChainDeposit(db: Db, id: string, blockHash: string): Promise<boolean> {
+export async function creditChainDeposit(db: DatabaseClient, id: string, blockHash: string): Promise<boolean> {
   const result = await sqlOf(db)
     .updateTable('chainDeposits')
     .set({ status: 'credited', creditedAt: new Date() })
@@ -166,7 +166,7 @@ export async function creditChainDeposit(db: Db, id: string, blockHash: string):
 }
 
 /** Forgets stored block hashes below `below`: too deep to be reorganised away (the most recent is always kept). */
-export async function pruneChainBlocks(db: Db, chain: string, below: bigint): Promise<void> {
+export async function pruneChainBlocks(db: DatabaseClient, chain: string, below: bigint): Promise<void> {
   await db.chainBlock.deleteMany({ where: { chain, number: { lt: below } } });
 }
 
@@ -174,7 +174,7 @@ export async function pruneChainBlocks(db: Db, chain: string, below: bigint): Pr
  * Forgets what the watcher read of `chain` (its cursor, block hashes and transfers; not the payouts' claims), so that
  * its next run reads the chain again from the start: for a node that was replaced by a fresh one (a test, chaos).
  */
-export async function forgetChainReadings(db: Db, chain: string): Promise<void> {
+export async function forgetChainReadings(db: DatabaseClient, chain: string): Promise<void> {
   // Its watcher is stopped meanwhile (the caller's part), so the three need not be one transaction.
   await db.chainDeposit.deleteMany({ where: { chain } });
   await db.chainBlock.deleteMany({ where: { chain } });
@@ -182,7 +182,7 @@ export async function forgetChainReadings(db: Db, chain: string): Promise<void> 
 }
 
 /** The credited transfers of `chain` to `address` (the operator's and the tests' view). */
-export async function chainDepositsOf(db: Db, chain: string): Promise<ChainDepositRow[]> {
+export async function chainDepositsOf(db: DatabaseClient, chain: string): Promise<ChainDepositRow[]> {
   const rows = await sqlOf(db)
     .selectFrom('chainDeposits')
     .selectAll()
@@ -231,7 +231,7 @@ export interface PayoutChainClaimRow {
 }
 
 /** The claim on a hash (any payout's), or null. */
-export async function findPayoutChainClaim(db: Db, chain: string, txHash: string): Promise<PayoutChainClaimRow | null> {
+export async function findPayoutChainClaim(db: DatabaseClient, chain: string, txHash: string): Promise<PayoutChainClaimRow | null> {
   return db.payoutChainClaim.findUnique({ where: { chain_txHash: { chain, txHash } } });
 }
 
@@ -240,7 +240,7 @@ export async function findPayoutChainClaim(db: Db, chain: string, txHash: string
  * holds the hash: this one, or another payout's (the hash counts once).
  */
 export async function claimPayoutTxHash(
-  db: Db,
+  db: DatabaseClient,
   claim: { transactionId: string; chain: string; txHash: string; expiresAt: Date },
 ): Promise<PayoutChainClaimRow> {
   return withDatabaseTransaction(db, async (tx) => {
@@ -270,7 +270,7 @@ export async function claimPayoutTxHash(
 }
 
 /** The pending claims of `chain`, oldest first, at most `limit`. */
-export async function pendingPayoutChainClaims(db: Db, chain: string, limit: number): Promise<PayoutChainClaimRow[]> {
+export async function pendingPayoutChainClaims(db: DatabaseClient, chain: string, limit: number): Promise<PayoutChainClaimRow[]> {
   return db.payoutChainClaim.findMany({
     where: { chain, status: 'pending' },
     orderBy: { createdAt: 'asc' },
@@ -280,7 +280,7 @@ export async function pendingPayoutChainClaims(db: Db, chain: string, limit: num
 
 /** Closes a pending claim (settled, or refused with its code); false when it was closed already. */
 export async function closePayoutChainClaim(
-  db: Db,
+  db: DatabaseClient,
   transactionId: string,
   outcome: { status: 'settled' } | { status: 'refused'; refusal: string },
 ): Promise<boolean> {
@@ -292,7 +292,7 @@ export async function closePayoutChainClaim(
 }
 
 /** The claim of a payout, or null (the API shows a payout's waiting hash). */
-export async function payoutChainClaimOf(db: Db, transactionId: string): Promise<PayoutChainClaimRow | null> {
+export async function payoutChainClaimOf(db: DatabaseClient, transactionId: string): Promise<PayoutChainClaimRow | null> {
   return db.payoutChainClaim.findUnique({ where: { transactionId } });
 }
 
@@ -304,7 +304,7 @@ export async function payoutChainClaimOf(db: Db, transactionId: string): Promise
  * Coin the service sends from these addresses is subtracted once its sends are recorded (issue 36 part A).
  */
 export async function chainBookBalances(
-  db: Db,
+  db: DatabaseClient,
   chain: string,
   block: bigint,
 ): Promise<Array<{ address: string; currency: string; amount: string }>> {

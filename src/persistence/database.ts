@@ -24,8 +24,6 @@ export type { DB };
 
 /** The client a process opens (createPrismaClient) and hands to code that opens transactions or uses its pool. */
 export type DatabaseClient = PrismaClient;
-/** @deprecated Named {@link DatabaseClient} now (no re-export of Prisma's class); kept while branches merge. */
-export type { PrismaClient };
 
 /** Bounds on every wait for the database, so an outage answers 503 instead of hanging (docs/write-path.md "Bounded waits"). */
 export interface DatabaseTimeouts {
@@ -244,11 +242,6 @@ export type Database = PrismaClient | DatabaseTransaction;
 
 /** A database transaction: Kysely's transaction on one connection of the client's pool (withDatabaseTransaction). */
 export type DatabaseTransaction = Transaction<DB>;
-
-/** @deprecated The handle is {@link Database}; kept while branches written against it merge. */
-export type SqlDb = Database;
-/** @deprecated The client is {@link DatabaseClient}; kept while branches written against it merge. */
-export type Db = PrismaClient;
 
 /** True when `db` is a database transaction (not the client). */
 export function isDatabaseTransaction(db: Database): db is DatabaseTransaction {

@@ -1,6 +1,6 @@
 // The audit trail of operators' decisions (operator_actions, append-only for the services' roles): written by the
 // workflow that accepted the operator's update, read by `npm run audit`.
-import { jsonParameter, sqlOf, type SqlDb } from './database';
+import { jsonParameter, sqlOf, type Database } from './database';
 import { newId } from '../domain/ids';
 
 export interface OperatorActionInput {
@@ -20,7 +20,7 @@ export interface OperatorActionRow extends OperatorActionInput {
 }
 
 /** Records one decision; a repeat of the same update (an activity's retry) keeps the first row. */
-export async function recordOperatorAction(db: SqlDb, action: OperatorActionInput): Promise<void> {
+export async function recordOperatorAction(db: Database, action: OperatorActionInput): Promise<void> {
   await sqlOf(db)
     .insertInto('operatorActions')
     .values({ ...action, id: newId(), details: jsonParameter(action.details) ?? '{}', recordedAt: new Date() })
@@ -30,7 +30,7 @@ export async function recordOperatorAction(db: SqlDb, action: OperatorActionInpu
 
 /** The decisions on a resource, by an operator, or since a time (each filter optional), oldest first. */
 export async function listOperatorActions(
-  db: SqlDb,
+  db: Database,
   filter: { resourceId?: string; operator?: string; since?: Date; limit?: number },
 ): Promise<OperatorActionRow[]> {
   let query = sqlOf(db).selectFrom('operatorActions').selectAll();

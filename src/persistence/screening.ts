@@ -1,6 +1,6 @@
 // Sanctions screening's tables: the list versions (each load, loaded or refused; a loaded one with its parsed entries)
 // and the screenings with their reports. Also the pages of subjects a re-screening walks through.
-import { type DatabaseTransaction, jsonParameter, sqlOf, type SqlDb } from './database';
+import { type DatabaseTransaction, jsonParameter, sqlOf, type Database } from './database';
 import type { ListEntry, ListSource } from '../screening/entries';
 import type { MatchReport } from '../screening/matcher';
 import type { ExternalAccountStatus } from '../domain/external-accounts';
@@ -31,7 +31,7 @@ const versionColumns = [
 ] as const;
 
 /** The newest loaded version of every source (without entries): what every process screens against. */
-export async function currentListVersions(db: SqlDb): Promise<ListVersionRow[]> {
+export async function currentListVersions(db: Database): Promise<ListVersionRow[]> {
   const rows = await sqlOf(db)
     .selectFrom('screeningListVersions')
     .select(versionColumns)
@@ -45,7 +45,7 @@ export async function currentListVersions(db: SqlDb): Promise<ListVersionRow[]> 
 }
 
 /** The parsed entries of a loaded version. */
-export async function listVersionEntries(db: SqlDb, id: string): Promise<ListEntry[]> {
+export async function listVersionEntries(db: Database, id: string): Promise<ListEntry[]> {
   const row = await sqlOf(db)
     .selectFrom('screeningListVersions')
     .select('entries')
@@ -55,7 +55,7 @@ export async function listVersionEntries(db: SqlDb, id: string): Promise<ListEnt
 }
 
 /** Every load of one source, newest first (the operator's view of what was loaded and refused). */
-export async function listVersionHistory(db: SqlDb, source: ListSource, limit = 20): Promise<ListVersionRow[]> {
+export async function listVersionHistory(db: Database, source: ListSource, limit = 20): Promise<ListVersionRow[]> {
   const rows = await sqlOf(db)
     .selectFrom('screeningListVersions')
     .select(versionColumns)
@@ -69,7 +69,7 @@ export async function listVersionHistory(db: SqlDb, source: ListSource, limit = 
 
 export type NewListVersion = Omit<ListVersionRow, 'id' | 'loadedAt'> & { entries: ListEntry[] | null };
 
-export async function insertListVersion(db: SqlDb, version: NewListVersion): Promise<ListVersionRow> {
+export async function insertListVersion(db: Database, version: NewListVersion): Promise<ListVersionRow> {
   const row = await sqlOf(db)
     .insertInto('screeningListVersions')
     .values({ ...version, id: newId(), entries: version.entries ? jsonParameter(version.entries) : null })
@@ -98,7 +98,7 @@ export interface ScreeningRow extends NewScreening {
   createdAt: Date;
 }
 
-export async function insertScreening(db: SqlDb, screening: NewScreening): Promise<string> {
+export async function insertScreening(db: Database, screening: NewScreening): Promise<string> {
   const id = newId();
   await sqlOf(db)
     .insertInto('screenings')
@@ -108,7 +108,7 @@ export async function insertScreening(db: SqlDb, screening: NewScreening): Promi
 }
 
 /** The screenings that decided a resource's status (a customer, an external account), oldest first. */
-export async function listScreenings(db: SqlDb, resourceId: string): Promise<ScreeningRow[]> {
+export async function listScreenings(db: Database, resourceId: string): Promise<ScreeningRow[]> {
   const rows = await sqlOf(db)
     .selectFrom('screenings')
     .selectAll()
@@ -145,7 +145,7 @@ export interface CustomerToScreen {
  * verification are screened when they submit (their verification workflow owns their status until it ends).
  */
 export async function customersToScreen(
-  db: SqlDb,
+  db: Database,
   afterId: string | null,
   limit: number,
   partnerIds?: string[],
@@ -171,7 +171,7 @@ const screenedCustomerColumns = [
 
 /** Each customer with its beneficial owners, in their order, in one read for all of them. */
 async function withBeneficiaries<Customer extends { id: string }>(
-  db: SqlDb,
+  db: Database,
   customers: Customer[],
 ): Promise<Array<Customer & Pick<CustomerToScreen, 'beneficiaries'>>> {
   if (customers.length === 0) return [];
@@ -205,7 +205,7 @@ export interface ExternalAccountToScreen {
 
 /** Approved external accounts after `afterId` (by id), `limit` at most. */
 export async function externalAccountsToScreen(
-  db: SqlDb,
+  db: Database,
   afterId: string | null,
   limit: number,
   partnerIds?: string[],
@@ -246,7 +246,7 @@ export async function setExternalAccountScreeningStatus(
 }
 
 /** One customer as customersToScreen gives them, whatever its status (the screening at verification). */
-export async function customerToScreen(db: SqlDb, customerId: string): Promise<CustomerToScreen> {
+export async function customerToScreen(db: Database, customerId: string): Promise<CustomerToScreen> {
   const customer = await sqlOf(db)
     .selectFrom('customers')
     .select(screenedCustomerColumns)

@@ -1,7 +1,7 @@
 // Screening against the published sanctions lists (docs/screening.md): the process's in-memory index follows the
 // newest loaded version of each list in screening_list_versions (written by the refresh Schedule), so the API and
 // every worker screen against the same versions, and a screening names them.
-import type { PrismaClient } from '../persistence/database';
+import type { DatabaseClient } from '../persistence/database';
 import { currentListVersions, listVersionEntries } from '../persistence/screening';
 import { ListStore } from '../screening/store';
 import type { MatchThresholds } from '../screening/matcher';
@@ -21,7 +21,7 @@ export class ListScreening implements Screening {
   private syncing: Promise<void> | null = null;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly prisma: DatabaseClient,
     private readonly options: ListScreeningOptions,
   ) {
     this.store = new ListStore({ minEntryRatio: 0, thresholds: options.thresholds });

@@ -2,7 +2,7 @@
 // publisher's file, then keep it as a new version row, or record why it was refused. The entries go into the row
 // itself: every worker and API process then screens against exactly the version a screening names, the publisher is
 // read once per refresh whatever the number of processes, and no shared disk is needed (docs/screening.md).
-import type { SqlDb } from '../persistence/database';
+import type { Database } from '../persistence/database';
 import { currentListVersions, insertListVersion, type ListVersionRow } from '../persistence/screening';
 import type { ListSource } from './entries';
 import { readList, type ListLocation } from './store';
@@ -22,7 +22,7 @@ export interface RefreshOptions {
   fetchTimeoutMs: number;
 }
 
-export async function refreshList(db: SqlDb, location: ListLocation, options: RefreshOptions): Promise<RefreshOutcome> {
+export async function refreshList(db: Database, location: ListLocation, options: RefreshOptions): Promise<RefreshOutcome> {
   const current = (await currentListVersions(db)).find((version) => version.source === location.source) ?? null;
   const read = await readList(location, options.fetchTimeoutMs);
   const refuse = async (

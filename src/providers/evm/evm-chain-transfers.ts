@@ -2,7 +2,7 @@
 // and sent exactly once per idempotency key (sender.ts). Other chains (Solana, a simulation) and sandbox requests
 // that ask for a simulated failure (`simulate`) go to the fallback, which talks the same protocol.
 import { type Address, encodeFunctionData, erc20Abi, getAddress } from 'viem';
-import type { PrismaClient } from '../../persistence/database';
+import type { DatabaseClient } from '../../persistence/database';
 import {
   type ChainTransferOutcome,
   type ChainTransferRequest,
@@ -17,7 +17,7 @@ import { type EvmChainConnection, EvmSender, type EvmSendOutcome } from './sende
 import type { Signer } from './signer';
 
 export interface EvmChainTransfersOptions {
-  prisma: PrismaClient;
+  prisma: DatabaseClient;
   signer: Signer;
   /** The chain name (as in wallet rows: `ethereum`) and its connection, tokens by currency. */
   chain: EvmChainConnection & { tokens: Record<string, Address> };

@@ -25,7 +25,7 @@ import {
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
 } from 'viem';
-import type { PrismaClient } from '../../persistence/database';
+import type { DatabaseClient } from '../../persistence/database';
 import {
   countEvmBroadcast,
   type EvmSendKind,
@@ -84,7 +84,7 @@ export type EvmSendOutcome =
   | { state: 'pending'; txHash: Hash | null };
 
 export interface EvmSenderOptions {
-  prisma: PrismaClient;
+  prisma: DatabaseClient;
   signer: Signer;
   chain: EvmChainConnection;
   treasuryKeyReference: string;

@@ -5,7 +5,7 @@
 import { bandProblem, type FxPolicy, partnerRateFrom, stalePriceProblem } from '../../domain/fx';
 import { type Currency, Decimal, isFiat, Money, type Stablecoin } from '../../domain/money';
 import type { Blockchain } from '../../domain/rails';
-import type { PrismaClient } from '../../persistence/database';
+import type { DatabaseClient } from '../../persistence/database';
 import { fxExecutionsOf, recordFxExecution } from '../../persistence/fx-executions';
 import {
   type ConversionRequest,
@@ -72,7 +72,7 @@ export class FirmQuoteRails implements FiatRails {
     private readonly inner: FiatRails,
     private readonly client: LiquidityClient,
     private readonly policy: FxPolicy,
-    private readonly prisma: PrismaClient,
+    private readonly prisma: DatabaseClient,
     /** Sandbox: the partners' `simulate` values become the simulator's scenarios (fx_price_jump). */
     private readonly options: { simulate?: boolean } = {},
   ) {}
