@@ -231,7 +231,11 @@ export interface PayoutChainClaimRow {
 }
 
 /** The claim on a hash (any payout's), or null. */
-export async function findPayoutChainClaim(db: DatabaseClient, chain: string, txHash: string): Promise<PayoutChainClaimRow | null> {
+export async function findPayoutChainClaim(
+  db: DatabaseClient,
+  chain: string,
+  txHash: string,
+): Promise<PayoutChainClaimRow | null> {
   return db.payoutChainClaim.findUnique({ where: { chain_txHash: { chain, txHash } } });
 }
 
@@ -270,7 +274,11 @@ export async function claimPayoutTxHash(
 }
 
 /** The pending claims of `chain`, oldest first, at most `limit`. */
-export async function pendingPayoutChainClaims(db: DatabaseClient, chain: string, limit: number): Promise<PayoutChainClaimRow[]> {
+export async function pendingPayoutChainClaims(
+  db: DatabaseClient,
+  chain: string,
+  limit: number,
+): Promise<PayoutChainClaimRow[]> {
   return db.payoutChainClaim.findMany({
     where: { chain, status: 'pending' },
     orderBy: { createdAt: 'asc' },
@@ -292,7 +300,10 @@ export async function closePayoutChainClaim(
 }
 
 /** The claim of a payout, or null (the API shows a payout's waiting hash). */
-export async function payoutChainClaimOf(db: DatabaseClient, transactionId: string): Promise<PayoutChainClaimRow | null> {
+export async function payoutChainClaimOf(
+  db: DatabaseClient,
+  transactionId: string,
+): Promise<PayoutChainClaimRow | null> {
   return db.payoutChainClaim.findUnique({ where: { transactionId } });
 }
 

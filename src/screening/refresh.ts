@@ -22,7 +22,11 @@ export interface RefreshOptions {
   fetchTimeoutMs: number;
 }
 
-export async function refreshList(db: Database, location: ListLocation, options: RefreshOptions): Promise<RefreshOutcome> {
+export async function refreshList(
+  db: Database,
+  location: ListLocation,
+  options: RefreshOptions,
+): Promise<RefreshOutcome> {
   const current = (await currentListVersions(db)).find((version) => version.source === location.source) ?? null;
   const read = await readList(location, options.fetchTimeoutMs);
   const refuse = async (
