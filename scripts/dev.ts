@@ -38,7 +38,7 @@ async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
   // that client exists only after generatePrismaClient() in main (a static import would load the stub).
   const { createPrismaClient } = await import('../src/persistence/database');
   const { createPartner } = await import('../src/services/partners');
-  const { hashApiKey } = await import('../src/http/auth');
+  const { hashApiKey } = await import('../src/domain/api-keys');
   const prisma = createPrismaClient(databaseUrl, { role: 'dev', poolSize: 1 });
   try {
     if (existsSync(file)) {

@@ -2,7 +2,7 @@
 // anything walks it, and the walks of request values are iterative. What a partner sees: 400 invalid_json naming the
 // depth limit, 413 payload_too_large naming the size limit, both in the error shape, and nothing done.
 import { gzipSync } from 'node:zlib';
-import { jsonNestsDeeperThan } from '../src/http/json-body';
+import { jsonNestsDeeperThan } from '../src/domain/json';
 import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from '../src/http/limits';
 import { nulCharacterDetails } from '../src/http/validation';
 import { createCustomer, files, individualCustomer } from './support/fixtures';

@@ -14,7 +14,7 @@ import {
   sqlBuilderOn,
   sqlPoolOf,
 } from '../src/persistence/database';
-import type { KeysetQuery } from '../src/http/pagination';
+import type { KeysetQuery } from '../src/domain/pages';
 import { listBalanceTransactions } from '../src/persistence/balance-transactions';
 import { listCustomers } from '../src/persistence/customers';
 import { listPartnerEvents } from '../src/persistence/events';

@@ -2,7 +2,8 @@
 // workflow's 5-minute timer (time skipping) and consumption, once, through consumeQuote.
 import request from 'supertest';
 import { SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../src/persistence/database';
-import { ApiError } from '../src/http/errors';
+import { DomainError } from '../src/domain/errors';
+import { apiErrorOf } from '../src/http/errors';
 import { createApp } from '../src/http/app';
 import { parseAmountRanges } from '../src/config';
 import type { AmountRanges } from '../src/domain/quotes';
@@ -759,14 +760,14 @@ describe('GET /v1/quotes/{id}', () => {
 describe('lifetime', () => {
   const handleOf = (quoteId: string) => harness.env.client.workflow.getHandle(workflowIds.quote(quoteId));
 
-  async function expectApiError(promise: Promise<unknown>, code: string): Promise<ApiError> {
+  async function expectDomainError(promise: Promise<unknown>, code: string): Promise<DomainError> {
     const error = await promise.then(
       () => null,
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).code).toBe(code);
-    return error as ApiError;
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe(code);
+    return error as DomainError;
   }
 
   it('expires exactly 5 minutes after creation', async () => {
@@ -794,11 +795,11 @@ describe('lifetime', () => {
   it('answers quote_expired at 5:00, persists expiry and shows it on GET', async () => {
     const quote = await createQuote('/v1/quote', payin());
     await harness.env.sleep('5 minutes');
-    const error = await expectApiError(
+    const error = await expectDomainError(
       consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'transaction-2'),
       'quote_expired',
     );
-    expect(error.status).toBe(422);
+    expect(apiErrorOf(error)?.status).toBe(422);
     expect(error.message).toBe(`Quote ${quote.id} expired at ${quote.expires_at}; request a new quote.`);
     expect(await handleOf(quote.id).result()).toBe('expired');
     expect((await partner.api.get(`/v1/quotes/${quote.id}`)).body).toEqual({
@@ -812,7 +813,7 @@ describe('lifetime', () => {
     const quote = await createQuote('/v1/quote', payin());
     expect(await handleOf(quote.id).result()).toBe('expired');
     await harness.env.sleep('1 hour');
-    await expectApiError(
+    await expectDomainError(
       consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'transaction-3'),
       'quote_expired',
     );
@@ -839,11 +840,11 @@ describe('lifetime', () => {
     const first = await consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'transaction-4');
     const again = await consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'transaction-4');
     expect(again.quote).toEqual(first.quote);
-    const error = await expectApiError(
+    const error = await expectDomainError(
       consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'transaction-5'),
       'quote_already_used',
     );
-    expect(error.status).toBe(422);
+    expect(apiErrorOf(error)?.status).toBe(422);
     // The timer does not turn a used quote into an expired one.
     await harness.env.sleep('10 minutes');
     expect((await partner.api.get(`/v1/quotes/${quote.id}`)).body.status).toBe('used');
@@ -859,7 +860,7 @@ describe('lifetime', () => {
     const succeeded = attempts.filter((attempt) => attempt.status === 'fulfilled');
     const refused = attempts.filter((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected');
     expect(succeeded).toHaveLength(1);
-    expect(refused.map((attempt) => (attempt.reason as ApiError).code)).toEqual(Array(7).fill('quote_already_used'));
+    expect(refused.map((attempt) => (attempt.reason as DomainError).code)).toEqual(Array(7).fill('quote_already_used'));
     const row = await harness.prisma.quote.findUniqueOrThrow({ where: { id: quote.id } });
     expect(row.status).toBe('used');
     const winner = (succeeded[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof consumeQuote>>>).value;
@@ -887,7 +888,10 @@ describe('lifetime', () => {
       where: { id: quote.id },
       data: { createdAt: past, expiresAt: new Date(past.getTime() + 5 * 60_000) },
     });
-    await expectApiError(consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'late'), 'quote_expired');
+    await expectDomainError(
+      consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'late'),
+      'quote_expired',
+    );
     expect(await handleOf(quote.id).query(quoteStateQuery)).toMatchObject({ status: 'active', usedBy: null });
   });
 
@@ -926,7 +930,10 @@ describe('lifetime', () => {
       const before = await harness.prisma.quote.findUniqueOrThrow({ where: { id: quote.id } });
       await consumeQuote(harness.services, partner.partnerId, quote.id, 'payin', 'first');
       const second = readingFirst(before);
-      await expectApiError(consumeQuote(second, partner.partnerId, quote.id, 'payin', 'second'), 'quote_already_used');
+      await expectDomainError(
+        consumeQuote(second, partner.partnerId, quote.id, 'payin', 'second'),
+        'quote_already_used',
+      );
       const first = readingFirst(before);
       const again = await consumeQuote(first, partner.partnerId, quote.id, 'payin', 'first');
       expect(again.quote.status).toBe('used');
@@ -938,7 +945,7 @@ describe('lifetime', () => {
       const before = await harness.prisma.quote.findUniqueOrThrow({ where: { id: quote.id } });
       expect(await handleOf(quote.id).result()).toBe('expired');
       const late = readingFirst(before);
-      await expectApiError(consumeQuote(late, partner.partnerId, quote.id, 'payin', 'late'), 'quote_expired');
+      await expectDomainError(consumeQuote(late, partner.partnerId, quote.id, 'payin', 'late'), 'quote_expired');
       expect(late.servedStale()).toBe(true);
     });
   });
@@ -962,7 +969,7 @@ describe('lifetime', () => {
 
   it('refuses another type of quote without using it', async () => {
     const quote = await createQuote('/v1/quote', payin());
-    const error = await expectApiError(
+    const error = await expectDomainError(
       consumeQuote(harness.services, partner.partnerId, quote.id, 'fiat_to_fiat', 'transaction-6'),
       'quote_type_mismatch',
     );
@@ -974,7 +981,7 @@ describe('lifetime', () => {
     const quote = await createQuote('/v1/quote', payin());
     const intruder = await harness.createPartner('Intruder');
     for (const id of [quote.id, '00000000-0000-4000-8000-000000000000', 'nope']) {
-      await expectApiError(
+      await expectDomainError(
         consumeQuote(harness.services, intruder.partnerId, id, 'payin', 'transaction-7'),
         'not_found',
       );

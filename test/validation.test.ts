@@ -1,6 +1,6 @@
 // How zod issues become validation_error details: missing vs invalid, with prefixes and unions.
 import { z } from 'zod';
-import { issuesToDetails } from '../src/http/validation';
+import { issuesToDetails } from '../src/domain/validation';
 
 const detailsOf = (schema: z.ZodType, input: unknown, prefix: string[] = []) => {
   const result = schema.safeParse(input);

@@ -10,7 +10,7 @@
 // plans (EXPLAIN (ANALYZE, BUFFERS) of the persistence layer's own statements) are printed and kept in the JSON.
 import { Client as PgClient } from 'pg';
 import type { CompiledQuery } from 'kysely';
-import type { KeysetQuery, Position } from '../../src/http/pagination';
+import type { KeysetQuery, Position } from '../../src/domain/pages';
 import { eventTypes } from '../../src/events';
 import { expectStatus, HttpClient, OpStats, Recorder, sideBySide } from './load';
 import { BenchPartner, createParty, Party } from './partners';

@@ -61,3 +61,6 @@ export function themeStylesheet(accent: string, neutral: string): string {
   const colour = normaliseHexColour(accent);
   return `:root{--accent:${colour};--on-accent:${textColourOn(colour)};--accent-text:${accentOnWhite(colour, neutral)}}\n`;
 }
+
+/** Neutral accent (AA on white, 4.5:1 or more); a partner's theme overrides the custom properties. */
+export const neutralAccent = '#1d4ed8';

@@ -35,3 +35,19 @@ export function detectFileType(bytes: Buffer): DetectedFileType | null {
   const found = signatures.find((signature) => signature.matches(bytes));
   return found ? { mime: found.mime, extension: found.extension } : null;
 }
+
+/** A file a partner or customer uploaded, staged on disk by the HTTP side (src/http/multipart.ts). */
+export interface UploadedFile {
+  readonly path: string;
+  readonly fileName: string | null;
+  readonly sizeBytes: number;
+  readonly sha256: string;
+  /** The first bytes, enough for detectFileType. */
+  readonly head: Buffer;
+}
+
+/** One uploaded file (absent when the request had none) and the text fields sent with it. */
+export interface SingleFileUpload {
+  file?: UploadedFile;
+  fields: Record<string, string>;
+}

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { AppEnvironment } from '../config';
 import type { ApiServices } from '../app-services';
 import { authenticate } from './auth';
-import { ApiError } from './errors';
+import { ApiError, apiErrorOf } from './errors';
 import { acceptsIdempotencyKey, buildOpenApiDocument } from './openapi';
 import { mountDocs } from './docs';
 import { mountHostedAssets } from './hosted-assets';
@@ -251,30 +251,28 @@ function normaliseQuery(query: Context['query']): Record<string, unknown> {
   return Object.fromEntries(Object.entries(query));
 }
 
-/** The one error mapper: every failure leaves as `{error: {code, message, details?}}`. */
-function respondWithError(ctx: Context, error: unknown): void {
-  let apiError: ApiError;
-  if (error instanceof ApiError) {
-    apiError = error;
-  } else if (
-    isDatabaseUnavailable(error) ||
-    isTemporalUnavailable(error) ||
-    error instanceof ProviderUnavailableError
-  ) {
+/** The answer for a failure that is neither an ApiError nor a DomainError: an outage, or a bug. */
+function unknownFailure(ctx: Context, error: unknown): ApiError {
+  if (isDatabaseUnavailable(error) || isTemporalUnavailable(error) || error instanceof ProviderUnavailableError) {
     // An outage, not a bug: retryable, in the error shape, never a 500.
     ctx.state.log.warn({ err: error }, 'dependency unavailable');
-    apiError = ApiError.unavailable(
+    return ApiError.unavailable(
       error instanceof ProviderUnavailableError
         ? `A provider this operation needs is unavailable (${error.message}). Retry later.`
         : 'A dependency of the service is unavailable. Retry shortly (with the same Idempotency-Key).',
     );
   } else {
     ctx.state.log.error({ err: error }, 'unhandled error');
-    apiError = new ApiError(
+    return new ApiError(
       'internal_error',
       `An unexpected error occurred. Quote request id ${String(ctx.state.requestId)} when contacting support.`,
     );
   }
+}
+
+/** The one error mapper: every failure leaves as `{error: {code, message, details?}}`. */
+function respondWithError(ctx: Context, error: unknown): void {
+  const apiError = apiErrorOf(error) ?? unknownFailure(ctx, error);
   ctx.status = apiError.status;
   if (apiError.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(apiError.retryAfterSeconds));
   ctx.body = apiError.toBody();

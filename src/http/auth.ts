@@ -7,32 +7,14 @@
 // partner's rate limit: every request makes it, and through Prisma it cost four times the CPU (`npm run bench`).
 // Failed lookups are limited per client address (AUTH_FAILURE_LIMIT): over the limit the
 // address is answered 429 rate_limited before its key is looked up.
-import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { AppConfig, AppEnvironment } from '../config';
 import type { DatabaseClient } from '../persistence/database';
 import { findApiKeyByHash, touchApiKey } from '../persistence/api-keys';
+import { apiKeyPrefixOf, hashApiKey } from '../domain/api-keys';
 import { ApiError } from './errors';
 import { countAuthFailure, partnerRequestCounter, refuseAddressOverAuthFailureLimit } from './rate-limit';
 import type { Authentication } from './route';
-
-export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
-}
-
-/** `sk_sandbox_...` or `sk_live_...` followed by 43 base64url characters (32 random bytes). */
-export function generateApiKey(appEnv: AppEnvironment): string {
-  return `${apiKeyPrefixOf(appEnv)}${randomBytes(32).toString('base64url')}`;
-}
-
-export function apiKeyPrefixOf(appEnv: AppEnvironment): string {
-  return appEnv === 'production' ? 'sk_live_' : 'sk_sandbox_';
-}
-
-/** The first characters of a key, kept to recognise it in listings (its environment and 6 random characters). */
-export function displayPrefixOf(apiKey: string): string {
-  return apiKey.slice(0, apiKey.startsWith('sk_live_') ? 14 : 17);
-}
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 

@@ -2,6 +2,7 @@
 // ApiError takes its status from here, the OpenAPI description documents each operation's codes
 // from here, and a test checks that the error table of docs/errors.md says the same.
 
+import type { DomainErrorCode } from '../domain/errors';
 import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
 
 export const errorCatalogue = {
@@ -257,6 +258,7 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
-/** Codes of the entries in a validation_error's `details` list. */
-export const validationDetailCodes = ['missing_param', 'invalid_param'] as const;
-export type ValidationDetailCode = (typeof validationDetailCodes)[number];
+// Every refusal of the use cases (src/domain/errors.ts) has its status and text here.
+errorCatalogue satisfies Record<DomainErrorCode, { status: number; when: string }>;
+
+export { validationDetailCodes, type ValidationDetailCode } from '../domain/errors';

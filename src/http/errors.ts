@@ -1,16 +1,12 @@
-import { ErrorCode, errorCatalogue, ValidationDetailCode } from './error-codes';
+import { DEFAULT_RETRY_AFTER_SECONDS, DomainError, type ValidationDetail } from '../domain/errors';
+import { ErrorCode, errorCatalogue } from './error-codes';
 
-export interface ValidationDetail {
-  code: ValidationDetailCode;
-  /** Dotted path of the field, e.g. `address.country` or `beneficiaries.0.share_size`. */
-  param: string;
-  message: string;
-}
+export type { ValidationDetail };
 
-/** What a 503 advises when nothing better is known: long enough for a restart, short enough to feel live. */
-export const DEFAULT_RETRY_AFTER_SECONDS = 2;
-
-/** The one error type of the API. Its HTTP status comes from the error catalogue. */
+/**
+ * The error type of the API's answers. Its HTTP status comes from the error catalogue. The HTTP side throws it; the
+ * use cases throw DomainError, which apiErrorOf maps to it.
+ */
 export class ApiError extends Error {
   override name = 'ApiError';
   readonly status: number;
@@ -50,4 +46,14 @@ export class ApiError extends Error {
   static invalidParam(param: string, message: string): ApiError {
     return ApiError.validation([{ code: 'invalid_param', param, message }]);
   }
+}
+
+/** The answer for a failure the API knows (an ApiError, or a use case's DomainError), else null. */
+export function apiErrorOf(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (!(error instanceof DomainError)) return null;
+  const answer = new ApiError(error.code, error.message, error.details);
+  if (error.retryAfterSeconds !== undefined) answer.retryAfterSeconds = error.retryAfterSeconds;
+  if (error.cause !== undefined) (answer as { cause?: unknown }).cause = error.cause;
+  return answer;
 }

@@ -2,10 +2,8 @@
 // no inline code). Mobile first: one column, 48 px touch targets, readable at 360 px. The script only improves
 // the plain forms (a preview, the type and size checked before upload); without it the page works the same.
 import type Router from '@koa/router';
+import { neutralAccent } from '../domain/branding';
 import { hostedAssetPaths } from '../domain/hosted-page';
-
-/** Neutral accent (AA on white, 4.5:1 or more); a partner's theme overrides the custom properties. */
-export const neutralAccent = '#1d4ed8';
 
 export const hostedStylesheet = `:root{--accent:${neutralAccent};--on-accent:#ffffff;--accent-text:${neutralAccent};--ink:#1f2328;--muted:#4b5563;--line:#d0d7de;--bg:#f6f8fa;--ok:#116329;--bad:#a40e26}
 *,*::before,*::after{box-sizing:border-box}

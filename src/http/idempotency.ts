@@ -22,7 +22,7 @@ import {
 } from '../persistence/idempotency-keys';
 import type { SecretBox } from '../domain/secret-box';
 import { currentRequestContext } from '../request-context';
-import { ApiError } from './errors';
+import { ApiError, apiErrorOf } from './errors';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
@@ -212,8 +212,11 @@ export async function withIdempotency(
     if (context?.idempotentResponseStored) throw error;
     // Business refusals (4xx other than validation) are part of the request's result and replayed;
     // anything else frees the key so that the partner can retry.
-    if (error instanceof ApiError && error.status < 500 && error.code !== 'validation_error') {
-      await complete(db, request, owner, { status: error.status, body: error.toBody() }, box).catch(() => undefined);
+    const refusal = apiErrorOf(error);
+    if (refusal && refusal.status < 500 && refusal.code !== 'validation_error') {
+      await complete(db, request, owner, { status: refusal.status, body: refusal.toBody() }, box).catch(
+        () => undefined,
+      );
     } else {
       await releaseSoon(db, request, owner);
     }

@@ -8,40 +8,10 @@ import parseBody from 'co-body';
 import { parse } from '@hapi/bourne';
 import type { Context } from 'koa';
 import { ApiError } from './errors';
+import { jsonNestsDeeperThan } from '../domain/json';
 import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
 
 export const jsonTooDeepMessage = `The request body nests JSON arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`;
-
-const OPEN_BRACKET = 0x5b; // [
-const OPEN_BRACE = 0x7b; // {
-const CLOSE_BRACKET = 0x5d; // ]
-const CLOSE_BRACE = 0x7d; // }
-const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c; // \
-
-/**
- * True when JSON text nests arrays and objects deeper than `maxDepth` (brackets inside strings do not count). One
- * pass over the text, no allocation; text that is not JSON is left to the parser to refuse.
- */
-export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === BACKSLASH) index += 1;
-      else if (code === QUOTE) inString = false;
-    } else if (code === QUOTE) {
-      inString = true;
-    } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-      depth += 1;
-      if (depth > maxDepth) return true;
-    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
-      depth -= 1;
-    }
-  }
-  return false;
-}
 
 /** Only an object or an array is a request body (RFC 8259 whitespace first). */
 const objectOrArray = /^[\x20\x09\x0a\x0d]*[[{]/;

@@ -1,22 +1,13 @@
-// The one pagination helper. Lists are ordered newest first (created_at, then id, descending) and
-// paged with keyset cursors, so pages stay stable while new rows arrive. Cursors are opaque
-// base64url strings; `after` continues to older items, `before` goes back to newer ones.
+// The query parameters and the envelope of every list (src/domain/pages.ts pages them). Lists are ordered newest
+// first (created_at, then id, descending) and paged with keyset cursors, so pages stay stable while new rows arrive.
+// Cursors are opaque base64url strings; `after` continues to older items, `before` goes back to newer ones.
 import { z } from 'zod';
-import { ApiError } from './errors';
+import { clampedToStorable } from '../domain/pages';
 
 export const DEFAULT_PAGE_LIMIT = 10;
 export const MAX_PAGE_LIMIT = 100;
 
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
-/** Dates outside these bounds cannot name a resource of this service (and some cannot be stored). */
-const EARLIEST = Date.UTC(1970, 0, 1);
-const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-const inBounds = (date: Date): Date | null =>
-  !Number.isNaN(date.getTime()) && date.getTime() >= EARLIEST && date.getTime() <= LATEST ? date : null;
-/** A filter bound outside them selects the same rows as the bound itself. */
-const clamped = (date: Date): Date | null =>
-  Number.isNaN(date.getTime()) ? null : new Date(Math.min(Math.max(date.getTime(), EARLIEST), LATEST));
-
 /** The date-times a date filter takes (seconds optional). */
 const dateBoundPattern =
   '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d))?$';
@@ -41,40 +32,18 @@ function parseDateBound(value: string, bound: 'start' | 'end'): Date | null {
   if (datePattern.test(value)) {
     const date = new Date(`${value}T00:00:00.000Z`);
     if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) return null;
-    return clamped(bound === 'start' ? date : new Date(date.getTime() + 24 * 3600 * 1000 - 1));
+    return clampedToStorable(bound === 'start' ? date : new Date(date.getTime() + 24 * 3600 * 1000 - 1));
   }
   if (!new RegExp(dateBoundPattern).test(value)) return null;
   const date = new Date(value);
   // A calendar day that does not exist (2026-02-30T10:00Z) is refused, as for a bare date.
   if (Number.isNaN(date.getTime()) || !isCalendarDay(value.slice(0, 10))) return null;
-  return clamped(date);
+  return clampedToStorable(date);
 }
 
 function isCalendarDay(day: string): boolean {
   const date = new Date(`${day}T00:00:00.000Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day;
-}
-
-export interface Position {
-  createdAt: Date;
-  id: string;
-}
-
-function encodeCursor(position: Position): string {
-  return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): Position | null {
-  try {
-    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (!Array.isArray(decoded) || decoded.length !== 2) return null;
-    const [createdAt, id] = decoded as unknown[];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || !z.uuid().safeParse(id).success) return null;
-    const date = inBounds(new Date(createdAt));
-    return date ? { createdAt: date, id } : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -120,68 +89,4 @@ export type CursorBody = z.infer<typeof cursorSchema>;
 /** The list envelope `{items, cursor}` for an item schema. */
 export function listSchema<T extends z.ZodType>(item: T, id: string) {
   return z.object({ items: z.array(item), cursor: cursorSchema }).meta({ id });
-}
-
-/**
- * One page of a list, for the persistence layer to apply (src/persistence/keyset.ts): the rows created within the
- * dates, strictly older than `after` or newer than `before` by (created_at, id), `take` of them in `direction`.
- */
-export interface KeysetQuery {
-  createdFrom?: Date;
-  createdTo?: Date;
-  after?: Position;
-  before?: Position;
-  direction: 'asc' | 'desc';
-  take: number;
-}
-
-/**
- * Runs a keyset-paginated query. `fetch` applies `where` (together with its own filters, e.g. the
- * partner), `orderBy` and `take` to one table.
- */
-export async function paginate<Row extends Position>(
-  page: PageQuery,
-  fetch: (query: KeysetQuery) => Promise<Row[]>,
-): Promise<{ rows: Row[]; cursor: CursorBody }> {
-  if (page.after && page.before) {
-    throw new ApiError('conflicting_list_filters', 'before cannot be combined with after: page one way at a time.');
-  }
-  if (page.start_date && page.end_date && page.start_date > page.end_date) {
-    throw new ApiError('conflicting_list_filters', 'end_date must not be before start_date.');
-  }
-  const backwards = page.before !== undefined;
-  const given = page.before ?? page.after;
-  const anchor = given === undefined ? undefined : decodeCursor(given);
-  if (anchor === null) {
-    throw new ApiError(
-      'invalid_cursor',
-      `${backwards ? 'before' : 'after'} is not a cursor this API returned; pass cursor.after or cursor.before back unchanged.`,
-    );
-  }
-  const fetched = await fetch({
-    ...(page.start_date && { createdFrom: page.start_date }),
-    ...(page.end_date && { createdTo: page.end_date }),
-    ...(anchor && (backwards ? { before: anchor } : { after: anchor })),
-    direction: backwards ? 'asc' : 'desc',
-    take: page.limit + 1,
-  });
-  const hasMore = fetched.length > page.limit;
-  const rows = fetched.slice(0, page.limit);
-  if (backwards) rows.reverse();
-  const first = rows[0];
-  const last = rows[rows.length - 1];
-  const cursor: CursorBody = backwards
-    ? {
-        after: last ? encodeCursor(last) : null,
-        before: hasMore && first ? encodeCursor(first) : null,
-        limit: page.limit,
-        page_count: rows.length,
-      }
-    : {
-        after: hasMore && last ? encodeCursor(last) : null,
-        before: anchor && first ? encodeCursor(first) : null,
-        limit: page.limit,
-        page_count: rows.length,
-      };
-  return { rows, cursor };
 }

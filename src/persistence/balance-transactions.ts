@@ -1,7 +1,7 @@
 // A partner's balance transactions: the ledger entries on its wallets and on its fee account (`partner_fees:<id>`),
 // which carry the partner's id from the moment they are posted (src/persistence/ledger.ts), so a page of them is one
 // range scan of ledger_entries (partner_id, created_at, id) in keyset order (a wallet: one per account of it).
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { sqlOf, type Database } from './database';
 import { Prisma } from './generated/prisma/client';
 import { sql } from 'kysely';

@@ -13,7 +13,7 @@ import {
 import type { Prisma } from './generated/prisma/client';
 import type { VerificationLinkState } from '../domain/verification-links';
 import type { CustomerStatus } from '../schemas/customers';
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { childrenByParent, keysetPage } from './keyset';
 
 export const withBeneficiaries = { beneficiaries: { orderBy: { position: 'asc' } } } as const;

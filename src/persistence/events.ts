@@ -2,7 +2,7 @@
 // delivery when one is due (a row of webhook_deliveries) and the NOTIFY that wakes the outbox relay. Every state
 // change writes its event in the same database transaction as the change.
 import { Client } from 'pg';
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
 import { inBatches, type PurgeLimits } from './purges';
 import { newId } from '../domain/ids';

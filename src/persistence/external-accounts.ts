@@ -11,7 +11,7 @@ import {
   type DatabaseClient,
 } from './database';
 import type { Prisma } from './generated/prisma/client';
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
 
 export type ExternalAccountRow = Prisma.ExternalAccountGetPayload<object>;

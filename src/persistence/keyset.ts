@@ -2,7 +2,7 @@
 // its cursor by a row comparison, so each list is one index range scan on an index ending in (created_at, id) after
 // its equality filters, whatever the page's depth and the partner's total rows (test/list-plans.test.ts).
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 
 /** `query` (a list of table alias `alias`) limited to the page `keyset` describes, in its order. */
 export function keysetPage<Tables, TB extends keyof Tables, O>(

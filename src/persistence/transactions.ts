@@ -19,7 +19,7 @@ import type { Prisma } from './generated/prisma/client';
 import { type Insertable, type QueryCreator, type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
 import type { LegKind, TransactionStatus, TransactionType } from '../domain/transactions';
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
 
 /** What a transaction is shown with: the external account paid and the wallet (a pay-in's receiver). */

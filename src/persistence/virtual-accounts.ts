@@ -1,6 +1,6 @@
 // The virtual_accounts table (read with the receiving wallet) and virtual_account_deposits: the bank references
 // (IBANs, account numbers) issued to virtual accounts, by which incoming bank credits find their account.
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
 import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
 import { newId } from '../domain/ids';

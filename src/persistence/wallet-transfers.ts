@@ -2,7 +2,7 @@
 // activities, which change a transfer's status only under its row lock. Also the one read of the wallets
 // table a transfer needs, a destination given by its address.
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
 import type { Kysely } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';

@@ -1,6 +1,6 @@
 // The wallets table: service-managed wallets, read with their balances (their ledger accounts, which the
 // ledger writes).
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { childrenByParent, keysetPage } from './keyset';
 import { type DatabaseTransaction, type Database, sqlOf, prismaOf, type DatabaseClient } from './database';
 import type { Prisma } from './generated/prisma/client';

@@ -2,7 +2,7 @@
 // `webhook_deliveries` after the outbox wrote them (redeliveries, the relay's dispatch marks, attempt outcomes) and
 // `webhook_delivery_attempts`; and the outbox relay's own connection, which takes turns on its advisory lock.
 // A delivery written with its event is recordEvent's (src/persistence/events.ts).
-import type { KeysetQuery } from '../http/pagination';
+import type { KeysetQuery } from '../domain/pages';
 import { childrenByParent, keysetPage } from './keyset';
 import { newId } from '../domain/ids';
 import { currentTraceParent } from '../observability/trace-context';

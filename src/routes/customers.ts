@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
-import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
+import { paginate } from '../domain/pages';
+import { listSchema, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listCustomers as listCustomerRows } from '../persistence/customers';
 import { customerLinkOf, toCustomer, toCustomerListItem } from '../presenters/customers';

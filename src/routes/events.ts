@@ -1,6 +1,7 @@
 // The event log (SPEC 6): what partners read to catch up after an outage, and redelivery on request.
 import { z } from 'zod';
-import { listSchema, paginate, paginationQuerySchema } from '../http/pagination';
+import { paginate } from '../domain/pages';
+import { listSchema, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listPartnerEvents } from '../persistence/events';
 import { listEventDeliveries } from '../persistence/webhooks';

@@ -1,5 +1,6 @@
 // HTTP operations on external accounts (SPEC 4.2, 2.5).
-import { listSchema, paginate } from '../http/pagination';
+import { paginate } from '../domain/pages';
+import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listExternalAccounts as listExternalAccountRows } from '../persistence/external-accounts';
 import { toExternalAccount } from '../presenters/external-accounts';

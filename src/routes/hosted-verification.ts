@@ -15,7 +15,7 @@ import { documentSides, documentTypes } from '../domain/verification';
 import { hashVerificationToken, isWellFormedToken, verificationToken } from '../domain/verification-links';
 import { HostedLocale, hostedSteps, negotiateLocale } from '../domain/hosted-page';
 import { errorCodes, ErrorContext, hostedTexts, noticeCodes } from '../domain/hosted-texts';
-import { ApiError } from '../http/errors';
+import { ApiError, apiErrorOf } from '../http/errors';
 import { readSingleFileUpload, SingleFileUpload } from '../http/multipart';
 import { defineRoute } from '../http/route';
 import {
@@ -268,8 +268,9 @@ async function thenRedirect(
   try {
     message = await action();
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code === 'not_found') throw error;
-    message = { error: errorCodeOf(error) };
+    const refusal = apiErrorOf(error);
+    if (!refusal || refusal.code === 'not_found') throw error;
+    message = { error: errorCodeOf(refusal) };
   }
   redirectToPage(koa, token(), message);
 }

@@ -2,7 +2,8 @@
 // confirmation, view, cancel, list, and the sandbox's simulated deposits (on a transaction, and on a
 // virtual account, which makes a pay-in).
 import { durationInProse, fiatRails, listInProse, railDefinitions } from '../domain/rails';
-import { listSchema, paginate } from '../http/pagination';
+import { paginate } from '../domain/pages';
+import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listTransactionRows } from '../persistence/transactions';
 import { toTransaction } from '../presenters/transactions';

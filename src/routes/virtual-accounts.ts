@@ -1,5 +1,6 @@
 // HTTP operations on virtual accounts (SPEC 4.5, 2.7, 3.2).
-import { listSchema, paginate } from '../http/pagination';
+import { paginate } from '../domain/pages';
+import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listVirtualAccounts } from '../persistence/virtual-accounts';
 import { toVirtualAccount } from '../presenters/virtual-accounts';

@@ -1,7 +1,8 @@
 // HTTP operations on wallet transfers (SPEC 1: stablecoin between wallets, no quote). The create path
 // `POST /v1/wallet-transfer` is fixed by the issue (like /v1/payin, /v1/payout); the resource reads
 // under the plural `/v1/wallet-transfers`.
-import { listSchema, paginate } from '../http/pagination';
+import { paginate } from '../domain/pages';
+import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listWalletTransfers } from '../persistence/wallet-transfers';
 import { toWalletTransfer } from '../presenters/wallet-transfers';

@@ -1,5 +1,6 @@
 // HTTP operations on wallets. The SPEC lists wallet operations as not shown; these are ours.
-import { listSchema, paginate } from '../http/pagination';
+import { paginate } from '../domain/pages';
+import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { listWallets } from '../persistence/wallets';
 import { toWallet } from '../presenters/wallets';

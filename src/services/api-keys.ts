@@ -12,7 +12,7 @@ import {
 } from '../persistence/api-keys';
 import { findPartner } from '../persistence/partners';
 import { newId } from '../domain/ids';
-import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
+import { displayPrefixOf, generateApiKey, hashApiKey } from '../domain/api-keys';
 
 export interface ApiKeyListing {
   key_id: string;

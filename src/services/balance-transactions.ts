@@ -1,7 +1,7 @@
 // A partner's balance transactions and fee balance: reads of the ledger scoped to the partner.
 import type { Database, DatabaseClient } from '../persistence/database';
 import { listBalanceTransactions, partnerFeeBalances } from '../persistence/balance-transactions';
-import { paginate } from '../http/pagination';
+import { paginate } from '../domain/pages';
 import type { z } from 'zod';
 import { type BalanceSourceType, referencePrefixOf } from '../domain/reconciliation';
 import { Money, currencyOf } from '../domain/money';

@@ -1,8 +1,8 @@
 // The partner's brand on the hosted verification page: set through the API, read by the page.
 import { readFile, rm } from 'node:fs/promises';
-import { logoTypeOf, normaliseHexColour, themeStylesheet } from '../domain/branding';
-import { ApiError } from '../http/errors';
-import type { SingleFileUpload } from '../http/multipart';
+import { logoTypeOf, neutralAccent, normaliseHexColour, themeStylesheet } from '../domain/branding';
+import { DomainError } from '../domain/errors';
+import type { SingleFileUpload } from '../domain/file-types';
 import {
   findPartnerBranding,
   findPartnerLogo,
@@ -11,7 +11,6 @@ import {
   updatePartnerBranding,
 } from '../persistence/partners';
 import type { Database, DatabaseClient } from '../persistence/database';
-import { neutralAccent } from '../http/hosted-assets';
 import type { BrandingResource, UpdateBrandingRequest } from '../schemas/partners';
 
 function toBranding(row: PartnerBrandingRow): BrandingResource {
@@ -60,10 +59,10 @@ export async function putLogo(
 ): Promise<BrandingResource> {
   const file = upload.file;
   try {
-    if (!file) throw ApiError.validation([{ code: 'missing_param', param: 'file', message: 'is required' }]);
+    if (!file) throw DomainError.validation([{ code: 'missing_param', param: 'file', message: 'is required' }]);
     const contentType = file.sizeBytes > 0 ? logoTypeOf(file.head) : null;
     if (!contentType) {
-      throw new ApiError('logo_invalid', 'The logo must be a non-empty PNG, JPEG or WEBP image (by its content).');
+      throw new DomainError('logo_invalid', 'The logo must be a non-empty PNG, JPEG or WEBP image (by its content).');
     }
     await setPartnerLogo(db, partnerId, { bytes: await readFile(file.path), contentType });
   } finally {

@@ -24,11 +24,10 @@ import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } f
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
-import { ApiError, ValidationDetail } from '../http/errors';
-import { jsonNestsDeeperThan } from '../http/json-body';
-import { MAX_JSON_DEPTH } from '../http/limits';
-import type { SingleFileUpload } from '../http/multipart';
-import { issuesToDetails } from '../http/validation';
+import { DomainError, type ValidationDetail } from '../domain/errors';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../domain/json';
+import type { SingleFileUpload } from '../domain/file-types';
+import { issuesToDetails } from '../domain/validation';
 import {
   customerLinkOf,
   linkSettingsOf,
@@ -98,7 +97,7 @@ export async function requireApprovedCustomer(
 ): Promise<CustomerStatusRow> {
   const customer = await ownedOrNotFound('customer', findCustomerStatus, db, partnerId, customerId);
   if (customer.status !== 'approved') {
-    throw new ApiError(
+    throw new DomainError(
       'customer_not_approved',
       `Customer ${customerId} is ${customer.status}; only approved customers can do this.`,
     );
@@ -179,18 +178,18 @@ export async function createCustomer(
 }
 
 /** Map of the workflow's refusals to API errors. */
-function refusalToApiError(error: unknown): ApiError | null {
+function refusalToDomainError(error: unknown): DomainError | null {
   const refusal = updateRefusal(error);
   if (!refusal) return null;
   switch (refusal.type) {
     case verificationRefusals.rejected:
-      return new ApiError('customer_rejected', refusal.message);
+      return new DomainError('customer_rejected', refusal.message);
     case verificationRefusals.approved:
-      return new ApiError('customer_already_approved', refusal.message);
+      return new DomainError('customer_already_approved', refusal.message);
     case verificationRefusals.underReview:
-      return new ApiError('customer_verification_in_progress', refusal.message);
+      return new DomainError('customer_verification_in_progress', refusal.message);
     case verificationRefusals.invalidDecision:
-      return new ApiError('invalid_verification_outcome', refusal.message);
+      return new DomainError('invalid_verification_outcome', refusal.message);
     default:
       return null;
   }
@@ -199,7 +198,7 @@ function refusalToApiError(error: unknown): ApiError | null {
 function refuseUnlessAcceptingDocuments(customer: CustomerRow): void {
   refuseIfDecided(customer);
   if (customer.status === 'under_review') {
-    throw new ApiError('customer_verification_in_progress', 'The customer is under review; wait for the result.');
+    throw new DomainError('customer_verification_in_progress', 'The customer is under review; wait for the result.');
   }
 }
 
@@ -256,11 +255,11 @@ export async function uploadDocument(
     if (!fileType)
       details.push({ code: 'invalid_param', param: 'file', message: 'must be a PDF, JPEG, PNG, WEBP or HEIC file' });
   }
-  if (details.length > 0) throw ApiError.validation(details);
+  if (details.length > 0) throw DomainError.validation(details);
   // Rules that depend on the customer (its type, its beneficiaries): the request's shape was fine.
   const ruleProblems = documentRuleProblems(customer, metadata as DocumentMetadata);
   if (ruleProblems.length > 0) {
-    throw new ApiError('document_not_applicable', ruleProblems.map((p) => `${p.param}: ${p.message}`).join('; '));
+    throw new DomainError('document_not_applicable', ruleProblems.map((p) => `${p.param}: ${p.message}`).join('; '));
   }
   const valid = metadata as DocumentMetadata;
   const file = upload.file as NonNullable<SingleFileUpload['file']>;
@@ -358,7 +357,7 @@ export async function startVerification(services: ApiServices, customer: Custome
     handle.executeUpdate(submitForVerificationUpdate),
   );
   if (!result.accepted) {
-    throw new ApiError(
+    throw new DomainError(
       'verification_documents_missing',
       `Upload these documents before calling check: ${result.missing.join('; ')}.`,
     );
@@ -379,9 +378,9 @@ export async function setSandboxOutcome(
 
 function refuseIfDecided(customer: Pick<CustomerRow, 'status'>): void {
   if (customer.status === 'rejected')
-    throw new ApiError('customer_rejected', 'The customer was rejected; this is final.');
+    throw new DomainError('customer_rejected', 'The customer was rejected; this is final.');
   if (customer.status === 'approved')
-    throw new ApiError('customer_already_approved', 'The customer is already approved.');
+    throw new DomainError('customer_already_approved', 'The customer is already approved.');
 }
 
 /**
@@ -397,7 +396,7 @@ async function updateVerificationWorkflow<T>(
   try {
     return await callWorkflow(services, workflowIds.customerVerification(customer.id), update);
   } catch (error) {
-    const refusal = refusalToApiError(error);
+    const refusal = refusalToDomainError(error);
     if (refusal) throw refusal;
     if (error instanceof WorkflowNotFoundError) {
       refuseIfDecided(await readCustomerLinkState(services.prisma, customer.id));

@@ -5,7 +5,7 @@
 // to one poll interval of latency, which a developer's stream can afford.
 import { PassThrough, type Readable } from 'node:stream';
 import type { ApiServices } from '../app-services';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { isUuid } from '../domain/uuid';
 import {
   type EventStreamPosition,
@@ -55,7 +55,10 @@ export async function openEventStream(
       ? await partnerEventStreamPosition(services.prisma, partnerId, options.lastEventId)
       : null;
     if (position === null) {
-      throw new ApiError('invalid_cursor', 'Last-Event-ID is not the id of one of your events; omit it to start now.');
+      throw new DomainError(
+        'invalid_cursor',
+        'Last-Event-ID is not the id of one of your events; omit it to start now.',
+      );
     }
     after = position;
   } else {
@@ -63,7 +66,7 @@ export async function openEventStream(
   }
   const open = openStreams.get(partnerId) ?? 0;
   if (open >= MAX_STREAMS_PER_PARTNER) {
-    const error = new ApiError(
+    const error = new DomainError(
       'rate_limited',
       `At most ${MAX_STREAMS_PER_PARTNER} event streams at a time; close one or wait for one to end.`,
     );

@@ -17,7 +17,7 @@ import {
 } from '../domain/external-accounts';
 import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { PixDirectoryUnavailableError } from '../providers/pix-directory';
 import type { ScreeningResult } from '../providers/screening';
 import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails } from '../schemas/external-accounts';
@@ -59,7 +59,7 @@ async function railDetailsOf(services: ApiServices, request: CreateExternalAccou
 
 function parsedPixKeyOrThrow(raw: string, param = 'pix.key'): PixKey {
   const parsed = parsePixKey(raw);
-  if (!parsed.ok) throw new ApiError('pix_key_invalid', `${param} ${parsed.reason}.`);
+  if (!parsed.ok) throw new DomainError('pix_key_invalid', `${param} ${parsed.reason}.`);
   return parsed.key;
 }
 
@@ -80,12 +80,12 @@ async function lookUpPixKey(services: ApiServices, key: PixKey, param = 'pix.key
   } catch (error) {
     if (error instanceof PixDirectoryUnavailableError) {
       services.logger.warn({ err: error }, 'pix directory unavailable');
-      throw new ApiError('pix_directory_unavailable', 'The pix directory cannot be reached just now; retry later.');
+      throw new DomainError('pix_directory_unavailable', 'The pix directory cannot be reached just now; retry later.');
     }
     throw error;
   }
   if (!lookup.found) {
-    throw new ApiError(
+    throw new DomainError(
       'pix_key_invalid',
       `${param}: no ${key.type} key ${key.value} is registered in the pix directory.`,
     );
@@ -93,8 +93,8 @@ async function lookUpPixKey(services: ApiServices, key: PixKey, param = 'pix.key
   return lookup;
 }
 
-function alreadyExists(existing: ExternalAccountRow): ApiError {
-  return new ApiError(
+function alreadyExists(existing: ExternalAccountRow): DomainError {
+  return new DomainError(
     'external_account_already_exists',
     `The customer already registered this account as external account ${existing.id} (status ${existing.status}).`,
   );
@@ -112,7 +112,7 @@ export async function createExternalAccount(
 ): Promise<ExternalAccountResource> {
   const customer = await findCustomerOrThrow(services.prisma, partnerId, request.customer_id);
   if (customer.status === 'rejected') {
-    throw new ApiError(
+    throw new DomainError(
       'customer_rejected',
       `Customer ${customer.id} was rejected; it cannot register external accounts.`,
     );

@@ -2,7 +2,7 @@
 import type { AppEnvironment } from '../config';
 import type { Database, DatabaseClient } from '../persistence/database';
 import { insertPartner } from '../persistence/partners';
-import { displayPrefixOf, generateApiKey, hashApiKey } from '../http/auth';
+import { displayPrefixOf, generateApiKey, hashApiKey } from '../domain/api-keys';
 import { newId } from '../domain/ids';
 
 export interface CreatedPartner {

@@ -21,7 +21,7 @@ import {
   QuoteType,
 } from '../domain/quotes';
 import type { Blockchain } from '../domain/rails';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import type { RateProvider } from '../providers/rates';
 import type { AnyQuoteResource, QuoteRequest } from '../schemas/quotes';
 import type { ApiServices } from '../app-services';
@@ -75,9 +75,9 @@ export async function lockTerms(
   };
 }
 
-function outOfRange(param: string, amount: Money, ranges: AmountRanges, computed: boolean): ApiError {
+function outOfRange(param: string, amount: Money, ranges: AmountRanges, computed: boolean): DomainError {
   const range = describeRange(ranges[amount.currency]);
-  return new ApiError(
+  return new DomainError(
     'amount_out_of_range',
     computed
       ? `${param} would be ${amount.format()}, outside the allowed range of ${range}.`
@@ -97,7 +97,7 @@ export function priceWithinRanges(terms: QuoteTerms, fixed: FixedAmount, ranges:
     amounts = priceQuote(terms, fixed);
   } catch (error) {
     if (error instanceof FeesExceedAmountError) {
-      throw new ApiError(
+      throw new DomainError(
         'amount_out_of_range',
         `sender.amount ${error.sender.format()} does not cover the fees of ${error.fees.total.format()}.`,
       );
@@ -119,7 +119,7 @@ export function refuseUnavailableFlows(
 ): void {
   const refused = refusedFlows(services.config, services.accountScreening, flowsOf(legs));
   if (refused.length === 0) return;
-  throw new ApiError(
+  throw new DomainError(
     'flow_not_available',
     `This deployment cannot serve ${refused.map((entry) => `${entry.flow} (${entry.missing})`).join(', ')}.`,
   );
@@ -199,19 +199,19 @@ function consumed(row: QuoteRow): ConsumedQuote {
   return { quote: toQuote(row), terms: termsOf(row), amounts: amountsOf(row) };
 }
 
-function alreadyUsed(quoteId: string): ApiError {
-  return new ApiError('quote_already_used', `Quote ${quoteId} was already used; request a new quote.`);
+function alreadyUsed(quoteId: string): DomainError {
+  return new DomainError('quote_already_used', `Quote ${quoteId} was already used; request a new quote.`);
 }
 
-function expired(row: QuoteRow): ApiError {
-  return new ApiError(
+function expired(row: QuoteRow): DomainError {
+  return new DomainError(
     'quote_expired',
     `Quote ${row.id} expired at ${row.expiresAt.toISOString()}; request a new quote.`,
   );
 }
 
-function wrongType(row: QuoteRow, expectedType: QuoteType): ApiError {
-  return new ApiError(
+function wrongType(row: QuoteRow, expectedType: QuoteType): DomainError {
+  return new DomainError(
     'quote_type_mismatch',
     `quote_id is a ${row.type} quote; this operation needs a ${expectedType} quote.`,
   );

@@ -9,7 +9,7 @@ import {
 } from '../persistence/database';
 import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import {
   allocateDepositDetails,
   findVirtualAccount,
@@ -68,7 +68,7 @@ export async function createVirtualAccount(
   const customer = await requireApprovedCustomer(prisma, partnerId, request.customer_id);
   const wallet = await findWalletOrThrow(prisma, partnerId, request.receiver.wallet_id);
   if (wallet.customerId !== customer.id) {
-    throw new ApiError(
+    throw new DomainError(
       'customer_mismatch',
       `Wallet ${wallet.id} belongs to another customer than ${customer.id}; use one of this customer's wallets.`,
     );
@@ -77,7 +77,7 @@ export async function createVirtualAccount(
   const senderCurrency = request.sender.currency;
   const sandbox = config.appEnv === 'sandbox';
   if (request.simulate !== undefined && !sandbox) {
-    throw ApiError.invalidParam('simulate', 'is a sandbox control; production accounts are reviewed by an operator');
+    throw DomainError.invalidParam('simulate', 'is a sandbox control; production accounts are reviewed by an operator');
   }
   // The sandbox approves at creation, unless asked to simulate a rejected review.
   const approveAtCreation = sandbox && request.simulate === undefined;
@@ -130,7 +130,7 @@ export async function createVirtualAccount(
     });
   } catch (error) {
     if (isThirdPartyConflict(error)) {
-      throw new ApiError(
+      throw new DomainError(
         'eur_virtual_account_3pp_exists',
         `Customer ${customer.id} already has a EUR virtual account accepting third-party payments; only one is allowed.`,
       );
@@ -142,8 +142,8 @@ export async function createVirtualAccount(
 /** The rejection reason of a review rejected by the sandbox's `simulate: "rejected"`. */
 export const SANDBOX_REJECTION_REASON = 'sandbox_simulated_rejection';
 
-function cannotBeCancelled(id: string, status: string): ApiError {
-  return new ApiError(
+function cannotBeCancelled(id: string, status: string): DomainError {
+  return new DomainError(
     'virtual_account_cannot_be_cancelled',
     `Virtual account ${id} is ${status}; only an account under review or approved can be cancelled.`,
   );

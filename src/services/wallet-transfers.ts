@@ -10,7 +10,7 @@ import { amountTextProblem, Money, Stablecoin } from '../domain/money';
 import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
 import type { Database, DatabaseClient } from '../persistence/database';
 import { recordEvent } from '../persistence/events';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { ledgerAccounts, walletTransferEntries } from '../domain/ledger';
 import { lockLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
 import { findWalletAtAddress } from '../persistence/wallets';
@@ -30,7 +30,7 @@ export async function findWalletTransferOrThrow(
   id: string,
 ): Promise<WalletTransferRow> {
   const row = isUuid(id) ? await findPartnerWalletTransfer(db, partnerId, id) : null;
-  if (!row) throw ApiError.notFound('wallet transfer', id);
+  if (!row) throw DomainError.notFound('wallet transfer', id);
   return row;
 }
 
@@ -55,7 +55,7 @@ async function destinationOf(
 ): Promise<Destination> {
   const chain = from.chain as Chain;
   const sameWallet = () =>
-    new ApiError(
+    new DomainError(
       'wallet_transfer_same_wallet',
       `Wallet ${from.id} cannot transfer to itself; choose another destination.`,
     );
@@ -63,7 +63,7 @@ async function destinationOf(
     const to = await findWalletOrThrow(services.prisma, partnerId, request.to_wallet_id);
     if (to.id === from.id) throw sameWallet();
     if (to.chain !== chain) {
-      throw new ApiError(
+      throw new DomainError(
         'wallet_transfer_chain_mismatch',
         `Wallet ${from.id} is on ${chain} and wallet ${to.id} on ${to.chain}; a transfer stays on one chain.`,
       );
@@ -75,12 +75,12 @@ async function destinationOf(
   if (!address) {
     const other = (['ethereum', 'solana'] as const).find((candidate) => candidate !== chain);
     if (other && normaliseAddress(other, given)) {
-      throw new ApiError(
+      throw new DomainError(
         'wallet_transfer_chain_mismatch',
         `to_address is a ${other} address; wallet ${from.id} is on ${chain} and a transfer stays on one chain.`,
       );
     }
-    throw ApiError.invalidParam(
+    throw DomainError.invalidParam(
       'to_address',
       chain === 'ethereum'
         ? 'must be an ethereum address: 0x and 40 hex digits, in EIP-55 checksum case (or all one case)'
@@ -100,11 +100,11 @@ export async function createWalletTransfer(
   request: CreateWalletTransferRequest,
 ): Promise<WalletTransferResource> {
   if (request.simulate !== undefined && services.config.appEnv !== 'sandbox') {
-    throw ApiError.invalidParam('simulate', 'exists in the sandbox only');
+    throw DomainError.invalidParam('simulate', 'exists in the sandbox only');
   }
   const currency = request.currency as Stablecoin;
   const problem = amountTextProblem(request.amount, currency);
-  if (problem) throw ApiError.invalidParam('amount', problem);
+  if (problem) throw DomainError.invalidParam('amount', problem);
   const amount = Money.parse(currency, request.amount);
   const from = await findWalletOrThrow(services.prisma, partnerId, request.from_wallet_id);
   const chain = from.chain as Chain;
@@ -143,7 +143,7 @@ export async function createWalletTransfer(
     );
     const balance = Money.of(currency, locked.of(ledgerAccounts.wallet(from.id, currency)).toFixed());
     if (balance.lt(total)) {
-      throw new ApiError(
+      throw new DomainError(
         'insufficient_funds',
         `Wallet ${from.id} holds ${balance.toString()} ${currency}; this transfer needs ${total.toString()} ` +
           `(amount ${amount.toString()} + network fee ${networkFee.toString()}).`,

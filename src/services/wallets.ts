@@ -2,7 +2,7 @@
 import { ownedOrNotFound } from './owned';
 import { withDatabaseTransaction, type Database, type DatabaseClient } from '../persistence/database';
 import { newId } from '../domain/ids';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { ledgerAccounts } from '../domain/ledger';
 import { openWalletLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
 import { amountTextProblem, Money, Stablecoin } from '../domain/money';
@@ -76,7 +76,7 @@ export async function fundSandboxWallet(
 ): Promise<WalletResource> {
   const currency = request.currency as Stablecoin;
   const problem = amountTextProblem(request.amount, currency);
-  if (problem) throw ApiError.invalidParam('amount', problem);
+  if (problem) throw DomainError.invalidParam('amount', problem);
   const amount = Money.parse(currency, request.amount);
   const wallet = await findWalletOrThrow(services.prisma, partnerId, walletId);
   return withDatabaseTransaction(services.prisma, async (tx) => {

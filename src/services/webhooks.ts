@@ -28,7 +28,7 @@ import { webhookUrlProblem } from '../webhooks/destinations';
 import { mockResourceFor } from '../domain/mock-events';
 import { mockTransactionFor } from '../presenters/transactions';
 import { EventType, resourceTypeOf } from '../events';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { isSuccessfulDelivery } from '../providers/webhook-sender';
 import { toWebhookConfig, toWebhookDelivery } from '../presenters/webhooks';
 import type {
@@ -46,7 +46,7 @@ import { writeRequest } from '../temporal/write-then-start';
 function refuseUnusableUrl(url: string | undefined, services: ApiServices): void {
   if (url === undefined) return;
   const problem = webhookUrlProblem(url, { appEnv: services.config.appEnv, ...services.config.webhooks });
-  if (problem) throw new ApiError('webhook_url_not_allowed', `url ${problem}.`);
+  if (problem) throw new DomainError('webhook_url_not_allowed', `url ${problem}.`);
 }
 
 export async function createWebhookConfig(
@@ -73,7 +73,7 @@ export async function createWebhookConfig(
   } catch (error) {
     // The unique partner_id decides between concurrent creates.
     if (isUniqueViolation(error)) {
-      throw new ApiError(
+      throw new DomainError(
         'webhook_config_already_exists',
         'This partner already has a webhook configuration; change it with PUT /v1/webhook-configs/{id}.',
       );
@@ -95,8 +95,8 @@ export async function findWebhookConfigOrThrow(
         : null;
   if (!row) {
     throw id === undefined
-      ? new ApiError('not_found', 'No webhook configuration yet; create one with POST /v1/webhook-configs.')
-      : ApiError.notFound('webhook configuration', id);
+      ? new DomainError('not_found', 'No webhook configuration yet; create one with POST /v1/webhook-configs.')
+      : DomainError.notFound('webhook configuration', id);
   }
   return row;
 }
@@ -162,10 +162,13 @@ export async function encryptLegacyWebhookSecrets(prisma: DatabaseClient, box: S
 async function requireEnabledConfig(db: Database, partnerId: string): Promise<WebhookConfigRow> {
   const config = await findWebhookConfigOfPartner(db, partnerId);
   if (!config) {
-    throw new ApiError('webhook_config_missing', 'No webhook configuration; create one with POST /v1/webhook-configs.');
+    throw new DomainError(
+      'webhook_config_missing',
+      'No webhook configuration; create one with POST /v1/webhook-configs.',
+    );
   }
   if (!config.enabled) {
-    throw new ApiError(
+    throw new DomainError(
       'webhook_config_disabled',
       'The webhook configuration is disabled; enable it with PUT /v1/webhook-configs/{id} first.',
     );

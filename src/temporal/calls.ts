@@ -2,7 +2,7 @@
 // request's deadline (and TEMPORAL_CALL_TIMEOUT_SECONDS), and an engine that cannot answer in time becomes
 // 503 service_unavailable with Retry-After instead of a hang or a 500.
 import type { Client } from '@temporalio/client';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { remainingMs } from '../request-context';
 import { isTemporalUnavailable } from './errors';
 
@@ -22,8 +22,8 @@ export async function withTemporalDeadline<T>(services: TemporalCallServices, ca
   }
 }
 
-export function temporalUnavailable(cause?: unknown): ApiError {
-  return ApiError.unavailable(
+export function temporalUnavailable(cause?: unknown): DomainError {
+  return DomainError.unavailable(
     'The workflow engine did not answer in time. Retry shortly (with the same Idempotency-Key).',
     { cause },
   );

@@ -11,7 +11,7 @@
 import { Client, Workflow, WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Logger } from '../logger';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { type DatabaseTransaction, type DatabaseClient, withDatabaseTransaction } from '../persistence/database';
 import { findWorkflowStart, insertWorkflowStart, markWorkflowsStarted } from '../persistence/workflow-starts';
 import { currentRequestContext } from '../request-context';
@@ -90,7 +90,7 @@ export async function writeRequest<T>(prisma: DatabaseClient, write: Write<T, []
 export async function writeThenStart<T>(services: WriteServices, write: Write<T, [EnqueueStart]>): Promise<T> {
   // A workflow that cannot start would leave a resource without its lifecycle: refuse while the engine is down.
   if (!(await temporalIsReachable(services.temporal, services.config.temporal.callTimeoutMs))) {
-    throw ApiError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
+    throw DomainError.unavailable('The workflow engine is unavailable; nothing was created. Retry shortly.');
   }
   const intents: WorkflowStartIntent[] = [];
   const result = await writeRequest(services.prisma, (tx) =>

@@ -1,9 +1,9 @@
 // The service's side of a bank's notifications (src/providers/iso20022/reports.ts): deposits go through
 // receiveDepositByReference, returns after completion through receivePayoutReturn, the paths the sandbox endpoints
 // take. Built by the worker (and the test harness) and handed to the bank-reports activity, which may not import the
-// HTTP side. A refusal of the API (an ApiError: a reference in use, a return that is not allowed) is an answer for an
+// HTTP side. A use case's refusal (a DomainError: a reference in use, a return that is not allowed) is an answer for an
 // operator, not a reason to read the notification again; anything else fails the step, which is retried.
-import { ApiError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import type { BankReportIntake, IntakeResult } from '../../providers/iso20022/reports';
 import type { WriteServices } from '../../temporal/write-then-start';
 import { receiveDepositByReference } from './deposits';
@@ -13,7 +13,7 @@ async function refusalsAnswered(work: () => Promise<IntakeResult>): Promise<Inta
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) {
+    if (error instanceof DomainError && error.isRefusal) {
       return { status: 'refused', code: error.code, detail: error.message };
     }
     throw error;

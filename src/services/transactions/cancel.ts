@@ -2,7 +2,7 @@
 // deposit or the deadline has one outcome.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { eventGroupOf } from '../../domain/transactions';
-import { ApiError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import type { TransactionRow } from '../../persistence/transactions';
 import type { TransactionResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
@@ -13,8 +13,8 @@ import { cancelTransactionUpdate, settlementRefusals } from '../../../workflows/
 import { findTransactionOrThrow } from './find';
 
 /** By the type's event group: payouts refuse with payout_cannot_be_cancelled, pay-ins and fiat to fiat with payin_cannot_be_cancelled. */
-function cannotBeCancelled(row: TransactionRow, status: string): ApiError {
-  return new ApiError(
+function cannotBeCancelled(row: TransactionRow, status: string): DomainError {
+  return new DomainError(
     eventGroupOf(row.type) === 'payout' ? 'payout_cannot_be_cancelled' : 'payin_cannot_be_cancelled',
     `Transaction ${row.id} is ${status}; only a transaction awaiting its deposit can be cancelled.`,
   );

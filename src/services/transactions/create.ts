@@ -5,7 +5,7 @@ import { amountTextProblem, Currency, Money, Stablecoin } from '../../domain/mon
 import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
 import type { Blockchain, FiatRail, PaymentRail } from '../../domain/rails';
 import { depositDeadlineOf } from '../../domain/transactions';
-import { ApiError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import { postLedgerEntries } from '../../persistence/ledger';
 import { ledgerReference, payoutFundingEntries } from '../../domain/ledger';
 import { amountsOf as quoteAmountsOf, termsOf } from '../../presenters/quotes';
@@ -23,8 +23,8 @@ import type {
 import type { ApiServices } from '../../app-services';
 import { NewTransaction, writeWithQuote, insufficientFunds, amountColumns } from './write';
 
-export function mismatch(message: string): ApiError {
-  return new ApiError('quote_currency_mismatch', message);
+export function mismatch(message: string): DomainError {
+  return new DomainError('quote_currency_mismatch', message);
 }
 
 /**
@@ -47,16 +47,16 @@ async function usableQuoteOrThrow(
     receiver: quote.receiverPaymentRail as PaymentRail,
   });
   if (quote.type !== type) {
-    throw new ApiError(
+    throw new DomainError(
       'quote_type_mismatch',
       `quote_id is a ${quote.type} quote; this operation needs a ${type} quote.`,
     );
   }
   if (quote.status === 'used' && quote.usedBy !== transactionId) {
-    throw new ApiError('quote_already_used', `Quote ${quote.id} was already used; request a new quote.`);
+    throw new DomainError('quote_already_used', `Quote ${quote.id} was already used; request a new quote.`);
   }
   if (quote.status === 'expired' || Date.now() >= quote.expiresAt.getTime()) {
-    throw new ApiError(
+    throw new DomainError(
       'quote_expired',
       `Quote ${quote.id} expired at ${quote.expiresAt.toISOString()}; request a new quote.`,
     );
@@ -79,7 +79,7 @@ async function customerWalletOrThrow<Wallet extends WalletColumns>(
 ): Promise<Wallet> {
   const wallet = await find(services.prisma, partnerId, walletId);
   if (wallet.customerId !== customerId) {
-    throw new ApiError('customer_mismatch', `Wallet ${wallet.id} belongs to another customer than ${customerId}.`);
+    throw new DomainError('customer_mismatch', `Wallet ${wallet.id} belongs to another customer than ${customerId}.`);
   }
   if (wallet.chain !== chain) {
     throw mismatch(`Wallet ${wallet.id} is on ${wallet.chain}; the quote carries ${coin} on ${chain}.`);
@@ -97,7 +97,7 @@ async function receivingAccountOrThrow(
 ) {
   const account = await findExternalAccountOrThrow(services.prisma, partnerId, accountId);
   if (account.customerId !== customerId) {
-    throw new ApiError(
+    throw new DomainError(
       'customer_mismatch',
       `External account ${account.id} belongs to another customer than ${customerId}.`,
     );
@@ -109,13 +109,13 @@ async function receivingAccountOrThrow(
     );
   }
   if (account.status === 'rejected') {
-    throw new ApiError(
+    throw new DomainError(
       'external_account_rejected',
       `External account ${account.id} was rejected and cannot receive payouts.`,
     );
   }
   if (account.status === 'under_review') {
-    throw new ApiError(
+    throw new DomainError(
       'external_account_under_review',
       `External account ${account.id} is under review (screening) and cannot receive payouts until it is cleared.`,
     );
@@ -136,19 +136,19 @@ function amountsFor(
   const locked = quoteAmountsOf(quote);
   if (locked) {
     if (given)
-      throw new ApiError(
+      throw new DomainError(
         'quote_amount_mismatch',
         `${given.param}: the quote already fixes the amounts; leave the amount out.`,
       );
     return locked;
   }
   if (!given) {
-    throw new ApiError('quote_amount_mismatch', `${missing.param}: ${missing.message}.`);
+    throw new DomainError('quote_amount_mismatch', `${missing.param}: ${missing.message}.`);
   }
   const terms = termsOf(quote);
   const currency = given.side === 'sender' ? terms.sender.currency : terms.receiver.currency;
   const problem = amountTextProblem(given.text, currency);
-  if (problem) throw new ApiError('quote_amount_mismatch', `${given.param}: ${problem}.`);
+  if (problem) throw new DomainError('quote_amount_mismatch', `${given.param}: ${problem}.`);
   return priceWithinRanges(
     terms,
     { side: given.side, amount: Money.parse(currency, given.text) },
@@ -298,10 +298,10 @@ export async function createPayout(
   request: CreatePayoutRequest,
 ): Promise<TransactionResource> {
   if (request.simulate !== undefined && services.config.appEnv !== 'sandbox') {
-    throw ApiError.invalidParam('simulate', 'is a sandbox control; production payouts cannot simulate failures');
+    throw DomainError.invalidParam('simulate', 'is a sandbox control; production payouts cannot simulate failures');
   }
   if (request.simulate !== undefined && request.wallet_id === undefined) {
-    throw ApiError.invalidParam('simulate', 'only with wallet_id; without one, give it to POST /v1/payout/confirm');
+    throw DomainError.invalidParam('simulate', 'only with wallet_id; without one, give it to POST /v1/payout/confirm');
   }
   const id = idOfThisRequest('transaction');
   const quote = await usableQuoteOrThrow(services, partnerId, request.quote_id, 'payout', id);

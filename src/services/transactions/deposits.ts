@@ -7,7 +7,7 @@ import { idFromReference } from '../../domain/ids';
 import { lateDepositReceived } from '../../domain/ledger';
 import { postLedgerEntries } from '../../persistence/ledger';
 import { normaliseDepositReference, SandboxSimulation } from '../../domain/transactions';
-import { ApiError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import {
   findTransactionByDepositReference,
   findTransactionDeposit,
@@ -117,8 +117,8 @@ export async function receiveDeposit(
 }
 
 /** The refusal of a credit whose provider reference already funded another transaction: one credit funds one thing. */
-export function providerReferenceInUse(providerReference: string): ApiError {
-  return new ApiError(
+export function providerReferenceInUse(providerReference: string): DomainError {
+  return new DomainError(
     'provider_reference_in_use',
     `provider_reference ${providerReference} already names a deposit of another transaction.`,
   );
@@ -146,9 +146,9 @@ export async function receiveSandboxDeposit(
   const row = await findTransactionOrThrow(services.prisma, partnerId, transactionId);
   const currency = currencyOf(row.senderCurrency);
   const problem = amountTextProblem(body.amount, currency);
-  if (problem) throw new ApiError('amount_too_precise', `amount: ${problem}.`);
+  if (problem) throw new DomainError('amount_too_precise', `amount: ${problem}.`);
   if (body.reference !== undefined && normaliseDepositReference(body.reference) !== row.depositReference) {
-    throw new ApiError(
+    throw new DomainError(
       'deposit_reference_mismatch',
       `reference must be this transaction's deposit reference (${row.depositReference ?? ''}).`,
     );

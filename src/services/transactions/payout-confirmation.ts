@@ -1,14 +1,13 @@
 // POST /v1/payout/confirm: the stablecoin of a payout awaiting it was sent; it counts as the payout's deposit.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { idFromReference, newId } from '../../domain/ids';
-import type { ErrorCode as ApiErrorCode } from '../../http/error-codes';
 import { findTransactionDeposit } from '../../persistence/transactions';
 import { claimPayoutTxHash, closePayoutChainClaim, findPayoutChainClaim } from '../../persistence/chain-watcher';
 import type { TransferVerdict } from '../../providers/evm/token-transfers';
 import { ProviderUnavailableError } from '../../providers/unavailable';
 import type { Blockchain } from '../../domain/rails';
 import { amountsOf, SandboxSimulation } from '../../domain/transactions';
-import { ApiError } from '../../http/errors';
+import { DomainError, type DomainErrorCode } from '../../domain/errors';
 import { toTransaction } from '../../presenters/transactions';
 import type { TransactionRow } from '../../persistence/transactions';
 import type { TransactionResource } from '../../schemas/transactions';
@@ -23,7 +22,7 @@ import { findTransactionOrThrow } from './find';
 // ---- payouts: the partner says the stablecoin was sent ----
 
 /** What each verdict of the chain other than `confirmed` and `pending` (accepted, waits) answers (422, its own code). */
-const refusedVerdicts: Record<Exclude<TransferVerdict['state'], 'confirmed' | 'pending'>, [ApiErrorCode, string]> = {
+const refusedVerdicts: Record<Exclude<TransferVerdict['state'], 'confirmed' | 'pending'>, [DomainErrorCode, string]> = {
   not_found: ['tx_hash_not_found', 'the chain has no transaction with this hash'],
   failed: ['tx_hash_failed', 'the transaction reverted: it moved nothing'],
   wrong_token: ['tx_hash_wrong_token', 'the transaction moved none of the payout’s stablecoin'],
@@ -45,21 +44,24 @@ async function checkedOnChain(
   const depositId = idFromReference('deposit', chain, hash);
   const used = await findTransactionDeposit(services.prisma, depositId);
   if (used && used.transactionId !== row.id) {
-    throw new ApiError('tx_hash_already_used', `tx_hash already funded another payout (${used.transactionId}).`);
+    throw new DomainError('tx_hash_already_used', `tx_hash already funded another payout (${used.transactionId}).`);
   }
   const claim = await findPayoutChainClaim(services.prisma, chain, hash);
   if (claim && claim.transactionId !== row.id) {
-    throw new ApiError('tx_hash_already_used', `tx_hash was already sent for another payout (${claim.transactionId}).`);
+    throw new DomainError(
+      'tx_hash_already_used',
+      `tx_hash was already sent for another payout (${claim.transactionId}).`,
+    );
   }
   if (claim?.status === 'refused' && claim.refusal?.startsWith('tx_hash_')) {
-    throw new ApiError(claim.refusal as ApiErrorCode, `tx_hash was refused: ${claim.refusal}.`);
+    throw new DomainError(claim.refusal as DomainErrorCode, `tx_hash was refused: ${claim.refusal}.`);
   }
   let verdict: TransferVerdict;
   try {
     verdict = await services.chainTransferVerifier.verify({ chain, hash, minimum: amountsOf(row).sender });
   } catch (error) {
     if (error instanceof ProviderUnavailableError) {
-      throw ApiError.unavailable(`The ${chain} node could not be asked about tx_hash; retry shortly.`);
+      throw DomainError.unavailable(`The ${chain} node could not be asked about tx_hash; retry shortly.`);
     }
     throw error;
   }
@@ -68,13 +70,13 @@ async function checkedOnChain(
     const expiresAt = new Date(Date.now() + services.config.payoutTxHashWaitMinutes * 60_000);
     const holder = await claimPayoutTxHash(services.prisma, { transactionId: row.id, chain, txHash: hash, expiresAt });
     if (holder.transactionId !== row.id) {
-      throw new ApiError(
+      throw new DomainError(
         'tx_hash_already_used',
         `tx_hash was already sent for another payout (${holder.transactionId}).`,
       );
     }
     if (holder.txHash !== hash) {
-      throw new ApiError(
+      throw new DomainError(
         'payout_cannot_be_confirmed',
         `Payout ${row.id} already awaits the confirmation of tx_hash ${holder.txHash}.`,
       );
@@ -82,11 +84,11 @@ async function checkedOnChain(
     return 'waiting';
   }
   const [code, why] = refusedVerdicts[verdict.state];
-  throw new ApiError(code, `tx_hash: ${why}.`);
+  throw new DomainError(code, `tx_hash: ${why}.`);
 }
 
-function cannotBeConfirmed(row: TransactionRow, status: string): ApiError {
-  return new ApiError(
+function cannotBeConfirmed(row: TransactionRow, status: string): DomainError {
+  return new DomainError(
     'payout_cannot_be_confirmed',
     `Payout ${row.id} is ${status}; only a payout awaiting its stablecoin can be confirmed.`,
   );
@@ -115,7 +117,7 @@ export async function confirmPayout(
 ): Promise<TransactionResource> {
   const row = await findTransactionOrThrow(services.prisma, partnerId, body.transaction_id);
   if (row.type !== 'payout') {
-    throw new ApiError(
+    throw new DomainError(
       'payin_cannot_be_confirmed',
       `Transaction ${row.id} is a ${row.type === 'payin' ? 'pay-in' : 'fiat-to-fiat transaction (a pay-in)'}; only payouts are confirmed.`,
     );
@@ -123,14 +125,14 @@ export async function confirmPayout(
   if (row.status !== 'awaiting_deposit') throw cannotBeConfirmed(row, row.status);
   const chain = row.senderPaymentRail as Blockchain;
   if (!txHashPatterns[chain].test(body.tx_hash)) {
-    throw new ApiError(
+    throw new DomainError(
       'tx_hash_chain_mismatch',
       `tx_hash is not a ${chain} transaction hash; the payout's stablecoin is on ${chain}.`,
     );
   }
   const checked = services.chainTransferVerifier.collectionAddress(chain) !== null;
   if (!checked && services.config.appEnv !== 'sandbox') {
-    throw ApiError.unavailable(
+    throw DomainError.unavailable(
       'No chain watcher is connected to verify the transfer yet; the payout still awaits its stablecoin.',
     );
   }

@@ -7,7 +7,7 @@ import { amountTextProblem, Money, currencyOf } from '../../domain/money';
 import { ledgerReference, settlementEntries } from '../../domain/ledger';
 import { amountsOf, eventGroupOf, type PayoutReturnReason, payoutReturnRefusal } from '../../domain/transactions';
 import { isUuid } from '../../domain/uuid';
-import { ApiError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import { recordEvent } from '../../persistence/events';
 import { postLedgerEntries } from '../../persistence/ledger';
 import {
@@ -42,7 +42,7 @@ function replayOf(existing: PayoutReturnRow, transactionId: string, report: Payo
     existing.currency === report.amount.currency &&
     Money.of(currencyOf(existing.currency), existing.amount).equals(report.amount);
   if (!same) {
-    throw new ApiError(
+    throw new DomainError(
       'payout_return_reference_conflict',
       `Return reference ${report.returnReference} was recorded already, for ${existing.amount} ${existing.currency} of transaction ${existing.transactionId}.`,
     );
@@ -53,7 +53,7 @@ function replayOf(existing: PayoutReturnRow, transactionId: string, report: Payo
 /** The refusal of the rule (domain/transactions.ts payoutReturnRefusal) as the API's error. */
 function refuseUnlessReturnable(row: TransactionRow, amount: Money): void {
   const refusal = payoutReturnRefusal(row, amountsOf(row).receiver, amount);
-  if (refusal) throw new ApiError(refusal.code, refusal.message);
+  if (refusal) throw new DomainError(refusal.code, refusal.message);
 }
 
 /**
@@ -74,7 +74,7 @@ export async function recordPayoutReturn(
   await beforeWrite();
   return writeThenStart(services, async (tx, start) => {
     const locked = await lockTransactionRow(tx, row.id);
-    if (!locked) throw ApiError.notFound('transaction', row.id);
+    if (!locked) throw DomainError.notFound('transaction', row.id);
     // Under the lock: a concurrent report of the same return (or another) may have committed meanwhile.
     const raced = await findPayoutReturnByReference(tx, report.provider, report.returnReference);
     if (raced) return replayOf(raced, row.id, report);
@@ -92,7 +92,7 @@ export async function recordPayoutReturn(
     });
     if (!recorded) {
       // The transaction has a return already (one per transaction): a completed repay's payout returned again.
-      throw new ApiError(
+      throw new DomainError(
         'payout_return_not_allowed',
         `Transaction ${locked.id} was returned before; a second return is not handled by the service.`,
       );
@@ -177,7 +177,7 @@ export async function receiveSandboxPayoutReturn(
   const row = await findTransactionOrThrow(services.prisma, partnerId, transactionId);
   const currency = currencyOf(row.receiverCurrency);
   const problem = amountTextProblem(body.amount, currency);
-  if (problem) throw new ApiError('amount_too_precise', `amount: ${problem}.`);
+  if (problem) throw new DomainError('amount_too_precise', `amount: ${problem}.`);
   const amount = Money.parse(currency, body.amount);
   return recordPayoutReturn(
     services,

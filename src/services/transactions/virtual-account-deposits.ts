@@ -6,7 +6,7 @@ import { toTransaction } from '../../presenters/transactions';
 import { amountTextProblem, Money, currencyOf } from '../../domain/money';
 import type { Blockchain, FiatRail } from '../../domain/rails';
 import { decideVirtualAccountDeposit } from '../../domain/transactions';
-import { ApiError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import { settlementEntries, ledgerReference } from '../../domain/ledger';
 import { postLedgerEntries } from '../../persistence/ledger';
 import { readCustomer } from '../../persistence/customers';
@@ -162,7 +162,7 @@ export async function receiveSandboxVirtualAccountDeposit(
   const account = await findVirtualAccountOrThrow(services.prisma, partnerId, virtualAccountId);
   const currency = currencyOf(account.senderCurrency);
   const problem = amountTextProblem(body.amount, currency);
-  if (problem) throw ApiError.invalidParam('amount', problem);
+  if (problem) throw DomainError.invalidParam('amount', problem);
   return receiveVirtualAccountDeposit(services, account, {
     provider: SANDBOX_PROVIDER,
     // Without one, each request is a new credit (a retry with its Idempotency-Key being the same one).

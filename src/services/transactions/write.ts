@@ -8,7 +8,7 @@ import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
 import type { PaymentRail } from '../../domain/rails';
 import { depositReferenceFrom, eventGroupOf, TransactionType } from '../../domain/transactions';
 import { recordEvent } from '../../persistence/events';
-import { ApiError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import { LedgerError } from '../../domain/ledger';
 import { insertTransaction, type NewTransactionRow, readTransactionRow } from '../../persistence/transactions';
 import { toTransaction } from '../../presenters/transactions';
@@ -157,8 +157,8 @@ export async function writeWithQuote(services: ApiServices, quoteId: string, quo
   }
 }
 
-export function insufficientFunds(walletId: string, detail = ''): ApiError {
-  return new ApiError('insufficient_funds', `Wallet ${walletId} holds less than the payout sends${detail}.`);
+export function insufficientFunds(walletId: string, detail = ''): DomainError {
+  return new DomainError('insufficient_funds', `Wallet ${walletId} holds less than the payout sends${detail}.`);
 }
 
 /** The amounts columns every type stores (fees in the sender currency). */
