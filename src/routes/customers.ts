@@ -2,14 +2,13 @@
 import { z } from 'zod';
 import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
-import { paginate } from '../domain/pages';
 import { listSchema, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { listCustomers as listCustomerRows } from '../persistence/customers';
 import { customerLinkOf, toCustomer, toCustomerListItem } from '../presenters/customers';
 import {
   createCustomer,
   findCustomerOrThrow,
+  listCustomers,
   setSandboxOutcome,
   startVerification,
   uploadDocument,
@@ -52,7 +51,7 @@ const createCustomerRoute = defineRoute({
   },
 });
 
-const listCustomers = defineRoute({
+const listCustomersRoute = defineRoute({
   method: 'get',
   path: '/v1/customers',
   operationId: 'listCustomers',
@@ -72,11 +71,8 @@ const listCustomers = defineRoute({
     schema: listSchema(customerListItemSchema, 'CustomerList'),
   },
   async handler({ query, partner, services }) {
-    const { rows, cursor } = await paginate(query, (keyset) =>
-      listCustomerRows(services.prisma, partner.id, { status: query.status }, keyset),
-    );
-    const current = await Promise.all(rows.map((row) => withCurrentLink(services, row)));
-    return { items: current.map((row) => toCustomerListItem(row, customerLinkOf(services.config, row))), cursor };
+    const { rows, cursor } = await listCustomers(services, partner.id, query, { status: query.status });
+    return { items: rows.map((row) => toCustomerListItem(row, customerLinkOf(services.config, row))), cursor };
   },
 });
 
@@ -215,7 +211,7 @@ const setSandboxVerificationOutcome = defineRoute({
 
 export const customerRoutes = [
   createCustomerRoute,
-  listCustomers,
+  listCustomersRoute,
   getCustomer,
   uploadCustomerDocument,
   checkCustomer,

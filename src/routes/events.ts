@@ -1,19 +1,16 @@
 // The event log (SPEC 6): what partners read to catch up after an outage, and redelivery on request.
 import { z } from 'zod';
-import { paginate } from '../domain/pages';
 import { listSchema, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { listPartnerEvents } from '../persistence/events';
-import { listEventDeliveries } from '../persistence/webhooks';
 import { toWebhookDelivery, toWebhookEvent } from '../presenters/webhooks';
 import { openEventStream } from '../services/event-stream';
-import { findEventOrThrow, redeliverEvent } from '../services/webhooks';
+import { findEventOrThrow, listEventDeliveries, listEvents, redeliverEvent } from '../services/webhooks';
 import { eventListQuerySchema, webhookDeliverySchema, webhookEventSchema } from '../schemas/webhooks';
 
 const tag = 'Events';
 const eventIdParam = idParam('id', 'Event id (`event_id`).');
 
-const listEvents = defineRoute({
+const listEventsRoute = defineRoute({
   method: 'get',
   path: '/v1/events',
   operationId: 'listEvents',
@@ -30,14 +27,10 @@ const listEvents = defineRoute({
     schema: listSchema(webhookEventSchema, 'WebhookEventList'),
   },
   async handler({ query, partner, services }) {
-    const { rows, cursor } = await paginate(query, (keyset) =>
-      listPartnerEvents(
-        services.prisma,
-        partner.id,
-        { eventType: query.event_type, resourceId: query.event_resource_id },
-        keyset,
-      ),
-    );
+    const { rows, cursor } = await listEvents(services.prisma, partner.id, query, {
+      eventType: query.event_type,
+      resourceId: query.event_resource_id,
+    });
     return { items: rows.map((row) => toWebhookEvent(row, services.config)), cursor };
   },
 });
@@ -141,10 +134,9 @@ const listDeliveries = defineRoute({
   },
   errors: ['not_found'],
   async handler({ params, query, partner, services }) {
-    const event = await findEventOrThrow(services.prisma, partner.id, params.id as string);
-    const { rows, cursor } = await paginate(query, (keyset) => listEventDeliveries(services.prisma, event.id, keyset));
+    const { rows, cursor } = await listEventDeliveries(services.prisma, partner.id, params.id as string, query);
     return { items: rows.map(toWebhookDelivery), cursor };
   },
 });
 
-export const eventRoutes = [listEvents, streamEvents, getEvent, redeliver, listDeliveries];
+export const eventRoutes = [listEventsRoute, streamEvents, getEvent, redeliver, listDeliveries];

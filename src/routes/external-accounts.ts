@@ -1,11 +1,8 @@
 // HTTP operations on external accounts (SPEC 4.2, 2.5).
-import { paginate } from '../domain/pages';
 import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { listExternalAccounts as listExternalAccountRows } from '../persistence/external-accounts';
 import { toExternalAccount } from '../presenters/external-accounts';
-import { ownedCustomerFilter } from '../services/customers';
-import { createExternalAccount, findExternalAccountOrThrow } from '../services/external-accounts';
+import { createExternalAccount, findExternalAccountOrThrow, listExternalAccounts } from '../services/external-accounts';
 import { SANDBOX_UNKNOWN_EMAIL_DOMAIN, sandboxFixedPixOwners, sandboxUnknownPixKeys } from '../providers/pix-directory';
 import { sandboxDeniedBeneficiaries } from '../providers/screening';
 import {
@@ -56,7 +53,7 @@ const createExternalAccountRoute = defineRoute({
   },
 });
 
-const listExternalAccounts = defineRoute({
+const listExternalAccountsRoute = defineRoute({
   method: 'get',
   path: '/v1/external-accounts',
   operationId: 'listExternalAccounts',
@@ -74,10 +71,7 @@ const listExternalAccounts = defineRoute({
   errors: ['not_found'],
   async handler({ query, partner, services }) {
     const { customer_id: customerId, ...page } = query;
-    const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, customerId);
-    const { rows, cursor } = await paginate(page, (keyset) =>
-      listExternalAccountRows(services.prisma, partner.id, byCustomer, keyset),
-    );
+    const { rows, cursor } = await listExternalAccounts(services.prisma, partner.id, page, customerId);
     return { items: rows.map(toExternalAccount), cursor };
   },
 });
@@ -96,4 +90,4 @@ const getExternalAccount = defineRoute({
   },
 });
 
-export const externalAccountRoutes = [createExternalAccountRoute, listExternalAccounts, getExternalAccount];
+export const externalAccountRoutes = [createExternalAccountRoute, listExternalAccountsRoute, getExternalAccount];

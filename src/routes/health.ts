@@ -1,13 +1,11 @@
 // Health for load balancers and orchestrators: unauthenticated, no secrets, bounded. `live` says the process
 // answers; `ready` says it can serve (database reachable with every migration applied, workflow engine
 // reachable). The API starts while Temporal is down (ready answers 503) and recovers by itself.
-import { existsSync, readdirSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../http/errors';
 import { defineRoute } from '../http/route';
 import type { ApiServices } from '../app-services';
-import { appliedMigrationNames } from '../persistence/health';
+import { databaseChecks } from '../services/health';
 import { temporalIsReachable } from '../temporal/health';
 
 const tag = 'Health';
@@ -21,32 +19,12 @@ const readySchema = z
   })
   .meta({ id: 'Readiness' });
 
-/** The migrations this build ships (prisma/migrations next to the source or the build output). */
-function shippedMigrations(): string[] | null {
-  for (let dir = __dirname, level = 0; level < 5; level += 1, dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'prisma', 'migrations');
-    if (existsSync(candidate)) {
-      return readdirSync(candidate, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory())
-        .map((entry) => entry.name);
-    }
-  }
-  return null;
-}
-
 function bounded<T>(work: Promise<T>, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<T>((resolve) => {
     timer = setTimeout(() => resolve(fallback), CHECK_TIMEOUT_MS);
   });
   return Promise.race([work.catch(() => fallback), late]).finally(() => clearTimeout(timer));
-}
-
-async function databaseChecks(services: ApiServices): Promise<{ database: string; migrations: string }> {
-  const done = new Set(await appliedMigrationNames(services.prisma));
-  const shipped = shippedMigrations();
-  const pending = shipped === null || shipped.some((name) => !done.has(name));
-  return { database: 'ok', migrations: pending ? 'pending' : 'ok' };
 }
 
 const live = defineRoute({

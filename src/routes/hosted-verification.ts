@@ -12,22 +12,15 @@
 // for a code it does not know. Otherwise anyone could put their own words on our domain with a crafted link.
 import { z } from 'zod';
 import { documentSides, documentTypes } from '../domain/verification';
-import { hashVerificationToken, isWellFormedToken, verificationToken } from '../domain/verification-links';
 import { HostedLocale, hostedSteps, negotiateLocale } from '../domain/hosted-page';
 import { errorCodes, ErrorContext, hostedTexts, noticeCodes } from '../domain/hosted-texts';
 import { ApiError, apiErrorOf } from '../http/errors';
 import { readSingleFileUpload, SingleFileUpload } from '../http/multipart';
 import { defineRoute } from '../http/route';
-import {
-  countHostedUploads,
-  CustomerRow,
-  findCustomerByTokenHash,
-  readCustomerLinkState,
-} from '../persistence/customers';
 import { missingNames, renderHostedPage } from '../presenters/hosted-page';
 import { logoOf, themeOf } from '../services/branding';
 import { startVerification, uploadDocument } from '../services/customers';
-import { hostedPageDataOf } from '../services/hosted-page';
+import { currentLinkToken, customerByToken, hostedPageDataOf, hostedUploadsLeft } from '../services/hosted-page';
 import { MAX_DOCUMENT_BYTES } from '../schemas/customers';
 import type { ApiServices } from '../app-services';
 
@@ -84,20 +77,6 @@ const messageQuery = z
     }),
   })
   .strict();
-
-/** The customer of a valid link; 404 for unknown, replaced and expired links alike. */
-async function customerByToken(services: ApiServices, token: string): Promise<CustomerRow> {
-  const customer = isWellFormedToken(token)
-    ? await findCustomerByTokenHash(services.prisma, hashVerificationToken(token))
-    : null;
-  if (!customer || customer.verificationLinkExpiresAt.getTime() <= Date.now()) {
-    throw new ApiError(
-      'not_found',
-      'No such verification link: it may have expired or been replaced. Ask for a new link.',
-    );
-  }
-  return customer;
-}
 
 const pageRoute = defineRoute({
   method: 'get',
@@ -306,8 +285,7 @@ const uploadRoute = defineRoute({
     async read(ctx, services): Promise<HostedUpload> {
       // The link first: without a valid token not one byte of the body is read; nor once the cap is reached.
       const customer = await customerByToken(services, String(ctx.params.token));
-      if ((await countHostedUploads(services.prisma, customer.id)) >= services.config.hostedUploadsPerCustomer)
-        return { refused: 'upload_limit_reached' };
+      if (!(await hostedUploadsLeft(services, customer.id))) return { refused: 'upload_limit_reached' };
       try {
         return await readSingleFileUpload(ctx, {
           fileField: 'file',
@@ -372,8 +350,7 @@ const submitRoute = defineRoute({
       async () => {
         await startVerification(services, customer);
         // The status changed, so the link did too: send the browser to the new one.
-        const current = await readCustomerLinkState(services.prisma, customer.id);
-        token = verificationToken(services.config.secrets.encryptionKey, current.id, current.verificationLinkVersion);
+        token = await currentLinkToken(services, customer.id);
         return { notice: 'submitted' };
       },
     );

@@ -2,18 +2,15 @@
 // confirmation, view, cancel, list, and the sandbox's simulated deposits (on a transaction, and on a
 // virtual account, which makes a pay-in).
 import { durationInProse, fiatRails, listInProse, railDefinitions } from '../domain/rails';
-import { paginate } from '../domain/pages';
 import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { listTransactionRows } from '../persistence/transactions';
 import { toTransaction } from '../presenters/transactions';
-import { ownedCustomerFilter } from '../services/customers';
 import { cancelTransaction } from '../services/transactions/cancel';
 import { createFiatToFiat, createPayin, createPayout } from '../services/transactions/create';
 import { receiveSandboxDeposit } from '../services/transactions/deposits';
 import { receiveSandboxPayoutReturn } from '../services/transactions/payout-returns';
 import { payoutReturnSchema, sandboxPayoutReturnRequestSchema } from '../schemas/payout-returns';
-import { findTransactionOrThrow } from '../services/transactions/find';
+import { findTransactionOrThrow, listTransactions } from '../services/transactions/find';
 import { confirmPayout } from '../services/transactions/payout-confirmation';
 import { receiveSandboxVirtualAccountDeposit } from '../services/transactions/virtual-account-deposits';
 import {
@@ -271,7 +268,7 @@ const updateTransaction = defineRoute({
   },
 });
 
-const listTransactions = defineRoute({
+const listTransactionsRoute = defineRoute({
   method: 'get',
   path: '/v1/transactions',
   operationId: 'listTransactions',
@@ -288,14 +285,11 @@ const listTransactions = defineRoute({
   },
   errors: ['not_found'],
   async handler({ query, partner, services }) {
-    const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, query.customer_id);
-    const { rows, cursor } = await paginate(query, (keyset) =>
-      listTransactionRows(
-        services.prisma,
-        { partnerId: partner.id, ...byCustomer, type: query.type, status: query.status },
-        keyset,
-      ),
-    );
+    const { rows, cursor } = await listTransactions(services.prisma, partner.id, query, {
+      customerId: query.customer_id,
+      type: query.type,
+      status: query.status,
+    });
     return { items: rows.map(toTransaction), cursor };
   },
 });
@@ -410,7 +404,7 @@ export const transactionRoutes = [
   createPayoutRoute,
   confirmPayoutRoute,
   simulateVirtualAccountDeposit,
-  listTransactions,
+  listTransactionsRoute,
   getTransaction,
   updateTransaction,
   simulateDeposit,

@@ -1,11 +1,13 @@
 // HTTP operations on virtual accounts (SPEC 4.5, 2.7, 3.2).
-import { paginate } from '../domain/pages';
 import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { listVirtualAccounts } from '../persistence/virtual-accounts';
 import { toVirtualAccount } from '../presenters/virtual-accounts';
-import { ownedCustomerFilter } from '../services/customers';
-import { cancelVirtualAccount, createVirtualAccount, findVirtualAccountOrThrow } from '../services/virtual-accounts';
+import {
+  cancelVirtualAccount,
+  createVirtualAccount,
+  findVirtualAccountOrThrow,
+  listVirtualAccounts,
+} from '../services/virtual-accounts';
 import {
   createVirtualAccountRequestSchema,
   listVirtualAccountsQuerySchema,
@@ -54,10 +56,7 @@ const listVirtualAccountsRoute = defineRoute({
   },
   errors: ['not_found'],
   async handler({ query, partner, services }) {
-    const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, query.customer_id);
-    const { rows, cursor } = await paginate(query, (keyset) =>
-      listVirtualAccounts(services.prisma, { partnerId: partner.id, ...byCustomer }, keyset),
-    );
+    const { rows, cursor } = await listVirtualAccounts(services.prisma, partner.id, query, query.customer_id);
     return { items: rows.map(toVirtualAccount), cursor };
   },
 });

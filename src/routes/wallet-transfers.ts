@@ -1,12 +1,10 @@
 // HTTP operations on wallet transfers (SPEC 1: stablecoin between wallets, no quote). The create path
 // `POST /v1/wallet-transfer` is fixed by the issue (like /v1/payin, /v1/payout); the resource reads
 // under the plural `/v1/wallet-transfers`.
-import { paginate } from '../domain/pages';
 import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { listWalletTransfers } from '../persistence/wallet-transfers';
 import { toWalletTransfer } from '../presenters/wallet-transfers';
-import { createWalletTransfer, findWalletTransferOrThrow } from '../services/wallet-transfers';
+import { createWalletTransfer, findWalletTransferOrThrow, listWalletTransfers } from '../services/wallet-transfers';
 import { findWalletOrThrow } from '../services/wallets';
 import {
   createWalletTransferRequestSchema,
@@ -90,12 +88,10 @@ const listWalletTransfersRoute = defineRoute({
   },
   errors: ['not_found'],
   async handler({ query, partner, services }) {
-    const walletId = query.wallet_id
-      ? (await findWalletOrThrow(services.prisma, partner.id, query.wallet_id)).id
-      : undefined;
-    const { rows, cursor } = await paginate(query, (keyset) =>
-      listWalletTransfers(services.prisma, { partnerId: partner.id, walletId, status: query.status }, keyset),
-    );
+    const { rows, cursor } = await listWalletTransfers(services.prisma, partner.id, query, {
+      walletId: query.wallet_id,
+      status: query.status,
+    });
     return { items: rows.map(toWalletTransfer), cursor };
   },
 });

@@ -1,11 +1,8 @@
 // HTTP operations on wallets. The SPEC lists wallet operations as not shown; these are ours.
-import { paginate } from '../domain/pages';
 import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
-import { listWallets } from '../persistence/wallets';
 import { toWallet } from '../presenters/wallets';
-import { ownedCustomerFilter } from '../services/customers';
-import { createWallet, findWalletOrThrow, fundSandboxWallet } from '../services/wallets';
+import { createWallet, findWalletOrThrow, fundSandboxWallet, listWallets } from '../services/wallets';
 import { createWalletRequestSchema, listWalletsQuerySchema, walletSchema } from '../schemas/wallets';
 import { sandboxFundWalletRequestSchema } from '../schemas/wallet-transfers';
 
@@ -41,10 +38,7 @@ const listWalletsRoute = defineRoute({
   response: { status: 200, description: 'A page of wallets.', schema: listSchema(walletSchema, 'WalletList') },
   errors: ['not_found'],
   async handler({ query, partner, services }) {
-    const byCustomer = await ownedCustomerFilter(services.prisma, partner.id, query.customer_id);
-    const { rows, cursor } = await paginate(query, (keyset) =>
-      listWallets(services.prisma, { partnerId: partner.id, ...byCustomer }, keyset),
-    );
+    const { rows, cursor } = await listWallets(services.prisma, partner.id, query, query.customer_id);
     return { items: rows.map(toWallet), cursor };
   },
 });

@@ -11,6 +11,7 @@ import {
   findCustomerStatus,
   insertCustomer,
   insertCustomerDocument,
+  listCustomers as listCustomerRows,
   listVerificationSteps,
   lockCustomer,
   markStepDocumentReceived,
@@ -24,6 +25,7 @@ import { personDocumentTypes, stepOfDocument, stepsFor, VerificationDecision } f
 import { DetectedFileType, detectFileType } from '../domain/file-types';
 import { newId } from '../domain/ids';
 import { recordEvent } from '../persistence/events';
+import { paginate, type PageRequest } from '../domain/pages';
 import { DomainError, type ValidationDetail } from '../domain/errors';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../domain/json';
 import type { SingleFileUpload } from '../domain/file-types';
@@ -407,4 +409,17 @@ async function updateVerificationWorkflow<T>(
 
 export async function verificationDetailsOf(db: DatabaseClient, customer: CustomerRow): Promise<VerificationDetails> {
   return toVerificationDetails(customer, await listVerificationSteps(db, customer.id));
+}
+
+/** A page of the partner's customers, each with its current verification link. */
+export async function listCustomers(
+  services: ApiServices,
+  partnerId: string,
+  page: PageRequest,
+  filter: Parameters<typeof listCustomerRows>[2],
+) {
+  const { rows, cursor } = await paginate(page, (keyset) =>
+    listCustomerRows(services.prisma, partnerId, filter, keyset),
+  );
+  return { rows: await Promise.all(rows.map((row) => withCurrentLink(services, row))), cursor };
 }

@@ -7,6 +7,7 @@ import {
   findExternalAccount,
   findExternalAccountByIdentity,
   insertExternalAccount,
+  listExternalAccounts as listExternalAccountRows,
 } from '../persistence/external-accounts';
 import { parsePixKey, PixKey } from '../domain/brazil';
 import {
@@ -23,7 +24,8 @@ import type { ScreeningResult } from '../providers/screening';
 import type { CreateExternalAccountRequest, ExternalAccountResource, PixDetails } from '../schemas/external-accounts';
 import type { ApiServices } from '../app-services';
 import { toExternalAccount } from '../presenters/external-accounts';
-import { findCustomerOrThrow } from './customers';
+import { findCustomerOrThrow, ownedCustomerFilter } from './customers';
+import { paginate, type PageRequest } from '../domain/pages';
 import { type EnqueueStart, writeRequest, writeThenStart } from '../temporal/write-then-start';
 import { insertScreening } from '../persistence/screening';
 import { type ScreeningReviewInput, screeningReviewWorkflowId } from '../domain/screening-review';
@@ -200,4 +202,15 @@ export async function createExternalAccount(
     const existing = await findExisting();
     throw existing ? alreadyExists(existing) : error;
   }
+}
+
+/** A page of the partner's external accounts, of one of its customers when `customerId` is given (404 if not its). */
+export async function listExternalAccounts(
+  db: DatabaseClient,
+  partnerId: string,
+  page: PageRequest,
+  customerId: string | undefined,
+) {
+  const byCustomer = await ownedCustomerFilter(db, partnerId, customerId);
+  return paginate(page, (keyset) => listExternalAccountRows(db, partnerId, byCustomer, keyset));
 }

@@ -14,6 +14,7 @@ import {
   allocateDepositDetails,
   findVirtualAccount,
   insertVirtualAccount,
+  listVirtualAccounts as listVirtualAccountRows,
   storeDepositReferences,
   VirtualAccountRow,
 } from '../persistence/virtual-accounts';
@@ -38,7 +39,8 @@ import {
   virtualAccountRefusals,
   virtualAccountWorkflow,
 } from '../../workflows/virtual-account';
-import { requireApprovedCustomer } from './customers';
+import { ownedCustomerFilter, requireApprovedCustomer } from './customers';
+import { paginate, type PageRequest } from '../domain/pages';
 import { findWalletOrThrow } from './wallets';
 
 /** A virtual account of this partner, or 404 (also for malformed ids and other partners' accounts). */
@@ -184,4 +186,15 @@ export async function cancelVirtualAccount(
   );
   if (!updated || updated.status !== 'cancelled') throw cannotBeCancelled(row.id, updated?.status ?? row.status);
   return toVirtualAccount(updated);
+}
+
+/** A page of the partner's virtual accounts, of one of its customers when `customerId` is given (404 if not its). */
+export async function listVirtualAccounts(
+  db: DatabaseClient,
+  partnerId: string,
+  page: PageRequest,
+  customerId: string | undefined,
+) {
+  const byCustomer = await ownedCustomerFilter(db, partnerId, customerId);
+  return paginate(page, (keyset) => listVirtualAccountRows(db, { partnerId, ...byCustomer }, keyset));
 }

@@ -14,7 +14,13 @@ import { DomainError } from '../domain/errors';
 import { ledgerAccounts, walletTransferEntries } from '../domain/ledger';
 import { lockLedgerAccounts, postLedgerEntries } from '../persistence/ledger';
 import { findWalletAtAddress } from '../persistence/wallets';
-import { findPartnerWalletTransfer, insertWalletTransfer, WalletTransferRow } from '../persistence/wallet-transfers';
+import {
+  findPartnerWalletTransfer,
+  insertWalletTransfer,
+  listWalletTransfers as listWalletTransferRows,
+  WalletTransferRow,
+} from '../persistence/wallet-transfers';
+import { paginate, type PageRequest } from '../domain/pages';
 import { toWalletTransfer } from '../presenters/wallet-transfers';
 import type { CreateWalletTransferRequest, WalletTransferResource } from '../schemas/wallet-transfers';
 import type { ApiServices } from '../app-services';
@@ -176,4 +182,15 @@ export async function createWalletTransfer(
     );
     return resource;
   });
+}
+
+/** A page of the partner's wallet transfers, of one of its wallets when `walletId` is given (404 if not its). */
+export async function listWalletTransfers(
+  db: DatabaseClient,
+  partnerId: string,
+  page: PageRequest,
+  filter: { walletId?: string; status?: Parameters<typeof listWalletTransferRows>[1]['status'] },
+) {
+  const walletId = filter.walletId ? (await findWalletOrThrow(db, partnerId, filter.walletId)).id : undefined;
+  return paginate(page, (keyset) => listWalletTransferRows(db, { partnerId, walletId, status: filter.status }, keyset));
 }

@@ -10,6 +10,7 @@ import {
   findWallet,
   findWalletColumns,
   insertWallet,
+  listWallets as listWalletRows,
   readWallet,
   WalletColumns,
   WalletRow,
@@ -17,7 +18,8 @@ import {
 import { toWallet } from '../presenters/wallets';
 import type { CreateWalletRequest, WalletResource } from '../schemas/wallets';
 import type { ApiServices } from '../app-services';
-import { requireApprovedCustomer } from './customers';
+import { ownedCustomerFilter, requireApprovedCustomer } from './customers';
+import { paginate, type PageRequest } from '../domain/pages';
 import { writeRequest } from '../temporal/write-then-start';
 
 /** A wallet of this partner, or 404 (also for malformed ids and other partners' wallets). */
@@ -90,4 +92,15 @@ export async function fundSandboxWallet(
     });
     return toWallet(await readWallet(tx, wallet.id));
   });
+}
+
+/** A page of the partner's wallets, of one of its customers when `customerId` is given (404 if not its). */
+export async function listWallets(
+  db: DatabaseClient,
+  partnerId: string,
+  page: PageRequest,
+  customerId: string | undefined,
+) {
+  const byCustomer = await ownedCustomerFilter(db, partnerId, customerId);
+  return paginate(page, (keyset) => listWalletRows(db, { partnerId, ...byCustomer }, keyset));
 }

@@ -2,11 +2,13 @@
 // outbox, and the sandbox's one-off mock send.
 import { ownedOrNotFound } from './owned';
 import { isUniqueViolation, ownedBy, type Database, type DatabaseClient } from '../persistence/database';
-import { EventRow, findEvent } from '../persistence/events';
+import { EventRow, findEvent, listPartnerEvents } from '../persistence/events';
+import { paginate, type PageRequest } from '../domain/pages';
 import {
   findWebhookConfig,
   findWebhookConfigOfPartner,
   insertWebhookConfig,
+  listEventDeliveries as listDeliveryRows,
   listWebhookConfigsWithLegacySecret,
   lockWebhookConfig,
   queueWebhookRedelivery,
@@ -227,4 +229,20 @@ export async function sendMockWebhook(
       error: result.error,
     },
   };
+}
+
+/** A page of the partner's events. */
+export function listEvents(
+  db: DatabaseClient,
+  partnerId: string,
+  page: PageRequest,
+  filter: Parameters<typeof listPartnerEvents>[2],
+) {
+  return paginate(page, (keyset) => listPartnerEvents(db, partnerId, filter, keyset));
+}
+
+/** A page of the deliveries of one of the partner's events. */
+export async function listEventDeliveries(db: DatabaseClient, partnerId: string, eventId: string, page: PageRequest) {
+  const event = await findEventOrThrow(db, partnerId, eventId);
+  return paginate(page, (keyset) => listDeliveryRows(db, event.id, keyset));
 }
