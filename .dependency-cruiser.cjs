@@ -79,6 +79,46 @@ module.exports = {
       to: { path: ['^src/(services|routes|http)/', '^src/app-services\\.ts$'] },
     },
     {
+      name: 'persistence-below-the-rest',
+      severity: 'error',
+      comment:
+        'src/persistence imports only itself, src/domain, the event catalogue (src/events.ts, a leaf) and the ambient trace context it stamps events with; types only from providers and screening (the values it stores).',
+      from: { path: '^src/persistence/' },
+      to: {
+        path: ['^src/', '^activities/', '^workflows/'],
+        pathNot: [
+          '^src/persistence/',
+          '^src/domain/',
+          '^src/events\\.ts$',
+          '^src/observability/trace-context\\.ts$',
+          '^src/providers/',
+          '^src/screening/',
+        ],
+      },
+    },
+    {
+      name: 'persistence-types-only-from-providers',
+      severity: 'error',
+      comment: 'src/persistence names the types of what providers and screening produce, never calls them.',
+      from: { path: '^src/persistence/' },
+      to: { path: ['^src/providers/', '^src/screening/'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'services-without-http',
+      severity: 'error',
+      comment:
+        'Use cases (src/services) throw DomainError (src/domain/errors.ts) and take plain values: routes and the HTTP error mapper turn them into answers.',
+      from: { path: '^src/services/' },
+      to: { path: ['^src/http/', '^src/routes/'] },
+    },
+    {
+      name: 'routes-through-services',
+      severity: 'error',
+      comment: 'Routes reach data only through services: no persistence module, not even for its types.',
+      from: { path: '^src/routes/' },
+      to: { path: '^src/persistence/' },
+    },
+    {
       name: 'schemas-without-ledger',
       severity: 'error',
       comment: 'Request and response schemas take currency lists from the money type, not from the ledger.',

@@ -66,7 +66,9 @@ export function createVirtualAccountActivities({ prisma, logger, depositAccountI
 
     /** The partner cancelled the account under review (event virtual_account.cancelled); a retry changes nothing. */
     async cancelVirtualAccount(id: string): Promise<VirtualAccountStatus> {
-      const row = await withDatabaseTransaction(prisma, (tx) => cancelVirtualAccountRow(tx, id, ['under_review']));
+      const row = await withDatabaseTransaction(prisma, (tx) =>
+        cancelVirtualAccountRow(tx, id, ['under_review'], toVirtualAccount),
+      );
       if (!row) throw ApplicationFailure.nonRetryable(`virtual account ${id} does not exist`, 'VirtualAccountNotFound');
       return row.status;
     },

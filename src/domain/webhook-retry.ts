@@ -25,3 +25,7 @@ export function webhookRetryDelayMs(
     schedule.maximumIntervalMs,
   );
 }
+
+/** A webhook delivery's statuses (the schema's enum is cross-checked against them, src/persistence/enums.ts). */
+export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];

@@ -12,7 +12,7 @@ import {
 } from './database';
 import type { Prisma } from './generated/prisma/client';
 import type { VerificationLinkState } from '../domain/verification-links';
-import type { CustomerStatus } from '../schemas/customers';
+import type { CustomerStatus } from '../domain/customers';
 import type { KeysetQuery } from '../domain/pages';
 import { childrenByParent, keysetPage } from './keyset';
 

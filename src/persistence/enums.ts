@@ -5,9 +5,9 @@ import type { ExternalAccountStatus } from '../domain/external-accounts';
 import type { QuoteStatus, QuoteType } from '../domain/quotes';
 import type { DepositStatus, LegKind, LegStatus, TransactionStatus, TransactionType } from '../domain/transactions';
 import type { WebhookDeliveryTrigger } from '../domain/webhook-retry';
-import type { CustomerStatus, CustomerType } from '../schemas/customers';
-import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
-import type { DeliveryStatus } from '../schemas/webhooks';
+import type { CustomerStatus, CustomerType } from '../domain/customers';
+import type { VirtualAccountStatus } from '../domain/virtual-accounts';
+import type { DeliveryStatus } from '../domain/webhook-retry';
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
 

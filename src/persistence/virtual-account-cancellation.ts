@@ -4,8 +4,7 @@
 // outcome) and the API (an approved account, whose workflow has completed).
 import type { DatabaseTransaction } from './database';
 import { recordEvent } from './events';
-import { toVirtualAccount } from '../presenters/virtual-accounts';
-import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
+import type { VirtualAccountStatus } from '../domain/virtual-accounts';
 import { lockVirtualAccount, markVirtualAccountCancelled, type VirtualAccountRow } from './virtual-accounts';
 
 /** Statuses a partner may cancel from; rejected and cancelled accounts are final. */
@@ -13,12 +12,14 @@ export const cancellableVirtualAccountStatuses: readonly VirtualAccountStatus[] 
 
 /**
  * Cancels the account when its status is one of `from`; otherwise changes nothing. Answers the account as it
- * now is (a re-run finds it cancelled and answers it unchanged).
+ * now is (a re-run finds it cancelled and answers it unchanged). The event carries `resourceOf(account)` (the API's
+ * virtual account, src/presenters/virtual-accounts.ts).
  */
 export async function cancelVirtualAccountRow(
   tx: DatabaseTransaction,
   id: string,
   from: readonly VirtualAccountStatus[],
+  resourceOf: (row: VirtualAccountRow) => object,
 ): Promise<VirtualAccountRow | null> {
   const current = await lockVirtualAccount(tx, id);
   if (!current || !from.includes(current.status)) return current;
@@ -28,7 +29,7 @@ export async function cancelVirtualAccountRow(
     type: 'virtual_account.cancelled',
     resourceId: id,
     resourceStatus: 'cancelled',
-    resource: toVirtualAccount(updated),
+    resource: resourceOf(updated),
   });
   return updated;
 }

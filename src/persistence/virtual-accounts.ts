@@ -2,7 +2,7 @@
 // (IBANs, account numbers) issued to virtual accounts, by which incoming bank credits find their account.
 import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
-import type { VirtualAccountStatus } from '../schemas/virtual-accounts';
+import type { VirtualAccountStatus } from '../domain/virtual-accounts';
 import { newId } from '../domain/ids';
 import type {
   DepositAccountIssuer,

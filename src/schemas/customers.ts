@@ -23,10 +23,9 @@ import Decimal from 'decimal.js';
 import { ApiError } from '../http/errors';
 import { allSteps, documentSides, documentTypes, rejectionCodes, sidedDocumentTypes } from '../domain/verification';
 
-export const customerTypes = ['individual', 'business'] as const;
-export const customerStatuses = ['pending', 'under_review', 'approved', 'partially_rejected', 'rejected'] as const;
-export type CustomerType = (typeof customerTypes)[number];
-export type CustomerStatus = (typeof customerStatuses)[number];
+import { customerStatuses, customerTypes, type CustomerStatus, type CustomerType } from '../domain/customers';
+
+export { customerStatuses, customerTypes, type CustomerStatus, type CustomerType };
 
 export const MINIMUM_AGE = 18;
 export const MAX_BENEFICIARIES = 25;

@@ -6,8 +6,9 @@ import { paginationQuerySchema } from '../http/pagination';
 import { senderCurrencies } from '../providers/deposit-accounts';
 import { addressSchema, always, text, timestampSchema } from './common';
 
-export const virtualAccountStatuses = ['under_review', 'approved', 'rejected', 'cancelled'] as const;
-export type VirtualAccountStatus = (typeof virtualAccountStatuses)[number];
+import { virtualAccountStatuses, type VirtualAccountStatus } from '../domain/virtual-accounts';
+
+export { virtualAccountStatuses, type VirtualAccountStatus };
 const receiverCurrencies = stablecoins as ['USDC', 'USDT'];
 
 export const createVirtualAccountRequestSchema = z

@@ -1,4 +1,5 @@
 // Request and response schemas of webhook configurations, events and deliveries (SPEC 2.8, 4.6, 6).
+import { deliveryStatuses, type DeliveryStatus } from '../domain/webhook-retry';
 import { z } from 'zod';
 import { eventTypes } from '../events';
 import { paginationQuerySchema } from '../http/pagination';
@@ -163,8 +164,7 @@ export const eventListQuerySchema = paginationQuerySchema
   })
   .strict();
 
-export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
-export type DeliveryStatus = (typeof deliveryStatuses)[number];
+export { deliveryStatuses, type DeliveryStatus };
 
 export const webhookDeliveryAttemptSchema = z
   .object({

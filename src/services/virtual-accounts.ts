@@ -182,6 +182,7 @@ export async function cancelVirtualAccount(
       tx,
       row.id,
       cancellableVirtualAccountStatuses.filter((status) => status !== 'under_review'),
+      toVirtualAccount,
     ),
   );
   if (!updated || updated.status !== 'cancelled') throw cannotBeCancelled(row.id, updated?.status ?? row.status);
