@@ -74,9 +74,9 @@ module.exports = {
       name: 'activities-below-http',
       severity: 'error',
       comment:
-        'Activities use presenters, domain rules, db, events, ledger, providers and persistence helpers: never the HTTP side.',
+        'Activities use the use cases (src/services), presenters, domain rules, events, ledger, providers and persistence: never the HTTP side.',
       from: { path: '^activities/' },
-      to: { path: ['^src/(services|routes|http)/', '^src/app-services\\.ts$'] },
+      to: { path: ['^src/(routes|http)/', '^src/app-services\\.ts$'] },
     },
     {
       name: 'persistence-below-the-rest',

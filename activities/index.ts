@@ -6,6 +6,7 @@ import { createQuoteActivities } from './quotes';
 import { createReconciliationActivities } from './reconciliation';
 import type { ActivityServices } from './services';
 import { ApplicationFailure } from '@temporalio/common';
+import { InvalidTransitionError } from '../src/domain/transactions';
 import { isMissingRow } from '../src/persistence/database';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { createTransactionActivities } from './transactions';
@@ -20,7 +21,7 @@ export type { ActivityServices };
 
 /**
  * A row that does not exist (isMissingRow: Prisma's P2025 or Kysely's NoResultError) fails the activity for good
- * instead of being retried: retrying cannot make it appear.
+ * instead of being retried: retrying cannot make it appear. So does a status change the state machine refuses.
  */
 export function missingRowsAreFinal<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
   activities: T,
@@ -35,6 +36,8 @@ export function missingRowsAreFinal<T extends Record<string, (...args: never[]) 
           if (isMissingRow(error)) {
             throw ApplicationFailure.nonRetryable(`${name}: ${(error as Error).message}`, RESOURCE_NOT_FOUND);
           }
+          // A use case's status change the state machine refuses: a bug, which retrying cannot fix.
+          if (error instanceof InvalidTransitionError) throw ApplicationFailure.nonRetryable(error.message, error.name);
           throw error;
         }
       },

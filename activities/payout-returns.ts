@@ -8,9 +8,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { Money, currencyOf } from '../src/domain/money';
 import type { Blockchain, FiatRail } from '../src/domain/rails';
 import { ledgerReference, settlementEntries } from '../src/domain/ledger';
-import { canTransition, eventGroupOf, type FailureReason, type TransactionStatus } from '../src/domain/transactions';
+import type { FailureReason, TransactionStatus } from '../src/domain/transactions';
 import { type DatabaseTransaction, withDatabaseTransaction } from '../src/persistence/database';
-import { recordEvent } from '../src/persistence/events';
 import { postLedgerEntries } from '../src/persistence/ledger';
 import {
   findPayoutReturnOfTransaction,
@@ -19,14 +18,9 @@ import {
   markPayoutReturnResolved,
   type PayoutReturnRow,
 } from '../src/persistence/payout-returns';
-import {
-  lockTransactionRow,
-  readTransactionRow,
-  type TransactionRow,
-  transactionStatusChange,
-} from '../src/persistence/transactions';
+import { lockTransactionRow, readTransactionRow, type TransactionRow } from '../src/persistence/transactions';
 import { observeTransactionStatus } from '../src/observability/observe';
-import { toTransaction } from '../src/presenters/transactions';
+import { changeTransactionStatus } from '../src/services/transactions/status';
 import type { RailOutcome } from '../src/providers/fiat-rails';
 import { lookUpOperation, type OperationLookup } from '../src/providers/unavailable';
 import { payoutReturnRefusals, RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
@@ -39,32 +33,14 @@ function notFound(what: string, id: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, RESOURCE_NOT_FOUND);
 }
 
-/** The status change with its event (the full transaction as it now is), in `tx`, under the row's lock. */
+/** The status change with its event (src/services/transactions/status.ts) and its metrics, in `tx`, under the lock. */
 async function moveTo(
   tx: DatabaseTransaction,
   row: TransactionRow,
   to: TransactionStatus,
   failureReason: FailureReason | null,
 ): Promise<void> {
-  if (!canTransition(row.status, to)) {
-    throw ApplicationFailure.nonRetryable(
-      `transaction ${row.id} cannot go from ${row.status} to ${to}`,
-      'InvalidTransactionTransition',
-    );
-  }
-  const updated: TransactionRow = { ...row, status: to, failureReason, updatedAt: new Date() };
-  await recordEvent(
-    tx,
-    {
-      partnerId: row.partnerId,
-      type: `${eventGroupOf(row.type)}.${to as 'completed' | 'refunded'}`,
-      resourceId: row.id,
-      resourceStatus: to,
-      resource: toTransaction(updated),
-    },
-    transactionStatusChange(updated),
-  );
-  await observeTransactionStatus(tx, updated);
+  await observeTransactionStatus(tx, await changeTransactionStatus(tx, row, to, { failureReason }));
 }
 
 export function createPayoutReturnActivities(services: ActivityServices) {

@@ -50,6 +50,14 @@ export function canTransition(from: TransactionStatus, to: TransactionStatus): b
   return transitions[from].includes(to);
 }
 
+/** A status change the state machine does not allow: a bug of the caller, final wherever it happens. */
+export class InvalidTransitionError extends Error {
+  override name = 'InvalidTransactionTransition';
+  constructor(id: string, from: TransactionStatus, to: TransactionStatus) {
+    super(`transaction ${id} cannot go from ${from} to ${to}`);
+  }
+}
+
 export function isFinal(status: TransactionStatus): boolean {
   return transitions[status].length === 0;
 }

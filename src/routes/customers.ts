@@ -1,6 +1,5 @@
 // HTTP operations on customers and their verification (SPEC 4.1, 2.3, 2.4, 3.1).
 import { z } from 'zod';
-import { ApiError } from '../http/errors';
 import { readSingleFileUpload } from '../http/multipart';
 import { listSchema, paginationQuerySchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';

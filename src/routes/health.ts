@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { ApiError } from '../http/errors';
 import { defineRoute } from '../http/route';
-import type { ApiServices } from '../app-services';
 import { databaseChecks } from '../services/health';
 import { temporalIsReachable } from '../temporal/health';
 

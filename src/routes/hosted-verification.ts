@@ -22,7 +22,6 @@ import { logoOf, themeOf } from '../services/branding';
 import { startVerification, uploadDocument } from '../services/customers';
 import { currentLinkToken, customerByToken, hostedPageDataOf, hostedUploadsLeft } from '../services/hosted-page';
 import { MAX_DOCUMENT_BYTES } from '../schemas/customers';
-import type { ApiServices } from '../app-services';
 
 const tag = 'Hosted verification';
 const tokenParam = z

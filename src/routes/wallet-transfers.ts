@@ -5,7 +5,6 @@ import { listSchema } from '../http/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toWalletTransfer } from '../presenters/wallet-transfers';
 import { createWalletTransfer, findWalletTransferOrThrow, listWalletTransfers } from '../services/wallet-transfers';
-import { findWalletOrThrow } from '../services/wallets';
 import {
   createWalletTransferRequestSchema,
   listWalletTransfersQuerySchema,

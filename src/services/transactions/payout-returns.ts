@@ -5,10 +5,9 @@
 // into clearing, completed -> returned with its event, and the start of the workflow that waits for an operator.
 import { amountTextProblem, Money, currencyOf } from '../../domain/money';
 import { ledgerReference, settlementEntries } from '../../domain/ledger';
-import { amountsOf, eventGroupOf, type PayoutReturnReason, payoutReturnRefusal } from '../../domain/transactions';
+import { amountsOf, type PayoutReturnReason, payoutReturnRefusal } from '../../domain/transactions';
 import { isUuid } from '../../domain/uuid';
 import { DomainError } from '../../domain/errors';
-import { recordEvent } from '../../persistence/events';
 import { postLedgerEntries } from '../../persistence/ledger';
 import {
   findPayoutReturnByReference,
@@ -17,17 +16,12 @@ import {
   payoutProviderReferenceOf,
   type PayoutReturnRow,
 } from '../../persistence/payout-returns';
-import {
-  lockTransactionRow,
-  readTransactionRow,
-  type TransactionRow,
-  transactionStatusChange,
-} from '../../persistence/transactions';
+import { lockTransactionRow, readTransactionRow, type TransactionRow } from '../../persistence/transactions';
 import { toPayoutReturn } from '../../presenters/payout-returns';
-import { toTransaction } from '../../presenters/transactions';
 import { type PayoutReturnReport, recordSandboxPayoutReturn } from '../../providers/fiat-rails';
 import type { PayoutReturnResource, SandboxPayoutReturnRequest } from '../../schemas/payout-returns';
 import type { ApiServices } from '../../app-services';
+import { changeTransactionStatus } from './status';
 import { workflowIds } from '../../temporal/workflow-ids';
 import { workflowStart, writeThenStart, type WriteServices } from '../../temporal/write-then-start';
 import { payoutReturnWorkflow } from '../../../workflows/payout-return';
@@ -102,23 +96,7 @@ export async function recordPayoutReturn(
       description: `Payout of transaction ${locked.id} returned by the bank (${report.reasonCode}, ${report.returnReference})`,
       entries: settlementEntries.payoutReturned(report.amount),
     });
-    const updated: TransactionRow = {
-      ...locked,
-      status: 'returned',
-      failureReason: 'payout_returned',
-      updatedAt: new Date(),
-    };
-    await recordEvent(
-      tx,
-      {
-        partnerId: locked.partnerId,
-        type: `${eventGroupOf(locked.type)}.returned`,
-        resourceId: locked.id,
-        resourceStatus: 'returned',
-        resource: toTransaction(updated),
-      },
-      transactionStatusChange(updated),
-    );
+    await changeTransactionStatus(tx, locked, 'returned', { failureReason: 'payout_returned' });
     await start(
       workflowStart(payoutReturnWorkflow, {
         workflowId: workflowIds.payoutReturn(locked.id),
