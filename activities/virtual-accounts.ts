@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { withDatabaseTransaction, type DatabaseTransaction } from '../src/persistence/database';
 import { recordEvent } from '../src/persistence/events';
 import type { SenderCurrency } from '../src/providers/deposit-accounts';
-import { cancelVirtualAccountRow } from '../src/persistence/virtual-account-cancellation';
+import { cancelVirtualAccountRow } from '../src/services/virtual-account-cancellation';
 import {
   allocateDepositDetails,
   lockVirtualAccountWithCustomer,
@@ -66,9 +66,7 @@ export function createVirtualAccountActivities({ prisma, logger, depositAccountI
 
     /** The partner cancelled the account under review (event virtual_account.cancelled); a retry changes nothing. */
     async cancelVirtualAccount(id: string): Promise<VirtualAccountStatus> {
-      const row = await withDatabaseTransaction(prisma, (tx) =>
-        cancelVirtualAccountRow(tx, id, ['under_review'], toVirtualAccount),
-      );
+      const row = await withDatabaseTransaction(prisma, (tx) => cancelVirtualAccountRow(tx, id, ['under_review']));
       if (!row) throw ApplicationFailure.nonRetryable(`virtual account ${id} does not exist`, 'VirtualAccountNotFound');
       return row.status;
     },

@@ -30,10 +30,7 @@ import { workflowStart, writeThenStart } from '../temporal/write-then-start';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { withTemporalDeadline } from '../temporal/calls';
 import { updateRefusal } from '../temporal/errors';
-import {
-  cancellableVirtualAccountStatuses,
-  cancelVirtualAccountRow,
-} from '../persistence/virtual-account-cancellation';
+import { cancellableVirtualAccountStatuses, cancelVirtualAccountRow } from './virtual-account-cancellation';
 import {
   cancelVirtualAccountUpdate,
   virtualAccountRefusals,
@@ -182,7 +179,6 @@ export async function cancelVirtualAccount(
       tx,
       row.id,
       cancellableVirtualAccountStatuses.filter((status) => status !== 'under_review'),
-      toVirtualAccount,
     ),
   );
   if (!updated || updated.status !== 'cancelled') throw cannotBeCancelled(row.id, updated?.status ?? row.status);
