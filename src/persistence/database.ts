@@ -137,7 +137,7 @@ export interface DatabaseClientOptions {
  * times dearer) nor a `{ id, partnerId }` filter (not merged); keep a request's queries few. The one lookup every
  * request makes (the API key) is plain SQL on the same pool, see sqlPoolOf.
  */
-export function createPrismaClient(databaseUrl: string, options: DatabaseClientOptions): PrismaClient {
+export function createPrismaClient(databaseUrl: string, options: DatabaseClientOptions): DatabaseClient {
   const timeouts = options.timeouts ?? defaultDatabaseTimeouts;
   const pool = resilientPool(
     { ...connectionSettings(databaseUrl, connectionName(options.role), timeouts), max: options.poolSize ?? 10 },
@@ -221,7 +221,7 @@ export function jsonParameter(value: unknown): string | null {
  * The pg pool under a client of createPrismaClient (same connections, same bounds), for the per-request lookups
  * written in SQL because Prisma's per-call compilation would cost them more than the query itself.
  */
-export function sqlPoolOf(prisma: PrismaClient): Pool {
+export function sqlPoolOf(prisma: DatabaseClient): Pool {
   const pool = (prisma as unknown as { [SQL_POOL]?: Pool })[SQL_POOL];
   if (!pool) throw new Error('sqlPoolOf: not a client made by createPrismaClient');
   return pool;
@@ -304,7 +304,7 @@ export function reusableStatement<Row, Values extends string[]>(
  * passes `tx` to persistence functions.
  */
 export function withDatabaseTransaction<T>(
-  prisma: PrismaClient,
+  prisma: DatabaseClient,
   work: (tx: DatabaseTransaction) => Promise<T>,
 ): Promise<T> {
   return sqlOf(prisma).transaction().execute(work);
