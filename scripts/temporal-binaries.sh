@@ -156,7 +156,8 @@ provide_server() {
   # build cache keeps that to the changed packages and the link, under a minute once the release was built).
   local ops_src="$root/ops/temporal-server"
   local ops_digest
-  ops_digest="$(cd "$ops_src" && cat go.mod go.sum ./*.go | sha256sum | cut -c1-12)"
+  ops_digest="$(cd "$ops_src" && find . -maxdepth 1 \( -name '*.go' ! -name '*_test.go' -o -name 'go.*' \) |
+    LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)"
   local ops_dir="$cache/ops-server-$TEMPORAL_SERVER_VERSION-$ops_digest"
   if [[ ! -f "$dir/.complete" || ! -x "$ops_dir/temporal-server" ]]; then
     if [[ "${1:-}" == "cached-only" ]] || ! command -v go >/dev/null 2>&1; then
