@@ -4,8 +4,8 @@
 // and reset for admins, and stamps the token's email as the identity of a person's calls. In headless Chromium: a
 // viewer finds a settlement in `error` by its transaction id and is refused the operator's update; an operator refunds
 // it through the same form while typing a colleague's name; the audit trail names the signed-in operator. Then, with
-// tokens signed by the provider's key: an operator's terminate is refused, an admin's goes through under the admin's
-// email. Screenshots in test-artifacts/.
+// tokens signed by the provider's key: an operator's terminate (also from the UI) and reset are refused, an admin's
+// terminate goes through under the admin's email. Screenshots in test-artifacts/.
 //
 // Needs the Temporal server's binaries and skips without them, as test/production-stack.browser.test.ts does (CI
 // builds them and fails the test when they are missing).
@@ -335,6 +335,24 @@ describeWithServer('operators sign in to the Temporal UI', () => {
       ),
     );
     const workflowId = workflowIds.transaction(waiting);
+
+    // In the UI: the operator's Terminate is refused by the server.
+    const page = await signedIn(userByRole('operator').email, `/namespaces/default/workflows/${workflowId}`);
+    await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'More Actions' }).click();
+    await page.getByRole('menuitem', { name: 'Terminate' }).click();
+    const modal = page.getByTestId('terminate-confirmation-modal');
+    await modal.getByRole('textbox').first().fill('operator tries');
+    const refused = page.waitForResponse(
+      (response) => response.url().includes('/terminate') && response.request().method() === 'POST',
+      { timeout: 60_000 },
+    );
+    await modal.getByRole('button', { name: 'Terminate' }).click();
+    expect((await refused).status()).toBe(403);
+    await modal.getByText('Request unauthorized.').waitFor({ timeout: 30_000 });
+    mkdirSync(testArtifactsDir, { recursive: true });
+    await page.screenshot({ path: path.join(testArtifactsDir, 'operator-sso-terminate-refused.png'), timeout: 60_000 });
+    await page.context().close();
 
     const operator = await clientAs(userByRole('operator'));
     try {
