@@ -8,7 +8,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --include=dev
 COPY . .
 RUN npm run build \
- && mkdir -p /var/lib/payments/documents && chown node:node /var/lib/payments/documents
+ && mkdir -p /var/lib/payments/documents /var/lib/payments/oidc \
+ && chown node:node /var/lib/payments/documents /var/lib/payments/oidc
 USER node
 EXPOSE 3000
 CMD ["node", "--max-semi-space-size=4", "dist/src/server.js"]

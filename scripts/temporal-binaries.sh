@@ -9,11 +9,12 @@
 # and no override) prints NAME= and the callers fall back to the SDK's own download.
 # TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH override the cache.
 #
-# `server`: the production topology's binaries (docs/production.md), built with `go install` from the Go
-# module proxy (about 5 minutes on 2 cores the first time, seconds once cached): the Temporal server, its SQL
-# schema tool (the PostgreSQL schemas of the release are built into it), and the Web UI server with its config
-# template. Prints TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH, TEMPORAL_UI_SERVER_PATH and
-# TEMPORAL_UI_ROOT (empty when Go is missing). The versions are docker-compose.yml's images' (a test checks).
+# `server`: the production topology's binaries (docs/production.md), built with Go from the Go module proxy
+# (about 5 minutes on 2 cores the first time, seconds once cached): the Temporal server of ops/temporal-server (the
+# release's server with the operator rules of docs/operations.md "Operator sign-on"), the release's SQL schema tool
+# (the PostgreSQL schemas of the release are built into it), and the Web UI server with its config template. Prints
+# TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH, TEMPORAL_UI_SERVER_PATH and TEMPORAL_UI_ROOT (empty when Go is
+# missing). The versions are docker-compose.yml's images' (a test checks).
 # `server-cached`: the same lines when the build is cached, empty values otherwise (never builds).
 set -euo pipefail
 
@@ -150,22 +151,29 @@ POM
 # directory is used only once its build has completed (.complete), so an interrupted build starts over.
 provide_server() {
   local dir="$cache/server-$TEMPORAL_SERVER_VERSION-ui-$TEMPORAL_UI_VERSION"
-  if [[ ! -f "$dir/.complete" ]]; then
+  local go_env=(env GOTOOLCHAIN="$TEMPORAL_SERVER_GO_TOOLCHAIN" CGO_ENABLED=0 GOFLAGS=-buildvcs=false)
+  # The server of ops/temporal-server, cached by a digest of its sources: a change there builds it again (the Go
+  # build cache keeps that to the changed packages and the link, under a minute once the release was built).
+  local ops_src="$root/ops/temporal-server"
+  local ops_digest
+  ops_digest="$(cd "$ops_src" && find . -maxdepth 1 \( -name '*.go' ! -name '*_test.go' -o -name 'go.*' \) |
+    LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)"
+  local ops_dir="$cache/ops-server-$TEMPORAL_SERVER_VERSION-$ops_digest"
+  if [[ ! -f "$dir/.complete" || ! -x "$ops_dir/temporal-server" ]]; then
     if [[ "${1:-}" == "cached-only" ]] || ! command -v go >/dev/null 2>&1; then
       [[ "${1:-}" == "cached-only" ]] ||
-      log "go not found: the production topology needs it to build the Temporal server (docs/production.md)"
+        log "go not found: the production topology needs it to build the Temporal server (docs/production.md)"
       printf 'TEMPORAL_SERVER_PATH=\nTEMPORAL_SQL_TOOL_PATH=\nTEMPORAL_UI_SERVER_PATH=\nTEMPORAL_UI_ROOT=\n'
       return
     fi
+  fi
+  if [[ ! -f "$dir/.complete" ]]; then
     log "building the Temporal server $TEMPORAL_SERVER_VERSION and UI server $TEMPORAL_UI_VERSION with go install" \
       "(first time only: about 5 minutes on 2 cores)"
     rm -rf "$dir" && mkdir -p "$dir/bin"
-    # Both modules name their command `server`: each goes to a GOBIN of its own, then gets its own name.
-    local go_env=(env GOTOOLCHAIN="$TEMPORAL_SERVER_GO_TOOLCHAIN" CGO_ENABLED=0 GOFLAGS=-buildvcs=false)
-    "${go_env[@]}" GOBIN="$dir/go-server" go install "go.temporal.io/server/cmd/server@v$TEMPORAL_SERVER_VERSION" \
-      "go.temporal.io/server/cmd/tools/sql@v$TEMPORAL_SERVER_VERSION" >&2
+    # The UI server's command is named `server`: it goes to a GOBIN of its own, then gets its own name.
+    "${go_env[@]}" GOBIN="$dir/go-server" go install "go.temporal.io/server/cmd/tools/sql@v$TEMPORAL_SERVER_VERSION" >&2
     "${go_env[@]}" GOBIN="$dir/go-ui" go install "github.com/temporalio/ui-server/v2/cmd/server@v$TEMPORAL_UI_VERSION" >&2
-    mv "$dir/go-server/server" "$dir/bin/temporal-server"
     mv "$dir/go-server/sql" "$dir/bin/temporal-sql-tool"
     mv "$dir/go-ui/server" "$dir/bin/temporal-ui-server"
     rmdir "$dir/go-server" "$dir/go-ui"
@@ -176,7 +184,14 @@ provide_server() {
     chmod -R u+w "$dir/ui"
     touch "$dir/.complete"
   fi
-  echo "TEMPORAL_SERVER_PATH=$dir/bin/temporal-server"
+  if [[ ! -x "$ops_dir/temporal-server" ]]; then
+    log "building the Temporal server of ops/temporal-server (release $TEMPORAL_SERVER_VERSION)"
+    mkdir -p "$ops_dir"
+    # Built next to its final name, then renamed: an interrupted build leaves no executable that looks complete.
+    (cd "$ops_src" && "${go_env[@]}" go build -o "$ops_dir/temporal-server.partial" .) >&2
+    mv "$ops_dir/temporal-server.partial" "$ops_dir/temporal-server"
+  fi
+  echo "TEMPORAL_SERVER_PATH=$ops_dir/temporal-server"
   echo "TEMPORAL_SQL_TOOL_PATH=$dir/bin/temporal-sql-tool"
   echo "TEMPORAL_UI_SERVER_PATH=$dir/bin/temporal-ui-server"
   echo "TEMPORAL_UI_ROOT=$dir/ui"

@@ -1,14 +1,18 @@
 // Operators' single sign-on on the production topology (docs/operations.md "Operator sign-on"): the Temporal UI server
-// signs people in through the OpenID Provider (scripts/lib/oidc.ts, static users), the Temporal server maps the ID
-// token's `permissions` with its default claim mapper and authorizer. In headless Chromium: a viewer finds a
-// settlement in `error` by its transaction id and is refused the operator's update; an operator refunds it through the
-// same form; the audit trail names the operator. Screenshots in test-artifacts/.
+// signs people in through the OpenID Provider (scripts/lib/oidc.ts, static users), the Temporal server (built from
+// ops/temporal-server) maps the ID token's `permissions` with the default claim mapper and authorizer, keeps terminate
+// and reset for admins, and stamps the token's email as the identity of a person's calls. In headless Chromium: a
+// viewer finds a settlement in `error` by its transaction id and is refused the operator's update; an operator refunds
+// it through the same form while typing a colleague's name; the audit trail names the signed-in operator. Then, with
+// tokens signed by the provider's key: an operator's terminate (also from the UI) and reset are refused, an admin's
+// terminate goes through under the admin's email. Screenshots in test-artifacts/.
 //
 // Needs the Temporal server's binaries and skips without them, as test/production-stack.browser.test.ts does (CI
 // builds them and fails the test when they are missing).
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createPrivateKey, createSign, type JsonWebKey } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Browser, type Page } from 'playwright-core';
 import { auditLines } from '../scripts/audit';
@@ -22,7 +26,7 @@ import {
 } from '../scripts/chaos/fixtures';
 import { HttpClient } from '../scripts/chaos/http';
 import { serviceRoleUrl } from '../scripts/lib/database';
-import { userByRole } from '../scripts/lib/oidc';
+import { rolePermissions, type StaticUser, userByRole } from '../scripts/lib/oidc';
 import { freePort } from '../scripts/lib/ports';
 import { type ProductionEngine, startProductionEngine } from '../scripts/lib/production';
 import { Stack, tsEntry } from '../scripts/lib/stack';
@@ -247,9 +251,10 @@ describeWithServer('operators sign in to the Temporal UI', () => {
     const operator = userByRole('operator');
     const page = await signedIn(operator.email, settlementPath());
     await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
-    // The UI (2.54) sends no identity with an update (its signals and resets carry the email): the operator names
-    // themselves, as docs/operations.md "Audit trail" asks.
-    const data = JSON.stringify({ action: 'refund', operator: operator.email, reason: 'ticket OPS-77' });
+    // The UI (2.54) sends no identity with an update, and the form lets anyone type any name: the server stamps the
+    // signed-in person's email over it, the typed name is kept as what was stated.
+    const typed = 'someone.else@example.com';
+    const data = JSON.stringify({ action: 'refund', operator: typed, reason: 'ticket OPS-77' });
     expect(await sendResolveError(page, 'refund-by-operator', data)).toBe(200);
     expect(await waitForStatus('refunded')).toBe(true);
     await page.reload();
@@ -267,10 +272,119 @@ describeWithServer('operators sign in to the Temporal UI', () => {
         action: 'refund',
         operator: operator.email,
         reason: 'ticket OPS-77',
+        details: expect.objectContaining({ stated_operator: typed }),
       });
       expect(auditLines(rows)[1]).toContain(`${operator.email}\trefund\ttransaction ${transactionId}`);
     } finally {
       await prisma.$disconnect();
+    }
+  });
+
+  /**
+   * An ID token as the provider issues it to the UI (signed with the provider's key, which the server fetches from its
+   * JWKS): what the UI forwards as the bearer of a person's calls, here sent without the UI.
+   */
+  function idTokenOf(user: StaticUser): string {
+    const provider = engine.signOn!.provider;
+    const { keys } = JSON.parse(readFileSync(path.join(provider.stateDir, 'jwks.json'), 'utf8')) as {
+      keys: (JsonWebKey & { kid: string })[];
+    };
+    const key = keys[0]!;
+    const now = Math.floor(Date.now() / 1000);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const unsigned = `${part({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${part({
+      iss: provider.issuer,
+      aud: provider.clientId,
+      sub: user.sub,
+      email: user.email,
+      permissions: [...new Set(user.roles.flatMap((role) => rolePermissions[role]))],
+      iat: now,
+      exp: now + 600,
+    })}`;
+    const signature = createSign('RSA-SHA256')
+      .update(unsigned)
+      .sign(createPrivateKey({ key, format: 'jwk' }));
+    return `${unsigned}.${signature.toString('base64url')}`;
+  }
+
+  /** A client of the public frontend as `user`, claiming another identity than its token's. */
+  async function clientAs(user: StaticUser): Promise<{ client: Client; close: () => Promise<void> }> {
+    const connection = await Connection.connect({
+      address: stack.temporalFrontendAddress!,
+      tls: temporalTlsOptions(temporalClientTls(engine.tls!, 'ui')),
+      metadata: { authorization: `Bearer ${idTokenOf(user)}` },
+    });
+    return { client: new Client({ connection, identity: 'typed-by-the-caller' }), close: () => connection.close() };
+  }
+
+  it("refuses an operator's terminate and allows an admin's, recorded under the admin's email", async () => {
+    // A second settlement, waiting for its deposit: its workflow runs.
+    const customerId = await approvedCustomer(api);
+    const { solanaWalletId, speiAccountId } = await fiatToFiatAccounts(api, customerId);
+    const fiatToFiatQuoteId = await createFiatToFiatQuote(api);
+    const waiting = idOf(
+      await call(
+        api,
+        {
+          method: 'POST',
+          path: '/v1/fiat-to-fiat',
+          json: fiatToFiatBody({ approvedCustomerId: customerId, fiatToFiatQuoteId, solanaWalletId, speiAccountId }),
+        },
+        201,
+        'fiat-to-fiat transaction',
+      ),
+    );
+    const workflowId = workflowIds.transaction(waiting);
+
+    // In the UI: the operator's Terminate is refused by the server.
+    const page = await signedIn(userByRole('operator').email, `/namespaces/default/workflows/${workflowId}`);
+    await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'More Actions' }).click();
+    await page.getByRole('menuitem', { name: 'Terminate' }).click();
+    const modal = page.getByTestId('terminate-confirmation-modal');
+    await modal.getByRole('textbox').first().fill('operator tries');
+    const refused = page.waitForResponse(
+      (response) => response.url().includes('/terminate') && response.request().method() === 'POST',
+      { timeout: 60_000 },
+    );
+    await modal.getByRole('button', { name: 'Terminate' }).click();
+    expect((await refused).status()).toBe(403);
+    await modal.getByText('Request unauthorized.').waitFor({ timeout: 30_000 });
+    mkdirSync(testArtifactsDir, { recursive: true });
+    await page.screenshot({ path: path.join(testArtifactsDir, 'operator-sso-terminate-refused.png'), timeout: 60_000 });
+    await page.context().close();
+
+    const operator = await clientAs(userByRole('operator'));
+    try {
+      const handle = operator.client.workflow.getHandle(workflowId);
+      // The operator may read it (and send updates, above), not end it.
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      // PERMISSION_DENIED, from the server (the SDK wraps it).
+      await expect(handle.terminate('operator tries')).rejects.toMatchObject({ cause: { code: 7 } });
+      await expect(
+        operator.client.workflowService.resetWorkflowExecution({
+          namespace: 'default',
+          workflowExecution: { workflowId },
+          reason: 'operator tries',
+          requestId: 'reset-by-operator',
+        }),
+      ).rejects.toMatchObject({ code: 7 }); // refused before the request is read (it names no event to reset to)
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+    } finally {
+      await operator.close();
+    }
+
+    const admin = userByRole('admin');
+    const adminClient = await clientAs(admin);
+    try {
+      const handle = adminClient.client.workflow.getHandle(workflowId);
+      await handle.terminate('admin ends it');
+      expect((await handle.describe()).status.name).toBe('TERMINATED');
+      const { events } = await handle.fetchHistory();
+      const terminated = events!.find((event) => event.workflowExecutionTerminatedEventAttributes);
+      expect(terminated?.workflowExecutionTerminatedEventAttributes?.identity).toBe(admin.email);
+    } finally {
+      await adminClient.close();
     }
   });
 });

@@ -14,6 +14,9 @@ import {
 } from '../scripts/lib/production';
 import {
   NAMESPACE,
+  temporalServerArgs,
+  temporalServerAuthEnv,
+  temporalUiAuthEnv,
   temporalDatabaseEnv,
   temporalServerEnv,
   temporalServerSettings,
@@ -23,6 +26,7 @@ import {
   temporalUiTlsEnv,
 } from '../scripts/lib/temporal-server';
 import { serviceRoles } from '../scripts/lib/database';
+import { oidcProviderEnv } from '../scripts/lib/oidc';
 import { temporalCertificatePaths } from '../scripts/lib/tls';
 
 const root = path.resolve(__dirname, '..');
@@ -31,6 +35,7 @@ const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 interface Service {
   image?: string;
   build?: string;
+  networks?: Record<string, { aliases?: string[] }>;
   command?: string[];
   environment?: Record<string, string | number>;
   volumes?: string[];
@@ -58,14 +63,24 @@ describe('docker-compose.yml and npm run stack -- --production', () => {
   it('run the same versions', () => {
     const server = pinned('TEMPORAL_SERVER_VERSION');
     expect(service('postgres').image).toBe(`postgres:${POSTGRES_MAJOR}`);
-    expect(service('temporal').image).toBe(`temporalio/server:${server}`);
+    // The server is the release's, built with the operator rules of ops/temporal-server on the release's image.
+    expect(service('temporal').build).toBe('ops/temporal-server');
+    const serverImage = read('ops/temporal-server/Dockerfile');
+    expect(serverImage).toContain(`FROM temporalio/server:${server}\n`);
+    expect(serverImage).toContain(`FROM golang:${pinned('TEMPORAL_SERVER_GO_TOOLCHAIN')!.replace(/^go/, '')} AS build`);
+    expect(read('ops/temporal-server/go.mod')).toContain(`go.temporal.io/server v${server}\n`);
     expect(service('temporal-schema').image).toBe(`temporalio/admin-tools:${server}`);
     expect(service('temporal-ui').image).toBe(`temporalio/ui:${pinned('TEMPORAL_UI_VERSION')}`);
   });
 
   it('configure the Temporal server by the same variables and settings', async () => {
     const temporal = service('temporal');
-    const native = { ...(await temporalServerEnv(database, 7233)), ...temporalServerTlsEnv(composeCertificates) };
+    const jwksUrl = String(temporal.environment?.TEMPORAL_JWT_KEY_SOURCE1);
+    const native = {
+      ...(await temporalServerEnv(database, 7233, 7236)),
+      ...temporalServerTlsEnv(composeCertificates),
+      ...temporalServerAuthEnv(jwksUrl),
+    };
     // Natively every service of the server needs a port of its own on loopback; a container keeps the defaults.
     const loopbackOnly = Object.keys(native).filter((name) => name.endsWith('_PORT') && name !== 'DB_PORT');
     expect(names(temporal.environment)).toEqual(
@@ -74,8 +89,11 @@ describe('docker-compose.yml and npm run stack -- --production', () => {
     for (const [name, value] of Object.entries({
       ...temporalServerSettings,
       ...temporalServerTlsEnv(composeCertificates),
+      ...temporalServerAuthEnv(jwksUrl),
     }))
       expect(String(temporal.environment?.[name])).toBe(value);
+    // With sign-on the internal frontend serves the services: the same services on the command line.
+    expect(temporal.command).toEqual(temporalServerArgs(true));
     expect(temporal.volumes).toContain(composeTlsVolume);
     // The same dynamic config file, mounted where the variable points.
     expect(temporal.volumes).toContain(
@@ -94,11 +112,60 @@ describe('docker-compose.yml and npm run stack -- --production', () => {
   });
 
   it('point the UI at the server by the same variables, with its client certificate', () => {
-    const ui = { ...temporalUiEnv('temporal:7233', 8080), ...temporalUiTlsEnv(composeCertificates) };
-    expect(names(service('temporal-ui').environment)).toEqual(names(ui));
+    const environment = service('temporal-ui').environment ?? {};
+    const signOn = {
+      providerUrl: String(environment.TEMPORAL_AUTH_PROVIDER_URL),
+      clientId: String(environment.TEMPORAL_AUTH_CLIENT_ID),
+      clientSecret: String(environment.TEMPORAL_AUTH_CLIENT_SECRET),
+      uiUrl: 'http://localhost:8233',
+    };
+    const ui = {
+      ...temporalUiEnv('temporal:7233', 8080),
+      ...temporalUiTlsEnv(composeCertificates),
+      ...temporalUiAuthEnv(signOn),
+    };
+    expect(names(environment)).toEqual(names(ui));
+    for (const [name, value] of Object.entries(temporalUiAuthEnv(signOn)))
+      expect(String(environment[name])).toBe(value);
     for (const [name, value] of Object.entries(temporalUiTlsEnv(composeCertificates)))
       expect(String(service('temporal-ui').environment?.[name])).toBe(value);
     expect(service('temporal-ui').environment?.TEMPORAL_DEFAULT_NAMESPACE).toBe(NAMESPACE);
+  });
+
+  it('sign operators in through the same OpenID Provider, reached by one URL from the browser and the containers', () => {
+    const oidc = service('oidc');
+    expect(oidc.command).toEqual(['npx', 'tsx', 'scripts/production/oidc-provider.ts']);
+    const environment = oidc.environment ?? {};
+    expect(names(environment)).toEqual(
+      names(
+        oidcProviderEnv({
+          issuer: '',
+          port: 0,
+          stateDir: '',
+          clientId: '',
+          clientSecret: '',
+          redirectUris: [],
+          userPassword: '',
+        }),
+      ),
+    );
+    const issuer = String(environment.OIDC_ISSUER);
+    const ui = service('temporal-ui').environment ?? {};
+    expect(ui.TEMPORAL_AUTH_PROVIDER_URL).toBe(issuer);
+    expect(ui.TEMPORAL_AUTH_CLIENT_ID).toBe(environment.OIDC_CLIENT_ID);
+    expect(ui.TEMPORAL_AUTH_CLIENT_SECRET).toBe(environment.OIDC_CLIENT_SECRET);
+    expect(String(environment.OIDC_REDIRECT_URIS).split(',')).toContain(ui.TEMPORAL_AUTH_CALLBACK_URL);
+    expect(service('temporal').environment?.TEMPORAL_JWT_KEY_SOURCE1).toBe(`${issuer}/jwks`);
+    // The issuer's host is the service's name on the compose network, and loopback for a browser (*.localhost).
+    const host = new URL(issuer).hostname;
+    expect(host.endsWith('.localhost')).toBe(true);
+    expect(oidc.networks?.default?.aliases).toContain(host);
+    expect(String(environment.OIDC_PORT)).toBe(new URL(issuer).port);
+  });
+
+  it('connect the services to the internal frontend, which asks for no token', () => {
+    for (const name of ['migrate', 'api', 'worker', 'temporal-namespace'])
+      expect(service(name).environment?.TEMPORAL_ADDRESS).toBe('temporal:7236');
   });
 
   it('run the migrations, the APIs and the workers with the same commands, environment and replicas', () => {

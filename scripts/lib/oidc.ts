@@ -13,8 +13,9 @@ export type OperatorRole = 'viewer' | 'operator' | 'admin';
 /**
  * Each role's Temporal permissions (the server's default claim mapper reads `namespace:role`). A viewer reads
  * workflows and histories; an operator may also write (the operator's updates: retry, refund); an admin has every
- * namespace and cluster API. The roles reach the server in the ID token, so a change applies at the next sign-in. The default authorizer of Temporal 1.32 grants terminate and reset to writers as well
- * (they are write APIs there): docs/operations.md says what keeps operators from them.
+ * namespace and cluster API. The roles reach the server in the ID token, so a change applies at the next sign-in.
+ * Terminate, reset and delete need admin: Temporal's default authorizer would grant them to writers, the server of
+ * ops/temporal-server does not (docs/operations.md).
  */
 export const rolePermissions: Record<OperatorRole, string[]> = {
   // The cluster scope is named after the system namespace (`temporal-system`, not `system`, in the server's claim

@@ -165,9 +165,10 @@ export function temporalServerTlsEnv(certificates: TemporalCertificates): Record
 /**
  * Operators' single sign-on on the server (docs/operations.md "Operator sign-on"): the public frontend takes a call
  * only with a bearer token its default JWT claim mapper accepts (signed by a key of `jwksUrl`; roles from the
- * `permissions` claim, `namespace:role`) and its default authorizer allows. The API, the workers and the server's own
- * system workers connect to the internal frontend instead, which serves mutual TLS with the internode certificates
- * and takes no token: a service is identified by its client certificate, a person by their token.
+ * `permissions` claim, `namespace:role`) and its authorizer allows (the default one, plus terminate, reset and delete
+ * for admins only: ops/temporal-server, which also stamps the token's email as the caller's identity). The API, the
+ * workers and the server's own system workers connect to the internal frontend instead, which serves mutual TLS with
+ * the internode certificates and takes no token: a service is identified by its client certificate, a person by their token.
  */
 export function temporalServerAuthEnv(jwksUrl: string): Record<string, string> {
   return {
