@@ -21,7 +21,7 @@ import { amountsOf, type TransactionAmountColumns } from './transactions';
 
 /** Wallets hold stablecoins, at their currency's decimal places (money.ts). */
 export type LedgerCurrency = Stablecoin;
-export const walletCurrencies: LedgerCurrency[] = stablecoins;
+export const walletCurrencies: readonly LedgerCurrency[] = stablecoins;
 
 export type LedgerAccountRef =
   | { walletId: string; currency: LedgerCurrency }

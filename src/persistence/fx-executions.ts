@@ -89,7 +89,7 @@ export async function fxResultByPair(db: Database, from: Date, to: Date): Promis
       coalesce(sum(result) FILTER (WHERE result > 0), 0) AS gains,
       coalesce(sum(result) FILTER (WHERE result < 0), 0) AS losses, sum(result) AS net
     FROM fx_executions WHERE executed_at >= ${from} AND executed_at < ${to}
-    GROUP BY sold_currency, bought_currency ORDER BY sold_currency, bought_currency`.execute(sqlOf(db))
+    GROUP BY sold_currency, bought_currency ORDER BY sold_currency::text, bought_currency::text`.execute(sqlOf(db))
   ).rows as Array<{
     soldCurrency: string;
     boughtCurrency: string;

@@ -1,6 +1,7 @@
 // The wallet_transfers table, read with both wallets: the API's commands and reads, and the transfer
 // activities, which change a transfer's status only under its row lock. Also the one read of the wallets
 // table a transfer needs, a destination given by its address.
+import type { Currency } from '../domain/money';
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
@@ -71,7 +72,7 @@ export async function insertWalletTransfer(
     toWalletId: string | null;
     toAddress: string;
     chain: string;
-    currency: string;
+    currency: Currency;
     amount: string;
     networkFee: string;
     status: WalletTransferStatus;

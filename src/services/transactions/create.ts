@@ -42,9 +42,9 @@ async function usableQuoteOrThrow(
   const quote = await findQuoteOrThrow(services.prisma, partnerId, quoteId);
   // A quote made before a provider went away (or by another deployment's table) is refused the same way.
   refuseUnavailableFlows(services, {
-    sender: quote.senderPaymentRail as PaymentRail,
-    stablecoin: (quote.stablecoinPaymentRail as PaymentRail | null) ?? null,
-    receiver: quote.receiverPaymentRail as PaymentRail,
+    sender: quote.senderPaymentRail,
+    stablecoin: quote.stablecoinPaymentRail,
+    receiver: quote.receiverPaymentRail,
   });
   if (quote.type !== type) {
     throw new ApiError(
