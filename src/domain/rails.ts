@@ -15,6 +15,23 @@ export type Blockchain = (typeof blockchains)[number];
 export type PaymentRail = FiatRail | Blockchain;
 export const allPaymentRails: readonly PaymentRail[] = [...fiatRails, ...blockchains];
 
+export function isFiatRail(rail: PaymentRail): rail is FiatRail {
+  return (fiatRails as readonly PaymentRail[]).includes(rail);
+}
+export function isBlockchain(rail: PaymentRail): rail is Blockchain {
+  return (blockchains as readonly PaymentRail[]).includes(rail);
+}
+/** A stored rail where only a fiat rail can be (the quote's type decides): anything else is corrupt data. */
+export function fiatRailOf(rail: PaymentRail): FiatRail {
+  if (!isFiatRail(rail)) throw new Error(`not a fiat rail: ${rail}`);
+  return rail;
+}
+/** A stored rail where only a chain can be: anything else is corrupt data. */
+export function blockchainOf(rail: PaymentRail): Blockchain {
+  if (!isBlockchain(rail)) throw new Error(`not a blockchain: ${rail}`);
+  return rail;
+}
+
 /** A rail object as stored and returned (snake_case fields; absent optional fields are undefined). */
 export type RailObject = Readonly<Record<string, unknown>>;
 

@@ -102,7 +102,7 @@ export async function createWalletTransfer(
   if (request.simulate !== undefined && services.config.appEnv !== 'sandbox') {
     throw ApiError.invalidParam('simulate', 'exists in the sandbox only');
   }
-  const currency = request.currency as Stablecoin;
+  const { currency } = request;
   const problem = amountTextProblem(request.amount, currency);
   if (problem) throw ApiError.invalidParam('amount', problem);
   const amount = Money.parse(currency, request.amount);

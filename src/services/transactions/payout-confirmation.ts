@@ -6,7 +6,7 @@ import { findTransactionDeposit } from '../../persistence/transactions';
 import { claimPayoutTxHash, closePayoutChainClaim, findPayoutChainClaim } from '../../persistence/chain-watcher';
 import type { TransferVerdict } from '../../providers/evm/token-transfers';
 import { ProviderUnavailableError } from '../../providers/unavailable';
-import type { Blockchain } from '../../domain/rails';
+import { blockchainOf, type Blockchain } from '../../domain/rails';
 import { amountsOf, SandboxSimulation } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import { toTransaction } from '../../presenters/transactions';
@@ -121,7 +121,7 @@ export async function confirmPayout(
     );
   }
   if (row.status !== 'awaiting_deposit') throw cannotBeConfirmed(row, row.status);
-  const chain = row.senderPaymentRail as Blockchain;
+  const chain = blockchainOf(row.senderPaymentRail);
   if (!txHashPatterns[chain].test(body.tx_hash)) {
     throw new ApiError(
       'tx_hash_chain_mismatch',
