@@ -2,6 +2,7 @@
 // activities, which change a transfer's status only under its row lock. Also the one read of the wallets
 // table a transfer needs, a destination given by its address.
 import type { Currency } from '../domain/money';
+import type { Blockchain } from '../domain/rails';
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { KeysetQuery } from '../http/pagination';
 import { keysetPage } from './keyset';
@@ -71,7 +72,7 @@ export async function insertWalletTransfer(
     fromWalletId: string;
     toWalletId: string | null;
     toAddress: string;
-    chain: string;
+    chain: Blockchain;
     currency: Currency;
     amount: string;
     networkFee: string;

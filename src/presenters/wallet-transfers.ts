@@ -1,7 +1,6 @@
 // Wallet transfers as the API shows them: the response of every wallet-transfer operation and the
 // `event_resource` of every walletTransfer.* event. Pure: rows in, resources out.
 import type { WalletTransferRow } from '../persistence/wallet-transfers';
-import type { Chain } from '../domain/chains';
 import { Money, stablecoinOf } from '../domain/money';
 import type { WalletTransferFailureReason } from '../domain/wallet-transfers';
 import type { WalletTransferResource } from '../schemas/wallet-transfers';
@@ -16,7 +15,7 @@ export function toWalletTransfer(row: WalletTransferRow): WalletTransferResource
     status: row.status,
     from: { wallet_id: row.fromWalletId, address: row.fromWallet.address },
     to: { wallet_id: ownDestination, address: row.toAddress },
-    chain: row.chain as Chain,
+    chain: row.chain,
     currency: stablecoinOf(row.currency),
     amount: money(row.amount),
     network_fee: money(row.networkFee),

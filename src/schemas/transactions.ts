@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { parseBrazilianTaxId } from '../domain/brazil';
 import { allCurrencies } from '../domain/money';
-import { allPaymentRails, blockchains, durationInProse, FiatRail, fiatRails, PaymentRail } from '../domain/rails';
+import { allPaymentRails, blockchains, durationInProse, FiatRail, fiatRails } from '../domain/rails';
 import {
   depositWindowMs,
   failureReasons,

@@ -4,7 +4,7 @@ import { ownedOrNotFound } from './owned';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Database, DatabaseClient } from '../persistence/database';
 import { newId } from '../domain/ids';
-import { stablecoinOf, type Currency, type Decimal, type Money } from '../domain/money';
+import { stablecoinOf, type Decimal, type Money } from '../domain/money';
 import {
   AmountRanges,
   describeRange,

@@ -6,7 +6,7 @@
 // queue on that row lock, so the balance never goes below zero. Reads are plain queries.
 import { isWellFormedAddress, toChecksumAddress, type Chain } from '../domain/chains';
 import { isUuid, newId } from '../domain/ids';
-import { amountTextProblem, Money, Stablecoin } from '../domain/money';
+import { amountTextProblem, Money } from '../domain/money';
 import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
 import type { Database, DatabaseClient } from '../persistence/database';
 import { recordEvent } from '../persistence/events';
@@ -50,10 +50,10 @@ interface Destination {
 async function destinationOf(
   services: ApiServices,
   partnerId: string,
-  from: { id: string; chain: string },
+  from: { id: string; chain: Chain },
   request: CreateWalletTransferRequest,
 ): Promise<Destination> {
-  const chain = from.chain as Chain;
+  const { chain } = from;
   const sameWallet = () =>
     new ApiError(
       'wallet_transfer_same_wallet',
@@ -107,7 +107,7 @@ export async function createWalletTransfer(
   if (problem) throw ApiError.invalidParam('amount', problem);
   const amount = Money.parse(currency, request.amount);
   const from = await findWalletOrThrow(services.prisma, partnerId, request.from_wallet_id);
-  const chain = from.chain as Chain;
+  const { chain } = from;
   const destination = await destinationOf(services, partnerId, from, request);
   const networkFee = chargesNetworkFee(destination)
     ? await services.rateProvider.networkFee(currency, chain)

@@ -1,9 +1,11 @@
--- Currency and payment rail columns become enums (the values of src/domain/money.ts and src/domain/rails.ts), so the
--- database refuses a currency or rail the code does not know. Rows convert in place (USING), which rewrites each table
--- and its indexes under an exclusive lock: on large tables run it in a maintenance window. The partial index and the
--- CHECK that compare sender_currency with text are dropped before and made again after over the enum.
+-- Currency and payment rail columns, and the chain of wallets and their transfers, become enums (the values of
+-- src/domain/money.ts and src/domain/rails.ts), so the database refuses a currency or rail the code does not know. Rows
+-- convert in place (USING), which rewrites each table and its indexes under an exclusive lock: on large tables run it
+-- in a maintenance window. The partial index and the CHECK that compare sender_currency with text are dropped before
+-- and made again after over the enum.
 CREATE TYPE "currency" AS ENUM ('USD', 'EUR', 'BRL', 'MXN', 'ARS', 'USDC', 'USDT');
 CREATE TYPE "payment_rail" AS ENUM ('pix', 'pix_account', 'spei', 'wire', 'ach', 'sepa', 'cvu', 'ethereum', 'solana');
+CREATE TYPE "blockchain" AS ENUM ('ethereum', 'solana');
 
 DROP INDEX IF EXISTS "virtual_accounts_one_eur_third_party_per_customer";
 ALTER TABLE "virtual_accounts" DROP CONSTRAINT IF EXISTS "virtual_accounts_third_party_flag_eur_only";
@@ -31,7 +33,10 @@ ALTER TABLE "ledger_entries" ALTER COLUMN "currency" TYPE "currency" USING "curr
 ALTER TABLE "transaction_deposits" ALTER COLUMN "currency" TYPE "currency" USING "currency"::"currency";
 ALTER TABLE "transaction_payout_returns" ALTER COLUMN "currency" TYPE "currency" USING "currency"::"currency";
 ALTER TABLE "sandbox_rail_operations" ALTER COLUMN "currency" TYPE "currency" USING "currency"::"currency";
-ALTER TABLE "wallet_transfers" ALTER COLUMN "currency" TYPE "currency" USING "currency"::"currency";
+ALTER TABLE "wallets" ALTER COLUMN "chain" TYPE "blockchain" USING "chain"::"blockchain";
+ALTER TABLE "wallet_transfers"
+  ALTER COLUMN "currency" TYPE "currency" USING "currency"::"currency",
+  ALTER COLUMN "chain" TYPE "blockchain" USING "chain"::"blockchain";
 ALTER TABLE "reconciliation_statement_lines" ALTER COLUMN "currency" TYPE "currency" USING "currency"::"currency";
 ALTER TABLE "sandbox_statement_adjustments" ALTER COLUMN "currency" TYPE "currency" USING "currency"::"currency";
 ALTER TABLE "chain_deposits" ALTER COLUMN "currency" TYPE "currency" USING "currency"::"currency";

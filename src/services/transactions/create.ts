@@ -1,9 +1,9 @@
 // Creating a transaction (fiat to fiat, pay-in, payout): every precondition checked first (quote, customer, wallet,
 // receiving account, amounts), then the write (write.ts).
 import { idOfThisRequest } from '../../request-context';
-import { amountTextProblem, Currency, Money, Stablecoin, stablecoinOf } from '../../domain/money';
+import { amountTextProblem, Currency, Money, stablecoinOf } from '../../domain/money';
 import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
-import { blockchainOf, fiatRailOf, type Blockchain, type FiatRail, type PaymentRail } from '../../domain/rails';
+import { blockchainOf, fiatRailOf, type Blockchain, type FiatRail } from '../../domain/rails';
 import { depositDeadlineOf } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import { postLedgerEntries } from '../../persistence/ledger';

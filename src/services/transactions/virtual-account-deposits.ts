@@ -4,7 +4,7 @@ import { idFromReference } from '../../domain/ids';
 import { idOfThisRequest } from '../../request-context';
 import { toTransaction } from '../../presenters/transactions';
 import { amountTextProblem, Money, type Currency } from '../../domain/money';
-import type { Blockchain, FiatRail } from '../../domain/rails';
+import type { FiatRail } from '../../domain/rails';
 import { decideVirtualAccountDeposit } from '../../domain/transactions';
 import { ApiError } from '../../http/errors';
 import { settlementEntries, ledgerReference } from '../../domain/ledger';
@@ -98,7 +98,7 @@ async function writeVirtualAccountPayIn(
   });
   const rail = virtualAccountRails[account.senderCurrency];
   if (!rail) throw new Error(`virtual account ${account.id} collects ${account.senderCurrency}, which no rail carries`);
-  const receiver = { currency: account.receiverCurrency, paymentRail: account.wallet.chain as Blockchain };
+  const receiver = { currency: account.receiverCurrency, paymentRail: account.wallet.chain };
   const terms = await lockTerms(services.rateProvider, services.config.quoteServiceFeeBps, {
     type: 'payin',
     sender: { currency: credit.amount.currency, paymentRail: rail },
