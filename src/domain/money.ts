@@ -38,16 +38,16 @@ export function isCurrency(code: unknown): code is Currency {
   return typeof code === 'string' && Object.prototype.hasOwnProperty.call(currencies, code);
 }
 /**
- * A currency column's text as a Currency: the columns are plain text, and a value the code does not know is
- * corrupt data that must stop the work rather than be priced with some other currency's decimals.
+ * A currency read as text (a bank message, a report's row): one the code does not know is corrupt data that must stop
+ * the work rather than be priced with some other currency's decimals. Columns are the currency enum already.
  */
 export function currencyOf(code: string): Currency {
   if (!isCurrency(code)) throw new Error(`unknown currency ${JSON.stringify(code)}`);
   return code;
 }
 /** A stablecoin column's value (wallets and their transfers hold stablecoins only): anything else is corrupt data. */
-export function stablecoinOf(code: Currency): Stablecoin {
-  if (!isStablecoin(code)) throw new Error(`not a stablecoin: ${code}`);
+export function stablecoinOf(code: Currency | null): Stablecoin {
+  if (code === null || !isStablecoin(code)) throw new Error(`not a stablecoin: ${code}`);
   return code;
 }
 export function isFiat(code: Currency): code is FiatCurrency {

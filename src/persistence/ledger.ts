@@ -24,7 +24,7 @@
 import { type DatabaseTransaction, isDatabaseTransaction, sqlOf, type Database } from './database';
 import { type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
-import { AmountValue, currencyOf, Decimal } from '../domain/money';
+import { AmountValue, Decimal, type Currency } from '../domain/money';
 import {
   checkPosting,
   keyOf,
@@ -324,7 +324,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
       id: string;
       walletId: string | null;
       systemCode: string | null;
-      currency: string;
+      currency: Currency;
       locks: boolean;
       balance: string | null;
     }>;
@@ -347,7 +347,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
   for (const row of rows) {
     const key = row.walletId
       ? keyOf({ walletId: row.walletId, currency: row.currency as LedgerCurrency })
-      : keyOf({ system: row.systemCode ?? '', currency: currencyOf(row.currency) });
+      : keyOf({ system: row.systemCode ?? '', currency: row.currency });
     found.set(key, { id: row.id, balance: row.locks && row.balance !== null ? new Decimal(row.balance) : null });
   }
   for (const [key, ref] of byKey) {

@@ -1,7 +1,7 @@
 // How transactions and their deposits are shown: the API shape, which is also every payin.* and
 // payout.* event's `event_resource`. Pure: rows in, resources out. The legs stay internal.
 import type { TransactionDepositRow, TransactionRow } from '../persistence/transactions';
-import { Decimal, Money, currencyOf } from '../domain/money';
+import { Decimal, Money } from '../domain/money';
 import { blockchainOf, externalAccountRailOf, isFiatRail, type PaymentRail, railDefinitions } from '../domain/rails';
 import { amountsOf, type FailureReason, type TransactionStatus } from '../domain/transactions';
 import type { SenderDepositInstructions } from '../providers/transaction-deposits';
@@ -24,7 +24,7 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
     return {
       wallet_id: row.walletId as string,
       address: row.wallet?.address ?? '',
-      currency: currencyOf(row.receiverCurrency),
+      currency: row.receiverCurrency,
       payment_rail: blockchainOf(row.receiverPaymentRail),
       amount: amounts.receiver.toString(),
     };
@@ -35,7 +35,7 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
   const beneficiaryName = typeof details.beneficiary_name === 'string' ? details.beneficiary_name : '';
   return {
     external_account_id: row.externalAccountId ?? null,
-    currency: currencyOf(row.receiverCurrency),
+    currency: row.receiverCurrency,
     payment_rail: externalAccountRailOf(row.receiverPaymentRail),
     amount: amounts.receiver.toString(),
     account_name: account?.accountName ?? beneficiaryName,
@@ -47,7 +47,7 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
 
 function senderOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>): TransactionResource['sender'] {
   const side = {
-    currency: currencyOf(row.senderCurrency),
+    currency: row.senderCurrency,
     payment_rail: row.senderPaymentRail,
     amount: amounts.sender.toString(),
   };
@@ -102,8 +102,8 @@ export function toDeposit(row: TransactionDepositRow): DepositResource {
   return {
     id: row.id,
     transaction_id: row.transactionId,
-    amount: Money.of(currencyOf(row.currency), row.amount.toString()).toString(),
-    currency: currencyOf(row.currency),
+    amount: Money.of(row.currency, row.amount.toString()).toString(),
+    currency: row.currency,
     sender_name: row.senderName,
     reference: row.reference,
     provider_reference: row.providerReference,
