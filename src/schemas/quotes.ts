@@ -292,7 +292,7 @@ export const createFiatToFiatQuoteRequestSchema = z
     }),
     stablecoin: z
       .object({
-        currency: z.enum(stablecoins as [Currency, ...Currency[]]),
+        currency: z.enum(stablecoins),
         payment_rail: z.enum(blockchains),
       })
       .strict()

@@ -8,7 +8,7 @@ import { addressSchema, always, text, timestampSchema } from './common';
 
 export const virtualAccountStatuses = ['under_review', 'approved', 'rejected', 'cancelled'] as const;
 export type VirtualAccountStatus = (typeof virtualAccountStatuses)[number];
-const receiverCurrencies = stablecoins as ['USDC', 'USDT'];
+const receiverCurrencies = stablecoins;
 
 export const createVirtualAccountRequestSchema = z
   .object({
