@@ -64,10 +64,10 @@ async function storedAndSummed(accounts: LedgerAccountRef[]) {
     FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
     WHERE (a.wallet_id, a.currency) IN (
         SELECT * FROM unnest(${accounts.map((ref) => ('walletId' in ref ? ref.walletId : null))}::uuid[],
-          ${accounts.map((ref) => ref.currency as string)}::text[]))
+          ${accounts.map((ref) => ref.currency)}::currency[]))
       OR (a.system_code, a.currency) IN (
         SELECT * FROM unnest(${accounts.map((ref) => ('system' in ref ? ref.system : null))}::text[],
-          ${accounts.map((ref) => ref.currency as string)}::text[]))
+          ${accounts.map((ref) => ref.currency)}::currency[]))
     GROUP BY a.id ORDER BY name`;
   return rows.map(({ name, stored, summed }) => ({
     name,

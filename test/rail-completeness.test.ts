@@ -3,6 +3,8 @@
 // definition's fields, checks and formats), the identity, the presenter's masking, the deposit window, the sandbox
 // deposit instructions and the OpenAPI text that lists rails. Adding a rail to `fiatRails` without one of these
 // fails here (or does not compile: the Record<FiatRail, ...> maps).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { routesOf } from '../src/http/app';
 import { buildOpenApiDocument } from '../src/http/openapi';
 import { accountIdentityOf, countryOfAccount } from '../src/domain/external-accounts';
@@ -57,6 +59,16 @@ function formatsOf(schema: JsonSchema | undefined): string[] {
   return fields.flatMap((field) => [...(field.format ? [field.format] : []), ...formatsOf(field)]);
 }
 
+/** The values of an enum of prisma/schema.prisma: the database's column type. */
+function schemaEnum(name: string): string[] {
+  const schema = readFileSync(path.resolve(__dirname, '../prisma/schema.prisma'), 'utf8');
+  const body = new RegExp(`^enum ${name} \\{([^}]*)\\}`, 'm').exec(schema)?.[1] ?? '';
+  return body
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /^\w+$/.test(line));
+}
+
 describe.each(fiatRails.map((rail) => [rail]))('rail %s', (rail) => {
   const definition = railDefinitions[rail];
 
@@ -67,6 +79,11 @@ describe.each(fiatRails.map((rail) => [rail]))('rail %s', (rail) => {
     expect(depositWindowMs[rail]).toBe(definition.depositWindowMs);
     expect(definition.instructionFields.length).toBeGreaterThan(0);
     expect(definition).toHaveProperty('externalAccount');
+  });
+
+  it('is a value of the database’s rail and currency enums', () => {
+    expect(schemaEnum('PaymentRail')).toContain(rail);
+    expect(schemaEnum('Currency')).toContain(definition.currency);
   });
 
   it('has deposit instructions: a schema with the definition’s fields, and the sandbox fills them', async () => {

@@ -587,7 +587,7 @@ describe('settlement report', () => {
         JOIN ledger_accounts a ON a.id = e.account_id
         WHERE split_part(t.reference, ':', 2) = ANY(${transactionIds}::text[]) AND t.reference LIKE 'transaction:%'
           AND a.system_code = ${account} AND (${step ?? null}::text IS NULL OR split_part(t.reference, ':', 3) = ${step ?? null})
-        GROUP BY e.currency HAVING sum(e.amount) <> 0 ORDER BY e.currency`;
+        GROUP BY e.currency HAVING sum(e.amount) <> 0 ORDER BY e.currency::text`;
       return sums.map(({ currency, total }) => [currency, new Decimal(total).toFixed()]);
     };
     const reportSum = (column: string, currencyColumn: string, keep = (_row: Record<string, string>) => true) => {
@@ -708,7 +708,7 @@ describe('settlement report: what really moved', () => {
         JOIN ledger_accounts a ON a.id = e.account_id
         WHERE t.reference LIKE 'transaction:%' AND split_part(t.reference, ':', 2) = ANY(${ids}::text[])
           AND a.system_code = ${account} AND (${step}::text IS NULL OR split_part(t.reference, ':', 3) = ${step})
-        GROUP BY e.currency HAVING sum(e.amount) <> 0 ORDER BY e.currency`;
+        GROUP BY e.currency HAVING sum(e.amount) <> 0 ORDER BY e.currency::text`;
       return sums.map(({ currency, total }) => [currency, new Decimal(total).toFixed()]);
     };
     /** Per currency, the sum of what `amounts` reads from each row (empty cells left out). */

@@ -21,7 +21,7 @@ import { amountsOf, type TransactionAmountColumns } from './transactions';
 
 /** Wallets hold stablecoins, at their currency's decimal places (money.ts). */
 export type LedgerCurrency = Stablecoin;
-export const walletCurrencies: LedgerCurrency[] = stablecoins;
+export const walletCurrencies: readonly LedgerCurrency[] = stablecoins;
 
 export type LedgerAccountRef =
   | { walletId: string; currency: LedgerCurrency }
@@ -463,11 +463,11 @@ export function payoutFundingEntries(row: TransactionPostingColumns): LedgerEntr
 export interface DepositOnLedger {
   id: string;
   transactionId: string;
-  currency: string;
+  currency: Currency;
   amount: { toString(): string };
 }
 
-const depositMoney = (deposit: DepositOnLedger) => Money.of(currencyOf(deposit.currency), deposit.amount.toString());
+const depositMoney = (deposit: DepositOnLedger) => Money.of(deposit.currency, deposit.amount.toString());
 
 /**
  * A deposit its transaction did not take (it came late): held in clearing from the moment it arrived, under its own

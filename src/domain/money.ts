@@ -16,6 +16,9 @@ export const Decimal = BaseDecimal.clone({
 export type Decimal = BaseDecimal;
 export type DecimalValue = BaseDecimal.Value;
 
+export const allCurrencies = ['USD', 'EUR', 'BRL', 'MXN', 'ARS', 'USDC', 'USDT'] as const;
+export type Currency = (typeof allCurrencies)[number];
+
 export const currencies = {
   USD: { kind: 'fiat', decimals: 2 },
   EUR: { kind: 'fiat', decimals: 2 },
@@ -24,24 +27,27 @@ export const currencies = {
   ARS: { kind: 'fiat', decimals: 2 },
   USDC: { kind: 'stablecoin', decimals: 6 },
   USDT: { kind: 'stablecoin', decimals: 6 },
-} as const satisfies Record<string, { kind: 'fiat' | 'stablecoin'; decimals: number }>;
+} as const satisfies Record<Currency, { kind: 'fiat' | 'stablecoin'; decimals: number }>;
 
-export type Currency = keyof typeof currencies;
-export const allCurrencies = Object.keys(currencies) as Currency[];
 export type FiatCurrency = { [C in Currency]: (typeof currencies)[C]['kind'] extends 'fiat' ? C : never }[Currency];
 export type Stablecoin = Exclude<Currency, FiatCurrency>;
-export const fiatCurrencies = allCurrencies.filter((code) => currencies[code].kind === 'fiat') as FiatCurrency[];
-export const stablecoins = allCurrencies.filter((code) => currencies[code].kind === 'stablecoin') as Stablecoin[];
+export const fiatCurrencies: readonly FiatCurrency[] = allCurrencies.filter(isFiat);
+export const stablecoins: readonly Stablecoin[] = allCurrencies.filter(isStablecoin);
 
 export function isCurrency(code: unknown): code is Currency {
   return typeof code === 'string' && Object.prototype.hasOwnProperty.call(currencies, code);
 }
 /**
- * A currency column's text as a Currency: the columns are plain text, and a value the code does not know is
- * corrupt data that must stop the work rather than be priced with some other currency's decimals.
+ * A currency read as text (a bank message, a report's row): one the code does not know is corrupt data that must stop
+ * the work rather than be priced with some other currency's decimals. Columns are the currency enum already.
  */
 export function currencyOf(code: string): Currency {
   if (!isCurrency(code)) throw new Error(`unknown currency ${JSON.stringify(code)}`);
+  return code;
+}
+/** A stablecoin column's value (wallets and their transfers hold stablecoins only): anything else is corrupt data. */
+export function stablecoinOf(code: Currency | null): Stablecoin {
+  if (code === null || !isStablecoin(code)) throw new Error(`not a stablecoin: ${code}`);
   return code;
 }
 export function isFiat(code: Currency): code is FiatCurrency {

@@ -99,11 +99,17 @@ export class FeesExceedAmountError extends Error {
   }
 }
 
-/** Currencies along the conversion path, in order. */
-export function pathOf(terms: Pick<QuoteTerms, 'sender' | 'stablecoin' | 'receiver'>): Currency[] {
-  return terms.stablecoin
-    ? [terms.sender.currency, terms.stablecoin.currency, terms.receiver.currency]
-    : [terms.sender.currency, terms.receiver.currency];
+/** The conversions along the path, in order: one per locked rate. */
+export function conversionsOf(
+  terms: Pick<QuoteTerms, 'sender' | 'stablecoin' | 'receiver'>,
+): Array<{ from: Currency; to: Currency }> {
+  const { sender, stablecoin, receiver } = terms;
+  return stablecoin
+    ? [
+        { from: sender.currency, to: stablecoin.currency },
+        { from: stablecoin.currency, to: receiver.currency },
+      ]
+    : [{ from: sender.currency, to: receiver.currency }];
 }
 
 /** A provider's rate as the quote locks it: 8 decimal places, rounded down. */
@@ -133,18 +139,17 @@ export function feesFor(terms: QuoteTerms, sender: Money): QuoteFees {
 
 /** Every amount of a quote from its terms and the amount fixed on one side. */
 export function priceQuote(terms: QuoteTerms, fixed: FixedAmount): QuoteAmounts {
-  const path = pathOf(terms);
-  if (fixed.amount.currency !== path[fixed.side === 'sender' ? 0 : path.length - 1]) {
-    throw new Error(`the ${fixed.side} amount must be in ${fixed.side === 'sender' ? path[0] : path[path.length - 1]}`);
-  }
+  const conversions = conversionsOf(terms);
+  const expected = fixed.side === 'sender' ? terms.sender.currency : terms.receiver.currency;
+  if (fixed.amount.currency !== expected) throw new Error(`the ${fixed.side} amount must be in ${expected}`);
   if (fixed.side === 'sender') {
     const sender = fixed.amount;
     const fees = feesFor(terms, sender);
     const converted = sender.minus(fees.total);
     if (!converted.isPositive()) throw new FeesExceedAmountError(sender, fees);
     const along = [converted];
-    terms.rates.forEach((rate, leg) =>
-      along.push((along[leg] as Money).convert(rate, path[leg + 1] as Currency, 'down')),
+    conversions.forEach(({ to }, leg) =>
+      along.push((along[leg] as Money).convert(terms.rates[leg] as Decimal, to, 'down')),
     );
     return {
       fixedSide: 'sender',
@@ -158,9 +163,9 @@ export function priceQuote(terms: QuoteTerms, fixed: FixedAmount): QuoteAmounts 
 
   const receiver = fixed.amount;
   const backwards = [receiver];
-  for (let leg = terms.rates.length - 1; leg >= 0; leg -= 1) {
+  for (const [leg, { from }] of [...conversions.entries()].reverse()) {
     const next = backwards[0] as Money;
-    backwards.unshift(Money.rounded(path[leg] as Currency, next.amount.div(terms.rates[leg] as Decimal), 'up'));
+    backwards.unshift(Money.rounded(from, next.amount.div(terms.rates[leg] as Decimal), 'up'));
   }
   const converted = backwards[0] as Money;
   const sender = smallestSenderAmountFor(terms, converted);

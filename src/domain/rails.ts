@@ -15,6 +15,30 @@ export type Blockchain = (typeof blockchains)[number];
 export type PaymentRail = FiatRail | Blockchain;
 export const allPaymentRails: readonly PaymentRail[] = [...fiatRails, ...blockchains];
 
+export function isPaymentRail(value: unknown): value is PaymentRail {
+  return allPaymentRails.some((rail) => rail === value);
+}
+export function isFiatRail(rail: PaymentRail): rail is FiatRail {
+  return fiatRails.some((fiat) => fiat === rail);
+}
+export function isBlockchain(rail: PaymentRail): rail is Blockchain {
+  return blockchains.some((chain) => chain === rail);
+}
+
+/**
+ * A stored rail narrowed to the kind its place allows (a payout's receiver is a fiat rail, a pay-in's a chain: the
+ * transaction's type decides): anything else is corrupt data that must stop the work.
+ */
+function narrowTo<R extends PaymentRail>(members: readonly R[], kind: string) {
+  return (rail: PaymentRail | null): R => {
+    const found = members.find((member) => member === rail);
+    if (found === undefined) throw new Error(`not a ${kind}: ${rail}`);
+    return found;
+  };
+}
+export const fiatRailOf = narrowTo(fiatRails, 'fiat rail');
+export const blockchainOf = narrowTo(blockchains, 'blockchain');
+
 /** A rail object as stored and returned (snake_case fields; absent optional fields are undefined). */
 export type RailObject = Readonly<Record<string, unknown>>;
 
@@ -245,6 +269,8 @@ export type ExternalAccountRail = {
 export const externalAccountRails = fiatRails.filter(
   (rail): rail is ExternalAccountRail => railDefinitions[rail].externalAccount !== null,
 );
+
+export const externalAccountRailOf = narrowTo(externalAccountRails, 'rail of external accounts');
 
 export function externalAccountDefinitionOf(rail: ExternalAccountRail): ExternalAccountDefinition {
   return railDefinitions[rail].externalAccount as ExternalAccountDefinition;

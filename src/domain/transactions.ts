@@ -2,7 +2,7 @@
 // deposit deadline of each sender rail, what happens to a deposit (accepted, or returned and why),
 // the deposit reference that matches an incoming deposit to its transaction, and the sandbox
 // controls. Fiat to fiat (both legs), pay-ins (leg 1 alone) and payouts (leg 2 alone) share them.
-import { Currency, currencyOf, Money } from './money';
+import { Currency, Money, stablecoinOf } from './money';
 import { depositWindowMs, type PaymentRail } from './rails';
 
 /** Each rail's window is in its definition (./rails). */
@@ -334,18 +334,18 @@ type DecimalColumn = { toString(): string };
 
 /** The amount columns of a stored transaction. */
 export interface TransactionAmountColumns {
-  senderCurrency: string;
+  senderCurrency: Currency;
   senderAmount: DecimalColumn;
-  stablecoinCurrency: string | null;
+  stablecoinCurrency: Currency | null;
   stablecoinAmount: DecimalColumn | null;
-  receiverCurrency: string;
+  receiverCurrency: Currency;
   receiverAmount: DecimalColumn;
   serviceFee: DecimalColumn;
   partnerFee: DecimalColumn;
   networkFee: DecimalColumn;
 }
 
-const moneyOf = (currency: string, value: DecimalColumn) => Money.of(currencyOf(currency), value.toString());
+const moneyOf = (currency: Currency, value: DecimalColumn) => Money.of(currency, value.toString());
 
 /** The amounts of a stored transaction in the money type. */
 export function amountsOf(row: TransactionAmountColumns) {
@@ -356,7 +356,7 @@ export function amountsOf(row: TransactionAmountColumns) {
   const sender = moneyOf(row.senderCurrency, row.senderAmount);
   return {
     sender,
-    stablecoin: moneyOf(row.stablecoinCurrency as string, row.stablecoinAmount as DecimalColumn),
+    stablecoin: moneyOf(stablecoinOf(row.stablecoinCurrency), row.stablecoinAmount as DecimalColumn),
     receiver: moneyOf(row.receiverCurrency, row.receiverAmount),
     fees: { service, partner, network, total },
     /** What is converted: the sender amount minus every fee. */

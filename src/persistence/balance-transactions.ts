@@ -1,6 +1,7 @@
 // A partner's balance transactions: the ledger entries on its wallets and on its fee account (`partner_fees:<id>`),
 // which carry the partner's id from the moment they are posted (src/persistence/ledger.ts), so a page of them is one
 // range scan of ledger_entries (partner_id, created_at, id) in keyset order (a wallet: one per account of it).
+import type { Currency } from '../domain/money';
 import type { KeysetQuery } from '../domain/pages';
 import { sqlOf, type Database } from './database';
 import { Prisma } from './generated/prisma/client';
@@ -10,7 +11,7 @@ import { keysetPage } from './keyset';
 export interface BalanceTransactionRow {
   id: string;
   createdAt: Date;
-  currency: string;
+  currency: Currency;
   amount: Prisma.Decimal;
   balanceAfter: Prisma.Decimal | null;
   account: { walletId: string | null; systemCode: string | null };
@@ -20,7 +21,7 @@ export interface BalanceTransactionRow {
 export interface BalanceTransactionFilter {
   partnerId: string;
   walletId?: string;
-  currency?: string;
+  currency?: Currency;
   /** The start of the posting references of a kind of source, e.g. `transaction:`. */
   referencePrefix?: string;
 }
@@ -80,13 +81,13 @@ export async function listBalanceTransactions(
 export async function partnerFeeBalances(
   db: Database,
   partnerId: string,
-): Promise<Array<{ currency: string; amount: Prisma.Decimal }>> {
+): Promise<Array<{ currency: Currency; amount: Prisma.Decimal }>> {
   const rows = (
     await sql`
     SELECT a.currency, COALESCE((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)::text AS amount
     FROM ledger_accounts a
     WHERE a.system_code = ${`partner_fees:${partnerId}`}
-    ORDER BY a.currency`.execute(sqlOf(db))
-  ).rows as Array<{ currency: string; amount: string }>;
+    ORDER BY a.currency::text`.execute(sqlOf(db))
+  ).rows as Array<{ currency: Currency; amount: string }>;
   return rows.map(({ currency, amount }) => ({ currency, amount: new Prisma.Decimal(amount) }));
 }

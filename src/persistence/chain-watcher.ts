@@ -1,6 +1,7 @@
 // The chain watcher's tables (workflows/chain-watcher.ts, docs/chain.md "The chain watcher"): its cursor and the block
 // hashes it saw per chain, the transfers to the service's addresses it read (chain_deposits: `seen`, then `credited`
 // once deep enough), and payout hashes accepted before they were deep enough (payout_chain_claims).
+import type { Currency } from '../domain/money';
 import { randomUUID } from 'node:crypto';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
 import { type DatabaseTransaction, type DatabaseClient, sqlOf, withDatabaseTransaction } from './database';
@@ -10,7 +11,7 @@ export interface ScannedTransfer {
   logIndex: number;
   blockNumber: bigint;
   blockHash: string;
-  currency: string;
+  currency: Currency;
   tokenAddress: string;
   from: string;
   to: string;

@@ -10,11 +10,16 @@ import type { VirtualAccountStatus } from '../domain/virtual-accounts';
 import type { DeliveryStatus } from '../domain/webhook-retry';
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
+import type { Currency } from '../domain/money';
+import type { Blockchain, PaymentRail } from '../domain/rails';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Agree<Check extends true> = Check;
 
 export type SchemaEnumsAgreeWithDomain = [
+  Agree<Same<$Enums.Currency, Currency>>,
+  Agree<Same<$Enums.PaymentRail, PaymentRail>>,
+  Agree<Same<$Enums.Blockchain, Blockchain>>,
   Agree<Same<$Enums.TransactionType, TransactionType>>,
   Agree<Same<$Enums.TransactionStatus, TransactionStatus>>,
   Agree<Same<$Enums.QuoteType, QuoteType>>,

@@ -76,7 +76,11 @@ export async function findEvmSend(db: Database, idempotencyKey: string): Promise
  * count when that is higher (something outside the service sent from the address), taken under the nonce row's lock
  * in the same transaction as the send's row, so two sends never share a nonce and a repeated key never takes a second.
  */
-export async function reserveEvmSend(prisma: DatabaseClient, send: NewEvmSend, chainNonce: number): Promise<EvmSendRow> {
+export async function reserveEvmSend(
+  prisma: DatabaseClient,
+  send: NewEvmSend,
+  chainNonce: number,
+): Promise<EvmSendRow> {
   return withDatabaseTransaction(prisma, async (tx) => {
     const existing = await selectRow(tx, send.idempotencyKey);
     if (existing) return rowOf(existing);
@@ -199,7 +203,7 @@ export async function evmSendMovements(db: Database, chain: string, block: bigin
   const rows = await sqlOf(db)
     .selectFrom('evmSends as s')
     .leftJoin('wallets as w', (join) =>
-      join.on('w.chain', '=', chain).on(sql`lower(w.address)`, '=', sql`lower(s.to_address)`),
+      join.on(sql`w.chain::text`, '=', chain).on(sql`lower(w.address)`, '=', sql`lower(s.to_address)`),
     )
     .select([
       's.kind',

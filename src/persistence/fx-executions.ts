@@ -2,7 +2,7 @@
 // written in one database transaction (the posting's reference makes a repeat a no-op, the primary key one row).
 import { fxResultEntries } from '../domain/fx';
 import { ledgerReference } from '../domain/ledger';
-import { currencyOf, Money } from '../domain/money';
+import { Money, type Currency } from '../domain/money';
 import { sql } from 'kysely';
 import { sqlOf, withDatabaseTransaction, type DatabaseClient, type Database } from './database';
 import { postLedgerEntries } from './ledger';
@@ -89,10 +89,10 @@ export async function fxResultByPair(db: Database, from: Date, to: Date): Promis
       coalesce(sum(result) FILTER (WHERE result > 0), 0) AS gains,
       coalesce(sum(result) FILTER (WHERE result < 0), 0) AS losses, sum(result) AS net
     FROM fx_executions WHERE executed_at >= ${from} AND executed_at < ${to}
-    GROUP BY sold_currency, bought_currency ORDER BY sold_currency, bought_currency`.execute(sqlOf(db))
+    GROUP BY sold_currency, bought_currency ORDER BY sold_currency::text, bought_currency::text`.execute(sqlOf(db))
   ).rows as Array<{
-    soldCurrency: string;
-    boughtCurrency: string;
+    soldCurrency: Currency;
+    boughtCurrency: Currency;
     legs: number;
     sold: unknown;
     gains: unknown;
@@ -100,8 +100,8 @@ export async function fxResultByPair(db: Database, from: Date, to: Date): Promis
     net: unknown;
   }>;
   return rows.map((row) => {
-    const bought = currencyOf(row.boughtCurrency);
-    const sold = currencyOf(row.soldCurrency);
+    const bought = row.boughtCurrency;
+    const sold = row.soldCurrency;
     return {
       pair: `${row.soldCurrency}/${row.boughtCurrency}`,
       currency: row.boughtCurrency,
@@ -119,9 +119,9 @@ interface RawRow {
   transactionId: string;
   step: string;
   quoteId: string;
-  soldCurrency: string;
+  soldCurrency: Currency;
   soldAmount: unknown;
-  boughtCurrency: string;
+  boughtCurrency: Currency;
   atLockedRate: unknown;
   executedAmount: unknown;
   price: unknown;
@@ -130,8 +130,8 @@ interface RawRow {
 }
 
 function rowOf(row: RawRow): FxExecutionRow {
-  const sold = currencyOf(row.soldCurrency);
-  const bought = currencyOf(row.boughtCurrency);
+  const sold = row.soldCurrency;
+  const bought = row.boughtCurrency;
   return {
     transactionId: row.transactionId,
     step: row.step,

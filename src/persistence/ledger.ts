@@ -24,7 +24,7 @@
 import { type DatabaseTransaction, isDatabaseTransaction, sqlOf, type Database } from './database';
 import { type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
-import { AmountValue, currencyOf, Decimal } from '../domain/money';
+import { AmountValue, Decimal, type Currency } from '../domain/money';
 import {
   checkPosting,
   keyOf,
@@ -172,7 +172,7 @@ function writes({ written, accounts, balancesAfter, changed }: WritePlan, when: 
         ${written.map(() => newId())}::uuid[],
         ${written.map(({ transactionId }) => transactionId)}::uuid[],
         ${written.map(({ account }) => accounts.get(keyOf(account))!.id)}::uuid[],
-        ${written.map(({ account }) => account.currency)}::text[],
+        ${written.map(({ account }) => account.currency)}::currency[],
         ${written.map(({ amount }) => amount.toFixed())}::numeric[],
         ${balancesAfter}::numeric[]
       ) WITH ORDINALITY AS e(id, transaction_id, account_id, currency, amount, balance_after, position)
@@ -294,7 +294,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
   const systems = keys.map((key) => byKey.get(key)!).filter((ref) => !('walletId' in ref));
   const wallets = keys.map((key) => byKey.get(key)!).filter((ref) => 'walletId' in ref);
   const systemCodes = systems.map((ref) => ('system' in ref ? ref.system : ''));
-  const systemCurrencies = systems.map((ref) => ref.currency as string);
+  const systemCurrencies = systems.map((ref) => ref.currency);
   // Found and locked in one statement; when a system account is missing (its first use) nothing is locked, the
   // missing ones are opened, and the statement runs again: the locks are still all taken at once.
   const findAndLock = async () =>
@@ -303,14 +303,14 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
       WITH found AS MATERIALIZED (
         SELECT a.id, a.wallet_id, a.system_code, a.currency, NOT a.allow_negative AS locks
         FROM ledger_accounts a
-        JOIN unnest(${systemCodes}::text[], ${systemCurrencies}::text[]) AS s(code, currency)
+        JOIN unnest(${systemCodes}::text[], ${systemCurrencies}::currency[]) AS s(code, currency)
           ON a.system_code = s.code AND a.currency = s.currency
         UNION ALL
         SELECT a.id, a.wallet_id, a.system_code, a.currency, NOT a.allow_negative
         FROM ledger_accounts a
         JOIN unnest(
           ${wallets.map((ref) => ('walletId' in ref ? ref.walletId : ''))}::uuid[],
-          ${wallets.map((ref) => ref.currency as string)}::text[]
+          ${wallets.map((ref) => ref.currency)}::currency[]
         ) AS w(wallet_id, currency)
           ON a.wallet_id = w.wallet_id AND a.currency = w.currency
       ), locked AS MATERIALIZED (
@@ -324,7 +324,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
       id: string;
       walletId: string | null;
       systemCode: string | null;
-      currency: string;
+      currency: Currency;
       locks: boolean;
       balance: string | null;
     }>;
@@ -337,7 +337,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
       FROM unnest(
         ${systems.map(() => newId())}::uuid[],
         ${systemCodes}::text[],
-        ${systemCurrencies}::text[],
+        ${systemCurrencies}::currency[],
         ${systems.map((ref) => ('system' in ref ? (ref.allowNegative ?? true) : true))}::boolean[]
       ) AS s(id, system_code, currency, allow_negative)
       ON CONFLICT (system_code, currency) DO NOTHING`.execute(tx);
@@ -347,7 +347,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
   for (const row of rows) {
     const key = row.walletId
       ? keyOf({ walletId: row.walletId, currency: row.currency as LedgerCurrency })
-      : keyOf({ system: row.systemCode ?? '', currency: currencyOf(row.currency) });
+      : keyOf({ system: row.systemCode ?? '', currency: row.currency });
     found.set(key, { id: row.id, balance: row.locks && row.balance !== null ? new Decimal(row.balance) : null });
   }
   for (const [key, ref] of byKey) {
@@ -401,7 +401,7 @@ export async function ledgerBalances(db: Database, accounts: LedgerAccountRef[])
     FROM unnest(
       ${accounts.map((ref) => ('walletId' in ref ? ref.walletId : null))}::uuid[],
       ${accounts.map((ref) => ('system' in ref ? ref.system : null))}::text[],
-      ${accounts.map((ref) => ref.currency as string)}::text[]
+      ${accounts.map((ref) => ref.currency)}::currency[]
     ) WITH ORDINALITY AS r(wallet_id, system_code, currency, position)
     LEFT JOIN ledger_accounts a
       ON a.currency = r.currency AND (a.wallet_id = r.wallet_id OR a.system_code = r.system_code)

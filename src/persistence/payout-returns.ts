@@ -1,6 +1,7 @@
 // Payouts returned after completion: the rows of transaction_payout_returns (one per transaction, one per provider
 // and bank return reference), and what the return's decision reads (the payout's provider reference, the account
 // paid again). The transaction's own row and status change stay in ./transactions.ts.
+import type { Currency } from '../domain/money';
 import { type DatabaseTransaction, sqlOf, type Database } from './database';
 import { newId } from '../domain/ids';
 
@@ -12,7 +13,7 @@ export interface PayoutReturnRow {
   returnReference: string;
   payoutIdempotencyKey: string | null;
   payoutProviderReference: string | null;
-  currency: string;
+  currency: Currency;
   /** A decimal string. */
   amount: string;
   reasonCode: string;

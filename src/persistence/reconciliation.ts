@@ -371,7 +371,7 @@ export async function recordStatementLines(db: Database, reportId: string, lines
       ${lines.map((line) => line.idempotencyKey)}::text[],
       ${lines.map((line) => line.providerReference)}::text[],
       ${lines.map((line) => line.kind)}::text[],
-      ${lines.map((line) => line.currency)}::text[],
+      ${lines.map((line) => line.currency)}::currency[],
       ${lines.map((line) => line.amount)}::numeric[],
       ${lines.map((line) => line.valueDate.toISOString())}::timestamptz[]
     ) AS l(key, reference, kind, currency, amount, value_date)

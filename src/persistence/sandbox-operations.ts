@@ -1,6 +1,7 @@
 // The sandbox's simulated exchange, banks and chain keep what they did in sandbox_rail_operations, keyed by the
 // idempotency key the service sent, as real providers keep their operations: a repeated request finds the first
 // one (and counts `requests` up) instead of making a second.
+import type { Currency } from '../domain/money';
 import { sqlOf, type Database } from './database';
 import { sql } from 'kysely';
 
@@ -8,7 +9,7 @@ export type SandboxOperationKind = 'conversion' | 'payout' | 'return' | 'sell_ba
 
 export interface SandboxOperation {
   kind: SandboxOperationKind;
-  currency: string;
+  currency: Currency;
   /** A decimal string. */
   amount: string;
   outcome: 'completed' | 'rejected';
@@ -26,7 +27,7 @@ export async function recordSandboxOperation(
     VALUES (${idempotencyKey}, ${operation.kind}, ${operation.currency}, ${operation.amount}::numeric, ${operation.outcome})
     ON CONFLICT (idempotency_key) DO UPDATE SET requests = sandbox_rail_operations.requests + 1
     RETURNING kind, currency, amount, outcome`.execute(sqlOf(db))
-  ).rows as Array<{ kind: string; currency: string; amount: unknown; outcome: string }>;
+  ).rows as Array<{ kind: string; currency: Currency; amount: unknown; outcome: string }>;
   return row ? operationOf(row) : operation;
 }
 
@@ -37,11 +38,11 @@ export async function findSandboxOperation(db: Database, idempotencyKey: string)
     SELECT kind, currency, amount, outcome FROM sandbox_rail_operations WHERE idempotency_key = ${idempotencyKey}`.execute(
       sqlOf(db),
     )
-  ).rows as Array<{ kind: string; currency: string; amount: unknown; outcome: string }>;
+  ).rows as Array<{ kind: string; currency: Currency; amount: unknown; outcome: string }>;
   return row ? operationOf(row) : null;
 }
 
-function operationOf(row: { kind: string; currency: string; amount: unknown; outcome: string }): SandboxOperation {
+function operationOf(row: { kind: string; currency: Currency; amount: unknown; outcome: string }): SandboxOperation {
   return {
     kind: row.kind as SandboxOperationKind,
     currency: row.currency,

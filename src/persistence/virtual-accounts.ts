@@ -1,5 +1,6 @@
 // The virtual_accounts table (read with the receiving wallet) and virtual_account_deposits: the bank references
 // (IBANs, account numbers) issued to virtual accounts, by which incoming bank credits find their account.
+import type { Currency } from '../domain/money';
 import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
 import type { VirtualAccountStatus } from '../domain/virtual-accounts';
@@ -76,8 +77,8 @@ export async function insertVirtualAccount(
     walletId: string;
     name: string;
     status: VirtualAccountStatus;
-    senderCurrency: string;
-    receiverCurrency: string;
+    senderCurrency: Currency;
+    receiverCurrency: Currency;
     acceptsThirdPartyPayments: boolean | null;
     depositAddresses: DepositAddresses;
     decidedAt: Date | null;

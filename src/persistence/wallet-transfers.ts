@@ -1,6 +1,8 @@
 // The wallet_transfers table, read with both wallets: the API's commands and reads, and the transfer
 // activities, which change a transfer's status only under its row lock. Also the one read of the wallets
 // table a transfer needs, a destination given by its address.
+import type { Currency } from '../domain/money';
+import type { Blockchain } from '../domain/rails';
 import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
@@ -70,8 +72,8 @@ export async function insertWalletTransfer(
     fromWalletId: string;
     toWalletId: string | null;
     toAddress: string;
-    chain: string;
-    currency: string;
+    chain: Blockchain;
+    currency: Currency;
     amount: string;
     networkFee: string;
     status: WalletTransferStatus;

@@ -1,5 +1,6 @@
 // The wallets table: service-managed wallets, read with their balances (their ledger accounts, which the
 // ledger writes).
+import type { Blockchain } from '../domain/rails';
 import type { KeysetQuery } from '../domain/pages';
 import { childrenByParent, keysetPage } from './keyset';
 import { type DatabaseTransaction, type Database, sqlOf, prismaOf, type DatabaseClient } from './database';
@@ -63,7 +64,7 @@ export async function insertWallet(
     partnerId: string;
     customerId: string;
     name: string;
-    chain: string;
+    chain: Blockchain;
     address: string;
     keyReference: string;
   },
@@ -78,7 +79,7 @@ export async function insertWallet(
 /** The service-managed wallet at this address on this chain (any partner's), or null. */
 export async function findWalletAtAddress(
   db: DatabaseClient,
-  chain: string,
+  chain: Blockchain,
   address: string,
 ): Promise<{ id: string; partnerId: string } | null> {
   return prismaOf(db).wallet.findUnique({ where: { chain_address: { chain, address } } });

@@ -1,11 +1,10 @@
 // How a ledger entry on a partner's money is shown: a balance transaction, amounts at their currency's decimals.
-import { Money, currencyOf } from '../domain/money';
+import { Money, type Currency } from '../domain/money';
 import { sourceOfReference } from '../domain/reconciliation';
 import type { BalanceTransactionRow } from '../persistence/balance-transactions';
 import type { BalanceTransactionResource } from '../schemas/balance-transactions';
 
-const shown = (currency: string, value: { toString(): string }) =>
-  Money.of(currencyOf(currency), value.toString()).toString();
+const shown = (currency: Currency, value: { toString(): string }) => Money.of(currency, value.toString()).toString();
 
 export function toBalanceTransaction(row: BalanceTransactionRow): BalanceTransactionResource {
   const source = sourceOfReference(row.transaction.reference);

@@ -1,25 +1,26 @@
 // Quotes as the API shows them, and the terms and amounts a quote locked, read back from its row
 // (as stored, never recomputed). Pure.
 import type { DecimalText } from '../persistence/database';
-import { Currency, Decimal, Money, currencyOf } from '../domain/money';
+import { Currency, Decimal, Money } from '../domain/money';
 import type { QuoteAmounts, QuoteSide, QuoteTerms } from '../domain/quotes';
 import type { PaymentRail } from '../domain/rails';
 import type { QuoteRow } from '../persistence/quotes';
 import type { AnyQuoteResource } from '../schemas/quotes';
 
 /** A stored amount (a Prisma decimal column, or a literal for a column left empty) as the money type. */
-const money = (currency: string, value: DecimalText) => Money.of(currencyOf(currency), value.toString());
+const money = (currency: Currency, value: DecimalText) => Money.of(currency, value.toString());
 
 /** The locked terms stored with a quote. */
 export function termsOf(row: QuoteRow): QuoteTerms {
-  const sender = currencyOf(row.senderCurrency);
+  const sender = row.senderCurrency;
   return {
     type: row.type,
-    sender: { currency: sender, paymentRail: row.senderPaymentRail as PaymentRail },
-    stablecoin: row.stablecoinCurrency
-      ? { currency: currencyOf(row.stablecoinCurrency), paymentRail: row.stablecoinPaymentRail as PaymentRail }
-      : null,
-    receiver: { currency: currencyOf(row.receiverCurrency), paymentRail: row.receiverPaymentRail as PaymentRail },
+    sender: { currency: sender, paymentRail: row.senderPaymentRail },
+    stablecoin:
+      row.stablecoinCurrency && row.stablecoinPaymentRail
+        ? { currency: row.stablecoinCurrency, paymentRail: row.stablecoinPaymentRail }
+        : null,
+    receiver: { currency: row.receiverCurrency, paymentRail: row.receiverPaymentRail },
     rates: row.rates.map((rate) => new Decimal(rate.toString())),
     serviceFeeBps: row.serviceFeeBps,
     partnerFee:
@@ -42,7 +43,10 @@ export function amountsOf(row: QuoteRow): QuoteAmounts | null {
   return {
     fixedSide: row.fixedSide as QuoteSide,
     sender: senderAmount,
-    stablecoin: row.stablecoinAmount !== null ? money(row.stablecoinCurrency as string, row.stablecoinAmount) : null,
+    stablecoin:
+      row.stablecoinAmount !== null && row.stablecoinCurrency !== null
+        ? money(row.stablecoinCurrency, row.stablecoinAmount)
+        : null,
     receiver: money(row.receiverCurrency, row.receiverAmount),
     fees: { service, partner, network, total },
     converted: senderAmount.minus(total),

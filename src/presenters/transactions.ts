@@ -1,8 +1,8 @@
 // How transactions and their deposits are shown: the API shape, which is also every payin.* and
 // payout.* event's `event_resource`. Pure: rows in, resources out. The legs stay internal.
 import type { TransactionDepositRow, TransactionRow } from '../persistence/transactions';
-import { Decimal, Money, currencyOf } from '../domain/money';
-import { type FiatRail, railDefinitions } from '../domain/rails';
+import { Decimal, Money } from '../domain/money';
+import { blockchainOf, externalAccountRailOf, isFiatRail, type PaymentRail, railDefinitions } from '../domain/rails';
 import { amountsOf, type FailureReason, type TransactionStatus } from '../domain/transactions';
 import type { SenderDepositInstructions } from '../providers/transaction-deposits';
 import type { DepositResource, SenderDocumentType, TransactionResource } from '../schemas/transactions';
@@ -10,9 +10,8 @@ import type { DepositResource, SenderDocumentType, TransactionResource } from '.
 type RailDetails = Record<string, unknown>;
 
 /** The last 4 characters of what identifies the receiving account on its rail (its definition's masking). */
-export function accountIdentifierOf(rail: string, details: RailDetails): string {
-  const definition = railDefinitions[rail as FiatRail]?.externalAccount;
-  const fields: readonly string[] = definition?.maskedFields ?? [];
+export function accountIdentifierOf(rail: PaymentRail, details: RailDetails): string {
+  const fields: readonly string[] = isFiatRail(rail) ? (railDefinitions[rail].externalAccount?.maskedFields ?? []) : [];
   const value = fields.map((field) => details[field]).find((found) => typeof found === 'string');
   return typeof value === 'string' ? value.slice(-4) : '';
 }
@@ -25,8 +24,8 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
     return {
       wallet_id: row.walletId as string,
       address: row.wallet?.address ?? '',
-      currency: currencyOf(row.receiverCurrency),
-      payment_rail: row.receiverPaymentRail as never,
+      currency: row.receiverCurrency,
+      payment_rail: blockchainOf(row.receiverPaymentRail),
       amount: amounts.receiver.toString(),
     };
   }
@@ -36,8 +35,8 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
   const beneficiaryName = typeof details.beneficiary_name === 'string' ? details.beneficiary_name : '';
   return {
     external_account_id: row.externalAccountId ?? null,
-    currency: currencyOf(row.receiverCurrency),
-    payment_rail: row.receiverPaymentRail as never,
+    currency: row.receiverCurrency,
+    payment_rail: externalAccountRailOf(row.receiverPaymentRail),
     amount: amounts.receiver.toString(),
     account_name: account?.accountName ?? beneficiaryName,
     beneficiary_name: beneficiaryName,
@@ -48,8 +47,8 @@ function receiverOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>):
 
 function senderOf(row: TransactionRow, amounts: ReturnType<typeof amountsOf>): TransactionResource['sender'] {
   const side = {
-    currency: currencyOf(row.senderCurrency),
-    payment_rail: row.senderPaymentRail as never,
+    currency: row.senderCurrency,
+    payment_rail: row.senderPaymentRail,
     amount: amounts.sender.toString(),
   };
   if (row.type === 'payout') return { wallet_id: row.walletId ?? null, ...side };
@@ -79,7 +78,7 @@ export function toTransaction(row: TransactionRow): TransactionResource {
     sender: senderOf(row, amounts),
     stablecoin: {
       currency: amounts.stablecoin.currency,
-      payment_rail: row.stablecoinPaymentRail as never,
+      payment_rail: blockchainOf(row.stablecoinPaymentRail),
       amount: amounts.stablecoin.toString(),
     },
     receiver: receiverOf(row, amounts),
@@ -103,8 +102,8 @@ export function toDeposit(row: TransactionDepositRow): DepositResource {
   return {
     id: row.id,
     transaction_id: row.transactionId,
-    amount: Money.of(currencyOf(row.currency), row.amount.toString()).toString(),
-    currency: currencyOf(row.currency),
+    amount: Money.of(row.currency, row.amount.toString()).toString(),
+    currency: row.currency,
     sender_name: row.senderName,
     reference: row.reference,
     provider_reference: row.providerReference,

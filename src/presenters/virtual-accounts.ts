@@ -1,6 +1,5 @@
 // Virtual accounts as the API shows them (get, list items and event payloads are one shape), and the
 // name deposits are addressed to. Pure.
-import type { Chain } from '../domain/chains';
 import type { VirtualAccountRow } from '../persistence/virtual-accounts';
 import type { DepositAddresses, SenderCurrency } from '../providers/deposit-accounts';
 import type { VirtualAccountResource, VirtualAccountStatus } from '../schemas/virtual-accounts';
@@ -16,7 +15,7 @@ export function toVirtualAccount(row: VirtualAccountRow): VirtualAccountResource
     receiver: {
       currency: row.receiverCurrency as 'USDC' | 'USDT',
       wallet_id: row.walletId,
-      payment_rail: row.wallet.chain as Chain,
+      payment_rail: row.wallet.chain,
       address: row.wallet.address,
     },
     deposit_addresses: row.status === 'approved' ? (row.depositAddresses as DepositAddresses) : {},

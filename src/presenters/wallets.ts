@@ -1,5 +1,4 @@
 // Wallets as the API shows them; a wallet's balances are its ledger accounts, in the money type's format.
-import type { Chain } from '../domain/chains';
 import { Money, stablecoins } from '../domain/money';
 import type { WalletRow } from '../persistence/wallets';
 import type { WalletResource } from '../schemas/wallets';
@@ -9,7 +8,7 @@ export function toWallet(row: WalletRow): WalletResource {
     id: row.id,
     customer_id: row.customerId,
     name: row.name,
-    chain: row.chain as Chain,
+    chain: row.chain,
     address: row.address,
     balances: stablecoins.map((currency) => {
       const account = row.ledgerAccounts.find((candidate) => candidate.currency === currency);

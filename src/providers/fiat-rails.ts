@@ -9,7 +9,7 @@
 // nothing about whether the operation happened (a timeout may follow its execution), so when the
 // activity's retries run out the workflow asks `lookUp` with the same key before deciding anything.
 import type { Blockchain, FiatRail, PaymentRail } from '../domain/rails';
-import { Money, currencyOf } from '../domain/money';
+import { Money } from '../domain/money';
 import type { PayoutReturnReason, SandboxSimulation } from '../domain/transactions';
 import type { DatabaseClient } from '../persistence/database';
 import { findSandboxOperation, recordSandboxOperation } from '../persistence/sandbox-operations';
@@ -182,7 +182,7 @@ export class SandboxFiatRails implements FiatRails {
           ? {
               status: 'completed',
               providerReference: outcome.providerReference,
-              proceeds: Money.of(currencyOf(row.currency), row.amount),
+              proceeds: Money.of(row.currency, row.amount),
             }
           : outcome,
     };

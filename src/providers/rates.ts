@@ -32,8 +32,9 @@ export const sandboxMarket = {
 
 export class SandboxRateProvider implements RateProvider {
   async exchangeRate(from: Currency, to: Currency): Promise<Decimal> {
-    if (isFiat(from) === isFiat(to)) throw new RatesUnavailableError(`no market for ${from} -> ${to}`);
-    const fiat = (isFiat(from) ? from : to) as FiatCurrency;
+    const fiat = isFiat(from) ? from : isFiat(to) ? to : null;
+    if (fiat === null || (isFiat(from) && isFiat(to)))
+      throw new RatesUnavailableError(`no market for ${from} -> ${to}`);
     const mid = new Decimal(sandboxMarket.midRates[fiat]);
     const afterSpread = new Decimal(1).minus(new Decimal(sandboxMarket.spreadBps[fiat]).div(10_000));
     return (isFiat(to) ? mid : new Decimal(1).div(mid)).times(afterSpread);

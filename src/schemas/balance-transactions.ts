@@ -6,7 +6,7 @@ import { balanceSourceTypes } from '../domain/reconciliation';
 import { paginationQuerySchema } from '../http/pagination';
 import { timestampSchema } from './common';
 
-const currencySchema = z.enum(allCurrencies as [string, ...string[]]);
+const currencySchema = z.enum(allCurrencies);
 
 export const balanceTransactionSchema = z
   .object({

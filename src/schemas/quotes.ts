@@ -23,7 +23,15 @@ import {
   quoteStatuses,
   QuoteType,
 } from '../domain/quotes';
-import { allPaymentRails, blockchains, fiatRails, fiatRailsOf, PaymentRail, railsByCurrency } from '../domain/rails';
+import {
+  allPaymentRails,
+  blockchains,
+  fiatRails,
+  fiatRailsOf,
+  isPaymentRail,
+  PaymentRail,
+  railsByCurrency,
+} from '../domain/rails';
 import { always, positiveAmountPattern, positiveAmountSchema, timestampSchema } from './common';
 
 const amountSchema = positiveAmountSchema.meta({
@@ -64,7 +72,7 @@ const quoteSideRequest = (side: QuoteSide) =>
   z
     .object({
       currency: z.enum(allCurrencies),
-      payment_rail: z.enum(allPaymentRails as [PaymentRail, ...PaymentRail[]]).meta({ description: railDescription }),
+      payment_rail: z.enum(allPaymentRails).meta({ description: railDescription }),
       amount: amountSchema.optional().meta({
         description:
           side === 'sender'
@@ -126,8 +134,8 @@ function checkSides(body: RawBody, sides: SideSpec[], ctx: z.RefinementCtx): voi
     const side = body[name];
     const currency = knownCurrency(side);
     if (!currency || !currencies.includes(currency)) continue;
-    const rail = side?.payment_rail as PaymentRail;
-    if (rails.includes(rail) && !railsByCurrency[currency].includes(rail)) {
+    const rail = side?.payment_rail;
+    if (isPaymentRail(rail) && rails.includes(rail) && !railsByCurrency[currency].includes(rail)) {
       ctx.addIssue({
         code: 'custom',
         path: [name, 'payment_rail'],
@@ -284,7 +292,7 @@ export const createFiatToFiatQuoteRequestSchema = z
     }),
     stablecoin: z
       .object({
-        currency: z.enum(stablecoins as [Currency, ...Currency[]]),
+        currency: z.enum(stablecoins),
         payment_rail: z.enum(blockchains),
       })
       .strict()
@@ -339,7 +347,7 @@ export const createFiatToFiatQuoteRequestSchema = z
 const quoteSideSchema = z
   .object({
     currency: z.enum(allCurrencies),
-    payment_rail: z.enum(allPaymentRails as [PaymentRail, ...PaymentRail[]]),
+    payment_rail: z.enum(allPaymentRails),
     amount: z.string().nullable().meta({
       description: "Decimal string with the currency's decimals; null on a rate-only quote.",
       example: '100.00',

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { parseBrazilianTaxId } from '../domain/brazil';
 import { allCurrencies } from '../domain/money';
-import { allPaymentRails, blockchains, durationInProse, FiatRail, fiatRails, PaymentRail } from '../domain/rails';
+import { allPaymentRails, blockchains, durationInProse, FiatRail, fiatRails } from '../domain/rails';
 import {
   depositWindowMs,
   failureReasons,
@@ -417,7 +417,7 @@ const optionalRailInstructions = Object.fromEntries(
 
 export const senderDepositInstructionsSchema = z
   .object({
-    payment_rail: z.enum(allPaymentRails as [PaymentRail, ...PaymentRail[]]),
+    payment_rail: z.enum(allPaymentRails),
     currency: z.enum(allCurrencies),
     amount: z.string().meta({ description: 'Exactly what to send; any other amount is returned.' }),
     reference: z.string().meta({
@@ -514,7 +514,7 @@ export const transactionSchema = z
           description: 'payout: the wallet debited, or null when the stablecoin is sent in.',
         }),
         currency: z.enum(allCurrencies),
-        payment_rail: z.enum(allPaymentRails as [PaymentRail, ...PaymentRail[]]),
+        payment_rail: z.enum(allPaymentRails),
         amount: z.string().meta({ description: 'What the sender pays, fees included.' }),
       })
       .meta({ id: 'TransactionSender' }),

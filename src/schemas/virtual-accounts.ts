@@ -9,7 +9,7 @@ import { addressSchema, always, text, timestampSchema } from './common';
 import { virtualAccountStatuses, type VirtualAccountStatus } from '../domain/virtual-accounts';
 
 export { virtualAccountStatuses, type VirtualAccountStatus };
-const receiverCurrencies = stablecoins as ['USDC', 'USDT'];
+const receiverCurrencies = stablecoins;
 
 export const createVirtualAccountRequestSchema = z
   .object({

@@ -11,7 +11,7 @@ import {
 import { paginationQuerySchema } from '../http/pagination';
 import { always, positiveAmountOf, timestampSchema } from './common';
 
-const stablecoinSchema = z.enum(stablecoins as [string, ...string[]]);
+const stablecoinSchema = z.enum(stablecoins);
 
 export const createWalletTransferRequestSchema = z
   .object({

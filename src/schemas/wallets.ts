@@ -19,7 +19,7 @@ export type CreateWalletRequest = z.output<typeof createWalletRequestSchema>;
 
 export const walletBalanceSchema = z
   .object({
-    currency: z.enum(stablecoins as [string, ...string[]]),
+    currency: z.enum(stablecoins),
     amount: z
       .string()
       .meta({ description: 'Decimal string with the currency’s 6 decimal places.', example: '0.000000' }),

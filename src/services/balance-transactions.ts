@@ -4,7 +4,7 @@ import { listBalanceTransactions, partnerFeeBalances } from '../persistence/bala
 import { paginate } from '../domain/pages';
 import type { z } from 'zod';
 import { type BalanceSourceType, referencePrefixOf } from '../domain/reconciliation';
-import { Money, currencyOf } from '../domain/money';
+import { Money } from '../domain/money';
 import { toBalanceTransaction } from '../presenters/balance-transactions';
 import type { listBalanceTransactionsQuerySchema } from '../schemas/balance-transactions';
 import { findWalletOrThrow } from './wallets';
@@ -36,7 +36,7 @@ export async function partnerBalance(db: DatabaseClient, partnerId: string) {
   return {
     partner_fees: fees.map(({ currency, amount }) => ({
       currency,
-      amount: Money.of(currencyOf(currency), amount.toString()).toString(),
+      amount: Money.of(currency, amount.toString()).toString(),
     })),
   };
 }

@@ -4,7 +4,7 @@ import { ownedOrNotFound } from './owned';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Database, DatabaseClient } from '../persistence/database';
 import { newId } from '../domain/ids';
-import type { Currency, Decimal, Money, Stablecoin } from '../domain/money';
+import { stablecoinOf, type Decimal, type Money } from '../domain/money';
 import {
   AmountRanges,
   describeRange,
@@ -13,14 +13,14 @@ import {
   isWithinRange,
   lockRate,
   networkFeeInSenderCurrency,
-  pathOf,
+  conversionsOf,
   priceQuote,
   QuoteAmounts,
   QuoteSide,
   QuoteTerms,
   QuoteType,
 } from '../domain/quotes';
-import type { Blockchain } from '../domain/rails';
+import { blockchainOf } from '../domain/rails';
 import { DomainError } from '../domain/errors';
 import type { RateProvider } from '../providers/rates';
 import type { AnyQuoteResource, QuoteRequest } from '../schemas/quotes';
@@ -52,16 +52,13 @@ export async function lockTerms(
   serviceFeeBps: number,
   request: QuoteRequest,
 ): Promise<QuoteTerms> {
-  const path = pathOf(request);
   const rates: Decimal[] = [];
-  for (let leg = 0; leg + 1 < path.length; leg += 1) {
-    rates.push(lockRate(await rateProvider.exchangeRate(path[leg] as Currency, path[leg + 1] as Currency)));
-  }
+  for (const { from, to } of conversionsOf(request)) rates.push(lockRate(await rateProvider.exchangeRate(from, to)));
   // The stablecoin moves once on its chain: the pay-in's receiver, the payout's sender, or the intermediary.
   const chainLeg = request.stablecoin ?? (request.type === 'payin' ? request.receiver : request.sender);
   const feeInStablecoin = await rateProvider.networkFee(
-    chainLeg.currency as Stablecoin,
-    chainLeg.paymentRail as Blockchain,
+    stablecoinOf(chainLeg.currency),
+    blockchainOf(chainLeg.paymentRail),
   );
   return {
     type: request.type,

@@ -6,7 +6,7 @@
 // queue on that row lock, so the balance never goes below zero. Reads are plain queries.
 import { isWellFormedAddress, toChecksumAddress, type Chain } from '../domain/chains';
 import { isUuid, newId } from '../domain/ids';
-import { amountTextProblem, Money, Stablecoin } from '../domain/money';
+import { amountTextProblem, Money } from '../domain/money';
 import { chargesNetworkFee, walletTransferReference } from '../domain/wallet-transfers';
 import type { Database, DatabaseClient } from '../persistence/database';
 import { recordEvent } from '../persistence/events';
@@ -56,10 +56,10 @@ interface Destination {
 async function destinationOf(
   services: ApiServices,
   partnerId: string,
-  from: { id: string; chain: string },
+  from: { id: string; chain: Chain },
   request: CreateWalletTransferRequest,
 ): Promise<Destination> {
-  const chain = from.chain as Chain;
+  const { chain } = from;
   const sameWallet = () =>
     new DomainError(
       'wallet_transfer_same_wallet',
@@ -108,12 +108,12 @@ export async function createWalletTransfer(
   if (request.simulate !== undefined && services.config.appEnv !== 'sandbox') {
     throw DomainError.invalidParam('simulate', 'exists in the sandbox only');
   }
-  const currency = request.currency as Stablecoin;
+  const { currency } = request;
   const problem = amountTextProblem(request.amount, currency);
   if (problem) throw DomainError.invalidParam('amount', problem);
   const amount = Money.parse(currency, request.amount);
   const from = await findWalletOrThrow(services.prisma, partnerId, request.from_wallet_id);
-  const chain = from.chain as Chain;
+  const { chain } = from;
   const destination = await destinationOf(services, partnerId, from, request);
   const networkFee = chargesNetworkFee(destination)
     ? await services.rateProvider.networkFee(currency, chain)

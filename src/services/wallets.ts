@@ -74,9 +74,9 @@ export async function fundSandboxWallet(
   services: ApiServices,
   partnerId: string,
   walletId: string,
-  request: { currency: string; amount: string },
+  request: { currency: Stablecoin; amount: string },
 ): Promise<WalletResource> {
-  const currency = request.currency as Stablecoin;
+  const currency = request.currency;
   const problem = amountTextProblem(request.amount, currency);
   if (problem) throw DomainError.invalidParam('amount', problem);
   const amount = Money.parse(currency, request.amount);

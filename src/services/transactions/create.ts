@@ -1,9 +1,9 @@
 // Creating a transaction (fiat to fiat, pay-in, payout): every precondition checked first (quote, customer, wallet,
 // receiving account, amounts), then the write (write.ts).
 import { idOfThisRequest } from '../../request-context';
-import { amountTextProblem, Currency, Money, Stablecoin } from '../../domain/money';
+import { amountTextProblem, Currency, Money, stablecoinOf } from '../../domain/money';
 import type { QuoteAmounts, QuoteTerms, QuoteType } from '../../domain/quotes';
-import type { Blockchain, FiatRail, PaymentRail } from '../../domain/rails';
+import { blockchainOf, fiatRailOf, type Blockchain, type FiatRail } from '../../domain/rails';
 import { depositDeadlineOf } from '../../domain/transactions';
 import { DomainError } from '../../domain/errors';
 import { postLedgerEntries } from '../../persistence/ledger';
@@ -42,9 +42,9 @@ async function usableQuoteOrThrow(
   const quote = await findQuoteOrThrow(services.prisma, partnerId, quoteId);
   // A quote made before a provider went away (or by another deployment's table) is refused the same way.
   refuseUnavailableFlows(services, {
-    sender: quote.senderPaymentRail as PaymentRail,
-    stablecoin: (quote.stablecoinPaymentRail as PaymentRail | null) ?? null,
-    receiver: quote.receiverPaymentRail as PaymentRail,
+    sender: quote.senderPaymentRail,
+    stablecoin: quote.stablecoinPaymentRail,
+    receiver: quote.receiverPaymentRail,
   });
   if (quote.type !== type) {
     throw new DomainError(
@@ -217,7 +217,7 @@ export async function createFiatToFiat(
     param: 'sender.amount',
     message: 'the quote is rate-only: give sender.amount or receiver.amount',
   });
-  const senderRail = terms.sender.paymentRail as FiatRail;
+  const senderRail = fiatRailOf(terms.sender.paymentRail);
   const createdAt = new Date();
   return writeWithQuote(services, quote.id, 'fiat_to_fiat', {
     id,
@@ -267,7 +267,7 @@ export async function createPayin(
     param: 'sender.amount',
     message: 'the quote is rate-only: give sender.amount',
   });
-  const senderRail = terms.sender.paymentRail as FiatRail;
+  const senderRail = fiatRailOf(terms.sender.paymentRail);
   const createdAt = new Date();
   return writeWithQuote(services, quote.id, 'payin', {
     id,
@@ -307,8 +307,8 @@ export async function createPayout(
   const quote = await usableQuoteOrThrow(services, partnerId, request.quote_id, 'payout', id);
   const terms = termsOf(quote);
   const customer = await requireApprovedCustomer(services.prisma, partnerId, request.customer_id);
-  const coin = terms.sender.currency as Stablecoin;
-  const chain = terms.sender.paymentRail as Blockchain;
+  const coin = stablecoinOf(terms.sender.currency);
+  const chain = blockchainOf(terms.sender.paymentRail);
   const wallet =
     request.wallet_id !== undefined
       ? await customerWalletOrThrow(findWalletOrThrow, services, partnerId, customer.id, request.wallet_id, chain, coin)

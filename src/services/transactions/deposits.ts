@@ -2,7 +2,7 @@
 // settlement workflow's receiveDeposit update; any other is recorded and sent back (deposit-return workflow).
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { idOfThisRequest } from '../../request-context';
-import { amountTextProblem, Money, currencyOf } from '../../domain/money';
+import { amountTextProblem, Money } from '../../domain/money';
 import { idFromReference } from '../../domain/ids';
 import { lateDepositReceived } from '../../domain/ledger';
 import { postLedgerEntries } from '../../persistence/ledger';
@@ -144,7 +144,7 @@ export async function receiveSandboxDeposit(
   },
 ): Promise<DepositResource> {
   const row = await findTransactionOrThrow(services.prisma, partnerId, transactionId);
-  const currency = currencyOf(row.senderCurrency);
+  const currency = row.senderCurrency;
   const problem = amountTextProblem(body.amount, currency);
   if (problem) throw new DomainError('amount_too_precise', `amount: ${problem}.`);
   if (body.reference !== undefined && normaliseDepositReference(body.reference) !== row.depositReference) {

@@ -5,7 +5,7 @@ import { findTransactionDeposit } from '../../persistence/transactions';
 import { claimPayoutTxHash, closePayoutChainClaim, findPayoutChainClaim } from '../../persistence/chain-watcher';
 import type { TransferVerdict } from '../../providers/evm/token-transfers';
 import { ProviderUnavailableError } from '../../providers/unavailable';
-import type { Blockchain } from '../../domain/rails';
+import { blockchainOf, type Blockchain } from '../../domain/rails';
 import { amountsOf, SandboxSimulation } from '../../domain/transactions';
 import { DomainError, type DomainErrorCode } from '../../domain/errors';
 import { toTransaction } from '../../presenters/transactions';
@@ -123,7 +123,7 @@ export async function confirmPayout(
     );
   }
   if (row.status !== 'awaiting_deposit') throw cannotBeConfirmed(row, row.status);
-  const chain = row.senderPaymentRail as Blockchain;
+  const chain = blockchainOf(row.senderPaymentRail);
   if (!txHashPatterns[chain].test(body.tx_hash)) {
     throw new DomainError(
       'tx_hash_chain_mismatch',

@@ -3,7 +3,7 @@
 // receiveSandboxPayoutReturn. Recorded once per (provider, bank return reference): a repeat answers the first.
 // The recording is one database transaction (writeThenStart): the return row, the posting that brings the money back
 // into clearing, completed -> returned with its event, and the start of the workflow that waits for an operator.
-import { amountTextProblem, Money, currencyOf } from '../../domain/money';
+import { amountTextProblem, Money } from '../../domain/money';
 import { ledgerReference, settlementEntries } from '../../domain/ledger';
 import { amountsOf, type PayoutReturnReason, payoutReturnRefusal } from '../../domain/transactions';
 import { isUuid } from '../../domain/uuid';
@@ -34,7 +34,7 @@ function replayOf(existing: PayoutReturnRow, transactionId: string, report: Payo
   const same =
     existing.transactionId === transactionId &&
     existing.currency === report.amount.currency &&
-    Money.of(currencyOf(existing.currency), existing.amount).equals(report.amount);
+    Money.of(existing.currency, existing.amount).equals(report.amount);
   if (!same) {
     throw new DomainError(
       'payout_return_reference_conflict',
@@ -153,7 +153,7 @@ export async function receiveSandboxPayoutReturn(
   body: SandboxPayoutReturnRequest,
 ): Promise<PayoutReturnResource> {
   const row = await findTransactionOrThrow(services.prisma, partnerId, transactionId);
-  const currency = currencyOf(row.receiverCurrency);
+  const currency = row.receiverCurrency;
   const problem = amountTextProblem(body.amount, currency);
   if (problem) throw new DomainError('amount_too_precise', `amount: ${problem}.`);
   const amount = Money.parse(currency, body.amount);

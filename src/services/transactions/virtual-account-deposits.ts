@@ -3,8 +3,8 @@
 import { idFromReference } from '../../domain/ids';
 import { idOfThisRequest } from '../../request-context';
 import { toTransaction } from '../../presenters/transactions';
-import { amountTextProblem, Money, currencyOf } from '../../domain/money';
-import type { Blockchain, FiatRail } from '../../domain/rails';
+import { amountTextProblem, Money, type Currency } from '../../domain/money';
+import type { FiatRail } from '../../domain/rails';
 import { decideVirtualAccountDeposit } from '../../domain/transactions';
 import { DomainError } from '../../domain/errors';
 import { settlementEntries, ledgerReference } from '../../domain/ledger';
@@ -41,7 +41,7 @@ export interface VirtualAccountCredit {
 }
 
 /** The rail a virtual account's deposit arrives on: SEPA for EUR, ACH for USD. */
-const virtualAccountRails: Record<string, FiatRail> = { EUR: 'sepa', USD: 'ach' };
+const virtualAccountRails: Partial<Record<Currency, FiatRail>> = { EUR: 'sepa', USD: 'ach' };
 
 /**
  * Money arrived on a virtual account: a `payin` transaction, created funded (`processing`, event
@@ -96,8 +96,9 @@ async function writeVirtualAccountPayIn(
     holderName: beneficiaryNameOf(customer),
     senderName: credit.senderName,
   });
-  const rail = virtualAccountRails[account.senderCurrency] as FiatRail;
-  const receiver = { currency: currencyOf(account.receiverCurrency), paymentRail: account.wallet.chain as Blockchain };
+  const rail = virtualAccountRails[account.senderCurrency];
+  if (!rail) throw new Error(`virtual account ${account.id} collects ${account.senderCurrency}, which no rail carries`);
+  const receiver = { currency: account.receiverCurrency, paymentRail: account.wallet.chain };
   const terms = await lockTerms(services.rateProvider, services.config.quoteServiceFeeBps, {
     type: 'payin',
     sender: { currency: credit.amount.currency, paymentRail: rail },
@@ -160,7 +161,7 @@ export async function receiveSandboxVirtualAccountDeposit(
   body: { amount: string; sender_name: string; reference?: string; provider_reference?: string },
 ): Promise<TransactionResource> {
   const account = await findVirtualAccountOrThrow(services.prisma, partnerId, virtualAccountId);
-  const currency = currencyOf(account.senderCurrency);
+  const currency = account.senderCurrency;
   const problem = amountTextProblem(body.amount, currency);
   if (problem) throw DomainError.invalidParam('amount', problem);
   return receiveVirtualAccountDeposit(services, account, {

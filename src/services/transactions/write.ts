@@ -165,7 +165,7 @@ export function insufficientFunds(walletId: string, detail = ''): DomainError {
 export function amountColumns(
   amounts: QuoteAmounts,
   terms: QuoteTerms,
-  stablecoin: { currency: Currency; paymentRail: string; amount: Money },
+  stablecoin: { currency: Currency; paymentRail: PaymentRail; amount: Money },
 ) {
   return {
     senderCurrency: amounts.sender.currency,
