@@ -8,6 +8,7 @@ import {
   customersToScreen,
   customerToScreen,
   type CustomerToScreen,
+  entriesClearedForAccount,
   externalAccountsToScreen,
   insertScreening,
   listScreenings,
@@ -32,6 +33,11 @@ import {
   type ScreeningReviewInput,
 } from '../src/domain/screening-review';
 import { insertWorkflowStart } from '../src/persistence/workflow-starts';
+import { lockTransactionRow, readTransactionRow } from '../src/persistence/transactions';
+import { toTransaction } from '../src/presenters/transactions';
+import { eventGroupOf } from '../src/domain/transactions';
+import { ApplicationFailure } from '@temporalio/common';
+import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 
 /** The publisher's file may be large and slow; the activity's own timeout is 5 minutes (workflows/screening.ts). */
 const FETCH_TIMEOUT_MS = 120_000;
@@ -79,6 +85,9 @@ function subjectsOf(customer: CustomerToScreen): Screened[] {
   }
   return subjects.filter((screened) => screened.subject.name.trim().length > 0);
 }
+
+/** The sandbox simulation that makes a screening a potential match whatever the name (docs/screening.md). */
+export const SIMULATED_REVIEW = 'screening_review';
 
 export interface CustomerScreeningResult {
   potentialMatch: boolean;
@@ -296,6 +305,73 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
       return { screened: ids.length, next: ids.length < page.limit ? null : ids[ids.length - 1]!, reviews };
     },
 
+    /**
+     * The receiver of a payout, right before leg 2 pays out (docs/screening.md "Payout receivers"): the external
+     * account's holder, or the holder the pix directory gave for a key given directly. A potential match (entries an
+     * operator already cleared for that external account aside) holds the payout: its screening and the event
+     * `<payin|payout>.held` are written in one transaction under the transaction's lock; the status stays
+     * `processing`. Idempotent: a retry finds the screening written and answers from it.
+     */
+    async screenPayoutReceiver(transactionId: string): Promise<CustomerScreeningResult> {
+      const row = await readTransactionRow(prisma, transactionId);
+      if (!row) throw ApplicationFailure.nonRetryable(`transaction ${transactionId} not found`, RESOURCE_NOT_FOUND);
+      const details = (row.externalAccount?.details ?? row.receiverDetails ?? {}) as Record<string, unknown>;
+      const name = typeof details.beneficiary_name === 'string' ? details.beneficiary_name.trim() : '';
+      const simulated = row.sandboxSimulation === SIMULATED_REVIEW;
+      if (!simulated && (name.length === 0 || isUnconnected(accountScreening))) {
+        if (name.length > 0)
+          logger.warn({ transaction_id: transactionId }, 'payout receiver not screened: unconnected');
+        return { potentialMatch: false, screeningIds: [] };
+      }
+      const result = simulated
+        ? {
+            outcome: 'review' as const,
+            reason: 'sandbox simulate=screening_review',
+            report: { versions: [], matches: [] },
+          }
+        : await accountScreening.screen({ name });
+      const matches = result.report?.matches ?? [];
+      const cleared = row.externalAccountId
+        ? await entriesClearedForAccount(prisma, row.externalAccountId)
+        : new Set<string>();
+      const potential =
+        result.outcome !== 'approved' &&
+        (matches.length === 0 || !matches.every((match) => cleared.has(`${match.source}:${match.entryId}`)));
+      return withDatabaseTransaction(prisma, async (tx) => {
+        const locked = await lockTransactionRow(tx, transactionId);
+        if (!locked)
+          throw ApplicationFailure.nonRetryable(`transaction ${transactionId} not found`, RESOURCE_NOT_FOUND);
+        // A retry of this activity: answer from the screening already written (one per payout).
+        const [earlier] = (await listScreenings(tx, transactionId)).filter(
+          (screening) => screening.trigger === 'payout',
+        );
+        if (earlier) {
+          const held = earlier.outcome === 'potential_match';
+          return { potentialMatch: held, screeningIds: held ? [earlier.id] : [] };
+        }
+        const id = await insertScreening(tx, {
+          partnerId: locked.partnerId,
+          subjectType: 'payout',
+          subjectId: locked.externalAccountId ?? locked.id,
+          resourceId: locked.id,
+          trigger: 'payout',
+          name: name || '(no receiver name)',
+          outcome: potential ? 'potential_match' : 'clear',
+          listVersions: result.report?.versions ?? [],
+          matches,
+        });
+        if (!potential) return { potentialMatch: false, screeningIds: [] };
+        await recordEvent(tx, {
+          partnerId: locked.partnerId,
+          type: `${eventGroupOf(locked.type)}.held`,
+          resourceId: locked.id,
+          resourceStatus: locked.status,
+          resource: toTransaction(locked),
+        });
+        return { potentialMatch: true, screeningIds: [id] };
+      });
+    },
+
     /** A re-screening's review makes sure its subject is under review (done already when its start was written). */
     async openScreeningReview(input: ScreeningReviewInput): Promise<void> {
       await withDatabaseTransaction(prisma, async (tx) => {
@@ -333,8 +409,18 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
           action: closing.decision,
           operator: closing.operator,
           reason: closing.reason,
-          details: { screening_ids: closing.screeningIds, entries, opening: closing.opening },
+          details: {
+            screening_ids: closing.screeningIds,
+            entries,
+            opening: closing.opening,
+            // A payout's receiver: what is cleared here is not a new match for the next payout to that account.
+            ...(closing.subjectType === 'payout' && screenings[0]?.subjectId !== closing.resourceId
+              ? { external_account_id: screenings[0]?.subjectId }
+              : {}),
+          },
         });
+        // A held payout: the settlement workflow waiting for this review releases or refunds it.
+        if (closing.subjectType === 'payout') return;
         if (closing.subjectType === 'customer') {
           if (closing.decision === 'confirm') await announceCustomer(tx, closing.resourceId, 'rejected');
           else if (closing.opening === 'rescreening') await announceCustomer(tx, closing.resourceId, 'approved');

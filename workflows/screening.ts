@@ -15,6 +15,7 @@ import {
   currentUpdateInfo,
   defineQuery,
   defineUpdate,
+  executeChild,
   proxyActivities,
   setHandler,
   startChild,
@@ -23,7 +24,11 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { boundedActivityOptions } from './retry-policies';
-import { type ReviewDecisionKind, type ScreeningReviewInput } from '../src/domain/screening-review';
+import {
+  type ReviewDecisionKind,
+  type ScreeningReviewInput,
+  screeningReviewWorkflowId,
+} from '../src/domain/screening-review';
 import { PartnerIdAttribute, ResourceIdAttribute, ResourceStatusAttribute } from '../src/temporal/search-attributes';
 
 const activities = proxyActivities<Activities>(boundedActivityOptions);
@@ -125,6 +130,34 @@ export async function screeningReviewWorkflow(input: ScreeningReviewInput): Prom
   publish();
   await condition(allHandlersFinished);
   return state;
+}
+
+/**
+ * A payout's receiver, screened right before leg 2 pays out (the settlement workflow, patch
+ * `payout-receiver-screening`). A potential match holds the payout (`onHold`: the settlement shows it) until an
+ * operator decides its review (a child workflow, id screening-review-<transaction id>): `release` after clear,
+ * `refund` after confirm.
+ */
+export async function screenPayoutBeforeItLeaves(
+  input: { transactionId: string; partnerId: string },
+  onHold: () => void,
+): Promise<'release' | 'refund'> {
+  const screening = await activities.screenPayoutReceiver(input.transactionId);
+  if (!screening.potentialMatch) return 'release';
+  onHold();
+  const outcome = await executeChild(screeningReviewWorkflow, {
+    workflowId: screeningReviewWorkflowId(input.transactionId),
+    args: [
+      {
+        subjectType: 'payout',
+        resourceId: input.transactionId,
+        partnerId: input.partnerId,
+        screeningIds: screening.screeningIds,
+        opening: 'payout',
+      },
+    ],
+  });
+  return outcome === 'cleared' ? 'release' : 'refund';
 }
 
 export interface RescreeningResult {

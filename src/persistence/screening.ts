@@ -1,5 +1,6 @@
 // Sanctions screening's tables: the list versions (each load, loaded or refused; a loaded one with its parsed entries)
 // and the screenings with their reports. Also the pages of subjects a re-screening walks through.
+import { sql } from 'kysely';
 import { type DatabaseTransaction, jsonParameter, sqlOf, type SqlDb } from './database';
 import type { ListEntry, ListSource } from '../screening/entries';
 import type { MatchReport } from '../screening/matcher';
@@ -254,4 +255,31 @@ export async function customerToScreen(db: SqlDb, customerId: string): Promise<C
     .executeTakeFirstOrThrow();
   const [withOwners] = await withBeneficiaries(db, [customer]);
   return withOwners!;
+}
+
+/**
+ * The entries (source:id) operators cleared for an external account's holder: in the account's own reviews and in
+ * the reviews of payouts held for it (their decisions name the account, details.external_account_id).
+ */
+export async function entriesClearedForAccount(db: SqlDb, externalAccountId: string): Promise<Set<string>> {
+  const rows = await sqlOf(db)
+    .selectFrom('operatorActions')
+    .select('details')
+    .where('action', '=', 'clear')
+    .where((where) =>
+      where.or([
+        where('resourceId', '=', externalAccountId),
+        where.and([
+          where('resourceType', '=', 'payout_screening'),
+          where(sql<string>`details->>'external_account_id'`, '=', externalAccountId),
+        ]),
+      ]),
+    )
+    .execute();
+  return new Set(
+    rows.flatMap((row) => {
+      const entries = (row.details as { entries?: unknown } | null)?.entries;
+      return Array.isArray(entries) ? (entries as string[]) : [];
+    }),
+  );
 }
