@@ -24,7 +24,7 @@ import { toExternalAccount } from '../src/presenters/external-accounts';
 import { refreshList } from '../src/screening/refresh';
 import { screeningListLoadRefusals } from '../src/observability/metrics';
 import type { ListSource } from '../src/screening/entries';
-import type { ScreeningSubject } from '../src/providers/screening';
+import type { ScreeningResult, ScreeningSubject } from '../src/providers/screening';
 import { ListScreening } from '../src/providers/screening-lists';
 import { isUnconnected } from '../src/providers/unavailable';
 import {
@@ -103,10 +103,15 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
     subjects: Screened[],
     /** Entries (source:id) an operator already cleared for this resource: not a new match. */
     cleared: Set<string> = new Set(),
+    /** Sandbox simulate=screening_review: the subject (not its beneficial owners) is a potential match. */
+    simulatedReview = false,
   ): Promise<string[]> {
     const matched: string[] = [];
     for (const screened of subjects) {
-      const result = await accountScreening.screen(screened.subject);
+      const result: ScreeningResult =
+        simulatedReview && screened.subjectType === 'customer'
+          ? { outcome: 'review', reason: 'sandbox simulate=screening_review', report: { versions: [], matches: [] } }
+          : await accountScreening.screen(screened.subject);
       const matches = result.report?.matches ?? [];
       const potential =
         result.outcome !== 'approved' && !matches.every((match) => cleared.has(`${match.source}:${match.entryId}`));
@@ -235,7 +240,14 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
         return { potentialMatch: false, screeningIds: [] };
       }
       const customer = await customerToScreen(prisma, customerId);
-      const screeningIds = await screenAll(customer.partnerId, customer.id, 'verification', subjectsOf(customer));
+      const screeningIds = await screenAll(
+        customer.partnerId,
+        customer.id,
+        'verification',
+        subjectsOf(customer),
+        new Set(),
+        customer.sandboxSimulation === SIMULATED_REVIEW,
+      );
       return { potentialMatch: screeningIds.length > 0, screeningIds };
     },
 

@@ -12,7 +12,14 @@ import { decideScreeningReviewUpdate, screeningReviewStateQuery } from '../workf
 import { screeningReviewWorkflowId } from '../src/domain/screening-review';
 import { listScreenings } from '../src/persistence/screening';
 import { listOperatorActions } from '../src/persistence/operator-actions';
-import { createExternalAccount, externalAccount } from './support/fixtures';
+import {
+  createCustomer,
+  createExternalAccount,
+  externalAccount,
+  individualCustomer,
+  uploadIndividualDocuments,
+} from './support/fixtures';
+import { workflowIds } from '../src/temporal/workflow-ids';
 import {
   eventTypesOf,
   ledgerOf,
@@ -170,5 +177,65 @@ describe('payout receivers', () => {
     expect(ledger.references).toEqual(['funding', 'refund']);
     expect(await eventTypesOf(harness, payout.id)).toEqual(['payout.created', 'payout.held', 'payout.refunded']);
     expect(await balanceOf(parties.partner.api, parties.wallet.id)).toBe(before);
+  });
+});
+
+describe('sandbox simulate=screening_review', () => {
+  it('puts an external account under review whatever its holder; cleared, it is approved', async () => {
+    const created = await parties.partner.api
+      .post('/v1/external-accounts')
+      .send(
+        externalAccount(
+          parties.customer.id,
+          'spei',
+          { beneficiary_name: 'María López', clabe: '002010077777777797' },
+          { simulate: 'screening_review' },
+        ),
+      );
+    expect([created.status, created.body.status]).toEqual([201, 'under_review']);
+    const id = created.body.id as string;
+    expect((await listScreenings(harness.prisma, id))[0]).toMatchObject({ outcome: 'potential_match', matches: [] });
+    const review = reviewOf(id);
+    await until(
+      () => review.query(screeningReviewStateQuery).catch(() => null),
+      (state) => state?.state === 'open',
+    );
+    await sendUpdate(review, decideScreeningReviewUpdate, {
+      args: [{ decision: 'clear', reason: 'sandbox simulation', operator: 'olivia.operator@example.com' }],
+    });
+    expect(await review.result()).toBe('cleared');
+    expect((await parties.partner.api.get(`/v1/external-accounts/${id}`)).body.status).toBe('approved');
+    expect(await eventTypesOf(harness, id)).toEqual([
+      'external_account.created',
+      'external_account.under_review',
+      'external_account.approved',
+    ]);
+  });
+
+  it('holds a customer in review at verification whatever its name; a confirmed match rejects it', async () => {
+    const customer = await createCustomer(parties.partner.api, {
+      ...individualCustomer(),
+      simulate: 'screening_review',
+    });
+    await uploadIndividualDocuments(parties.partner.api, customer.id);
+    expect((await parties.partner.api.post(`/v1/customers/${customer.id}/check`)).status).toBe(204);
+    const review = reviewOf(customer.id);
+    const state = await until(
+      () => review.query(screeningReviewStateQuery).catch(() => null),
+      (value) => value?.state === 'open',
+    );
+    expect(state?.input).toMatchObject({ subjectType: 'customer', opening: 'verification' });
+    await sendUpdate(review, decideScreeningReviewUpdate, {
+      args: [{ decision: 'confirm', reason: 'sandbox simulation', operator: 'omar.operator@example.com' }],
+    });
+    expect(await harness.env.client.workflow.getHandle(workflowIds.customerVerification(customer.id)).result()).toBe(
+      'rejected',
+    );
+    expect((await parties.partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('rejected');
+    expect(await eventTypesOf(harness, customer.id)).toEqual([
+      'customer.created',
+      'customer.under_review',
+      'customer.rejected',
+    ]);
   });
 });

@@ -1417,6 +1417,11 @@ export interface components {
              * @example +5511987654321
              */
             phone_number: string;
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the customer as a potential sanctions-list match whatever the name when it is submitted for verification: it stays `under_review` until an operator clears it (the verification goes on) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
             tax_id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1477,6 +1482,11 @@ export interface components {
              * @enum {string}
              */
             payment_rail: "cvu";
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
         };
         CreatedWebhookConfig: {
             /**
@@ -1675,6 +1685,11 @@ export interface components {
              */
             payment_rail: "pix_account";
             pix_account: components["schemas"]["PixAccountRequest"];
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
         };
         CreatePixExternalAccount: {
             /**
@@ -1695,6 +1710,11 @@ export interface components {
              */
             payment_rail: "pix";
             pix: components["schemas"]["PixRequest"];
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
         };
         CreateQuoteRequest: {
             partner_fee?: components["schemas"]["PartnerFeeRequest"];
@@ -1744,6 +1764,11 @@ export interface components {
              */
             payment_rail: "sepa";
             sepa: components["schemas"]["SepaRequest"];
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
         };
         CreateSpeiExternalAccount: {
             /**
@@ -1763,6 +1788,11 @@ export interface components {
              * @enum {string}
              */
             payment_rail: "spei";
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
             spei: components["schemas"]["SpeiRequest"];
         };
         CreateVirtualAccountRequest: {
@@ -1882,6 +1912,11 @@ export interface components {
              * @enum {string}
              */
             payment_rail: "wire";
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
             wire: components["schemas"]["WireRequest"];
         };
         Cursor: {
@@ -2279,6 +2314,11 @@ export interface components {
              * @example +5511987654321
              */
             phone_number: string;
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the customer as a potential sanctions-list match whatever the name when it is submitted for verification: it stays `under_review` until an operator clears it (the verification goes on) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
             /** @description Taxpayer identification number. */
             tin: string;
             /**

@@ -26,3 +26,10 @@ export const screeningReviewWorkflowId = (resourceId: string) => `screening-revi
 /** A review a re-screening opened: one per screening, since a subject may be reviewed again after an earlier review. */
 export const rescreeningReviewWorkflowId = (resourceId: string, screeningId: string) =>
   `screening-review-${resourceId}-${screeningId}`;
+
+/**
+ * Sandbox `simulate` of customers and external accounts (payouts take it among the transactions' simulations):
+ * `screening_review` makes the screening a potential match whatever the name, so that a review can be seen end to end.
+ */
+export const sandboxScreeningSimulations = ['screening_review'] as const;
+export type SandboxScreeningSimulation = (typeof sandboxScreeningSimulations)[number];

@@ -139,6 +139,8 @@ export interface CustomerToScreen {
   dateOfBirth: Date | null;
   country: string;
   beneficiaries: { id: string; firstName: string; lastName: string; dateOfBirth: Date; country: string }[];
+  /** Sandbox only: screening_review forces a potential match. */
+  sandboxSimulation: string | null;
 }
 
 /**
@@ -168,6 +170,7 @@ const screenedCustomerColumns = [
   'businessLegalName',
   'dateOfBirth',
   'country',
+  'sandboxSimulation',
 ] as const;
 
 /** Each customer with its beneficial owners, in their order, in one read for all of them. */
