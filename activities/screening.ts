@@ -12,6 +12,7 @@ import {
   externalAccountsToScreen,
   insertScreening,
   listScreenings,
+  pruneListVersions,
   type ScreeningSubjectType,
   type ScreeningTrigger,
   setExternalAccountScreeningStatus,
@@ -225,6 +226,17 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
         if (accountScreening instanceof ListScreening) await accountScreening.sync();
       }
       return { source: outcome.source, outcome: outcome.outcome };
+    },
+
+    /** Old loaded versions of the configured lists, neither recent nor named by a screening, deleted. */
+    async pruneScreeningListVersions(): Promise<{ pruned: number }> {
+      const lists = config.screening?.lists ?? [];
+      const pruned = await pruneListVersions(prisma, {
+        sources: lists.map((list) => list.source),
+        keep: config.screening?.keepVersions ?? 3,
+      });
+      if (pruned.length > 0) logger.info({ pruned }, 'old sanctions list versions pruned');
+      return { pruned: pruned.length };
     },
 
     async currentScreeningVersions(): Promise<string[]> {

@@ -10,7 +10,7 @@ import { Harness, startHarness } from './support/harness';
 import { createActivities } from '../activities';
 import { decideScreeningReviewUpdate, screeningReviewStateQuery } from '../workflows/screening';
 import { screeningReviewWorkflowId } from '../src/domain/screening-review';
-import { listScreenings } from '../src/persistence/screening';
+import { listScreenings, listVersionHistory } from '../src/persistence/screening';
 import { listOperatorActions } from '../src/persistence/operator-actions';
 import {
   createCustomer,
@@ -58,7 +58,7 @@ let accountId: string;
 
 beforeAll(async () => {
   writeFileSync(euFile, baseEu);
-  harness = await startHarness({ SCREENING_LISTS: `eu=${euFile}` });
+  harness = await startHarness({ SCREENING_LISTS: `eu=${euFile}`, SCREENING_KEEP_VERSIONS: '1' });
   activities = createActivities({ ...harness.services, config: harness.config } as never);
   expect((await activities.refreshScreeningList({ source: 'eu', url: euFile })).outcome).toBe('loaded');
   parties = await setUpParties(harness);
@@ -236,6 +236,31 @@ describe('sandbox simulate=screening_review', () => {
       'customer.created',
       'customer.under_review',
       'customer.rejected',
+    ]);
+  });
+});
+
+describe('list versions', () => {
+  it('prunes old loaded versions after a refresh, keeping the newest and those a screening names', async () => {
+    const loadedChecksums = async () =>
+      (await listVersionHistory(harness.prisma, 'eu', 50))
+        .filter((version) => version.status === 'loaded')
+        .map((version) => version.checksum);
+    // Named by screenings already: the first version (accounts created), the second (the payouts).
+    const [named2, named1] = await loadedChecksums();
+    for (const round of [1, 2]) {
+      writeFileSync(euFile, euWithReceiver.replace('<export ', `<!-- later ${round} -->\n<export `));
+      expect((await activities.refreshScreeningList({ source: 'eu', url: euFile })).outcome).toBe('loaded');
+    }
+    const [newest, unnamed] = await loadedChecksums();
+    // At least the one unnamed here (the shared database may keep an earlier run's newest, unnamed too).
+    expect((await activities.pruneScreeningListVersions()).pruned).toBeGreaterThanOrEqual(1);
+    const kept = await loadedChecksums();
+    expect(kept.slice(0, 3)).toEqual([newest, named2, named1]);
+    expect(kept).not.toContain(unnamed);
+    // What the processes screen against is untouched.
+    expect((await activities.currentScreeningVersions()).filter((version) => version.startsWith('eu:'))).toEqual([
+      `eu:${newest}`,
     ]);
   });
 });

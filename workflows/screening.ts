@@ -16,6 +16,7 @@ import {
   defineQuery,
   defineUpdate,
   executeChild,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -209,6 +210,8 @@ export async function screeningListRefreshWorkflow(input: { partnerIds?: string[
   const outcomes: ListRefreshResult['outcomes'] = [];
   for (const source of sources) outcomes.push(await loading.refreshScreeningList(source));
   if (!outcomes.some((outcome) => outcome.outcome === 'loaded')) return { outcomes, rescreening: null };
+  // Old versions' entries are large: pruned once a new one is in (those a screening names are kept).
+  if (patched('screening-version-pruning')) await activities.pruneScreeningListVersions();
   const versions = await activities.currentScreeningVersions();
   const child = await startChild(rescreeningWorkflow, {
     workflowId: `${workflowInfo().workflowId}-rescreening`,

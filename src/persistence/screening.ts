@@ -286,3 +286,33 @@ export async function entriesClearedForAccount(db: SqlDb, externalAccountId: str
     }),
   );
 }
+
+/**
+ * Deletes the loaded versions of `sources` (their entries are megabytes each) that are neither among the newest `keep`
+ * of their source nor named by any screening's report (a report stays reproducible). Refused loads (no entries) stay
+ * as the record of what was refused. Answers the versions deleted.
+ */
+export async function pruneListVersions(
+  db: SqlDb,
+  options: { sources: ListSource[]; keep: number },
+): Promise<{ source: string; checksum: string; loadedAt: Date }[]> {
+  if (options.sources.length === 0) return [];
+  const rows = await sql<{ source: string; checksum: string; loadedAt: Date }>`
+    DELETE FROM screening_list_versions AS version
+    WHERE version.status = 'loaded'
+      AND version.source = ANY(${options.sources}::text[])
+      AND version.id NOT IN (
+        SELECT ranked.id FROM (
+          SELECT id, row_number() OVER (PARTITION BY source ORDER BY loaded_at DESC, id DESC) AS position
+          FROM screening_list_versions
+          WHERE status = 'loaded' AND source = ANY(${options.sources}::text[])
+        ) AS ranked
+        WHERE ranked.position <= ${options.keep}
+      )
+      AND NOT EXISTS (
+        SELECT 1 FROM screenings
+        WHERE screenings.list_versions @> ARRAY[version.source || ':' || version.checksum]
+      )
+    RETURNING version.source, version.checksum, version.loaded_at AS "loadedAt"`.execute(sqlOf(db));
+  return rows.rows;
+}
