@@ -16,6 +16,7 @@ import { ensureChainWatchers } from './temporal/chain-watchers';
 import { ensureBankReportReaders } from './temporal/bank-reports';
 import { createBankReportIntake } from './services/transactions/bank-reports';
 import { ensureScreeningScheduleAtStart } from './temporal/screening-schedule';
+import { registerScreeningReviewGauges } from './temporal/screening-reviews';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
   await ensureChainWatchers(temporalClient.client, config, config.temporal.taskQueue);
   await ensureBankReportReaders(temporalClient.client, config, config.temporal.taskQueue);
   await ensureScreeningScheduleAtStart(temporalClient.client, config.temporal.taskQueue, config.screening);
+  registerScreeningReviewGauges(temporalClient.client);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
   await startRelay.stop();
