@@ -163,7 +163,7 @@ const environmentSchema = z
     FX_MAX_PRICE_AGE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
     /**
      * Sanctions lists screened against (docs/screening.md): `source=url` pairs separated by commas, source one of
-     * ofac_sdn, ofac_consolidated, un, eu; url https://, file:// or an absolute path. Set, screening is connected.
+     * ofac_sdn, ofac_consolidated, un, eu, uk; url https://, file:// or an absolute path. Set, screening is connected.
      */
     SCREENING_LISTS: z.string().optional(),
     SCREENING_REVIEW_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.88),
