@@ -467,16 +467,19 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
           converted = true;
         } else {
           // The receiver is screened right before the payout leaves; a potential match holds it for a review.
+          // A screening that cannot be made (no list version loaded yet) fails like the leg: error, then an operator.
           if (patched('payout-receiver-screening')) {
-            const screened = await screenPayoutBeforeItLeaves({ transactionId: id, partnerId: input.partnerId }, () => {
-              state.step = 'payout_held';
-              upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'payout_held' }]);
-            });
+            const screened = await step('stablecoin_to_fiat', 'payout_failed', () =>
+              screenPayoutBeforeItLeaves({ transactionId: id, partnerId: input.partnerId }, () => {
+                state.step = 'payout_held';
+                upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'payout_held' }]);
+              }),
+            );
             if (state.step === 'payout_held') {
               upsertSearchAttributes([{ key: ResourceStatusAttribute, value: state.status }]);
             }
-            if (screened === 'refund') {
-              ended = await refund('receiver_sanctions_match');
+            if (screened !== 'release') {
+              ended = await refund(screened === 'refund' ? 'receiver_sanctions_match' : 'refunded_by_operator');
               break;
             }
           }
