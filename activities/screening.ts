@@ -8,9 +8,11 @@ import {
   customersToScreen,
   customerToScreen,
   type CustomerToScreen,
+  entriesClearedForAccount,
   externalAccountsToScreen,
   insertScreening,
   listScreenings,
+  pruneListVersions,
   type ScreeningSubjectType,
   type ScreeningTrigger,
   setExternalAccountScreeningStatus,
@@ -23,7 +25,7 @@ import { toExternalAccount } from '../src/presenters/external-accounts';
 import { refreshList } from '../src/screening/refresh';
 import { screeningListLoadRefusals } from '../src/observability/metrics';
 import type { ListSource } from '../src/screening/entries';
-import type { ScreeningSubject } from '../src/providers/screening';
+import type { ScreeningResult, ScreeningSubject } from '../src/providers/screening';
 import { ListScreening } from '../src/providers/screening-lists';
 import { isUnconnected } from '../src/providers/unavailable';
 import {
@@ -32,6 +34,11 @@ import {
   type ScreeningReviewInput,
 } from '../src/domain/screening-review';
 import { insertWorkflowStart } from '../src/persistence/workflow-starts';
+import { lockTransactionRow, readTransactionRow } from '../src/persistence/transactions';
+import { toTransaction } from '../src/presenters/transactions';
+import { eventGroupOf } from '../src/domain/transactions';
+import { ApplicationFailure } from '@temporalio/common';
+import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 
 /** The publisher's file may be large and slow; the activity's own timeout is 5 minutes (workflows/screening.ts). */
 const FETCH_TIMEOUT_MS = 120_000;
@@ -80,6 +87,9 @@ function subjectsOf(customer: CustomerToScreen): Screened[] {
   return subjects.filter((screened) => screened.subject.name.trim().length > 0);
 }
 
+/** The sandbox simulation that makes a screening a potential match whatever the name (docs/screening.md). */
+export const SIMULATED_REVIEW = 'screening_review';
+
 export interface CustomerScreeningResult {
   potentialMatch: boolean;
   screeningIds: string[];
@@ -94,10 +104,15 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
     subjects: Screened[],
     /** Entries (source:id) an operator already cleared for this resource: not a new match. */
     cleared: Set<string> = new Set(),
+    /** Sandbox simulate=screening_review: the subject (not its beneficial owners) is a potential match. */
+    simulatedReview = false,
   ): Promise<string[]> {
     const matched: string[] = [];
     for (const screened of subjects) {
-      const result = await accountScreening.screen(screened.subject);
+      const result: ScreeningResult =
+        simulatedReview && screened.subjectType === 'customer'
+          ? { outcome: 'review', reason: 'sandbox simulate=screening_review', report: { versions: [], matches: [] } }
+          : await accountScreening.screen(screened.subject);
       const matches = result.report?.matches ?? [];
       const potential =
         result.outcome !== 'approved' && !matches.every((match) => cleared.has(`${match.source}:${match.entryId}`));
@@ -213,6 +228,17 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
       return { source: outcome.source, outcome: outcome.outcome };
     },
 
+    /** Old loaded versions of the configured lists, neither recent nor named by a screening, deleted. */
+    async pruneScreeningListVersions(): Promise<{ pruned: number }> {
+      const lists = config.screening?.lists ?? [];
+      const pruned = await pruneListVersions(prisma, {
+        sources: lists.map((list) => list.source),
+        keep: config.screening?.keepVersions ?? 3,
+      });
+      if (pruned.length > 0) logger.info({ pruned }, 'old sanctions list versions pruned');
+      return { pruned: pruned.length };
+    },
+
     async currentScreeningVersions(): Promise<string[]> {
       return (await currentListVersions(prisma)).map((version) => `${version.source}:${version.checksum}`);
     },
@@ -226,7 +252,14 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
         return { potentialMatch: false, screeningIds: [] };
       }
       const customer = await customerToScreen(prisma, customerId);
-      const screeningIds = await screenAll(customer.partnerId, customer.id, 'verification', subjectsOf(customer));
+      const screeningIds = await screenAll(
+        customer.partnerId,
+        customer.id,
+        'verification',
+        subjectsOf(customer),
+        new Set(),
+        customer.sandboxSimulation === SIMULATED_REVIEW,
+      );
       return { potentialMatch: screeningIds.length > 0, screeningIds };
     },
 
@@ -296,6 +329,73 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
       return { screened: ids.length, next: ids.length < page.limit ? null : ids[ids.length - 1]!, reviews };
     },
 
+    /**
+     * The receiver of a payout, right before leg 2 pays out (docs/screening.md "Payout receivers"): the external
+     * account's holder, or the holder the pix directory gave for a key given directly. A potential match (entries an
+     * operator already cleared for that external account aside) holds the payout: its screening and the event
+     * `<payin|payout>.held` are written in one transaction under the transaction's lock; the status stays
+     * `processing`. Idempotent: a retry finds the screening written and answers from it.
+     */
+    async screenPayoutReceiver(transactionId: string): Promise<CustomerScreeningResult> {
+      const row = await readTransactionRow(prisma, transactionId);
+      if (!row) throw ApplicationFailure.nonRetryable(`transaction ${transactionId} not found`, RESOURCE_NOT_FOUND);
+      const details = (row.externalAccount?.details ?? row.receiverDetails ?? {}) as Record<string, unknown>;
+      const name = typeof details.beneficiary_name === 'string' ? details.beneficiary_name.trim() : '';
+      const simulated = row.sandboxSimulation === SIMULATED_REVIEW;
+      if (!simulated && (name.length === 0 || isUnconnected(accountScreening))) {
+        if (name.length > 0)
+          logger.warn({ transaction_id: transactionId }, 'payout receiver not screened: unconnected');
+        return { potentialMatch: false, screeningIds: [] };
+      }
+      const result = simulated
+        ? {
+            outcome: 'review' as const,
+            reason: 'sandbox simulate=screening_review',
+            report: { versions: [], matches: [] },
+          }
+        : await accountScreening.screen({ name });
+      const matches = result.report?.matches ?? [];
+      const cleared = row.externalAccountId
+        ? await entriesClearedForAccount(prisma, row.externalAccountId)
+        : new Set<string>();
+      const potential =
+        result.outcome !== 'approved' &&
+        (matches.length === 0 || !matches.every((match) => cleared.has(`${match.source}:${match.entryId}`)));
+      return withDatabaseTransaction(prisma, async (tx) => {
+        const locked = await lockTransactionRow(tx, transactionId);
+        if (!locked)
+          throw ApplicationFailure.nonRetryable(`transaction ${transactionId} not found`, RESOURCE_NOT_FOUND);
+        // A retry of this activity: answer from the screening already written (one per payout).
+        const [earlier] = (await listScreenings(tx, transactionId)).filter(
+          (screening) => screening.trigger === 'payout',
+        );
+        if (earlier) {
+          const held = earlier.outcome === 'potential_match';
+          return { potentialMatch: held, screeningIds: held ? [earlier.id] : [] };
+        }
+        const id = await insertScreening(tx, {
+          partnerId: locked.partnerId,
+          subjectType: 'payout',
+          subjectId: locked.externalAccountId ?? locked.id,
+          resourceId: locked.id,
+          trigger: 'payout',
+          name: name || '(no receiver name)',
+          outcome: potential ? 'potential_match' : 'clear',
+          listVersions: result.report?.versions ?? [],
+          matches,
+        });
+        if (!potential) return { potentialMatch: false, screeningIds: [] };
+        await recordEvent(tx, {
+          partnerId: locked.partnerId,
+          type: `${eventGroupOf(locked.type)}.held`,
+          resourceId: locked.id,
+          resourceStatus: locked.status,
+          resource: toTransaction(locked),
+        });
+        return { potentialMatch: true, screeningIds: [id] };
+      });
+    },
+
     /** A re-screening's review makes sure its subject is under review (done already when its start was written). */
     async openScreeningReview(input: ScreeningReviewInput): Promise<void> {
       await withDatabaseTransaction(prisma, async (tx) => {
@@ -333,8 +433,18 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
           action: closing.decision,
           operator: closing.operator,
           reason: closing.reason,
-          details: { screening_ids: closing.screeningIds, entries, opening: closing.opening },
+          details: {
+            screening_ids: closing.screeningIds,
+            entries,
+            opening: closing.opening,
+            // A payout's receiver: what is cleared here is not a new match for the next payout to that account.
+            ...(closing.subjectType === 'payout' && screenings[0]?.subjectId !== closing.resourceId
+              ? { external_account_id: screenings[0]?.subjectId }
+              : {}),
+          },
         });
+        // A held payout: the settlement workflow waiting for this review releases or refunds it.
+        if (closing.subjectType === 'payout') return;
         if (closing.subjectType === 'customer') {
           if (closing.decision === 'confirm') await announceCustomer(tx, closing.resourceId, 'rejected');
           else if (closing.opening === 'rescreening') await announceCustomer(tx, closing.resourceId, 'approved');

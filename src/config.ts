@@ -163,7 +163,7 @@ const environmentSchema = z
     FX_MAX_PRICE_AGE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
     /**
      * Sanctions lists screened against (docs/screening.md): `source=url` pairs separated by commas, source one of
-     * ofac_sdn, ofac_consolidated, un, eu; url https://, file:// or an absolute path. Set, screening is connected.
+     * ofac_sdn, ofac_consolidated, un, eu, uk; url https://, file:// or an absolute path. Set, screening is connected.
      */
     SCREENING_LISTS: z.string().optional(),
     SCREENING_REVIEW_THRESHOLD: z.coerce.number().min(0.5).max(1).default(0.88),
@@ -171,6 +171,8 @@ const environmentSchema = z
     /** A new version with fewer entries than this fraction of the current one is refused as suspicious. */
     SCREENING_MIN_ENTRY_RATIO: z.coerce.number().min(0).max(1).default(0.5),
     SCREENING_REFRESH_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
+    /** Loaded versions kept per list besides those a screening names; older ones are pruned after a refresh. */
+    SCREENING_KEEP_VERSIONS: z.coerce.number().int().min(1).max(1000).default(3),
     /** A bank's API Pix (docs/pix.md): set, pix deposits are charges (cob) there and its webhook reports them. */
     PIX_API_URL: z.url().optional(),
     PIX_CLIENT_ID: z.string().optional(),
@@ -435,6 +437,7 @@ export interface AppConfig {
     thresholds: { review: number; report: number };
     minEntryRatio: number;
     refreshMinutes: number;
+    keepVersions: number;
   } | null;
   /** A bank's API Pix; null: pix deposits stay the deposit provider's. */
   pixApi: {
@@ -601,6 +604,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
           thresholds: { review: values.SCREENING_REVIEW_THRESHOLD, report: values.SCREENING_REPORT_THRESHOLD },
           minEntryRatio: values.SCREENING_MIN_ENTRY_RATIO,
           refreshMinutes: values.SCREENING_REFRESH_MINUTES,
+          keepVersions: values.SCREENING_KEEP_VERSIONS,
         }
       : null,
     pixApi: values.PIX_API_URL

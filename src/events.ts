@@ -10,6 +10,11 @@ export const eventTypes = [
   'payin.refunded',
   /** Beyond SPEC 6's 29: a completed transaction whose payout the receiving bank returned (fiat to fiat). */
   'payin.returned',
+  /**
+   * Beyond SPEC 6's 29: the payout of a fiat-to-fiat transaction held before it leaves, its receiver a potential
+   * sanctions-list match under review (docs/screening.md); the status stays `processing`.
+   */
+  'payin.held',
   'payout.created',
   'payout.processing',
   'payout.completed',
@@ -19,6 +24,8 @@ export const eventTypes = [
   'payout.refunded',
   /** Beyond SPEC 6's 29: a completed payout the receiving bank returned. */
   'payout.returned',
+  /** Beyond SPEC 6's 29: a payout held before it leaves, its receiver under sanctions review; still `processing`. */
+  'payout.held',
   'walletTransfer.created',
   'walletTransfer.completed',
   'walletTransfer.failed',

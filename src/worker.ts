@@ -15,7 +15,8 @@ import { ensureReconciliationSchedule } from './temporal/reconciliation-schedule
 import { ensureChainWatchers } from './temporal/chain-watchers';
 import { ensureBankReportReaders } from './temporal/bank-reports';
 import { createBankReportIntake } from './services/transactions/bank-reports';
-import { ensureScreeningListsSchedule } from './temporal/screening-schedule';
+import { ensureScreeningScheduleAtStart } from './temporal/screening-schedule';
+import { registerScreeningReviewGauges } from './temporal/screening-reviews';
 import { WorkflowStartRelay } from './temporal/workflow-start-relay';
 import { createWorker } from './temporal/worker';
 import { OutboxRelay } from './webhooks/outbox-relay';
@@ -115,13 +116,8 @@ async function main(): Promise<void> {
   await ensureReconciliationSchedule(temporalClient.client, config.temporal.taskQueue);
   await ensureChainWatchers(temporalClient.client, config, config.temporal.taskQueue);
   await ensureBankReportReaders(temporalClient.client, config, config.temporal.taskQueue);
-  if (config.screening) {
-    await ensureScreeningListsSchedule(
-      temporalClient.client,
-      config.temporal.taskQueue,
-      config.screening.refreshMinutes,
-    );
-  }
+  await ensureScreeningScheduleAtStart(temporalClient.client, config.temporal.taskQueue, config.screening);
+  registerScreeningReviewGauges(temporalClient.client);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
   await startRelay.stop();

@@ -344,7 +344,7 @@ describe('production readiness', () => {
   });
 
   it('refuses a list configuration it cannot load', () => {
-    expect(() => production({ SCREENING_LISTS: `uk=${sdnFile}` })).toThrow(/SCREENING_LISTS entry "uk=/);
+    expect(() => production({ SCREENING_LISTS: `seco=${sdnFile}` })).toThrow(/SCREENING_LISTS entry "seco=/);
     expect(() => production({ SCREENING_LISTS: 'ofac_sdn=relative/sdn.xml' })).toThrow(/absolute path/);
     expect(() => production({ SCREENING_LISTS: `un=${sdnFile},un=${sdnFile}` })).toThrow(/names a source twice/);
   });

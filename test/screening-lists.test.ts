@@ -15,6 +15,7 @@ async function loadedStore(): Promise<ListStore> {
     ['ofac_consolidated', 'ofac-consolidated.xml'],
     ['un', 'un-consolidated.xml'],
     ['eu', 'eu-consolidated.xml'],
+    ['uk', 'uk-sanctions-list.xml'],
   ] as const) {
     expect((await store.load({ source, url: at(file) })).outcome).toBe('loaded');
   }
@@ -30,6 +31,7 @@ describe('list loaders', () => {
       ['ofac_consolidated', 1],
       ['un', 2],
       ['eu', 2],
+      ['uk', 3],
     ]);
     const viktor = entries.find((e) => e.source === 'ofac_sdn' && e.id === '90001')!;
     expect(viktor).toMatchObject({
@@ -50,6 +52,22 @@ describe('list loaders', () => {
     const eu = entries.find((e) => e.source === 'eu' && e.id === '880001')!;
     expect(eu).toMatchObject({ kind: 'individual', datesOfBirth: ['1970-02-11'], nationalities: ['RU'] });
     expect(eu.names).toHaveLength(3);
+    const uk = entries.find((e) => e.source === 'uk' && e.id === 'RUS9001')!;
+    expect(uk).toMatchObject({
+      kind: 'individual',
+      names: ['Gennady Petrovich SOKOLOVSKY', 'Gennadiy SOKOLOVSKIY', 'Геннадий Петрович Соколовский'],
+      datesOfBirth: ['1958-09-22', '1959'],
+      nationalities: ['RU'],
+      countries: ['RU'],
+      programs: ['Russia'],
+    });
+    expect(entries.find((e) => e.id === 'IRN9002')).toMatchObject({ kind: 'entity', countries: ['IR'] });
+    expect(entries.find((e) => e.id === 'RUS9003')!.kind).toBe('vessel');
+    expect(store.screen({ name: 'Sokolovskiy Gennadiy', dateOfBirth: '1958-09-22' }).matches[0]).toMatchObject({
+      source: 'uk',
+      entryId: 'RUS9001',
+    });
+    expect(store.screen({ name: 'Caspian Horizon Trading Co' }).potentialMatch).toBe(true);
     expect(store.versions[0]!.version).toMatch(/^[0-9a-f]{64}$/);
   });
 

@@ -15,6 +15,8 @@ import {
   currentUpdateInfo,
   defineQuery,
   defineUpdate,
+  executeChild,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -23,7 +25,11 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { boundedActivityOptions } from './retry-policies';
-import { type ReviewDecisionKind, type ScreeningReviewInput } from '../src/domain/screening-review';
+import {
+  type ReviewDecisionKind,
+  type ScreeningReviewInput,
+  screeningReviewWorkflowId,
+} from '../src/domain/screening-review';
 import { PartnerIdAttribute, ResourceIdAttribute, ResourceStatusAttribute } from '../src/temporal/search-attributes';
 
 const activities = proxyActivities<Activities>(boundedActivityOptions);
@@ -127,6 +133,34 @@ export async function screeningReviewWorkflow(input: ScreeningReviewInput): Prom
   return state;
 }
 
+/**
+ * A payout's receiver, screened right before leg 2 pays out (the settlement workflow, patch
+ * `payout-receiver-screening`). A potential match holds the payout (`onHold`: the settlement shows it) until an
+ * operator decides its review (a child workflow, id screening-review-<transaction id>): `release` after clear,
+ * `refund` after confirm.
+ */
+export async function screenPayoutBeforeItLeaves(
+  input: { transactionId: string; partnerId: string },
+  onHold: () => void,
+): Promise<'release' | 'refund'> {
+  const screening = await activities.screenPayoutReceiver(input.transactionId);
+  if (!screening.potentialMatch) return 'release';
+  onHold();
+  const outcome = await executeChild(screeningReviewWorkflow, {
+    workflowId: screeningReviewWorkflowId(input.transactionId),
+    args: [
+      {
+        subjectType: 'payout',
+        resourceId: input.transactionId,
+        partnerId: input.partnerId,
+        screeningIds: screening.screeningIds,
+        opening: 'payout',
+      },
+    ],
+  });
+  return outcome === 'cleared' ? 'release' : 'refund';
+}
+
 export interface RescreeningResult {
   customersScreened: number;
   externalAccountsScreened: number;
@@ -176,6 +210,8 @@ export async function screeningListRefreshWorkflow(input: { partnerIds?: string[
   const outcomes: ListRefreshResult['outcomes'] = [];
   for (const source of sources) outcomes.push(await loading.refreshScreeningList(source));
   if (!outcomes.some((outcome) => outcome.outcome === 'loaded')) return { outcomes, rescreening: null };
+  // Old versions' entries are large: pruned once a new one is in (those a screening names are kept).
+  if (patched('screening-version-pruning')) await activities.pruneScreeningListVersions();
   const versions = await activities.currentScreeningVersions();
   const child = await startChild(rescreeningWorkflow, {
     workflowId: `${workflowInfo().workflowId}-rescreening`,

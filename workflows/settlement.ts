@@ -60,6 +60,7 @@ import {
   railCall,
   stablecoinToFiatLegWorkflow,
 } from './settlement-legs';
+import { screenPayoutBeforeItLeaves } from './screening';
 
 export interface SettlementInput {
   transactionId: string;
@@ -82,7 +83,14 @@ export interface SettlementInput {
   searchAttributesAtStart?: boolean;
 }
 
-export type SettlementStep = 'awaiting_deposit' | 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund' | 'done';
+export type SettlementStep =
+  | 'awaiting_deposit'
+  | 'fiat_to_stablecoin'
+  /** The payout held before it leaves: its receiver is a potential sanctions-list match under review. */
+  | 'payout_held'
+  | 'stablecoin_to_fiat'
+  | 'refund'
+  | 'done';
 export type OperatorAction = 'retry' | 'refund' | 'record_payout';
 
 /**
@@ -458,6 +466,23 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
           }
           converted = true;
         } else {
+          // The receiver is screened right before the payout leaves; a potential match holds it for a review.
+          // A screening that cannot be made (no list version loaded yet) fails like the leg: error, then an operator.
+          if (patched('payout-receiver-screening')) {
+            const screened = await step('stablecoin_to_fiat', 'payout_failed', () =>
+              screenPayoutBeforeItLeaves({ transactionId: id, partnerId: input.partnerId }, () => {
+                state.step = 'payout_held';
+                upsertSearchAttributes([{ key: ResourceStatusAttribute, value: 'payout_held' }]);
+              }),
+            );
+            if (state.step === 'payout_held') {
+              upsertSearchAttributes([{ key: ResourceStatusAttribute, value: state.status }]);
+            }
+            if (screened !== 'release') {
+              ended = await refund(screened === 'refund' ? 'receiver_sanctions_match' : 'refunded_by_operator');
+              break;
+            }
+          }
           state.payoutAsked = true;
           const paid = await step('stablecoin_to_fiat', 'payout_failed', (round) =>
             executeChild(stablecoinToFiatLegWorkflow, legStart('stablecoin-to-fiat', leg(round, last))),

@@ -1417,6 +1417,11 @@ export interface components {
              * @example +5511987654321
              */
             phone_number: string;
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the customer as a potential sanctions-list match whatever the name when it is submitted for verification: it stays `under_review` until an operator clears it (the verification goes on) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
             tax_id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1442,7 +1447,7 @@ export interface components {
              * @description Sandbox only: a failure to simulate for this payout, as the sandbox deposit’s `simulate`.
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump" | "screening_review";
             /** @description The payout awaiting its stablecoin. */
             transaction_id: string;
             /**
@@ -1477,6 +1482,11 @@ export interface components {
              * @enum {string}
              */
             payment_rail: "cvu";
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
         };
         CreatedWebhookConfig: {
             /**
@@ -1652,7 +1662,7 @@ export interface components {
              * @description Sandbox only (refused in production), with wallet_id: a failure to simulate, as the sandbox deposit’s `simulate` (payout_rejected: refunded to the wallet; payout_error: `error` until an operator decides). Without a wallet, give it to POST /v1/payout/confirm.
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump" | "screening_review";
             /** @description A service-managed wallet of the customer on the quote’s sender chain. Given: the stablecoin is debited from its balance at once (422 insufficient_funds when short) and the payout is `processing`. Left out: the payout waits in `awaiting_deposit` for the stablecoin per `sender_deposit_instructions` (POST /v1/payout/confirm once sent). */
             wallet_id?: string;
         } & (unknown | unknown);
@@ -1675,6 +1685,11 @@ export interface components {
              */
             payment_rail: "pix_account";
             pix_account: components["schemas"]["PixAccountRequest"];
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
         };
         CreatePixExternalAccount: {
             /**
@@ -1695,6 +1710,11 @@ export interface components {
              */
             payment_rail: "pix";
             pix: components["schemas"]["PixRequest"];
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
         };
         CreateQuoteRequest: {
             partner_fee?: components["schemas"]["PartnerFeeRequest"];
@@ -1744,6 +1764,11 @@ export interface components {
              */
             payment_rail: "sepa";
             sepa: components["schemas"]["SepaRequest"];
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
         };
         CreateSpeiExternalAccount: {
             /**
@@ -1763,6 +1788,11 @@ export interface components {
              * @enum {string}
              */
             payment_rail: "spei";
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
             spei: components["schemas"]["SpeiRequest"];
         };
         CreateVirtualAccountRequest: {
@@ -1882,6 +1912,11 @@ export interface components {
              * @enum {string}
              */
             payment_rail: "wire";
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list match whatever the name: the account is created `under_review` (events external_account.created, external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
             wire: components["schemas"]["WireRequest"];
         };
         Cursor: {
@@ -2034,7 +2069,7 @@ export interface components {
          * @description An event type of SPEC section 6, e.g. `customer.approved`.
          * @enum {string}
          */
-        EventType: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "external_account.under_review" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
+        EventType: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payin.held" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "payout.held" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "external_account.under_review" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
         ExternalAccount: components["schemas"]["PixExternalAccount"] | components["schemas"]["PixAccountExternalAccount"] | components["schemas"]["SpeiExternalAccount"] | components["schemas"]["WireExternalAccount"] | components["schemas"]["SepaExternalAccount"] | components["schemas"]["CvuExternalAccount"];
         ExternalAccountList: {
             cursor: components["schemas"]["Cursor"];
@@ -2279,6 +2314,11 @@ export interface components {
              * @example +5511987654321
              */
             phone_number: string;
+            /**
+             * @description Sandbox only (refused in production): `screening_review` screens the customer as a potential sanctions-list match whatever the name when it is submitted for verification: it stays `under_review` until an operator clears it (the verification goes on) or confirms the match (rejected).
+             * @enum {string}
+             */
+            simulate?: "screening_review";
             /** @description Taxpayer identification number. */
             tin: string;
             /**
@@ -2292,7 +2332,7 @@ export interface components {
              * @description A payin.*, payout.* or walletTransfer.* type.
              * @enum {string}
              */
-            event_type: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed";
+            event_type: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payin.held" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "payout.held" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed";
         };
         MockWebhookResult: {
             delivery: {
@@ -2756,10 +2796,10 @@ export interface components {
             /** @description Name of the account holder who paid (recorded). */
             sender_name?: string;
             /**
-             * @description A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), `payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays `processing` while it is asked again, then `error`, where a refund is refused because the receiver may be paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the deposit back in full. `return_error`: a return of this deposit (a refund, or a late deposit sent back) keeps failing until its retries run out: a refund goes to `error`, a late deposit to `return_failed`; an operator’s retry then succeeds (a pix deposit through the bank simulator: its devolucao is refused, NAO_REALIZADO). Where the sandbox runs the bank simulator (API Pix, a liquidity provider): `pix_notified_twice` and `pix_late_notification` (the payment is made at the bank and recorded at once; the bank’s webhook notifies it twice, or about 20 s later: the same deposit, recorded once), `fx_price_jump` (the provider’s firm price for the first conversion leg jumps beyond the band: nothing is executed, the transaction ends in `error`; an operator’s retry executes at the market).
+             * @description A failure to simulate for this transaction: `payout_rejected` (the receiver’s bank refuses the payout; the money goes back, `refunded`), `conversion_error` or `payout_error` (that step keeps failing until its retries run out: `error`; an operator’s retry then succeeds), `payout_timeout_after_execution` (the payout is made but its answer is lost; asked again by its idempotency key the rail reports it made: `completed`, paid once), `payout_outcome_unknown` (the payout is made and the rail cannot say so for a while: the transaction stays `processing` while it is asked again, then `error`, where a refund is refused because the receiver may be paid; an operator’s retry asks again and it completes). A refund after the conversion sells the stablecoin back at the exchange’s rate of the moment (the sandbox: 0.5% below the locked rate); the sender gets the deposit back in full. `return_error`: a return of this deposit (a refund, or a late deposit sent back) keeps failing until its retries run out: a refund goes to `error`, a late deposit to `return_failed`; an operator’s retry then succeeds (a pix deposit through the bank simulator: its devolucao is refused, NAO_REALIZADO). Where the sandbox runs the bank simulator (API Pix, a liquidity provider): `pix_notified_twice` and `pix_late_notification` (the payment is made at the bank and recorded at once; the bank’s webhook notifies it twice, or about 20 s later: the same deposit, recorded once), `fx_price_jump` (the provider’s firm price for the first conversion leg jumps beyond the band: nothing is executed, the transaction ends in `error`; an operator’s retry executes at the market). `screening_review`: the receiver is screened as a potential sanctions-list match whatever its name: the payout is held before it leaves (status `processing`, event `payout.held` or `payin.held`) until an operator clears it (it completes) or confirms the match (`refunded`, failure_reason `receiver_sanctions_match`).
              * @enum {string}
              */
-            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump";
+            simulate?: "payout_rejected" | "conversion_error" | "payout_error" | "payout_timeout_after_execution" | "payout_outcome_unknown" | "return_error" | "pix_notified_twice" | "pix_late_notification" | "fx_price_jump" | "screening_review";
         };
         SandboxFundWalletRequest: {
             /**
@@ -3205,10 +3245,10 @@ export interface components {
              */
             deposit_deadline: string | null;
             /**
-             * @description Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected (refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded), third_party_sender or virtual_account_not_active (a virtual-account deposit returned: refunded), payout_returned (the receiving bank returned the payout: returned, then refunded if it was not paid again).
+             * @description Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected (refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded), third_party_sender or virtual_account_not_active (a virtual-account deposit returned: refunded), payout_returned (the receiving bank returned the payout: returned, then refunded if it was not paid again), receiver_sanctions_match (the payout was held for a sanctions review and an operator confirmed the match: refunded, the payout never left).
              * @enum {string|null}
              */
-            failure_reason: "deposit_deadline_passed" | "deposit_amount_mismatch" | "payout_rejected" | "conversion_failed" | "payout_failed" | "refund_failed" | "refunded_by_operator" | "third_party_sender" | "virtual_account_not_active" | "payout_returned" | null;
+            failure_reason: "deposit_deadline_passed" | "deposit_amount_mismatch" | "payout_rejected" | "conversion_failed" | "payout_failed" | "refund_failed" | "refunded_by_operator" | "third_party_sender" | "virtual_account_not_active" | "payout_returned" | "receiver_sanctions_match" | null;
             fees: components["schemas"]["TransactionFees"];
             /** Format: uuid */
             id: string;
@@ -3302,7 +3342,7 @@ export interface components {
             sender_quotation: string | null;
             stablecoin: components["schemas"]["TransactionStablecoin"];
             /**
-             * @description awaiting_deposit -> processing -> completed; awaiting_deposit -> cancelled (PUT) or failed (deadline passed); processing -> refunded (payout rejected or wrong amount: money returned) or error (a step kept failing; an operator retries, back to processing, or refunds). Never backwards, except completed -> returned (fiat_to_fiat and payout: the receiving bank sent the payout back), which ends completed again (paid out once more) or refunded. A payout from a wallet and a virtual-account pay-in start in processing.
+             * @description awaiting_deposit -> processing -> completed; awaiting_deposit -> cancelled (PUT) or failed (deadline passed); processing -> refunded (payout rejected or wrong amount: money returned) or error (a step kept failing; an operator retries, back to processing, or refunds). Never backwards, except completed -> returned (fiat_to_fiat and payout: the receiving bank sent the payout back), which ends completed again (paid out once more) or refunded. A payout from a wallet and a virtual-account pay-in start in processing. A payout whose receiver is a potential sanctions-list match is held before it leaves: the status stays processing (the contract has no held status), the event payout.held (payin.held for fiat_to_fiat) announces it, and an operator’s review releases it (it goes on to completed) or confirms the match (refunded, failure_reason receiver_sanctions_match).
              * @enum {string}
              */
             status: "awaiting_deposit" | "processing" | "completed" | "cancelled" | "failed" | "refunded" | "error" | "returned";
@@ -5383,7 +5423,7 @@ export interface operations {
                 /** @description Only events about this resource. */
                 event_resource_id?: string;
                 /** @description Only events of this type. */
-                event_type?: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "external_account.under_review" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
+                event_type?: "payin.created" | "payin.processing" | "payin.completed" | "payin.cancelled" | "payin.failed" | "payin.error" | "payin.refunded" | "payin.returned" | "payin.held" | "payout.created" | "payout.processing" | "payout.completed" | "payout.cancelled" | "payout.failed" | "payout.error" | "payout.refunded" | "payout.returned" | "payout.held" | "walletTransfer.created" | "walletTransfer.completed" | "walletTransfer.failed" | "customer.created" | "customer.approved" | "customer.under_review" | "customer.rejected" | "customer.partially_rejected" | "external_account.created" | "external_account.approved" | "external_account.rejected" | "external_account.under_review" | "virtual_account.created" | "virtual_account.approved" | "virtual_account.rejected" | "virtual_account.cancelled";
                 /** @description Page size, 1-100 (default 10). */
                 limit?: number;
                 /** @description Only items created at or after this instant; a bare date starts at 00:00 UTC. */

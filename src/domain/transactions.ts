@@ -126,6 +126,11 @@ export const failureReasons = [
    * when the operator refunded it.
    */
   'payout_returned',
+  /**
+   * The payout's receiver was held as a potential sanctions-list match and an operator confirmed the match: the
+   * payout never left, the money went back to the sender, `refunded` (docs/screening.md).
+   */
+  'receiver_sanctions_match',
 ] as const;
 export type FailureReason = (typeof failureReasons)[number];
 
@@ -281,6 +286,9 @@ export const sandboxSimulations = [
   'pix_notified_twice',
   'pix_late_notification',
   'fx_price_jump',
+  // The payout's receiver screened as a potential sanctions-list match whatever its name: the payout is held for a
+  // review (docs/screening.md).
+  'screening_review',
 ] as const;
 export type SandboxSimulation = (typeof sandboxSimulations)[number];
 

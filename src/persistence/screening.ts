@@ -1,5 +1,6 @@
 // Sanctions screening's tables: the list versions (each load, loaded or refused; a loaded one with its parsed entries)
 // and the screenings with their reports. Also the pages of subjects a re-screening walks through.
+import { sql } from 'kysely';
 import { type DatabaseTransaction, jsonParameter, sqlOf, type Database } from './database';
 import type { ListEntry, ListSource } from '../screening/entries';
 import type { MatchReport } from '../screening/matcher';
@@ -138,6 +139,8 @@ export interface CustomerToScreen {
   dateOfBirth: Date | null;
   country: string;
   beneficiaries: { id: string; firstName: string; lastName: string; dateOfBirth: Date; country: string }[];
+  /** Sandbox only: screening_review forces a potential match. */
+  sandboxSimulation: string | null;
 }
 
 /**
@@ -167,6 +170,7 @@ const screenedCustomerColumns = [
   'businessLegalName',
   'dateOfBirth',
   'country',
+  'sandboxSimulation',
 ] as const;
 
 /** Each customer with its beneficial owners, in their order, in one read for all of them. */
@@ -254,4 +258,61 @@ export async function customerToScreen(db: Database, customerId: string): Promis
     .executeTakeFirstOrThrow();
   const [withOwners] = await withBeneficiaries(db, [customer]);
   return withOwners!;
+}
+
+/**
+ * The entries (source:id) operators cleared for an external account's holder: in the account's own reviews and in
+ * the reviews of payouts held for it (their decisions name the account, details.external_account_id).
+ */
+export async function entriesClearedForAccount(db: Database, externalAccountId: string): Promise<Set<string>> {
+  const rows = await sqlOf(db)
+    .selectFrom('operatorActions')
+    .select('details')
+    .where('action', '=', 'clear')
+    .where((where) =>
+      where.or([
+        where('resourceId', '=', externalAccountId),
+        where.and([
+          where('resourceType', '=', 'payout_screening'),
+          where(sql<string>`details->>'external_account_id'`, '=', externalAccountId),
+        ]),
+      ]),
+    )
+    .execute();
+  return new Set(
+    rows.flatMap((row) => {
+      const entries = (row.details as { entries?: unknown } | null)?.entries;
+      return Array.isArray(entries) ? (entries as string[]) : [];
+    }),
+  );
+}
+
+/**
+ * Deletes the loaded versions of `sources` (their entries are megabytes each) that are neither among the newest `keep`
+ * of their source nor named by any screening's report (a report stays reproducible). Refused loads (no entries) stay
+ * as the record of what was refused. Answers the versions deleted.
+ */
+export async function pruneListVersions(
+  db: Database,
+  options: { sources: ListSource[]; keep: number },
+): Promise<{ source: string; checksum: string; loadedAt: Date }[]> {
+  if (options.sources.length === 0) return [];
+  const rows = await sql<{ source: string; checksum: string; loadedAt: Date }>`
+    DELETE FROM screening_list_versions AS version
+    WHERE version.status = 'loaded'
+      AND version.source = ANY(${options.sources}::text[])
+      AND version.id NOT IN (
+        SELECT ranked.id FROM (
+          SELECT id, row_number() OVER (PARTITION BY source ORDER BY loaded_at DESC, id DESC) AS position
+          FROM screening_list_versions
+          WHERE status = 'loaded' AND source = ANY(${options.sources}::text[])
+        ) AS ranked
+        WHERE ranked.position <= ${options.keep}
+      )
+      AND NOT EXISTS (
+        SELECT 1 FROM screenings
+        WHERE screenings.list_versions @> ARRAY[version.source || ':' || version.checksum]
+      )
+    RETURNING version.source, version.checksum, version.loaded_at AS "loadedAt"`.execute(sqlOf(db));
+  return rows.rows;
 }

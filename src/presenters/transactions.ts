@@ -122,6 +122,8 @@ const mockStatuses: Record<string, TransactionStatus> = {
   error: 'error',
   refunded: 'refunded',
   returned: 'returned',
+  // A payout held for a sanctions review stays processing.
+  held: 'processing',
 };
 const mockFailureReasons: Partial<Record<TransactionStatus, FailureReason>> = {
   failed: 'deposit_deadline_passed',

@@ -4,6 +4,7 @@
 //   beneficiaries (at least one) unless no_ubos is true; website is optional
 // - beneficiary: first_name, last_name, date_of_birth, tin, country, share_size, address; email and phone optional
 import { z } from 'zod';
+import { sandboxScreeningSimulations } from '../domain/screening-review';
 import {
   addressSchema,
   ageInYears,
@@ -74,6 +75,16 @@ const always = {
   when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
 } as const;
 
+const screeningSimulateSchema = z
+  .enum(sandboxScreeningSimulations)
+  .optional()
+  .meta({
+    description:
+      'Sandbox only (refused in production): `screening_review` screens the customer as a potential sanctions-list ' +
+      'match whatever the name when it is submitted for verification: it stays `under_review` until an operator clears ' +
+      'it (the verification goes on) or confirms the match (rejected).',
+  });
+
 const beneficiaryRequestSchema = z
   .object({
     first_name: text(100),
@@ -104,6 +115,7 @@ const individualRequestSchema = z
     tin: text(50).meta({ description: 'Taxpayer identification number.' }),
     country: countryCodeSchema,
     address: addressSchema,
+    simulate: screeningSimulateSchema,
   })
   .strict()
   .meta({ id: 'IndividualCustomerRequest' });
@@ -126,6 +138,7 @@ const businessRequestSchema = z
     beneficiaries: z.array(beneficiaryRequestSchema).max(MAX_BENEFICIARIES).default([]).meta({
       description: 'Ultimate beneficial owners and shareholders; required (at least one) unless no_ubos is true.',
     }),
+    simulate: screeningSimulateSchema,
   })
   .strict()
   .meta({

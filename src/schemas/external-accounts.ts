@@ -2,6 +2,7 @@
 // for real (check digits, country formats) and returned normalised; see the descriptions below.
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
+import { sandboxScreeningSimulations } from '../domain/screening-review';
 import { parseBrazilianTaxId, pixKeyTypes } from '../domain/brazil';
 import { checkClabe } from '../domain/clabe';
 import { externalAccountStatuses } from '../domain/external-accounts';
@@ -328,6 +329,15 @@ const commonRequestFields = {
     .boolean()
     .default(false)
     .meta({ description: 'True when the account belongs to someone other than the customer. Default false.' }),
+  simulate: z
+    .enum(sandboxScreeningSimulations)
+    .optional()
+    .meta({
+      description:
+        'Sandbox only (refused in production): `screening_review` screens the holder as a potential sanctions-list ' +
+        'match whatever the name: the account is created `under_review` (events external_account.created, ' +
+        'external_account.under_review) until an operator clears it (approved) or confirms the match (rejected).',
+    }),
 };
 
 /** Each external account rail's request and response objects (a rail without them does not compile). */

@@ -354,7 +354,10 @@ export const sandboxDepositRequestSchema = z
           '`pix_notified_twice` and `pix_late_notification` (the payment is made at the bank and recorded at once; the ' +
           'bank’s webhook notifies it twice, or about 20 s later: the same deposit, recorded once), `fx_price_jump` (the ' +
           'provider’s firm price for the first conversion leg jumps beyond the band: nothing is executed, the ' +
-          'transaction ends in `error`; an operator’s retry executes at the market).',
+          'transaction ends in `error`; an operator’s retry executes at the market). `screening_review`: the receiver ' +
+          'is screened as a potential sanctions-list match whatever its name: the payout is held before it leaves ' +
+          '(status `processing`, event `payout.held` or `payin.held`) until an operator clears it (it completes) or ' +
+          'confirms the match (`refunded`, failure_reason `receiver_sanctions_match`).',
       }),
   })
   .strict()
@@ -484,7 +487,10 @@ export const transactionSchema = z
         'processing -> refunded (payout rejected or wrong amount: money returned) or error (a step kept failing; an ' +
         'operator retries, back to processing, or refunds). Never backwards, except completed -> returned (fiat_to_fiat ' +
         'and payout: the receiving bank sent the payout back), which ends completed again (paid out once more) or ' +
-        'refunded. A payout from a wallet and a virtual-account pay-in start in processing.',
+        'refunded. A payout from a wallet and a virtual-account pay-in start in processing. A payout whose receiver is a ' +
+        'potential sanctions-list match is held before it leaves: the status stays processing (the contract has no held ' +
+        'status), the event payout.held (payin.held for fiat_to_fiat) announces it, and an operator’s review releases it ' +
+        '(it goes on to completed) or confirms the match (refunded, failure_reason receiver_sanctions_match).',
     }),
     customer_id: z.uuid(),
     wallet_id: z
@@ -551,7 +557,9 @@ export const transactionSchema = z
           'Why it did not complete: deposit_deadline_passed (failed), deposit_amount_mismatch or payout_rejected ' +
           '(refunded), conversion_failed, payout_failed or refund_failed (error), refunded_by_operator (refunded), ' +
           'third_party_sender or virtual_account_not_active (a virtual-account deposit returned: refunded), ' +
-          'payout_returned (the receiving bank returned the payout: returned, then refunded if it was not paid again).',
+          'payout_returned (the receiving bank returned the payout: returned, then refunded if it was not paid again), ' +
+          'receiver_sanctions_match (the payout was held for a sanctions review and an operator confirmed the match: ' +
+          'refunded, the payout never left).',
       }),
     created_at: timestampSchema,
     updated_at: timestampSchema,

@@ -2,19 +2,20 @@
 
 export const listSources = ['ofac_sdn', 'ofac_consolidated', 'un', 'eu', 'uk'] as const;
 export type ListSource = (typeof listSources)[number];
-/** The sources a loader exists for (the UK list's is not built). */
+/** The sources a loader exists for. */
 export const loadableListSources = [
   'ofac_sdn',
   'ofac_consolidated',
   'un',
   'eu',
+  'uk',
 ] as const satisfies readonly ListSource[];
 
 export type EntryKind = 'individual' | 'entity' | 'vessel' | 'aircraft';
 
 export interface ListEntry {
   source: ListSource;
-  /** The publisher's own id (OFAC uid, UN DATAID, EU logicalId). */
+  /** The publisher's own id (OFAC uid, UN DATAID, EU logicalId, UK UniqueID). */
   id: string;
   kind: EntryKind;
   /** The primary name first, then every alias, as the list spells them (any script). */

@@ -10,6 +10,7 @@ import type { ListSource, ParsedList } from './entries';
 import { loadEuXml } from './loaders/eu';
 import { loadOfacSdnXml } from './loaders/ofac';
 import { loadUnConsolidatedXml } from './loaders/un';
+import { loadUkXml } from './loaders/uk';
 import type { XmlInput } from './loaders/xml';
 import {
   defaultThresholds,
@@ -61,7 +62,7 @@ export function parseList(source: ListSource, input: XmlInput): Promise<ParsedLi
     case 'eu':
       return loadEuXml(input);
     case 'uk':
-      throw new Error('the UK list loader is not built yet (docs/screening.md)');
+      return loadUkXml(input);
   }
 }
 

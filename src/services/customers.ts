@@ -112,11 +112,15 @@ export async function createCustomer(
   partnerId: string,
   request: CreateCustomerRequest,
 ): Promise<CustomerResource> {
+  if (request.simulate !== undefined && services.config.appEnv !== 'sandbox') {
+    throw DomainError.invalidParam('simulate', 'is a sandbox control; production customers are screened as they are');
+  }
   const id = newId();
   const base = {
     id,
     partnerId,
     type: request.type,
+    sandboxSimulation: request.simulate ?? null,
     status: 'pending' as const,
     email: request.email,
     phoneNumber: request.phone_number,

@@ -126,11 +126,18 @@ export async function createExternalAccount(
   const known = await findExisting();
   if (known) throw alreadyExists(known);
 
-  const screening: ScreeningResult = await services.accountScreening.screen({
-    paymentRail: request.payment_rail,
-    name: rail.beneficiaryName,
-    country: countryOfAccount(request.payment_rail, rail.details),
-  });
+  if (request.simulate !== undefined && services.config.appEnv !== 'sandbox') {
+    throw DomainError.invalidParam('simulate', 'is a sandbox control; production accounts are screened as they are');
+  }
+  // Sandbox simulate=screening_review: a potential match whatever the name (docs/screening.md).
+  const screening: ScreeningResult =
+    request.simulate === 'screening_review'
+      ? { outcome: 'review', reason: 'sandbox simulate=screening_review', report: { versions: [], matches: [] } }
+      : await services.accountScreening.screen({
+          paymentRail: request.payment_rail,
+          name: rail.beneficiaryName,
+          country: countryOfAccount(request.payment_rail, rail.details),
+        });
   const status: ExternalAccountStatus = screening.outcome === 'review' ? 'under_review' : screening.outcome;
   const now = new Date();
   const id = newId();

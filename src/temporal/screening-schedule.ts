@@ -31,3 +31,17 @@ export async function ensureScreeningListsSchedule(
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
   }
 }
+
+/**
+ * What a worker does at start-up: the Schedule when lists are configured (true), nothing without them (the sandbox's
+ * deny list, or production, which refuses to start first).
+ */
+export async function ensureScreeningScheduleAtStart(
+  client: Client,
+  taskQueue: string,
+  screening: { refreshMinutes: number } | null | undefined,
+): Promise<boolean> {
+  if (!screening) return false;
+  await ensureScreeningListsSchedule(client, taskQueue, screening.refreshMinutes);
+  return true;
+}
