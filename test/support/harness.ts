@@ -287,8 +287,13 @@ export async function startHarness(
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
     ...providers,
   };
-  const conformance = new OpenApiConformance(openApiDocumentOf(config) as never);
-  const server = createApp(services, allRoutes, { onResponse: (ctx) => conformance.check(ctx) }).callback();
+  const openApiDocument = openApiDocumentOf(config);
+  const conformance = new OpenApiConformance(openApiDocument as never);
+  const server = createApp(services, allRoutes, {
+    onResponse: (ctx) => conformance.check(ctx),
+    // The run's shared copy (the same routes, environment and base URL), not a second build in every file.
+    openApiDocument,
+  }).callback();
   const http = request.agent(server);
 
   return {
