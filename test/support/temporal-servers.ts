@@ -97,7 +97,10 @@ async function listening(server: PooledServer, timeoutMs: number): Promise<boole
 /** Stops a pooled server, but only if the pid is still a test server (never another process that reused it). */
 export function stopPooledServer(server: PooledServer): void {
   try {
-    if (!readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').includes('temporal-test-server')) return;
+    // The binary is a script that execs java (io.temporal.testserver.TestServer <port>).
+    const commandLine = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0');
+    if (!commandLine.some((arg) => /testserver|test-server/i.test(arg)) || !commandLine.includes(String(server.port)))
+      return;
   } catch {
     return; // exited already (or no /proc: then process.kill below is the best effort)
   }
