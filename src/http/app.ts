@@ -57,6 +57,11 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/;
 export interface AppHooks {
   /** Called once per finished request (tests check every response against the OpenAPI document). */
   onResponse?(ctx: Context): void;
+  /**
+   * The OpenAPI document of these routes and this configuration, built already (test harnesses share one per jest
+   * run instead of building it in every file); built here when absent, as in production.
+   */
+  openApiDocument?: object;
 }
 
 export function createApp(
@@ -75,7 +80,7 @@ export function createApp(
   });
   const routes = routesOf(allRouteDefinitions, services.config.appEnv);
   const router = new Router();
-  const openApiDocument = buildOpenApiDocument(routes, services.config);
+  const openApiDocument = hooks.openApiDocument ?? buildOpenApiDocument(routes, services.config);
 
   app.use(async (ctx, next) => {
     const incoming = ctx.get('x-request-id');

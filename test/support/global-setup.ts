@@ -1,5 +1,6 @@
 // Runs once per jest run: bundles the workflow code so that every test file's worker reuses it, and empties the
 // folder where the harnesses share the OpenAPI document (built from this run's code by the first that needs it),
+// fills the pool of started Temporal test servers (temporal-servers.ts),
 // and starts the run's one sandbox chain node (Anvil, instant blocks), which every test file's harness points at. Bank
 // simulators are per file (test/support/bank.ts startTestBank): their reports must not be read by another file.
 //
@@ -7,19 +8,31 @@
 // times over on two cores. No snapshot/revert between files either: files run in parallel, and a revert would undo
 // the other file's blocks. Files do not need a clean chain: each file's wallets are its own addresses, and the
 // sending nonces live in the database all files share, as they would on one public chain.
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { type LocalAnvil, startAnvil } from '../../scripts/lib/anvil';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
-import { openApiDocumentCache, workflowBundlePath } from './paths';
+import { openApiDocumentCache, temporalServerPools, workflowBundlePath } from './paths';
+import { fillTemporalServerPool } from './temporal-servers';
 
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   if (!process.env.DATABASE_URL) {
     throw new Error('DATABASE_URL is not set: run the tests with `npm test`, which prepares the database.');
   }
   rmSync(openApiDocumentCache, { recursive: true, force: true });
   mkdirSync(openApiDocumentCache, { recursive: true });
-  const [anvil] = await Promise.all([startAnvil(), writeWorkflowBundle(workflowBundlePath)]);
-  // jest's workers are started after this and inherit the variable; global-teardown.ts stops the node.
+  // One started Temporal test server per jest worker waiting for the first harnesses (temporal-servers.ts).
+  // TEST_NO_SERVER_POOL=1: every harness starts its own server when it needs it (to measure what the pool saves).
+  const testServer = process.env.TEST_NO_SERVER_POOL === '1' ? undefined : process.env.TEMPORAL_TEST_SERVER_PATH;
+  const [anvil, pool] = await Promise.all([
+    startAnvil(),
+    testServer ? fillTemporalServerPool(temporalServerPools, testServer, globalConfig.maxWorkers) : undefined,
+    // Written under another name and renamed: a run going on beside this one never reads half a bundle.
+    writeWorkflowBundle(`${workflowBundlePath}.${process.pid}`).then(() =>
+      renameSync(`${workflowBundlePath}.${process.pid}`, workflowBundlePath),
+    ),
+  ]);
+  // jest's workers are started after this and inherit the variables; global-teardown.ts stops the node and servers.
   process.env.TEST_CHAIN_RPC_URL = anvil.rpcUrl;
+  if (pool) process.env.TEST_TEMPORAL_SERVER_POOL = pool;
   (globalThis as { testChain?: LocalAnvil }).testChain = anvil;
 }

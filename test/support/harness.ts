@@ -29,6 +29,7 @@ import { OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { WorkflowStartRelay } from '../../src/temporal/workflow-start-relay';
 import { watchForHangs } from './hang-report';
 import { openApiDocumentCache, workflowBundlePath } from './paths';
+import { claimTemporalServer } from './temporal-servers';
 
 export interface TestPartner {
   partnerId: string;
@@ -77,16 +78,48 @@ function quietSdkLogs(): void {
 }
 
 /**
- * The SDK gives the Java test server 5 s to open its port; a machine busy compiling can miss that, so a
- * start that timed out is tried again (three times at most) instead of failing the whole file.
+ * The SDK's one way to a time-skipping environment on a server it did not start (createFromExistingServer turns time
+ * skipping off). `create` is private in its types only; the pinned SDK version is the one checked by every harness.
  */
-async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
+const connectTimeSkipping = (
+  TestWorkflowEnvironment as unknown as {
+    create(options: {
+      server: { type: 'existing' };
+      address: string;
+      namespace: string;
+      supportsTimeSkipping: true;
+    }): Promise<TestWorkflowEnvironment>;
+  }
+).create.bind(TestWorkflowEnvironment);
+
+/**
+ * The harness's own time-skipping server: a pooled one, started ahead of need (temporal-servers.ts), or else one the
+ * SDK starts. The SDK gives the Java test server 5 s to open its port; a machine busy compiling can miss that, so
+ * such a start that timed out is tried again (three times at most) instead of failing the whole file.
+ */
+async function startTimeSkippingServer(): Promise<{ env: TestWorkflowEnvironment; release(): void }> {
+  const pooled = await claimTemporalServer();
+  if (pooled) {
+    try {
+      const env = await connectTimeSkipping({
+        server: { type: 'existing' },
+        address: pooled.address,
+        namespace: 'default',
+        supportsTimeSkipping: true,
+      });
+      return { env, release: pooled.release };
+    } catch (error) {
+      pooled.release();
+      throw error;
+    }
+  }
   const testServerPath = process.env.TEMPORAL_TEST_SERVER_PATH;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await TestWorkflowEnvironment.createTimeSkipping(
+      const env = await TestWorkflowEnvironment.createTimeSkipping(
         testServerPath ? { server: { executable: { type: 'existing-path', path: testServerPath } } } : {},
       );
+      return { env, release: () => undefined };
     } catch (error) {
       if (attempt >= 4 || !/did not start within/.test(String((error as Error).message))) throw error;
     }
@@ -189,7 +222,7 @@ export async function startHarness(
     ...(options.bank ? testBankEnv(options.bank.url) : {}),
     ...overrides,
   });
-  const env = await startTimeSkippingServer();
+  const { env, release: releaseServer } = await startTimeSkippingServer();
   const unwatch = watchForHangs(env);
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { role: 'test', poolSize: 5 });
@@ -241,6 +274,7 @@ export async function startHarness(
     // Never leave the test server running: jest would wait for it forever.
     await relay.stop();
     await env.teardown();
+    releaseServer();
     await prisma.$disconnect();
     throw error;
   }
@@ -253,8 +287,13 @@ export async function startHarness(
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
     ...providers,
   };
-  const conformance = new OpenApiConformance(openApiDocumentOf(config) as never);
-  const server = createApp(services, allRoutes, { onResponse: (ctx) => conformance.check(ctx) }).callback();
+  const openApiDocument = openApiDocumentOf(config);
+  const conformance = new OpenApiConformance(openApiDocument as never);
+  const server = createApp(services, allRoutes, {
+    onResponse: (ctx) => conformance.check(ctx),
+    // The run's shared copy (the same routes, environment and base URL), not a second build in every file.
+    openApiDocument,
+  }).callback();
   const http = request.agent(server);
 
   return {
@@ -283,6 +322,7 @@ export async function startHarness(
       await running;
       unwatch();
       await env.teardown();
+      releaseServer();
       await prisma.$disconnect();
       if (conformance.violations.length > 0) {
         throw new Error(

@@ -5,3 +5,5 @@ export const workflowBundlePath = path.join(projectRoot, '.cache', 'test', 'work
 /** The OpenAPI documents the harnesses of one jest run share (harness.ts openApiDocumentOf). */
 export const openApiDocumentCache = path.join(projectRoot, '.cache', 'test', 'openapi');
 export const testArtifactsDir = path.join(projectRoot, 'test-artifacts');
+/** The pools of started Temporal test servers, one folder per jest run (temporal-servers.ts). */
+export const temporalServerPools = path.join(projectRoot, '.cache', 'test', 'temporal-servers');
