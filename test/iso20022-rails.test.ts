@@ -7,10 +7,16 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Money } from '../src/domain/money';
-import { RailUnavailableError, type FiatRails, type PayoutRequest } from '../src/providers/fiat-rails';
+import {
+  RailUnavailableError,
+  ReturnRefusedError,
+  type FiatRails,
+  type PayoutRequest,
+  type ReturnRequest,
+} from '../src/providers/fiat-rails';
 import { Iso20022BankClient } from '../src/providers/iso20022/client';
-import { Iso20022FiatRails } from '../src/providers/iso20022/fiat-rails';
-import { endToEndIdOf } from '../src/providers/iso20022/messages';
+import { Iso20022FiatRails, returnEndToEndId } from '../src/providers/iso20022/fiat-rails';
+import { endToEndIdOf, type Party } from '../src/providers/iso20022/messages';
 import { Iso20022ProviderStatements } from '../src/providers/iso20022/statements';
 import { createBankSimulatorApp } from '../simulators/bank/app';
 import type { BankChannel } from '../simulators/bank/channel';
@@ -21,6 +27,15 @@ let channel: BankChannel;
 let base: string;
 let rails: Iso20022FiatRails;
 const othersCalled: string[] = [];
+/** The payers of the credits the service read (bank_credits in the service). */
+const payers: Record<string, Party> = {
+  'CRDT-refund-1': {
+    name: 'Max Mustermann',
+    account: { iban: 'DE02120300000000202051' },
+    agent: { bic: 'BYLADEM1001' },
+  },
+  'CRDT-refund-2': { name: 'Erika Muster', account: { iban: 'DE02500105170137075030' }, agent: { bic: 'INGDDEFFXXX' } },
+};
 
 // The exchange and the other rails: this test checks only that the adapter hands them on.
 const others: FiatRails = {
@@ -49,6 +64,7 @@ beforeAll(async () => {
     settleWaitMs: 5000,
     pollIntervalMs: 100,
     simulate: true,
+    payerOf: async (entryReference) => payers[entryReference] ?? null,
   });
 });
 afterAll(async () => {
@@ -182,5 +198,61 @@ describe('ISO 20022 payout rails', () => {
     expect(page.lines.filter((line) => line.idempotencyKey.startsWith('33333333-'))).toEqual([]);
     expect(page.lines.filter((line) => line.idempotencyKey.startsWith('44444444-'))).toHaveLength(1);
     expect(page.lines.filter((line) => line.kind === 'payout' && line.currency === 'USD')).toHaveLength(1);
+  });
+
+  it('returns a credit by pain.001 to the payer the camt.054 named, under the step’s key, once', async () => {
+    const key = '77777777-7777-4777-8777-777777777777:refund';
+    const request: ReturnRequest = {
+      idempotencyKey: key,
+      simulate: null,
+      round: 0,
+      amount: Money.parse('EUR', '249.00'),
+      rail: 'sepa',
+      deposit: { provider: 'iso20022', providerReference: 'CRDT-refund-1' },
+    };
+    const outcome = await rails.returnToSender(request);
+    expect(outcome).toEqual({ status: 'completed', providerReference: endToEndIdOf(key) });
+    const transfer = (await (await fetch(`${base}/_scenarios/transfers/${endToEndIdOf(key)}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(transfer).toMatchObject({
+      status: 'ACSC',
+      currency: 'EUR',
+      amount: '249.00',
+      creditorName: 'Max Mustermann',
+      creditorAccount: { iban: 'DE02120300000000202051' },
+      creditorAgent: { bic: 'BYLADEM1001' },
+      remittance: key,
+    });
+    // Asked again (a retried step, an operator's next round): the same return, not a second one.
+    expect(await rails.returnToSender(request)).toEqual(outcome);
+    expect(await rails.returnToSender({ ...request, round: 1 })).toEqual(outcome);
+    expect(await rails.lookUp('return', request)).toEqual({ state: 'executed', outcome });
+  });
+
+  it('a return the bank rejects is refused for the round; the next round sends it again under its own id', async () => {
+    const key = 'deposit:88888888-8888-4888-8888-888888888888:return';
+    const request: ReturnRequest = {
+      idempotencyKey: key,
+      simulate: 'return_error',
+      round: 0,
+      amount: Money.parse('EUR', '50.00'),
+      rail: 'sepa',
+      deposit: { provider: 'iso20022', providerReference: 'CRDT-refund-2' },
+    };
+    await expect(rails.returnToSender(request)).rejects.toThrow(ReturnRefusedError);
+    expect(await rails.lookUp('return', request)).toEqual({ state: 'not_executed' });
+    const retried = await rails.returnToSender({ ...request, round: 1 });
+    expect(retried).toEqual({ status: 'completed', providerReference: returnEndToEndId(key, 1) });
+    expect(await rails.lookUp('return', { ...request, round: 1 })).toEqual({ state: 'executed', outcome: retried });
+    // A credit the service never read (no payer known) cannot be sent back: refused, for an operator.
+    await expect(
+      rails.returnToSender({
+        ...request,
+        idempotencyKey: 'x:refund',
+        deposit: { provider: 'iso20022', providerReference: 'CRDT-unknown' },
+      }),
+    ).rejects.toThrow(ReturnRefusedError);
   });
 });

@@ -43,6 +43,8 @@ import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderState
 import { Iso20022BankClient } from './iso20022/client';
 import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
 import { Iso20022ProviderStatements } from './iso20022/statements';
+import { ISO20022_PROVIDER } from './iso20022/reports';
+import { findBankCreditDebtor } from '../persistence/bank-credits';
 import { bankSimulatorCollectionAccounts, Iso20022DepositProvider } from './iso20022/deposits';
 import { ExchangeExecutionRails } from './exchange-delivery';
 import { productionFlowTable, type FlowReadiness } from './readiness';
@@ -125,6 +127,7 @@ export function createProviders(config: AppConfig, prisma: DatabaseClient): Prov
     // Payouts on the configured banks' rails, the conversion at the liquidity provider; production refuses the rest.
     fiatRails: createFiatRails(
       config,
+      prisma,
       config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : productionRails(config),
     ),
     chainTransferVerifier,
@@ -239,7 +242,7 @@ function createDepositProvider(config: AppConfig, others: DepositProvider): Depo
 }
 
 /** EUR (SEPA) and USD (wire) payouts through the ISO 20022 bank when one is configured; everything else `others`. */
-function createFiatRails(config: AppConfig, others: FiatRails): FiatRails {
+function createFiatRails(config: AppConfig, prisma: DatabaseClient, others: FiatRails): FiatRails {
   if (!config.iso20022) return others;
   return new Iso20022FiatRails(
     new Iso20022BankClient({ baseUrl: config.iso20022.bankUrl, timeoutMs: 10_000 }),
@@ -249,6 +252,11 @@ function createFiatRails(config: AppConfig, others: FiatRails): FiatRails {
       settleWaitMs: config.iso20022.settleWaitMs,
       pollIntervalMs: 500,
       simulate: config.appEnv === 'sandbox',
+      payerOf: async (entryReference) => {
+        const payer = await findBankCreditDebtor(prisma, ISO20022_PROVIDER, entryReference);
+        if (!payer?.account || !payer.agent) return null;
+        return { name: payer.name ?? 'Payer', account: payer.account, agent: payer.agent };
+      },
     },
   );
 }

@@ -16,6 +16,7 @@ import {
   buildPain002,
   parsePain001,
   type AccountId,
+  type AgentId,
   type Entry,
   type StatusLine,
 } from '../../../src/providers/iso20022/messages';
@@ -33,6 +34,9 @@ interface Transfer {
   currency: 'EUR' | 'USD';
   amount: string;
   creditorName: string;
+  /** Where the money goes: the account and bank the pain.001 named. */
+  creditorAccount?: AccountId;
+  creditorAgent?: AgentId;
   remittance?: string;
   status: 'ACCP' | 'ACSC' | 'RJCT';
   reason?: string;
@@ -49,6 +53,8 @@ interface StoredEntry {
   endToEndId?: string;
   returnReason?: string;
   counterpartyName?: string;
+  counterpartyAccount?: AccountId;
+  counterpartyAgent?: AgentId;
   remittance?: string;
 }
 
@@ -93,6 +99,26 @@ function asCurrency(code: string): 'EUR' | 'USD' {
 
 const day = (iso: string) => iso.slice(0, 10);
 
+/**
+ * The payer's account and bank of a scenario credit: `payerIban` and `payerBic` (EUR) or `payerAccount` and
+ * `payerRouting` (USD), or a default payer of the currency.
+ */
+function payerAccountOf(
+  currency: 'EUR' | 'USD',
+  body: Record<string, unknown>,
+): { counterpartyAccount: AccountId; counterpartyAgent: AgentId } {
+  if (currency === 'EUR') {
+    return {
+      counterpartyAccount: { iban: String(body.payerIban ?? 'FR7630006000011234567890189') },
+      counterpartyAgent: { bic: String(body.payerBic ?? 'AGRIFRPPXXX') },
+    };
+  }
+  return {
+    counterpartyAccount: { number: String(body.payerAccount ?? '987654321000') },
+    counterpartyAgent: { abaRoutingNumber: String(body.payerRouting ?? '026009593') },
+  };
+}
+
 export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
   const file = path.join(options.stateDir, 'iso20022.json');
   const settleMs = Number(process.env.ISO20022_SETTLE_MS ?? 1000);
@@ -112,6 +138,8 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
     ...(stored.endToEndId ? { endToEndId: stored.endToEndId } : {}),
     ...(stored.returnReason ? { returnReason: stored.returnReason } : {}),
     ...(stored.counterpartyName ? { counterpartyName: stored.counterpartyName } : {}),
+    ...(stored.counterpartyAccount ? { counterpartyAccount: stored.counterpartyAccount } : {}),
+    ...(stored.counterpartyAgent ? { counterpartyAgent: stored.counterpartyAgent } : {}),
     ...(stored.remittance ? { remittance: stored.remittance } : {}),
   });
   const report = (type: Report['type'], xml: string) => state.reports.push({ sequence: ++state.sequence, type, xml });
@@ -145,6 +173,8 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
         bookedAt: new Date().toISOString(),
         endToEndId: transfer.endToEndId,
         counterpartyName: transfer.creditorName,
+        ...(transfer.creditorAccount ? { counterpartyAccount: transfer.creditorAccount } : {}),
+        ...(transfer.creditorAgent ? { counterpartyAgent: transfer.creditorAgent } : {}),
         ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
       });
       report('pain.002', status(transfer.messageId, [{ endToEndId: transfer.endToEndId, status: 'ACSC' }]));
@@ -192,6 +222,8 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
         currency,
         amount: transfer.amount.toString(),
         creditorName: transfer.creditor.name,
+        creditorAccount: transfer.creditor.account,
+        creditorAgent: transfer.creditor.agent,
         ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
         status: reason ? 'RJCT' : 'ACCP',
         ...(reason ? { reason } : {}),
@@ -308,6 +340,7 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
           bookedAt: new Date().toISOString(),
           endToEndId: String(body.endToEndId ?? randomUUID().replaceAll('-', '')),
           counterpartyName: String(body.payerName ?? 'Payer'),
+          ...payerAccountOf(currency, body),
           ...(body.remittance ? { remittance: String(body.remittance) } : {}),
         };
         notify(credit);

@@ -1,7 +1,7 @@
 // The bank's own statement as the reconciliation's provider statement: each camt.053 line of the window's days (EUR
 // and USD accounts) becomes a StatementLine named by the idempotency key the pain.001 carried in its remittance text
-// (the bank copies it onto its statement). Payouts are `payout` lines, returns after completion `payout_return` lines
-// (the key the payout-return path records). Lines of `others` (the exchange, the other rails) come first.
+// (the bank copies it onto its statement). Payouts are `payout` lines, refunds and deposits sent back `return` lines,
+// returns after completion `payout_return` lines (the key the payout-return path records). Lines of `others` (the exchange, the other rails) come first.
 import type { StatementLine } from '../../domain/reconciliation';
 import type { ProviderStatements, StatementPage, StatementWindow } from '../provider-statements';
 import type { Iso20022BankClient } from './client';
@@ -64,7 +64,7 @@ export function lineOf(entry: Entry): StatementLine | null {
   return {
     idempotencyKey: isReturn ? `${key.split(':')[0]}:payout_return` : key,
     providerReference: entry.reference,
-    kind: isReturn ? 'payout_return' : 'payout',
+    kind: isReturn ? 'payout_return' : /:(refund|return)$/.test(key) ? 'return' : 'payout',
     currency: entry.amount.currency,
     amount: entry.amount.toString(),
     // camt.053 books by day: the line's value date is the start of its booking day.
