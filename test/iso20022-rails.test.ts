@@ -18,6 +18,9 @@ import { Iso20022BankClient } from '../src/providers/iso20022/client';
 import { Iso20022FiatRails, returnEndToEndId } from '../src/providers/iso20022/fiat-rails';
 import { endToEndIdOf, type Party } from '../src/providers/iso20022/messages';
 import { Iso20022ProviderStatements } from '../src/providers/iso20022/statements';
+import { accountParties } from '../src/providers/iso20022/accounts';
+import { collectionAccountsOf, Iso20022DepositProvider } from '../src/providers/iso20022/deposits';
+import { loadConfig } from '../src/config';
 import { createBankSimulatorApp } from '../simulators/bank/app';
 import type { BankChannel } from '../simulators/bank/channel';
 import { iso20022Channel } from '../simulators/bank/iso20022/channel';
@@ -254,5 +257,67 @@ describe('ISO 20022 payout rails', () => {
         deposit: { provider: 'iso20022', providerReference: 'CRDT-unknown' },
       }),
     ).rejects.toThrow(ReturnRefusedError);
+  });
+});
+
+describe('the service’s accounts at the bank (ISO20022_ACCOUNTS)', () => {
+  const accounts = {
+    bank_name: 'Example Bank AG',
+    bank_address: { street_line_1: '2 Bank Street', city: 'Berlin', postal_code: '10115', country: 'DEU' },
+    EUR: { holder: 'Payments GmbH', iban: 'DE44500105175407324931', bic: 'INGDDEFFXXX' },
+    USD: { holder: 'Payments Inc', account_number: '123456789012', routing_number: '026009593' },
+  };
+  const env = (extra: Record<string, string>) => ({ ...process.env, APP_ENV: 'sandbox', ...extra });
+
+  it('is required with ISO20022_BANK_URL and checked', () => {
+    expect(() => loadConfig(env({ ISO20022_BANK_URL: 'http://127.0.0.1:1/iso20022' }))).toThrow(/ISO20022_ACCOUNTS/);
+    expect(() =>
+      loadConfig(
+        env({
+          ISO20022_BANK_URL: 'http://127.0.0.1:1/iso20022',
+          ISO20022_ACCOUNTS: JSON.stringify({ ...accounts, EUR: { ...accounts.EUR, iban: 'not an iban' } }),
+        }),
+      ),
+    ).toThrow(/ISO20022_ACCOUNTS.*EUR\.iban/);
+  });
+
+  it('names the debtor of every pain.001 and the account deposits are paid to', async () => {
+    const config = loadConfig(
+      env({ ISO20022_BANK_URL: 'http://127.0.0.1:1/iso20022', ISO20022_ACCOUNTS: JSON.stringify(accounts) }),
+    );
+    const deposits = new Iso20022DepositProvider(collectionAccountsOf(config.iso20022!.accounts), {
+      instructionsFor: async () => {
+        throw new Error('not this rail');
+      },
+      stablecoinInstructionsFor: () => {
+        throw new Error('not this rail');
+      },
+    });
+    const request = {
+      rail: 'wire' as const,
+      amount: Money.parse('USD', '10.00'),
+      reference: 'REF123',
+      deadline: new Date('2026-12-01T00:00:00Z'),
+    };
+    expect(await deposits.instructionsFor(request as never)).toMatchObject({
+      wire: {
+        bank_account_number: '123456789012',
+        routing_number: '026009593',
+        bank_name: 'Example Bank AG',
+        beneficiary_name: 'Payments Inc',
+      },
+    });
+    // A payout from the configured EUR account: the bank's record of the pain.001 names its IBAN as the debtor.
+    const configured = new Iso20022FiatRails(new Iso20022BankClient({ baseUrl: base, timeoutMs: 2000 }), others, {
+      debtors: accountParties(config.iso20022!.accounts),
+      settleWaitMs: 5000,
+      pollIntervalMs: 100,
+      simulate: false,
+      payerOf: async () => null,
+    });
+    const key = '99999999-9999-4999-8999-999999999999:stablecoin_to_fiat';
+    expect((await configured.payOut(sepaPayout(key))).status).toBe('completed');
+    const pain001 = await (await fetch(`${base}/_scenarios/transfers/${endToEndIdOf(key)}`)).json();
+    expect(pain001).toMatchObject({ status: 'ACSC', debtorAccount: { iban: 'DE44500105175407324931' } });
   });
 });

@@ -41,11 +41,12 @@ import {
 import { EvmChainWatch, type WatchedChain } from './evm/watcher';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 import { Iso20022BankClient } from './iso20022/client';
-import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
+import { Iso20022FiatRails } from './iso20022/fiat-rails';
+import { accountParties } from './iso20022/accounts';
 import { Iso20022ProviderStatements } from './iso20022/statements';
 import { ISO20022_PROVIDER } from './iso20022/reports';
 import { findBankCreditDebtor } from '../persistence/bank-credits';
-import { bankSimulatorCollectionAccounts, Iso20022DepositProvider } from './iso20022/deposits';
+import { collectionAccountsOf, Iso20022DepositProvider } from './iso20022/deposits';
 import { ExchangeExecutionRails } from './exchange-delivery';
 import { productionFlowTable, type FlowReadiness } from './readiness';
 import { LiquidityClient } from './liquidity/client';
@@ -238,7 +239,7 @@ function iso20022Client(bankUrl: string): Iso20022BankClient {
 /** EUR (SEPA) and wire (USD) deposits at the ISO 20022 bank's accounts when one is configured; the rest `others`. */
 function createDepositProvider(config: AppConfig, others: DepositProvider): DepositProvider {
   if (!config.iso20022) return others;
-  return new Iso20022DepositProvider(bankSimulatorCollectionAccounts(bankSimulatorDebtors), others);
+  return new Iso20022DepositProvider(collectionAccountsOf(config.iso20022.accounts), others);
 }
 
 /** EUR (SEPA) and USD (wire) payouts through the ISO 20022 bank when one is configured; everything else `others`. */
@@ -248,7 +249,7 @@ function createFiatRails(config: AppConfig, prisma: DatabaseClient, others: Fiat
     new Iso20022BankClient({ baseUrl: config.iso20022.bankUrl, timeoutMs: 10_000 }),
     others,
     {
-      debtors: bankSimulatorDebtors,
+      debtors: accountParties(config.iso20022.accounts),
       settleWaitMs: config.iso20022.settleWaitMs,
       pollIntervalMs: 500,
       simulate: config.appEnv === 'sandbox',

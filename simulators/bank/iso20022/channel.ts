@@ -21,11 +21,12 @@ import {
   type StatusLine,
 } from '../../../src/providers/iso20022/messages';
 import type { BankChannel, BankSimulatorOptions } from '../channel';
+import { simulatorServiceAccounts } from './accounts';
 
 /** The service's accounts at this bank, one per currency. */
 export const serviceAccounts: Record<'EUR' | 'USD', AccountId> = {
-  EUR: { iban: 'DE89370400440532013000' },
-  USD: { number: '000111222333' },
+  EUR: { iban: simulatorServiceAccounts.EUR.iban },
+  USD: { number: simulatorServiceAccounts.USD.account_number },
 };
 
 interface Transfer {
@@ -34,6 +35,8 @@ interface Transfer {
   currency: 'EUR' | 'USD';
   amount: string;
   creditorName: string;
+  /** The account debited, as the pain.001 named it. */
+  debtorAccount?: AccountId;
   /** Where the money goes: the account and bank the pain.001 named. */
   creditorAccount?: AccountId;
   creditorAgent?: AgentId;
@@ -222,6 +225,7 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
         currency,
         amount: transfer.amount.toString(),
         creditorName: transfer.creditor.name,
+        debtorAccount: message.debtor.account,
         creditorAccount: transfer.creditor.account,
         creditorAgent: transfer.creditor.agent,
         ...(transfer.remittance ? { remittance: transfer.remittance } : {}),

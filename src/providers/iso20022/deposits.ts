@@ -10,6 +10,7 @@ import type {
   StablecoinDepositInstructionsRequest,
 } from '../transaction-deposits';
 import type { Party } from './messages';
+import { accountParties, type Iso20022AccountsSetting } from './accounts';
 
 /** The rails whose deposits this bank collects. */
 export const iso20022DepositRails: readonly FiatRail[] = ['sepa', 'wire'];
@@ -70,11 +71,7 @@ export class Iso20022DepositProvider implements DepositProvider {
   }
 }
 
-/** The service's accounts at the bank simulator (simulators/bank/iso20022 serviceAccounts), as deposits name them. */
-export function bankSimulatorCollectionAccounts(debtors: Record<'EUR' | 'USD', Party>): Iso20022CollectionAccounts {
-  return {
-    ...debtors,
-    bankName: 'ISO 20022 Simulated Bank',
-    bankAddress: { street_line_1: '1 Simulator Street', city: 'Frankfurt', postal_code: '60311', country: 'DEU' },
-  };
+/** The service's accounts at the bank (ISO20022_ACCOUNTS), as deposit instructions name them. */
+export function collectionAccountsOf(setting: Iso20022AccountsSetting): Iso20022CollectionAccounts {
+  return { ...accountParties(setting), bankName: setting.bank_name, bankAddress: setting.bank_address };
 }

@@ -35,12 +35,6 @@ import {
   type StatusLine,
 } from './messages';
 
-/** The service's accounts at the bank simulator (simulators/bank/iso20022): the debtor of every payout. */
-export const bankSimulatorDebtors: Record<'EUR' | 'USD', Party> = {
-  EUR: { name: 'Payments Service', account: { iban: 'DE89370400440532013000' }, agent: { bic: 'COBADEFFXXX' } },
-  USD: { name: 'Payments Service', account: { number: '000111222333' }, agent: { abaRoutingNumber: '021000021' } },
-};
-
 /** The rails this adapter pays out on, and the ISO scheme of each. */
 export const iso20022PayoutRails: Partial<Record<FiatRail, Scheme>> = { sepa: 'sepa', wire: 'wire' };
 
