@@ -164,4 +164,41 @@ describe('camt.054 credits and returns', () => {
       agent: { bic: 'AGRIFRPPXXX' },
     });
   });
+
+  it('iso_credit_notified_twice: the sandbox deposit is credited at the bank, its two camt.054s one deposit', async () => {
+    const other = await eurToUsdTransaction();
+    const answered = await parties.partner.api
+      .post(`/v1/sandbox/transactions/${other.id}/deposit`)
+      .send({ amount: other.sender.amount, sender_name: 'Jane Doe', simulate: 'iso_credit_notified_twice' });
+    expect(answered.status).toBe(201);
+    const [deposit] = await harness.prisma.transactionDeposit.findMany({ where: { transactionId: other.id } });
+    expect(deposit).toMatchObject({ provider: 'iso20022', providerReference: expect.stringMatching(/^CRDT-/) });
+    await until(async () => (await statusOf(other.id)) === 'completed', 'the transaction completes');
+    // Both notifications were read (the credit's row is kept, with its payer), and still one deposit.
+    const head = (
+      (await (await fetch(`${bank.url}/iso20022/reports?after=0&limit=500`)).json()) as {
+        reports: Array<{ type: string; xml: string }>;
+      }
+    ).reports.filter((report) => report.type === 'camt.054' && report.xml.includes(deposit!.providerReference));
+    expect(head).toHaveLength(2);
+    await until(
+      async () => (await findBankCreditDebtor(harness.prisma, 'iso20022', deposit!.providerReference)) !== null,
+      'the camt.054 is read',
+    );
+    expect(await harness.prisma.transactionDeposit.count({ where: { transactionId: other.id } })).toBe(1);
+  });
+
+  it('iso_payout_returned: the bank returns the completed wire (AC04), the transaction is returned', async () => {
+    const other = await eurToUsdTransaction();
+    const answered = await parties.partner.api
+      .post(`/v1/sandbox/transactions/${other.id}/deposit`)
+      .send({ amount: other.sender.amount, simulate: 'iso_payout_returned' });
+    expect(answered.status).toBe(201);
+    await until(async () => (await statusOf(other.id)) === 'returned', 'the transaction is returned');
+    const returns = await harness.prisma.transactionPayoutReturn.findMany({ where: { transactionId: other.id } });
+    expect(returns).toEqual([expect.objectContaining({ provider: 'iso20022', reasonCode: 'AC04', currency: 'USD' })]);
+    expect(await eventTypesOf(harness, other.id)).toEqual(
+      expect.arrayContaining(['payin.completed', 'payin.returned']),
+    );
+  });
 });

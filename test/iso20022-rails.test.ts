@@ -249,14 +249,14 @@ describe('ISO 20022 payout rails', () => {
     const retried = await rails.returnToSender({ ...request, round: 1 });
     expect(retried).toEqual({ status: 'completed', providerReference: returnEndToEndId(key, 1) });
     expect(await rails.lookUp('return', { ...request, round: 1 })).toEqual({ state: 'executed', outcome: retried });
-    // A credit the service never read (no payer known) cannot be sent back: refused, for an operator.
+    // A credit whose camt.054 the service has not read yet (no payer known): not now, asked again later.
     await expect(
       rails.returnToSender({
         ...request,
         idempotencyKey: 'x:refund',
         deposit: { provider: 'iso20022', providerReference: 'CRDT-unknown' },
       }),
-    ).rejects.toThrow(ReturnRefusedError);
+    ).rejects.toThrow(RailUnavailableError);
   });
 });
 

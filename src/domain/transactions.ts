@@ -273,6 +273,10 @@ export const sandboxSimulations = [
   'pix_notified_twice',
   'pix_late_notification',
   'fx_price_jump',
+  // With the ISO 20022 bank simulator (docs/iso20022.md): the SEPA or wire credit notified twice by camt.054; the
+  // payout returned by the bank (AC04) after the transaction completed.
+  'iso_credit_notified_twice',
+  'iso_payout_returned',
 ] as const;
 export type SandboxSimulation = (typeof sandboxSimulations)[number];
 

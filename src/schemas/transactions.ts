@@ -354,7 +354,12 @@ export const sandboxDepositRequestSchema = z
           '`pix_notified_twice` and `pix_late_notification` (the payment is made at the bank and recorded at once; the ' +
           'bank’s webhook notifies it twice, or about 20 s later: the same deposit, recorded once), `fx_price_jump` (the ' +
           'provider’s firm price for the first conversion leg jumps beyond the band: nothing is executed, the ' +
-          'transaction ends in `error`; an operator’s retry executes at the market).',
+          'transaction ends in `error`; an operator’s retry executes at the market). Where the sandbox runs the ISO ' +
+          '20022 bank simulator, a SEPA or wire deposit without `provider_reference` is credited at the bank and ' +
+          'recorded at once by the bank’s entry reference; its camt.054 notification follows (the same deposit): ' +
+          '`iso_credit_notified_twice` (the bank notifies the credit twice: recorded once), `iso_payout_returned` ' +
+          '(the SEPA or wire payout is returned by the bank, reason AC04, seconds after the transaction completed: ' +
+          '`returned`, event payin.returned).',
       }),
   })
   .strict()

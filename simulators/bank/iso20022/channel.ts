@@ -77,6 +77,8 @@ interface Scenarios {
   /** Per payment (end-to-end id): reject it with this reason, or lose its next answers (the sandbox's `simulate`). */
   rejectIds?: Record<string, string>;
   loseIds?: Record<string, number>;
+  /** Returns asked for later (`afterSeconds`): made when due by the settling timer. */
+  pendingReturns?: Array<{ endToEndId: string; reason: string; dueAt: string }>;
 }
 
 interface State {
@@ -162,9 +164,32 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
   const status = (originalMessageId: string, statuses: StatusLine[]) =>
     buildPain002({ messageId: nextId('STS'), createdAt: new Date(), originalMessageId, statuses });
 
+  /** A settled transfer comes back (closed account AC04, reason not given MS03...): notified by camt.054. */
+  const returnTransfer = (transfer: Transfer, reason: string) => {
+    transfer.returned = reason;
+    notify({
+      reference: nextId('RTRN'),
+      currency: transfer.currency,
+      amount: transfer.amount,
+      direction: 'CRDT',
+      bookedAt: new Date().toISOString(),
+      endToEndId: transfer.endToEndId,
+      returnReason: transfer.returned,
+      counterpartyName: transfer.creditorName,
+      ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
+    });
+  };
+
   const settle = () => {
     const due = Date.now() - settleMs;
     let changed = false;
+    const pending = state.scenarios.pendingReturns ?? [];
+    for (const asked of pending.filter((item) => Date.parse(item.dueAt) <= Date.now())) {
+      pending.splice(pending.indexOf(asked), 1);
+      const transfer = state.transfers[asked.endToEndId];
+      if (transfer?.status === 'ACSC' && !transfer.returned) returnTransfer(transfer, asked.reason);
+      changed = true;
+    }
     for (const transfer of Object.values(state.transfers)) {
       if (transfer.status !== 'ACCP' || Date.parse(transfer.acceptedAt) > due) continue;
       transfer.status = 'ACSC';
@@ -364,18 +389,16 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
           ctx.body = 'no settled, unreturned transfer with that end-to-end id';
           return;
         }
-        transfer.returned = String(body.reason ?? 'AC04');
-        notify({
-          reference: nextId('RTRN'),
-          currency: transfer.currency,
-          amount: transfer.amount,
-          direction: 'CRDT',
-          bookedAt: new Date().toISOString(),
-          endToEndId: transfer.endToEndId,
-          returnReason: transfer.returned,
-          counterpartyName: transfer.creditorName,
-          ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
-        });
+        if (body.afterSeconds !== undefined) {
+          // Later, as a bank returns days after paying: `afterSeconds` from now.
+          (state.scenarios.pendingReturns ??= []).push({
+            endToEndId: transfer.endToEndId,
+            reason: String(body.reason ?? 'AC04'),
+            dueAt: new Date(Date.now() + Number(body.afterSeconds) * 1000).toISOString(),
+          });
+          break;
+        }
+        returnTransfer(transfer, String(body.reason ?? 'AC04'));
         break;
       }
       default:

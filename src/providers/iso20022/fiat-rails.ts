@@ -35,6 +35,9 @@ import {
   type StatusLine,
 } from './messages';
 
+/** Sandbox (`iso_payout_returned`): seconds after settling that the bank returns the payout. */
+export const SANDBOX_RETURN_AFTER_SECONDS = 3;
+
 /** The rails this adapter pays out on, and the ISO scheme of each. */
 export const iso20022PayoutRails: Partial<Record<FiatRail, Scheme>> = { sepa: 'sepa', wire: 'wire' };
 
@@ -79,7 +82,8 @@ export class Iso20022FiatRails implements FiatRails {
     let endToEndId = status?.endToEndId ?? returnEndToEndId(key, round);
     if (!status) {
       const payer = await this.options.payerOf(credit);
-      if (!payer) throw new ReturnRefusedError(`ISO 20022: the payer's account of credit ${credit} is not known`);
+      // The camt.054 not read yet (a sandbox deposit is recorded before its notification): asked again later.
+      if (!payer) throw new RailUnavailableError(`ISO 20022: the payer's account of credit ${credit} is not known yet`);
       if (this.options.simulate && request.simulate === 'return_error' && round === 0) {
         await this.bank.scenario({ kind: 'reject_next', endToEndId, reason: 'AC04' });
       }
@@ -119,7 +123,14 @@ export class Iso20022FiatRails implements FiatRails {
     if (this.options.simulate) await this.simulate(request, endToEndId);
     const creditor = creditorOf(request.rail, request.destination);
     const status = await this.send(scheme, request.amount, creditor, endToEndId, request.idempotencyKey);
-    return outcomeOf(await this.settled(status, endToEndId), endToEndId, request.amount);
+    const outcome = outcomeOf(await this.settled(status, endToEndId), endToEndId, request.amount);
+    if (this.options.simulate && request.simulate === 'iso_payout_returned' && outcome.status === 'completed') {
+      // Returned by the bank once the transaction has completed (a return of a payout not completed is refused).
+      await this.bank
+        .scenario({ kind: 'return', endToEndId, reason: 'AC04', afterSeconds: SANDBOX_RETURN_AFTER_SECONDS })
+        .catch(() => undefined);
+    }
+    return outcome;
   }
 
   /** One pain.001 of one transfer from the service's account in the amount's currency; the bank's first status. */
