@@ -182,9 +182,15 @@ describe('ISO 20022 payout rails', () => {
       body: JSON.stringify({ kind: 'credit', currency: 'EUR', amount: '10.00', times: 2 }),
       headers: { 'content-type': 'application/json' },
     });
-    const statements = new Iso20022ProviderStatements(new Iso20022BankClient({ baseUrl: base, timeoutMs: 2000 }), {
-      statementFor: async () => ({ lines: [], next: null }),
-    });
+    const unkeyed: string[] = [];
+    const statements = new Iso20022ProviderStatements(
+      new Iso20022BankClient({ baseUrl: base, timeoutMs: 2000 }),
+      { statementFor: async () => ({ lines: [], next: null }) },
+      ['EUR', 'USD'],
+      async (entry) => {
+        unkeyed.push(`${entry.direction} ${entry.amount.toString()} ${entry.amount.currency}`);
+      },
+    );
     const now = Date.now();
     const page = await statements.statementFor(
       { from: new Date(now - 3_600_000), to: new Date(now + 1000) },
@@ -201,6 +207,8 @@ describe('ISO 20022 payout rails', () => {
     expect(page.lines.filter((line) => line.idempotencyKey.startsWith('33333333-'))).toEqual([]);
     expect(page.lines.filter((line) => line.idempotencyKey.startsWith('44444444-'))).toHaveLength(1);
     expect(page.lines.filter((line) => line.kind === 'payout' && line.currency === 'USD')).toHaveLength(1);
+    // The credit (no key: no operation of the service) is handed to the worker's keeper of unmatched entries.
+    expect(unkeyed).toContain('CRDT 10.00 EUR');
   });
 
   it('returns a credit by pain.001 to the payer the camt.054 named, under the step’s key, once', async () => {

@@ -5,7 +5,10 @@
 import type { StatementLine } from '../../domain/reconciliation';
 import type { ProviderStatements, StatementPage, StatementWindow } from '../provider-statements';
 import type { Iso20022BankClient } from './client';
-import type { Entry } from './messages';
+import type { Camt053, Entry } from './messages';
+
+/** A statement entry that names no operation of the service (no key): a credit, a bank's fee, money nobody asked for. */
+export type UnkeyedEntryHandler = (entry: Entry, statement: Camt053) => Promise<void>;
 
 const BANK_CURSOR = 'iso20022:';
 const DAY_MS = 86_400_000;
@@ -15,6 +18,8 @@ export class Iso20022ProviderStatements implements ProviderStatements {
     private readonly bank: Iso20022BankClient,
     private readonly others: ProviderStatements,
     private readonly currencies: readonly string[] = ['EUR', 'USD'],
+    /** Told of every entry that is no statement line (the worker keeps those no camt.054 accounted for). */
+    private readonly onUnkeyed?: UnkeyedEntryHandler,
   ) {}
 
   async statementFor(window: StatementWindow, cursor: string | null, limit: number): Promise<StatementPage> {
@@ -45,6 +50,7 @@ export class Iso20022ProviderStatements implements ProviderStatements {
         for (const entry of statement.entries) {
           const line = lineOf(entry);
           if (line) lines.push(line);
+          else await this.onUnkeyed?.(entry, statement);
         }
       }
     }
