@@ -1,10 +1,16 @@
 // The bank-reports workflow's step (workflows/bank-reports.ts): one bounded page of the bank's reports after the
 // workflow's cursor; each camt.054 movement handed to the service's deposit or return path (BankReportIntake, both
 // idempotent by the bank's entry reference). pain.002s are read by the payouts themselves (Iso20022FiatRails).
-// Unmatched and refused movements are logged for operators and do not stop the reading.
+// Every credit is kept with its payer's account (bank_credits: a refund goes back to it by pain.001) before it is
+// handed on; unmatched and refused movements are kept for operators (bank_unmatched_entries, `npm run bank:unmatched`)
+// and do not stop the reading.
 import { ApplicationFailure } from '@temporalio/common';
-import { movementsOf } from '../src/providers/iso20022/reports';
+import { recordBankCredit, recordUnmatchedBankEntry } from '../src/persistence/bank-credits';
+import type { AccountId, Entry } from '../src/providers/iso20022/messages';
+import { ISO20022_PROVIDER, movementsOf } from '../src/providers/iso20022/reports';
 import type { ActivityServices } from './services';
+
+const accountText = (account: AccountId) => ('iban' in account ? account.iban : account.number);
 
 /** Reports per step: a page the bank serves in one answer. */
 export const BANK_REPORTS_PER_STEP = 100;
@@ -19,7 +25,7 @@ export interface BankReportsStep {
   refused: number;
 }
 
-export function createBankReportActivities({ bankReports, bankIntake, logger }: ActivityServices) {
+export function createBankReportActivities({ bankReports, bankIntake, logger, prisma }: ActivityServices) {
   return {
     async readBankReports(after: number): Promise<BankReportsStep> {
       if (!bankReports || !bankIntake) {
@@ -35,8 +41,27 @@ export function createBankReportActivities({ bankReports, bankIntake, logger }: 
       };
       for (const report of page.reports) {
         if (report.type !== 'camt.054') continue;
-        for (const movement of movementsOf(report.message)) {
+        const { message } = report;
+        const account = accountText(message.account);
+        const movements = movementsOf(message);
+        for (const [index, movement] of movements.entries()) {
           if (movement.kind === 'ignored') continue;
+          const entry: Entry = message.entries[index]!;
+          if (movement.kind === 'deposit') {
+            await recordBankCredit(prisma, {
+              bank: ISO20022_PROVIDER,
+              entryReference: entry.reference,
+              account,
+              messageId: message.messageId,
+              amount: entry.amount.toString(),
+              currency: entry.amount.currency,
+              bookingDate: entry.bookingDate,
+              remittance: entry.remittance ?? null,
+              debtorName: entry.counterpartyName ?? null,
+              debtorAccount: entry.counterpartyAccount ?? null,
+              debtorAgent: entry.counterpartyAgent ?? null,
+            });
+          }
           const result =
             movement.kind === 'deposit'
               ? await bankIntake.deposit(movement.deposit)
@@ -46,6 +71,20 @@ export function createBankReportActivities({ bankReports, bankIntake, logger }: 
             continue;
           }
           step[result.status] += 1;
+          await recordUnmatchedBankEntry(prisma, {
+            bank: ISO20022_PROVIDER,
+            source: 'camt.054',
+            entryReference: entry.reference,
+            account,
+            messageId: message.messageId,
+            direction: entry.direction,
+            amount: entry.amount.toString(),
+            currency: entry.amount.currency,
+            bookingDate: entry.bookingDate,
+            remittance: entry.remittance ?? null,
+            counterparty: entry.counterpartyName ?? null,
+            detail: result.status === 'refused' ? `${result.code}: ${result.detail}` : result.detail,
+          });
           logger.warn(
             { bank: 'iso20022', kind: movement.kind, entry: movement.entryReference, ...result },
             'bank notification not taken: left to an operator',

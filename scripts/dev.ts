@@ -12,6 +12,7 @@ import { projectRoot } from './lib/paths';
 import { nodeArgsOf, serviceEnv } from './lib/service-runtime';
 import { bankSimulatorServiceEnv, httpOk, ProcessSpec, Stack, tsEntry } from './lib/stack';
 import { temporalBinary } from './lib/temporal';
+import { SIMULATOR_ACCOUNTS_SETTING } from '../simulators/bank/iso20022/accounts';
 
 const dataDir = path.join(projectRoot, '.data');
 const apiPort = Number(process.env.PORT ?? 3000);
@@ -130,6 +131,7 @@ async function start(stack: Stack): Promise<void> {
     // The real EVM adapter on the local node (a block a second: two confirmations take about two seconds).
     ...(process.env.ETHEREUM_RPC_URL || process.env.EVM_CHAINS ? {} : stack.chainEnv(2)),
     ISO20022_BANK_URL: process.env.ISO20022_BANK_URL ?? `http://127.0.0.1:${bankSimulatorPort}/iso20022`,
+    ISO20022_ACCOUNTS: process.env.ISO20022_ACCOUNTS ?? SIMULATOR_ACCOUNTS_SETTING,
     // Pix collections, returns and payouts through its API Pix, and the exchange at its liquidity provider.
     ...(process.env.PIX_API_URL || process.env.LIQUIDITY_PROVIDER_URL
       ? {}

@@ -6,6 +6,7 @@ import { allCurrencies, amountTextProblem, isCurrency, Money } from './domain/mo
 import { AmountRanges, defaultAmountRangeText, MAX_SERVICE_FEE_BPS } from './domain/quotes';
 import type { StuckBounds } from './domain/reconciliation';
 import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
+import { iso20022AccountsSchema, type Iso20022AccountsSetting } from './providers/iso20022/accounts';
 import { loadableListSources, type ListSource } from './screening/entries';
 
 /**
@@ -238,6 +239,30 @@ const environmentSchema = z
     /** The bank's ISO 20022 host-to-host API (the bank simulator's /iso20022): EUR (SEPA) and USD (wire) payouts. */
     ISO20022_BANK_URL: z.url().optional(),
     /** How long one payout waits for the bank to settle an accepted payment before the activity asks again. */
+    /**
+     * JSON of the service's own accounts at that bank (src/providers/iso20022/accounts.ts): the debtor of its pain.001s
+     * and where deposits are paid. Required with ISO20022_BANK_URL.
+     */
+    ISO20022_ACCOUNTS: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined) return undefined;
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be JSON (docs/configuration.md)' });
+          return z.NEVER;
+        }
+        const parsed = iso20022AccountsSchema.safeParse(json);
+        if (parsed.success) return parsed.data;
+        ctx.addIssue({
+          code: 'custom',
+          message: `must name the bank and its EUR and USD accounts: ${parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`,
+        });
+        return z.NEVER;
+      }),
     ISO20022_SETTLE_WAIT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
     /** Seconds the bank-reports reader waits between reads of the bank's camt.054 notifications once caught up. */
     ISO20022_REPORT_POLL_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
@@ -343,6 +368,13 @@ const environmentSchema = z
   .superRefine((values, ctx) => {
     if (values.APP_ENV === 'production' && values.WEBHOOK_ALLOW_PRIVATE_URLS) {
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE_URLS'], message: 'cannot be true in production' });
+    }
+    if (values.ISO20022_BANK_URL && !values.ISO20022_ACCOUNTS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ISO20022_ACCOUNTS'],
+        message: 'is required with ISO20022_BANK_URL: the service’s own accounts at that bank',
+      });
     }
     if (values.WEBHOOK_RETRY_MAX_INTERVAL_SECONDS < values.WEBHOOK_RETRY_INITIAL_SECONDS) {
       ctx.addIssue({
@@ -454,7 +486,13 @@ export interface AppConfig {
   /** The ISO 20022 bank channel; null when none is configured (EUR and USD payouts then stay the sandbox's). */
   /** Production's scheduled network fee per chain (NETWORK_FEES); null: none. */
   networkFees: Record<string, string> | null;
-  iso20022: { bankUrl: string; settleWaitMs: number; reportPollSeconds: number } | null;
+  iso20022: {
+    bankUrl: string;
+    settleWaitMs: number;
+    reportPollSeconds: number;
+    /** The service's own accounts at the bank (ISO20022_ACCOUNTS). */
+    accounts: Iso20022AccountsSetting;
+  } | null;
   virtualAccountReview: { reminderHours: number; timeoutDays: number };
   /** Keys of secrets at rest (src/secrets.ts); the sandbox falls back to a public key when none is set. */
   secrets: { encryptionKey: Buffer; previousEncryptionKeys: Buffer[] };
@@ -631,13 +669,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       : null,
     virtualAccountBanks,
     networkFees: values.NETWORK_FEES ?? null,
-    iso20022: values.ISO20022_BANK_URL
-      ? {
-          bankUrl: values.ISO20022_BANK_URL,
-          settleWaitMs: values.ISO20022_SETTLE_WAIT_SECONDS * 1000,
-          reportPollSeconds: values.ISO20022_REPORT_POLL_SECONDS,
-        }
-      : null,
+    iso20022:
+      values.ISO20022_BANK_URL && values.ISO20022_ACCOUNTS
+        ? {
+            bankUrl: values.ISO20022_BANK_URL,
+            accounts: values.ISO20022_ACCOUNTS,
+            settleWaitMs: values.ISO20022_SETTLE_WAIT_SECONDS * 1000,
+            reportPollSeconds: values.ISO20022_REPORT_POLL_SECONDS,
+          }
+        : null,
     virtualAccountReview: {
       reminderHours: values.VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS,
       timeoutDays: values.VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS,

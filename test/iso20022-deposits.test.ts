@@ -1,9 +1,13 @@
 // camt.054 into the service against a bank simulator process of this file's (a real HTTP channel): a SEPA credit notified
 // twice funds its transaction once, through the same deposit path as every other credit; the transaction settles and
 // its USD wire is paid at the bank; the bank's return of that wire after completion (AC04) comes back through the
-// payout-return path with its event; a credit naming no transaction is left alone (for operators).
+// payout-return path with its event; a credit naming no transaction is kept for operators (bank_unmatched_entries,
+// npm run bank:unmatched, the payments_bank_unmatched_entries gauge).
 import type { WorkflowHandle } from '@temporalio/client';
 import { endToEndIdOf } from '../src/providers/iso20022/messages';
+import { findBankCreditDebtor, listUnmatchedBankEntries } from '../src/persistence/bank-credits';
+import { readMonitoringSnapshot } from '../src/persistence/monitoring';
+import { unmatchedLines } from '../scripts/bank-unmatched';
 import { createExternalAccount, externalAccount } from './support/fixtures';
 import { type Harness, startHarness } from './support/harness';
 import { keepHistoryIfAsked } from './support/histories';
@@ -131,5 +135,70 @@ describe('camt.054 credits and returns', () => {
         where: { provider: 'iso20022', providerReference: stray.reference },
       }),
     ).toBe(0);
+    // Kept for operators, once (the reader may read the notification again), and listed by npm run bank:unmatched.
+    const kept = (await listUnmatchedBankEntries(harness.prisma)).filter(
+      (entry) => entry.entryReference === stray.reference,
+    );
+    expect(kept).toEqual([
+      expect.objectContaining({
+        bank: 'iso20022',
+        source: 'camt.054',
+        account: 'DE89370400440532013000',
+        direction: 'CRDT',
+        amount: '12.34',
+        currency: 'EUR',
+        remittance: 'NOT-A-REFERENCE',
+        bookingDate: new Date().toISOString().slice(0, 10),
+        messageId: expect.stringMatching(/^NTF-/),
+        detail: expect.stringContaining('names no transaction'),
+      }),
+    ]);
+    const lines = unmatchedLines(kept);
+    expect(lines[1]).toContain(`\t12.34\tEUR\t${stray.reference}\t`);
+    expect((await readMonitoringSnapshot(harness.prisma)).bankUnmatchedEntries).toBeGreaterThanOrEqual(1);
+    // The credit that funded a transaction is kept with its payer's account: where a refund would go.
+    const [deposit] = await harness.prisma.transactionDeposit.findMany({ where: { transactionId: other.id } });
+    expect(await findBankCreditDebtor(harness.prisma, 'iso20022', deposit!.providerReference)).toEqual({
+      name: 'Payer',
+      account: { iban: 'FR7630006000011234567890189' },
+      agent: { bic: 'AGRIFRPPXXX' },
+    });
+  });
+
+  it('iso_credit_notified_twice: the sandbox deposit is credited at the bank, its two camt.054s one deposit', async () => {
+    const other = await eurToUsdTransaction();
+    const answered = await parties.partner.api
+      .post(`/v1/sandbox/transactions/${other.id}/deposit`)
+      .send({ amount: other.sender.amount, sender_name: 'Jane Doe', simulate: 'iso_credit_notified_twice' });
+    expect(answered.status).toBe(201);
+    const [deposit] = await harness.prisma.transactionDeposit.findMany({ where: { transactionId: other.id } });
+    expect(deposit).toMatchObject({ provider: 'iso20022', providerReference: expect.stringMatching(/^CRDT-/) });
+    await until(async () => (await statusOf(other.id)) === 'completed', 'the transaction completes');
+    // Both notifications were read (the credit's row is kept, with its payer), and still one deposit.
+    const head = (
+      (await (await fetch(`${bank.url}/iso20022/reports?after=0&limit=500`)).json()) as {
+        reports: Array<{ type: string; xml: string }>;
+      }
+    ).reports.filter((report) => report.type === 'camt.054' && report.xml.includes(deposit!.providerReference));
+    expect(head).toHaveLength(2);
+    await until(
+      async () => (await findBankCreditDebtor(harness.prisma, 'iso20022', deposit!.providerReference)) !== null,
+      'the camt.054 is read',
+    );
+    expect(await harness.prisma.transactionDeposit.count({ where: { transactionId: other.id } })).toBe(1);
+  });
+
+  it('iso_payout_returned: the bank returns the completed wire (AC04), the transaction is returned', async () => {
+    const other = await eurToUsdTransaction();
+    const answered = await parties.partner.api
+      .post(`/v1/sandbox/transactions/${other.id}/deposit`)
+      .send({ amount: other.sender.amount, simulate: 'iso_payout_returned' });
+    expect(answered.status).toBe(201);
+    await until(async () => (await statusOf(other.id)) === 'returned', 'the transaction is returned');
+    const returns = await harness.prisma.transactionPayoutReturn.findMany({ where: { transactionId: other.id } });
+    expect(returns).toEqual([expect.objectContaining({ provider: 'iso20022', reasonCode: 'AC04', currency: 'USD' })]);
+    expect(await eventTypesOf(harness, other.id)).toEqual(
+      expect.arrayContaining(['payin.completed', 'payin.returned']),
+    );
   });
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import {
   appEnvironmentNames,
+  outsideWorldEnvironmentNames,
   imageEnv,
   migrateCommand,
   POSTGRES_MAJOR,
@@ -27,6 +28,7 @@ import {
 } from '../scripts/lib/temporal-server';
 import { serviceRoles } from '../scripts/lib/database';
 import { oidcProviderEnv } from '../scripts/lib/oidc';
+import { simulatorServiceAccounts } from '../simulators/bank/iso20022/accounts';
 import { temporalCertificatePaths } from '../scripts/lib/tls';
 
 const root = path.resolve(__dirname, '..');
@@ -175,7 +177,7 @@ describe('docker-compose.yml and npm run stack -- --production', () => {
     expect(service('worker').command).toEqual(node('worker'));
     expect(service('api').deploy?.replicas).toBe(productionReplicas.api);
     expect(service('worker').deploy?.replicas).toBe(productionReplicas.worker);
-    const app = [...appEnvironmentNames].sort();
+    const app = [...appEnvironmentNames, ...outsideWorldEnvironmentNames].sort();
     expect(names(service('migrate').environment)).toEqual(app);
     expect(names(service('worker').environment)).toEqual(app);
     expect(names(service('api').environment)).toEqual([...app, 'PORT'].sort());
@@ -190,5 +192,17 @@ describe('docker-compose.yml and npm run stack -- --production', () => {
       expect(read('scripts/production/database-roles.sql')).toContain(`CREATE ROLE ${serviceRoles[which]} LOGIN`);
       expect(service(which).volumes).toContain(composeTlsVolume);
     }
+  });
+
+  it('pass this wave’s outside-world settings, each one the service reads, and start the bank simulator', () => {
+    const settings = read('src/config.ts');
+    for (const name of outsideWorldEnvironmentNames)
+      expect({ name, known: settings.includes(`    ${name}:`) }).toEqual({ name, known: true });
+    const worker = service('worker').environment ?? {};
+    // Interpolated by compose: the operator's value, else the simulator service's.
+    expect(worker.ISO20022_BANK_URL).toBe('${ISO20022_BANK_URL:-http://bank-simulator:4100/iso20022}');
+    expect(JSON.parse(String(worker.ISO20022_ACCOUNTS))).toEqual(simulatorServiceAccounts);
+    expect(service('bank-simulator').command).toEqual(['npx', 'tsx', 'simulators/bank/main.ts']);
+    expect(service('bank-simulator').environment?.BANK_SIMULATOR_PORT).toBe(4100);
   });
 });

@@ -25,6 +25,8 @@ export interface Party {
   customerId: string;
   walletId: string;
   externalAccountId: string;
+  /** A USD wire account: the receiver of the ISO 20022 settlements (scenarios.ts isoQuoteBody). */
+  wireAccountId: string;
 }
 
 export async function createPartners(databaseUrl: string, apiUrl: string, count: number): Promise<BenchPartner[]> {
@@ -128,10 +130,15 @@ export async function createParty(partner: BenchPartner, index: number): Promise
     },
     json: true,
   });
+  const wire = await partner.api.request('POST', '/v1/external-accounts', {
+    body: { customer_id: customerId, account_name: 'Bench wire account', payment_rail: 'wire', wire: railObjects.wire },
+    json: true,
+  });
   return {
     partner,
     customerId,
     walletId: expectStatus(wallet, 201, 'create wallet').body.id as string,
     externalAccountId: expectStatus(account, 201, 'create external account').body.id as string,
+    wireAccountId: expectStatus(wire, 201, 'create wire account').body.id as string,
   };
 }

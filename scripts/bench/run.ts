@@ -129,12 +129,17 @@ export async function runBench(options: BenchOptions): Promise<void> {
     /** pg_stat_database's count before the first settlement; null when no settlement section runs. */
     let deadlocksBefore: number | null = null;
     /** A settlement run, charged the CPU of the API, the given workers and Temporal. */
-    const settle = async (workers: string[], settlements: number, recorder?: Recorder) => {
+    const settle = async (
+      workers: string[],
+      settlements: number,
+      recorder?: Recorder,
+      rails: 'sandbox' | 'iso20022' = 'sandbox',
+    ) => {
       const serving = () => stack.cpu(['api', ...workers, 'temporal', 'postgres', 'anvil']);
       const before = serving();
       const run = await settlementPhase(
         parties,
-        { settlements, concurrency: options.concurrency, pollMs: options.pollMs, timeoutMs: 120_000 },
+        { settlements, concurrency: options.concurrency, pollMs: options.pollMs, timeoutMs: 120_000, rails },
         recorder,
       );
       run.recorder.addCpu('settlement', cpuDelta(before, serving()));
@@ -186,6 +191,16 @@ export async function runBench(options: BenchOptions): Promise<void> {
       if (settlementRecorder.errorSamples.length)
         notes.push(`settlement errors: ${settlementRecorder.errorSamples.join(' | ')}`);
       settlementRps = settlementRecorder.stats('settlement').rps;
+      if (runs('settlement') && stack.bankSimulatorUrl) {
+        // Beside the sandbox rails: EUR (SEPA) -> USD (wire) through the bank simulator's ISO 20022 channel (its
+        // settle delay, ISO20022_SETTLE_MS, and the bank-reports reader's poll are in every settlement's time).
+        const isoCount = Math.max(1, Math.ceil(options.settlements / 3));
+        log(`fiat to fiat through ISO 20022 (EUR SEPA -> USD wire): ${isoCount} settlements`);
+        const iso = new Recorder();
+        await settle(['worker-1'], isoCount, iso, 'iso20022');
+        sections.settlement_iso20022 = statsOf(iso, ['quote', 'create', 'deposit', 'get', 'settlement']);
+        if (iso.errorSamples.length) notes.push(`ISO 20022 settlement errors: ${iso.errorSamples.join(' | ')}`);
+      }
       if (runs('settlement')) {
         sections.ceiling = statsOf(ceiling, ['ceiling']);
         if (ceiling.errorSamples.length) notes.push(`ceiling errors: ${ceiling.errorSamples.join(' | ')}`);

@@ -70,6 +70,16 @@ export const quoteBody = {
   receiver: { currency: 'MXN', payment_rail: 'spei' },
 };
 
+/**
+ * The settlement through the bank simulator's ISO 20022 channel: 1000.00 EUR on SEPA (credited at the bank, its
+ * camt.054 read by the bank-reports workflow) -> USDC on ethereum -> USD by wire (a pain.001, settled at the bank).
+ */
+export const isoQuoteBody = {
+  sender: { currency: 'EUR', payment_rail: 'sepa', amount: '1000.00' },
+  stablecoin: { currency: 'USDC', payment_rail: BENCH_STABLECOIN_CHAIN },
+  receiver: { currency: 'USD', payment_rail: 'wire' },
+};
+
 /** POST /v1/quote/fiat-to-fiat (a write and a workflow start) against a bare route starting a no-op workflow. */
 export async function quotePhase(
   floorUrl: string,
@@ -113,6 +123,8 @@ export interface SettlementOptions {
   pollMs: number;
   /** A settlement not completed after this long counts as an error. */
   timeoutMs: number;
+  /** `iso20022`: EUR (SEPA) -> USD (wire) through the bank simulator (isoQuoteBody); default the sandbox rails. */
+  rails?: 'sandbox' | 'iso20022';
 }
 
 export interface SettlementRun {
@@ -141,7 +153,10 @@ export async function settlementPhase(
       try {
         const quote = await recorder.time('quote', async () =>
           expectStatus(
-            await api.request('POST', '/v1/quote/fiat-to-fiat', { body: quoteBody, json: true }),
+            await api.request('POST', '/v1/quote/fiat-to-fiat', {
+              body: options.rails === 'iso20022' ? isoQuoteBody : quoteBody,
+              json: true,
+            }),
             201,
             'quote',
           ),
@@ -154,7 +169,9 @@ export async function settlementPhase(
                 customer_id: party.customerId,
                 wallet_id: party.walletId,
                 sender: { name: 'João Pereira', document: { type: 'cpf', number: '529.982.247-25' } },
-                receiver: { external_account_id: party.externalAccountId },
+                receiver: {
+                  external_account_id: options.rails === 'iso20022' ? party.wireAccountId : party.externalAccountId,
+                },
               },
               json: true,
             }),

@@ -147,6 +147,11 @@ export class BenchStack {
   }
 
   /** The bank simulator (process `bank-simulator`): the EUR and USD rails' ISO 20022 bank, as in `npm run dev`. */
+  /** The bank simulator's address once startBankSimulator has run (the ISO 20022 settlements need it). */
+  get bankSimulatorUrl(): string | undefined {
+    return this.stack.bankSimulatorUrl;
+  }
+
   async startBankSimulator(): Promise<void> {
     const stateDir = path.join(benchDir, 'bank-simulator');
     rmSync(stateDir, { recursive: true, force: true });

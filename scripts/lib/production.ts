@@ -55,6 +55,33 @@ export const appEnvironmentNames = [
 ] as const;
 export type AppEnvironment = Record<(typeof appEnvironmentNames)[number], string>;
 
+/**
+ * The outside world's settings docker-compose passes to every service (x-app-environment): the bank, the liquidity
+ * provider, API Pix, the chain, the wallet seed, the virtual-account banks and the sanctions lists. `npm run stack --
+ * --production` sets them from its simulators (scripts/stack.ts outsideWorld).
+ */
+export const outsideWorldEnvironmentNames = [
+  'ISO20022_BANK_URL',
+  'ISO20022_ACCOUNTS',
+  'LIQUIDITY_PROVIDER_URL',
+  'NETWORK_FEES',
+  'PIX_API_URL',
+  'PIX_CLIENT_ID',
+  'PIX_CLIENT_SECRET',
+  'PIX_COLLECTION_KEY',
+  'PIX_WEBHOOK_SECRET',
+  'ETHEREUM_RPC_URL',
+  'ETHEREUM_CHAIN_ID',
+  'ETHEREUM_USDC_CONTRACT',
+  'ETHEREUM_USDT_CONTRACT',
+  'ETHEREUM_COLLECTION_ADDRESS',
+  'ETHEREUM_OFF_RAMP_ADDRESS',
+  'ETHEREUM_CONFIRMATIONS',
+  'WALLET_KEY_SEED',
+  'VIRTUAL_ACCOUNT_BANKS',
+  'SCREENING_LISTS',
+] as const;
+
 /** The Temporal server's databases on a private cluster of scripts/lib/postgres.ts (its superuser, no password). */
 export function temporalDatabaseOn(cluster: LocalPostgres): TemporalDatabase {
   return { host: '127.0.0.1', port: cluster.port, user: 'postgres', password: '' };

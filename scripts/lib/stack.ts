@@ -39,6 +39,7 @@ import { oidcProviderEnv, type OidcProviderSettings } from './oidc';
 import type { TemporalCertificates } from './tls';
 import { temporalTlsOptions } from '../../src/temporal/tls';
 import { waitUntil } from './wait';
+import { SIMULATOR_ACCOUNTS_SETTING } from '../../simulators/bank/iso20022/accounts';
 
 const DEFAULT_START_LIMIT_MS = 120_000;
 const DEFAULT_STOP_LIMIT_MS = 30_000;
@@ -441,6 +442,7 @@ export class Stack {
     if (!this.bankSimulatorUrl) return {};
     return {
       ISO20022_BANK_URL: `${this.bankSimulatorUrl}/iso20022`,
+      ISO20022_ACCOUNTS: SIMULATOR_ACCOUNTS_SETTING,
       ISO20022_REPORT_POLL_SECONDS: String(reportPollSeconds),
     };
   }

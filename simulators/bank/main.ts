@@ -1,5 +1,5 @@
 // The bank simulator process: `BANK_SIMULATOR_PORT` (default 4100), state in `BANK_SIMULATOR_STATE_DIR`
-// (default .data/bank-simulator). Started by the stack supervisor (scripts/lib/stack.ts startBankSimulator).
+// (default .data/bank-simulator), on `BANK_SIMULATOR_HOST` (default 127.0.0.1). Started by the stack supervisor (scripts/lib/stack.ts startBankSimulator).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createBankSimulatorApp } from './app';
@@ -10,7 +10,8 @@ async function main(): Promise<void> {
   const stateDir = path.resolve(process.env.BANK_SIMULATOR_STATE_DIR ?? '.data/bank-simulator');
   mkdirSync(stateDir, { recursive: true });
   const channels = bankChannels({ stateDir, publicUrl: `http://127.0.0.1:${port}` });
-  const server = createBankSimulatorApp(channels).listen(port, '127.0.0.1');
+  // Loopback unless told (a container listens on every interface of its own network).
+  const server = createBankSimulatorApp(channels).listen(port, process.env.BANK_SIMULATOR_HOST ?? '127.0.0.1');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   for (const channel of channels) await channel.start?.();
   console.log(`bank simulator listening on http://127.0.0.1:${port} (${channels.map((c) => c.name).join(', ')})`);

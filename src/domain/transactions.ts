@@ -289,6 +289,10 @@ export const sandboxSimulations = [
   // The payout's receiver screened as a potential sanctions-list match whatever its name: the payout is held for a
   // review (docs/screening.md).
   'screening_review',
+  // With the ISO 20022 bank simulator (docs/iso20022.md): the SEPA or wire credit notified twice by camt.054; the
+  // payout returned by the bank (AC04) after the transaction completed.
+  'iso_credit_notified_twice',
+  'iso_payout_returned',
 ] as const;
 export type SandboxSimulation = (typeof sandboxSimulations)[number];
 

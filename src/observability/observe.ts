@@ -139,6 +139,11 @@ export function registerDatabaseGauges(prisma: DatabaseClient): void {
     'Age of the oldest workflow start not yet made (0: none).',
     (s) => s.oldestWorkflowStartAgeSeconds,
   );
+  gauge(
+    'payments_bank_unmatched_entries',
+    'Entries a bank reported that the service could not take (a credit naming no transaction), kept for operators: npm run bank:unmatched.',
+    (s) => s.bankUnmatchedEntries,
+  );
   registerReconciliationGauges(prisma);
   // PostgreSQL's statistics count every process's postings; Prometheus' rate() handles their resets.
   scrapedCounter(

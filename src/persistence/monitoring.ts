@@ -18,6 +18,8 @@ export interface MonitoringSnapshot {
    * postings, since the statistics were last reset, rolled-back inserts included.
    */
   ledgerPostingsInserted: number;
+  /** Entries a bank reported that the service could not take (bank_unmatched_entries), ever: it only grows. */
+  bankUnmatchedEntries: number;
 }
 
 export async function readMonitoringSnapshot(db: Database): Promise<MonitoringSnapshot> {
@@ -32,7 +34,8 @@ export async function readMonitoringSnapshot(db: Database): Promise<MonitoringSn
       (SELECT extract(epoch FROM now() - min(created_at)) FROM workflow_starts WHERE started_at IS NULL)
         AS oldest_start,
       (SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'ledger_transactions' AND schemaname = current_schema())
-        AS ledger_postings`.execute(sqlOf(db));
+        AS ledger_postings,
+      (SELECT count(*) FROM bank_unmatched_entries) AS bank_unmatched`.execute(sqlOf(db));
   const [row] = rows;
   const number = (value: string | number | bigint | null | undefined) => Math.max(0, Number(value ?? 0));
   return {
@@ -43,6 +46,7 @@ export async function readMonitoringSnapshot(db: Database): Promise<MonitoringSn
     workflowStartBacklog: number(row?.startBacklog),
     oldestWorkflowStartAgeSeconds: number(row?.oldestStart),
     ledgerPostingsInserted: number(row?.ledgerPostings),
+    bankUnmatchedEntries: number(row?.bankUnmatched),
   };
 }
 

@@ -41,9 +41,12 @@ import {
 import { EvmChainWatch, type WatchedChain } from './evm/watcher';
 import { ProviderStatements, SandboxProviderStatements, UnconnectedProviderStatements } from './provider-statements';
 import { Iso20022BankClient } from './iso20022/client';
-import { Iso20022FiatRails, bankSimulatorDebtors } from './iso20022/fiat-rails';
+import { Iso20022FiatRails } from './iso20022/fiat-rails';
+import { accountParties } from './iso20022/accounts';
 import { Iso20022ProviderStatements } from './iso20022/statements';
-import { bankSimulatorCollectionAccounts, Iso20022DepositProvider } from './iso20022/deposits';
+import { ISO20022_PROVIDER } from './iso20022/reports';
+import { findBankCreditDebtor, recordUnmatchedBankEntry } from '../persistence/bank-credits';
+import { collectionAccountsOf, Iso20022DepositProvider } from './iso20022/deposits';
 import { ExchangeExecutionRails } from './exchange-delivery';
 import { productionFlowTable, type FlowReadiness } from './readiness';
 import { LiquidityClient } from './liquidity/client';
@@ -125,6 +128,7 @@ export function createProviders(config: AppConfig, prisma: DatabaseClient): Prov
     // Payouts on the configured banks' rails, the conversion at the liquidity provider; production refuses the rest.
     fiatRails: createFiatRails(
       config,
+      prisma,
       config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : productionRails(config),
     ),
     chainTransferVerifier,
@@ -134,6 +138,7 @@ export function createProviders(config: AppConfig, prisma: DatabaseClient): Prov
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
     providerStatements: createProviderStatements(
       config,
+      prisma,
       config.appEnv === 'sandbox' ? new SandboxProviderStatements(prisma) : new UnconnectedProviderStatements(),
     ),
   });
@@ -235,20 +240,25 @@ function iso20022Client(bankUrl: string): Iso20022BankClient {
 /** EUR (SEPA) and wire (USD) deposits at the ISO 20022 bank's accounts when one is configured; the rest `others`. */
 function createDepositProvider(config: AppConfig, others: DepositProvider): DepositProvider {
   if (!config.iso20022) return others;
-  return new Iso20022DepositProvider(bankSimulatorCollectionAccounts(bankSimulatorDebtors), others);
+  return new Iso20022DepositProvider(collectionAccountsOf(config.iso20022.accounts), others);
 }
 
 /** EUR (SEPA) and USD (wire) payouts through the ISO 20022 bank when one is configured; everything else `others`. */
-function createFiatRails(config: AppConfig, others: FiatRails): FiatRails {
+function createFiatRails(config: AppConfig, prisma: DatabaseClient, others: FiatRails): FiatRails {
   if (!config.iso20022) return others;
   return new Iso20022FiatRails(
     new Iso20022BankClient({ baseUrl: config.iso20022.bankUrl, timeoutMs: 10_000 }),
     others,
     {
-      debtors: bankSimulatorDebtors,
+      debtors: accountParties(config.iso20022.accounts),
       settleWaitMs: config.iso20022.settleWaitMs,
       pollIntervalMs: 500,
       simulate: config.appEnv === 'sandbox',
+      payerOf: async (entryReference) => {
+        const payer = await findBankCreditDebtor(prisma, ISO20022_PROVIDER, entryReference);
+        if (!payer?.account || !payer.agent) return null;
+        return { name: payer.name ?? 'Payer', account: payer.account, agent: payer.agent };
+      },
     },
   );
 }
@@ -257,11 +267,39 @@ function createFiatRails(config: AppConfig, others: FiatRails): FiatRails {
  * The bank's camt.053 joins the statement when an ISO 20022 bank is configured. In production without other
  * statements it stays unconnected (the provider checks skipped), since the exchange's lines are not read yet.
  */
-function createProviderStatements(config: AppConfig, others: ProviderStatements): ProviderStatements {
+function createProviderStatements(
+  config: AppConfig,
+  prisma: DatabaseClient,
+  others: ProviderStatements,
+): ProviderStatements {
   if (!config.iso20022 || config.appEnv !== 'sandbox') return others;
   return new Iso20022ProviderStatements(
     new Iso20022BankClient({ baseUrl: config.iso20022.bankUrl, timeoutMs: 10_000 }),
     others,
+    ['EUR', 'USD'],
+    async (entry, statement) => {
+      // A credit camt.054 notified is a deposit or already kept; anything else on the statement is kept for operators.
+      if (entry.direction === 'CRDT' && !entry.returnReason) {
+        if (await findBankCreditDebtor(prisma, ISO20022_PROVIDER, entry.reference)) return;
+      }
+      await recordUnmatchedBankEntry(prisma, {
+        bank: ISO20022_PROVIDER,
+        source: 'camt.053',
+        entryReference: entry.reference,
+        account: 'iban' in statement.account ? statement.account.iban : statement.account.number,
+        messageId: statement.messageId,
+        direction: entry.direction,
+        amount: entry.amount.toString(),
+        currency: entry.amount.currency,
+        bookingDate: entry.bookingDate,
+        remittance: entry.remittance ?? null,
+        counterparty: entry.counterpartyName ?? null,
+        detail:
+          entry.direction === 'CRDT'
+            ? 'a credit on the statement that no camt.054 notified'
+            : 'a movement on the statement naming no operation of the service',
+      });
+    },
   );
 }
 

@@ -357,7 +357,13 @@ export const sandboxDepositRequestSchema = z
           'transaction ends in `error`; an operator’s retry executes at the market). `screening_review`: the receiver ' +
           'is screened as a potential sanctions-list match whatever its name: the payout is held before it leaves ' +
           '(status `processing`, event `payout.held` or `payin.held`) until an operator clears it (it completes) or ' +
-          'confirms the match (`refunded`, failure_reason `receiver_sanctions_match`).',
+          'confirms the match (`refunded`, failure_reason `receiver_sanctions_match`). ' +
+          'Where the sandbox runs the ISO ' +
+          '20022 bank simulator, a SEPA or wire deposit without `provider_reference` is credited at the bank and ' +
+          'recorded at once by the bank’s entry reference; its camt.054 notification follows (the same deposit): ' +
+          '`iso_credit_notified_twice` (the bank notifies the credit twice: recorded once), `iso_payout_returned` ' +
+          '(the SEPA or wire payout is returned by the bank, reason AC04, seconds after the transaction completed: ' +
+          '`returned`, event payin.returned).',
       }),
   })
   .strict()

@@ -28,6 +28,7 @@ import { createWorker } from '../../src/temporal/worker';
 import { OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { WorkflowStartRelay } from '../../src/temporal/workflow-start-relay';
 import { watchForHangs } from './hang-report';
+import { SIMULATOR_ACCOUNTS_SETTING } from '../../simulators/bank/iso20022/accounts';
 import { openApiDocumentCache, workflowBundlePath } from './paths';
 import { claimTemporalServer } from './temporal-servers';
 
@@ -177,6 +178,7 @@ export function testChainEnv(): Record<string, string> {
 export function testBankEnv(bankUrl: string): Record<string, string> {
   return {
     ISO20022_BANK_URL: `${bankUrl}/iso20022`,
+    ISO20022_ACCOUNTS: SIMULATOR_ACCOUNTS_SETTING,
     ISO20022_SETTLE_WAIT_SECONDS: '5',
     ISO20022_REPORT_POLL_SECONDS: '1',
   };

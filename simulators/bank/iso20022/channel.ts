@@ -16,15 +16,17 @@ import {
   buildPain002,
   parsePain001,
   type AccountId,
+  type AgentId,
   type Entry,
   type StatusLine,
 } from '../../../src/providers/iso20022/messages';
 import type { BankChannel, BankSimulatorOptions } from '../channel';
+import { simulatorServiceAccounts } from './accounts';
 
 /** The service's accounts at this bank, one per currency. */
 export const serviceAccounts: Record<'EUR' | 'USD', AccountId> = {
-  EUR: { iban: 'DE89370400440532013000' },
-  USD: { number: '000111222333' },
+  EUR: { iban: simulatorServiceAccounts.EUR.iban },
+  USD: { number: simulatorServiceAccounts.USD.account_number },
 };
 
 interface Transfer {
@@ -33,6 +35,11 @@ interface Transfer {
   currency: 'EUR' | 'USD';
   amount: string;
   creditorName: string;
+  /** The account debited, as the pain.001 named it. */
+  debtorAccount?: AccountId;
+  /** Where the money goes: the account and bank the pain.001 named. */
+  creditorAccount?: AccountId;
+  creditorAgent?: AgentId;
   remittance?: string;
   status: 'ACCP' | 'ACSC' | 'RJCT';
   reason?: string;
@@ -49,6 +56,8 @@ interface StoredEntry {
   endToEndId?: string;
   returnReason?: string;
   counterpartyName?: string;
+  counterpartyAccount?: AccountId;
+  counterpartyAgent?: AgentId;
   remittance?: string;
 }
 
@@ -68,6 +77,8 @@ interface Scenarios {
   /** Per payment (end-to-end id): reject it with this reason, or lose its next answers (the sandbox's `simulate`). */
   rejectIds?: Record<string, string>;
   loseIds?: Record<string, number>;
+  /** Returns asked for later (`afterSeconds`): made when due by the settling timer. */
+  pendingReturns?: Array<{ endToEndId: string; reason: string; dueAt: string }>;
 }
 
 interface State {
@@ -93,6 +104,26 @@ function asCurrency(code: string): 'EUR' | 'USD' {
 
 const day = (iso: string) => iso.slice(0, 10);
 
+/**
+ * The payer's account and bank of a scenario credit: `payerIban` and `payerBic` (EUR) or `payerAccount` and
+ * `payerRouting` (USD), or a default payer of the currency.
+ */
+function payerAccountOf(
+  currency: 'EUR' | 'USD',
+  body: Record<string, unknown>,
+): { counterpartyAccount: AccountId; counterpartyAgent: AgentId } {
+  if (currency === 'EUR') {
+    return {
+      counterpartyAccount: { iban: String(body.payerIban ?? 'FR7630006000011234567890189') },
+      counterpartyAgent: { bic: String(body.payerBic ?? 'AGRIFRPPXXX') },
+    };
+  }
+  return {
+    counterpartyAccount: { number: String(body.payerAccount ?? '987654321000') },
+    counterpartyAgent: { abaRoutingNumber: String(body.payerRouting ?? '026009593') },
+  };
+}
+
 export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
   const file = path.join(options.stateDir, 'iso20022.json');
   const settleMs = Number(process.env.ISO20022_SETTLE_MS ?? 1000);
@@ -112,6 +143,8 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
     ...(stored.endToEndId ? { endToEndId: stored.endToEndId } : {}),
     ...(stored.returnReason ? { returnReason: stored.returnReason } : {}),
     ...(stored.counterpartyName ? { counterpartyName: stored.counterpartyName } : {}),
+    ...(stored.counterpartyAccount ? { counterpartyAccount: stored.counterpartyAccount } : {}),
+    ...(stored.counterpartyAgent ? { counterpartyAgent: stored.counterpartyAgent } : {}),
     ...(stored.remittance ? { remittance: stored.remittance } : {}),
   });
   const report = (type: Report['type'], xml: string) => state.reports.push({ sequence: ++state.sequence, type, xml });
@@ -131,9 +164,32 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
   const status = (originalMessageId: string, statuses: StatusLine[]) =>
     buildPain002({ messageId: nextId('STS'), createdAt: new Date(), originalMessageId, statuses });
 
+  /** A settled transfer comes back (closed account AC04, reason not given MS03...): notified by camt.054. */
+  const returnTransfer = (transfer: Transfer, reason: string) => {
+    transfer.returned = reason;
+    notify({
+      reference: nextId('RTRN'),
+      currency: transfer.currency,
+      amount: transfer.amount,
+      direction: 'CRDT',
+      bookedAt: new Date().toISOString(),
+      endToEndId: transfer.endToEndId,
+      returnReason: transfer.returned,
+      counterpartyName: transfer.creditorName,
+      ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
+    });
+  };
+
   const settle = () => {
     const due = Date.now() - settleMs;
     let changed = false;
+    const pending = state.scenarios.pendingReturns ?? [];
+    for (const asked of pending.filter((item) => Date.parse(item.dueAt) <= Date.now())) {
+      pending.splice(pending.indexOf(asked), 1);
+      const transfer = state.transfers[asked.endToEndId];
+      if (transfer?.status === 'ACSC' && !transfer.returned) returnTransfer(transfer, asked.reason);
+      changed = true;
+    }
     for (const transfer of Object.values(state.transfers)) {
       if (transfer.status !== 'ACCP' || Date.parse(transfer.acceptedAt) > due) continue;
       transfer.status = 'ACSC';
@@ -145,6 +201,8 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
         bookedAt: new Date().toISOString(),
         endToEndId: transfer.endToEndId,
         counterpartyName: transfer.creditorName,
+        ...(transfer.creditorAccount ? { counterpartyAccount: transfer.creditorAccount } : {}),
+        ...(transfer.creditorAgent ? { counterpartyAgent: transfer.creditorAgent } : {}),
         ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
       });
       report('pain.002', status(transfer.messageId, [{ endToEndId: transfer.endToEndId, status: 'ACSC' }]));
@@ -192,6 +250,9 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
         currency,
         amount: transfer.amount.toString(),
         creditorName: transfer.creditor.name,
+        debtorAccount: message.debtor.account,
+        creditorAccount: transfer.creditor.account,
+        creditorAgent: transfer.creditor.agent,
         ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
         status: reason ? 'RJCT' : 'ACCP',
         ...(reason ? { reason } : {}),
@@ -308,6 +369,7 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
           bookedAt: new Date().toISOString(),
           endToEndId: String(body.endToEndId ?? randomUUID().replaceAll('-', '')),
           counterpartyName: String(body.payerName ?? 'Payer'),
+          ...payerAccountOf(currency, body),
           ...(body.remittance ? { remittance: String(body.remittance) } : {}),
         };
         notify(credit);
@@ -327,18 +389,16 @@ export function iso20022Channel(options: BankSimulatorOptions): BankChannel {
           ctx.body = 'no settled, unreturned transfer with that end-to-end id';
           return;
         }
-        transfer.returned = String(body.reason ?? 'AC04');
-        notify({
-          reference: nextId('RTRN'),
-          currency: transfer.currency,
-          amount: transfer.amount,
-          direction: 'CRDT',
-          bookedAt: new Date().toISOString(),
-          endToEndId: transfer.endToEndId,
-          returnReason: transfer.returned,
-          counterpartyName: transfer.creditorName,
-          ...(transfer.remittance ? { remittance: transfer.remittance } : {}),
-        });
+        if (body.afterSeconds !== undefined) {
+          // Later, as a bank returns days after paying: `afterSeconds` from now.
+          (state.scenarios.pendingReturns ??= []).push({
+            endToEndId: transfer.endToEndId,
+            reason: String(body.reason ?? 'AC04'),
+            dueAt: new Date(Date.now() + Number(body.afterSeconds) * 1000).toISOString(),
+          });
+          break;
+        }
+        returnTransfer(transfer, String(body.reason ?? 'AC04'));
         break;
       }
       default:

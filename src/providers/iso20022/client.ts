@@ -65,12 +65,13 @@ export class Iso20022BankClient {
   }
 
   /** Sandbox only: the bank simulator's scenario controls (the partners' `simulate` values). */
-  async scenario(body: Record<string, unknown>): Promise<void> {
-    await this.call('/_scenarios', {
+  async scenario(body: Record<string, unknown>): Promise<unknown> {
+    const response = await this.call('/_scenarios', {
       method: 'POST',
       body: JSON.stringify(body),
       headers: { 'content-type': 'application/json' },
     });
+    return response.json();
   }
 
   private async call(pathname: string, init: RequestInit = {}, accepted: number[] = []): Promise<Response> {

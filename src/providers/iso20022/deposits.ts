@@ -10,6 +10,29 @@ import type {
   StablecoinDepositInstructionsRequest,
 } from '../transaction-deposits';
 import type { Party } from './messages';
+import type { Money } from '../../domain/money';
+import { Iso20022BankClient } from './client';
+import { accountParties, type Iso20022AccountsSetting } from './accounts';
+
+/**
+ * Sandbox: a credit to the service's account at the bank simulator, as a sender's bank would make it (its camt.054
+ * notified `times` times); the bank's entry reference.
+ */
+export async function creditAtSandboxBank(
+  bankUrl: string,
+  credit: { amount: Money; remittance: string; payerName: string | null; times: number },
+): Promise<{ reference: string }> {
+  const answer = (await new Iso20022BankClient({ baseUrl: bankUrl, timeoutMs: 10_000 }).scenario({
+    kind: 'credit',
+    currency: credit.amount.currency,
+    amount: credit.amount.toString(),
+    remittance: credit.remittance,
+    times: credit.times,
+    ...(credit.payerName ? { payerName: credit.payerName } : {}),
+  })) as { reference?: unknown };
+  if (typeof answer.reference !== 'string') throw new Error('the bank simulator named no entry reference');
+  return { reference: answer.reference };
+}
 
 /** The rails whose deposits this bank collects. */
 export const iso20022DepositRails: readonly FiatRail[] = ['sepa', 'wire'];
@@ -70,11 +93,7 @@ export class Iso20022DepositProvider implements DepositProvider {
   }
 }
 
-/** The service's accounts at the bank simulator (simulators/bank/iso20022 serviceAccounts), as deposits name them. */
-export function bankSimulatorCollectionAccounts(debtors: Record<'EUR' | 'USD', Party>): Iso20022CollectionAccounts {
-  return {
-    ...debtors,
-    bankName: 'ISO 20022 Simulated Bank',
-    bankAddress: { street_line_1: '1 Simulator Street', city: 'Frankfurt', postal_code: '60311', country: 'DEU' },
-  };
+/** The service's accounts at the bank (ISO20022_ACCOUNTS), as deposit instructions name them. */
+export function collectionAccountsOf(setting: Iso20022AccountsSetting): Iso20022CollectionAccounts {
+  return { ...accountParties(setting), bankName: setting.bank_name, bankAddress: setting.bank_address };
 }

@@ -1,12 +1,16 @@
 // Payouts in EUR (SEPA) and USD (wire) through a bank's ISO 20022 host-to-host API: one pain.001 per payout, its
 // EndToEndId derived from the operation's idempotency key (endToEndIdOf), so that asking twice is one payment at the
-// bank and every report the bank sends names the operation. The exchange (conversion, sell-back), the returns to the
-// sender and the other rails (Pix, SPEI, CVU) stay with `others` (the sandbox's adapters, docs/iso20022.md).
+// bank and every report the bank sends names the operation. Returns of credits this bank notified (a refund, a late
+// deposit sent back) are pain.001s too, to the payer's account the camt.054 named (kept in bank_credits): a customer's
+// host-to-host channel carries pain messages only; pacs.004, the interbank return, is the bank's own message to the
+// payer's bank, which a customer cannot send (docs/iso20022.md "Refunds"). The exchange (conversion, sell-back) and
+// the other rails (Pix, SPEI, CVU) stay with `others` (the sandbox's adapters).
 import { randomUUID } from 'node:crypto';
 import type { FiatRail } from '../../domain/rails';
 import type { Money } from '../../domain/money';
 import {
   RailUnavailableError,
+  ReturnRefusedError,
   type ConversionRequest,
   type FiatRails,
   type PayoutRequest,
@@ -19,6 +23,7 @@ import {
 } from '../fiat-rails';
 import type { OperationLookup } from '../unavailable';
 import type { Iso20022BankClient } from './client';
+import { ISO20022_PROVIDER } from './reports';
 import {
   buildPain001,
   endToEndIdOf,
@@ -27,13 +32,11 @@ import {
   type Pain002,
   type Party,
   type Scheme,
+  type StatusLine,
 } from './messages';
 
-/** The service's accounts at the bank simulator (simulators/bank/iso20022): the debtor of every payout. */
-export const bankSimulatorDebtors: Record<'EUR' | 'USD', Party> = {
-  EUR: { name: 'Payments Service', account: { iban: 'DE89370400440532013000' }, agent: { bic: 'COBADEFFXXX' } },
-  USD: { name: 'Payments Service', account: { number: '000111222333' }, agent: { abaRoutingNumber: '021000021' } },
-};
+/** Sandbox (`iso_payout_returned`): seconds after settling that the bank returns the payout. */
+export const SANDBOX_RETURN_AFTER_SECONDS = 3;
 
 /** The rails this adapter pays out on, and the ISO scheme of each. */
 export const iso20022PayoutRails: Partial<Record<FiatRail, Scheme>> = { sepa: 'sepa', wire: 'wire' };
@@ -46,6 +49,16 @@ export interface Iso20022RailsOptions {
   pollIntervalMs: number;
   /** Sandbox: the partners' `simulate` values become the bank simulator's scenarios. */
   simulate: boolean;
+  /** The payer of a credit this bank notified (by the bank's entry reference), as its camt.054 named them. */
+  payerOf: (entryReference: string) => Promise<Party | null>;
+}
+
+/**
+ * A return's end-to-end id: the step's idempotency key in round 0; an operator's retry (round n) asks under its own,
+ * since the bank keeps a rejected id rejected.
+ */
+export function returnEndToEndId(idempotencyKey: string, round: number): string {
+  return endToEndIdOf(round === 0 ? idempotencyKey : `${idempotencyKey}#${round}`);
 }
 
 export class Iso20022FiatRails implements FiatRails {
@@ -59,8 +72,44 @@ export class Iso20022FiatRails implements FiatRails {
     return this.others.convertToStablecoin(request);
   }
 
-  returnToSender(request: ReturnRequest): Promise<RailOutcome & { status: 'completed' }> {
-    return this.others.returnToSender(request);
+  async returnToSender(request: ReturnRequest): Promise<RailOutcome & { status: 'completed' }> {
+    const credit = creditOf(request);
+    const scheme = iso20022PayoutRails[request.rail as FiatRail];
+    if (!credit || !scheme) return this.others.returnToSender(request);
+    const { idempotencyKey: key, round } = request;
+    // An earlier round's return that the bank did not reject (settled or settling) is this return: never a second.
+    let status = await this.earlierReturn(key, round);
+    let endToEndId = status?.endToEndId ?? returnEndToEndId(key, round);
+    if (!status) {
+      const payer = await this.options.payerOf(credit);
+      // The camt.054 not read yet (a sandbox deposit is recorded before its notification): asked again later.
+      if (!payer) throw new RailUnavailableError(`ISO 20022: the payer's account of credit ${credit} is not known yet`);
+      if (this.options.simulate && request.simulate === 'return_error' && round === 0) {
+        await this.bank.scenario({ kind: 'reject_next', endToEndId, reason: 'AC04' });
+      }
+      status = await this.send(scheme, request.amount, payer, endToEndId, key);
+      endToEndId = status.endToEndId;
+    }
+    status = await this.settled(status, endToEndId);
+    if (status.status === 'RJCT') {
+      throw new ReturnRefusedError(`the bank rejected the return ${endToEndId} (ISO ${status.reason ?? 'NARR'})`);
+    }
+    if (status.status === 'ACCP') {
+      throw new RailUnavailableError(`ISO 20022 bank: the return ${endToEndId} is accepted, not settled yet`);
+    }
+    return { status: 'completed', providerReference: endToEndId };
+  }
+
+  /** The first return of rounds 0..round that the bank did not reject, or null. */
+  private async earlierReturn(key: string, round: number) {
+    for (let earlier = 0; earlier <= round; earlier += 1) {
+      const endToEndId = returnEndToEndId(key, earlier);
+      const report = await this.bank.status(endToEndId);
+      if (!report) continue;
+      const line = lineOf(report, endToEndId);
+      if (line.status !== 'RJCT' || earlier === round) return line;
+    }
+    return null;
   }
 
   sellBack(request: SellBackRequest): Promise<SellBackOutcome> {
@@ -72,8 +121,22 @@ export class Iso20022FiatRails implements FiatRails {
     if (!scheme) return this.others.payOut(request);
     const endToEndId = endToEndIdOf(request.idempotencyKey);
     if (this.options.simulate) await this.simulate(request, endToEndId);
-    const debtor = this.options.debtors[request.amount.currency as 'EUR' | 'USD'];
-    if (!debtor) throw new Error(`ISO 20022: no account of the service in ${request.amount.currency}`);
+    const creditor = creditorOf(request.rail, request.destination);
+    const status = await this.send(scheme, request.amount, creditor, endToEndId, request.idempotencyKey);
+    const outcome = outcomeOf(await this.settled(status, endToEndId), endToEndId, request.amount);
+    if (this.options.simulate && request.simulate === 'iso_payout_returned' && outcome.status === 'completed') {
+      // Returned by the bank once the transaction has completed (a return of a payout not completed is refused).
+      await this.bank
+        .scenario({ kind: 'return', endToEndId, reason: 'AC04', afterSeconds: SANDBOX_RETURN_AFTER_SECONDS })
+        .catch(() => undefined);
+    }
+    return outcome;
+  }
+
+  /** One pain.001 of one transfer from the service's account in the amount's currency; the bank's first status. */
+  private async send(scheme: Scheme, amount: Money, creditor: Party, endToEndId: string, key: string) {
+    const debtor = this.options.debtors[amount.currency as 'EUR' | 'USD'];
+    if (!debtor) throw new Error(`ISO 20022: no account of the service in ${amount.currency}`);
     const pain001 = buildPain001({
       messageId: `P-${randomUUID().replaceAll('-', '').slice(0, 30)}`,
       createdAt: new Date(),
@@ -83,26 +146,39 @@ export class Iso20022FiatRails implements FiatRails {
       transfers: [
         {
           endToEndId,
-          amount: request.amount,
-          creditor: creditorOf(request.rail, request.destination),
+          amount,
+          creditor,
           // Banks carry the remittance text onto their statements: the reconciliation finds the operation by it.
-          remittance: request.idempotencyKey,
+          remittance: key,
         },
       ],
     });
-    let status = lineOf(await this.bank.initiate(pain001), endToEndId);
-    // Accepted: the bank settles later. Wait a bounded while, then let the activity's retry ask again (the same
-    // end-to-end id is the same payment, so a retry never pays twice).
+    return lineOf(await this.bank.initiate(pain001), endToEndId);
+  }
+
+  /**
+   * Accepted: the bank settles later. Waits a bounded while, then lets the activity's retry ask again (the same
+   * end-to-end id is the same payment, so a retry never pays twice).
+   */
+  private async settled(first: StatusLine, endToEndId: string): Promise<StatusLine> {
+    let status = first;
     const deadline = Date.now() + this.options.settleWaitMs;
     while (status.status === 'ACCP' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, this.options.pollIntervalMs));
       const report = await this.bank.status(endToEndId);
       if (report) status = lineOf(report, endToEndId);
     }
-    return outcomeOf(status, endToEndId, request.amount);
+    return status;
   }
 
   async lookUp(kind: RailOperationKind, request: RailRequest): Promise<OperationLookup<RailOutcome | SellBackOutcome>> {
+    if (kind === 'return' && creditOf(request)) {
+      // Rejected in every round so far (or never received): not made; settling: not known yet.
+      const found = await this.earlierReturn(request.idempotencyKey, request.round);
+      if (!found || found.status === 'RJCT') return { state: 'not_executed' };
+      if (found.status === 'ACCP') return { state: 'unknown' };
+      return { state: 'executed', outcome: { status: 'completed', providerReference: found.endToEndId } };
+    }
     if (kind !== 'payout') return this.others.lookUp(kind, request);
     const endToEndId = endToEndIdOf(request.idempotencyKey);
     const report = await this.bank.status(endToEndId);
@@ -124,6 +200,11 @@ export class Iso20022FiatRails implements FiatRails {
       await this.bank.scenario({ kind: 'lose_next_status', endToEndId });
     }
   }
+}
+
+/** The bank's entry reference of the credit a return sends back, when this bank notified it. */
+function creditOf(request: RailRequest): string | null {
+  return request.deposit?.provider === ISO20022_PROVIDER ? request.deposit.providerReference : null;
 }
 
 function lineOf(report: Pain002, endToEndId: string) {

@@ -91,6 +91,9 @@ export interface Entry {
   returnReason?: string;
   /** The other side of the movement (the payer of a credit, the creditor of a transfer). */
   counterpartyName?: string;
+  /** The other side's account and bank (RltdPties/DbtrAcct and RltdAgts/DbtrAgt of a credit): where a refund goes. */
+  counterpartyAccount?: AccountId;
+  counterpartyAgent?: AgentId;
   remittance?: string;
 }
 
@@ -252,15 +255,15 @@ export function buildPain002(message: Pain002): string {
 }
 
 function entryElement(entry: Entry): Record<string, unknown> {
-  const related =
-    entry.counterpartyName === undefined
-      ? {}
-      : {
-          RltdPties:
-            entry.direction === 'CRDT'
-              ? { Dbtr: { Pty: { Nm: entry.counterpartyName } } }
-              : { Cdtr: { Pty: { Nm: entry.counterpartyName } } },
-        };
+  const side = entry.direction === 'CRDT' ? 'Dbtr' : 'Cdtr';
+  const parties = {
+    ...(entry.counterpartyName === undefined ? {} : { [side]: { Pty: { Nm: entry.counterpartyName } } }),
+    ...(entry.counterpartyAccount ? { [`${side}Acct`]: accountElement(entry.counterpartyAccount) } : {}),
+  };
+  const related = {
+    ...(Object.keys(parties).length > 0 ? { RltdPties: parties } : {}),
+    ...(entry.counterpartyAgent ? { RltdAgts: { [`${side}Agt`]: agentElement(entry.counterpartyAgent) } } : {}),
+  };
   return {
     NtryRef: entry.reference,
     Amt: amountElement(entry.amount),
@@ -466,6 +469,9 @@ function entryOf(node: Node): Entry {
   const endToEndId = optionalText(refs, 'EndToEndId');
   const returnReason = optionalText(optionalChild(optionalChild(details, 'RtrInf'), 'Rsn'), 'Cd');
   const counterpartyName = optionalText(counterparty, 'Nm');
+  const side = direction === 'CRDT' ? 'Dbtr' : 'Cdtr';
+  const accountNode = optionalChild(parties, `${side}Acct`);
+  const agentNode = optionalChild(optionalChild(details, 'RltdAgts'), `${side}Agt`);
   const remittance = list(optionalChild(details, 'RmtInf'), 'Ustrd')[0];
   return {
     reference: optionalText(node, 'AcctSvcrRef') ?? text(node, 'NtryRef', 'Ntry'),
@@ -475,6 +481,8 @@ function entryOf(node: Node): Entry {
     ...(endToEndId ? { endToEndId } : {}),
     ...(returnReason ? { returnReason } : {}),
     ...(counterpartyName ? { counterpartyName } : {}),
+    ...(accountNode ? { counterpartyAccount: accountOf(accountNode, `${side}Acct`) } : {}),
+    ...(agentNode ? { counterpartyAgent: agentOf(agentNode, `${side}Agt`) } : {}),
     ...(typeof remittance === 'string' ? { remittance } : {}),
   };
 }

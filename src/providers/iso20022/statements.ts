@@ -1,11 +1,14 @@
 // The bank's own statement as the reconciliation's provider statement: each camt.053 line of the window's days (EUR
 // and USD accounts) becomes a StatementLine named by the idempotency key the pain.001 carried in its remittance text
-// (the bank copies it onto its statement). Payouts are `payout` lines, returns after completion `payout_return` lines
-// (the key the payout-return path records). Lines of `others` (the exchange, the other rails) come first.
+// (the bank copies it onto its statement). Payouts are `payout` lines, refunds and deposits sent back `return` lines,
+// returns after completion `payout_return` lines (the key the payout-return path records). Lines of `others` (the exchange, the other rails) come first.
 import type { StatementLine } from '../../domain/reconciliation';
 import type { ProviderStatements, StatementPage, StatementWindow } from '../provider-statements';
 import type { Iso20022BankClient } from './client';
-import type { Entry } from './messages';
+import type { Camt053, Entry } from './messages';
+
+/** A statement entry that names no operation of the service (no key): a credit, a bank's fee, money nobody asked for. */
+export type UnkeyedEntryHandler = (entry: Entry, statement: Camt053) => Promise<void>;
 
 const BANK_CURSOR = 'iso20022:';
 const DAY_MS = 86_400_000;
@@ -15,6 +18,8 @@ export class Iso20022ProviderStatements implements ProviderStatements {
     private readonly bank: Iso20022BankClient,
     private readonly others: ProviderStatements,
     private readonly currencies: readonly string[] = ['EUR', 'USD'],
+    /** Told of every entry that is no statement line (the worker keeps those no camt.054 accounted for). */
+    private readonly onUnkeyed?: UnkeyedEntryHandler,
   ) {}
 
   async statementFor(window: StatementWindow, cursor: string | null, limit: number): Promise<StatementPage> {
@@ -45,6 +50,7 @@ export class Iso20022ProviderStatements implements ProviderStatements {
         for (const entry of statement.entries) {
           const line = lineOf(entry);
           if (line) lines.push(line);
+          else await this.onUnkeyed?.(entry, statement);
         }
       }
     }
@@ -64,7 +70,7 @@ export function lineOf(entry: Entry): StatementLine | null {
   return {
     idempotencyKey: isReturn ? `${key.split(':')[0]}:payout_return` : key,
     providerReference: entry.reference,
-    kind: isReturn ? 'payout_return' : 'payout',
+    kind: isReturn ? 'payout_return' : /:(refund|return)$/.test(key) ? 'return' : 'payout',
     currency: entry.amount.currency,
     amount: entry.amount.toString(),
     // camt.053 books by day: the line's value date is the start of its booking day.

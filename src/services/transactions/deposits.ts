@@ -17,6 +17,9 @@ import { toDeposit } from '../../presenters/transactions';
 import type { TransactionDepositRow, TransactionRow } from '../../persistence/transactions';
 import { type IncomingDeposit, SANDBOX_PROVIDER } from '../../providers/transaction-deposits';
 import { API_PIX_PROVIDER, ApiPixDepositProvider } from '../../providers/pix/collections';
+import { creditAtSandboxBank, iso20022DepositRails } from '../../providers/iso20022/deposits';
+import { ISO20022_PROVIDER } from '../../providers/iso20022/reports';
+import type { FiatRail } from '../../domain/rails';
 
 /** Sandbox with API Pix: when the bank notifies a payment the sandbox endpoint recorded (then, or late). */
 const PIX_NOTIFICATION_MS = 2_000;
@@ -176,6 +179,32 @@ export async function receiveSandboxDeposit(
       senderName: body.sender_name ?? null,
       reference: body.reference ?? row.depositReference,
       receivedAt: new Date(paid.horario),
+      simulate: body.simulate ?? null,
+    });
+  }
+  const iso = services.config.iso20022;
+  if (
+    services.config.appEnv === 'sandbox' &&
+    iso &&
+    iso20022DepositRails.includes(row.senderPaymentRail as FiatRail) &&
+    body.provider_reference === undefined &&
+    row.depositReference
+  ) {
+    // With the ISO 20022 bank simulator (docs/iso20022.md "The sandbox"): the credit is booked at the bank, recorded
+    // here by the bank's entry reference, and its camt.054 (twice, as `simulate` asks) is read later as the same one.
+    const credited = await creditAtSandboxBank(iso.bankUrl, {
+      amount,
+      remittance: body.reference ?? row.depositReference,
+      payerName: body.sender_name ?? null,
+      times: body.simulate === 'iso_credit_notified_twice' ? 2 : 1,
+    });
+    return receiveDeposit(services, row, {
+      provider: ISO20022_PROVIDER,
+      providerReference: credited.reference,
+      amount,
+      senderName: body.sender_name ?? null,
+      reference: body.reference ?? row.depositReference,
+      receivedAt: new Date(),
       simulate: body.simulate ?? null,
     });
   }
