@@ -205,7 +205,7 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
   const key = (move: string) => `${idempotencyKey(row.id, kind)}:${move}`;
   if (kind === 'fiat_to_stablecoin') {
     const moves: SettlementCoinMove[] = [
-      { idempotencyKey: key('on_ramp'), chain, kind: 'on_ramp_to_treasury', amount },
+      { idempotencyKey: key('on_ramp'), chain, kind: 'on_ramp_to_treasury', amount, treasuryKey: row.id },
     ];
     if (row.type === 'payin' && row.wallet) {
       moves.push({
@@ -214,6 +214,7 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
         kind: 'treasury_to_wallet',
         amount,
         toAddress: row.wallet.address,
+        treasuryKey: row.id,
       });
     }
     return moves;
@@ -227,6 +228,7 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
       chain,
       kind: 'to_off_ramp',
       amount,
+      treasuryKey: row.id,
       fromKeyReference: row.type === 'payout' && row.wallet ? row.wallet.keyReference : undefined,
     },
   ];

@@ -76,7 +76,11 @@ export async function findEvmSend(db: Database, idempotencyKey: string): Promise
  * count when that is higher (something outside the service sent from the address), taken under the nonce row's lock
  * in the same transaction as the send's row, so two sends never share a nonce and a repeated key never takes a second.
  */
-export async function reserveEvmSend(prisma: DatabaseClient, send: NewEvmSend, chainNonce: number): Promise<EvmSendRow> {
+export async function reserveEvmSend(
+  prisma: DatabaseClient,
+  send: NewEvmSend,
+  chainNonce: number,
+): Promise<EvmSendRow> {
   return withDatabaseTransaction(prisma, async (tx) => {
     const existing = await selectRow(tx, send.idempotencyKey);
     if (existing) return rowOf(existing);
@@ -246,12 +250,14 @@ export async function unsettledEvmSends(
 /**
  * The signed transactions of a sender below `nonce` still unmined as far as the service knows (status signed): a send
  * behind them on the chain's nonce waits until they are broadcast, and their stored bytes may be broadcast by anyone.
+ * Only those signed before `signedBefore` (older ones have no live attempt broadcasting them).
  */
 export async function signedEvmSendsBelow(
   db: Database,
   chain: string,
   fromAddress: string,
   nonce: number,
+  signedBefore: Date,
 ): Promise<string[]> {
   const rows = await sqlOf(db)
     .selectFrom('evmSends')
@@ -260,6 +266,7 @@ export async function signedEvmSendsBelow(
     .where('fromAddress', '=', fromAddress)
     .where('status', '=', 'signed')
     .where('nonce', '<', String(nonce))
+    .where('updatedAt', '<', signedBefore)
     .orderBy('nonce')
     .limit(20)
     .execute();

@@ -49,6 +49,8 @@ export interface SettlementCoinMove {
   toAddress?: string;
   /** to_off_ramp from a wallet: its key reference (never key material); the treasury otherwise. */
   fromKeyReference?: string;
+  /** What picks the settlement's hot treasury address (its transaction's id); absent: the key's first part. */
+  treasuryKey?: string;
 }
 
 export class ChainUnavailableError extends ProviderUnavailableError {
