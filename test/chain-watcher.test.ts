@@ -20,6 +20,7 @@ import { ensureChainWatchers } from '../src/temporal/chain-watchers';
 import { EvmChainWatch } from '../src/providers/evm/watcher';
 import { ProviderUnavailableError } from '../src/providers/unavailable';
 import { waitUntil } from '../scripts/lib/wait';
+import { chainDeepReorgs } from '../src/observability/metrics';
 import { Harness, startHarness } from './support/harness';
 import { createPayout, payoutQuoteBody } from './support/payments';
 import { Parties, setUpParties, settlementHandle, TransactionBody } from './support/transactions';
@@ -290,3 +291,24 @@ it('fails a read of a node that cannot be reached within its bound (the watcher 
   await expect(unreachable.transfers(0n, 10n)).rejects.toBeInstanceOf(ProviderUnavailableError);
   expect(Date.now() - started).toBeLessThan(11_000);
 });
+
+it('counts a reorganisation deeper than the confirmations that took a credited transfer away (the alert’s metric)', async () => {
+  const deepReorgs = async () =>
+    (await chainDeepReorgs.get()).values.find((value) => value.labels.chain === 'ethereum')?.value ?? 0;
+  const before = await deepReorgs();
+  const hash = await send(collection, '9');
+  await mine(3);
+  expect(
+    await until(async () => {
+      const rows = await depositsOf(hash);
+      return rows.length === 1 && rows[0]!.status === 'credited';
+    }),
+  ).toBe(true);
+  expect(await deepReorgs()).toBe(before);
+  // Five blocks replaced, the transfer's among them and three above the credited depth: past what 3 confirmations allow.
+  await rpc('anvil_reorg', [5, []]);
+  await mine(1);
+  expect(await until(async () => (await deepReorgs()) === before + 1)).toBe(true);
+  // The credit stays booked (an operator's case, docs/operations.md): the row is kept, not credited twice.
+  expect(await depositsOf(hash)).toEqual([expect.objectContaining({ status: 'credited' })]);
+}, 90_000);
