@@ -122,6 +122,13 @@ export function createReconciliationActivities({
           const books = new Map<string, Decimal>();
           for (const row of await chainBookBalances(prisma, watched.chain, block))
             books.set(`${row.address.toLowerCase()}|${row.currency}`, new Decimal(row.amount));
+          // Less what the service swept from them (a payout's coin from the collection to the off-ramp).
+          const watchedSet = new Set(watched.addresses.map((address) => address.toLowerCase()));
+          for (const m of await evmSendMovements(prisma, watched.chain, block)) {
+            if (m.kind !== 'transfer' || !watchedSet.has(m.fromAddress)) continue;
+            const key = `${m.fromAddress}|${m.token}`;
+            books.set(key, (books.get(key) ?? new Decimal(0)).minus(new Decimal(m.units.toString()).div(1_000_000)));
+          }
           if (block >= 0n) compared.push({ block, books, addresses: undefined });
         }
         const sent = await sentBooks(

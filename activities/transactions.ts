@@ -219,9 +219,9 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
     }
     return moves;
   }
-  // A payout paid in on chain: its coin sits at the collection address, which the off-ramp is not sent from here
-  // (docs/chain.md: sweeping the collection address is not built); the books carry it in collection.
-  if (row.type === 'payout' && !row.wallet) return [];
+  // A payout paid in on chain: its coin, at the collection address, is swept from there to the off-ramp.
+  if (row.type === 'payout' && !row.wallet)
+    return [{ idempotencyKey: key('off_ramp'), chain, kind: 'collection_to_off_ramp', amount, treasuryKey: row.id }];
   return [
     {
       idempotencyKey: key('off_ramp'),

@@ -16,7 +16,12 @@ import { SeedSigner } from '../src/providers/evm/signer';
 import { bip44PrivateKey, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { Decimal } from '../src/domain/money';
-import { sandboxOffRampAddress, sandboxTokenAddresses, sandboxTreasury } from '../src/providers/evm/sandbox-chain';
+import {
+  sandboxCollectionAddress,
+  sandboxOffRampAddress,
+  sandboxTokenAddresses,
+  sandboxTreasury,
+} from '../src/providers/evm/sandbox-chain';
 import { evmClient } from '../src/providers/evm/sender';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { createWallet, type WalletBody } from './support/accounts';
@@ -26,6 +31,7 @@ import {
   createTransaction,
   deposit,
   fiatToFiatQuoteBody,
+  ledgerOf,
   type Parties,
   settlementHandle,
   setUpParties,
@@ -301,3 +307,43 @@ it('spreads settlements over the hot treasury addresses, each with its own nonce
     expect(topUps).toHaveLength(1);
   }
 }, 180_000);
+
+it('sweeps a payout paid in on chain from the collection address to the off-ramp, once, its gas topped up by the treasury', async () => {
+  const collection = sandboxCollectionAddress();
+  // The collection address without ether: its first sweep needs the treasury's top-up.
+  await fetch(process.env.TEST_CHAIN_RPC_URL!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [collection, '0x0'] }),
+  });
+  const payout = await createPayout(
+    parties,
+    { wallet_id: undefined },
+    payoutQuoteBody({ sender: { currency: 'USDC', payment_rail: 'ethereum', amount: '100.000000' } }),
+  );
+  await deposit(parties, payout);
+  expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
+  const sold = units(payout.stablecoin.amount);
+  const swept = await minedMove(`${payout.id}:stablecoin_to_fiat:off_ramp`);
+  expect(swept).toMatchObject({ from: collection, to: sandboxOffRampAddress(), value: sold });
+  expect(await legRow(payout.id, 'stablecoin_to_fiat')).toMatchObject({
+    chainTxHash: swept.txHash,
+    chainBlockNumber: swept.block,
+  });
+  const topUp = await findEvmSend(harness.prisma, `${swept.key}:gas`);
+  expect(topUp).toMatchObject({ status: 'mined', kind: 'gas', toAddress: collection });
+  expect(topUp!.fromAddress.toLowerCase()).toBe(sandboxTreasury().address.toLowerCase());
+  // Swept once: one send under the key, one Transfer from the collection in its transaction.
+  expect(
+    await harness.prisma.evmSend.count({
+      where: { idempotencyKey: { startsWith: payout.id }, fromAddress: collection, kind: 'transfer' },
+    }),
+  ).toBe(1);
+  // The ledger's postings keep their meaning: the payout's references as before the sweep.
+  expect((await ledgerOf(harness, payout.id)).references).toEqual([
+    'deposit',
+    'funding',
+    'stablecoin_to_fiat',
+    'payout',
+  ]);
+}, 120_000);

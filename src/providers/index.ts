@@ -215,6 +215,8 @@ function createChainTransfers(config: AppConfig, prisma: DatabaseClient, signer:
     },
     treasuryKeyReference: TREASURY_KEY_REFERENCE,
     treasuryPool: treasuryPoolKeyReferences(treasuryAddressCount(config)),
+    collectionAddress: (ethereum.collectionAddress ??
+      (config.appEnv === 'sandbox' ? sandboxCollectionAddress() : null)) as Address | null,
     offRampAddress: (ethereum.offRampAddress ??
       (config.appEnv === 'sandbox' ? sandboxOffRampAddress() : null)) as Address | null,
     fallback: simulation,

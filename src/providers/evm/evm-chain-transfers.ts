@@ -16,6 +16,7 @@ import { ProviderUnavailableError } from '../unavailable';
 import { sandboxStablecoinAbi } from './sandbox-chain';
 import { type EvmChainConnection, EvmSender, type EvmSendOutcome } from './sender';
 import type { Signer } from './signer';
+import { COLLECTION_KEY_REFERENCE } from '../wallet-addresses';
 
 export interface EvmChainTransfersOptions {
   prisma: PrismaClient;
@@ -28,6 +29,8 @@ export interface EvmChainTransfersOptions {
    * each settlement's coin moves from one of them, chosen by its transaction. Absent: the treasury alone.
    */
   treasuryPool?: readonly string[];
+  /** The collection address (configured, or the sandbox's); its coin is swept when the signer holds its key. */
+  collectionAddress?: Address | null;
   /** Where leg 2's coin goes on this chain (the off-ramp's deposit address); null: not configured, legs 2 wait. */
   offRampAddress: Address | null;
   fallback: ChainTransfers;
@@ -50,7 +53,10 @@ export class EvmChainTransfers implements ChainTransfers {
       chain: options.chain,
       treasuryKeyReference: options.treasuryKeyReference,
       receiptWaitMs: options.receiptWaitMs,
-      hotKeyReferences: (options.treasuryPool ?? []).filter((ref) => ref !== options.treasuryKeyReference),
+      hotKeyReferences: [
+        ...(options.treasuryPool ?? []).filter((ref) => ref !== options.treasuryKeyReference),
+        COLLECTION_KEY_REFERENCE,
+      ],
     });
   }
 
@@ -121,6 +127,19 @@ export class EvmChainTransfers implements ChainTransfers {
         if (!this.options.offRampAddress)
           throw new ChainUnavailableError(`no off-ramp address is configured for ${move.chain}`);
         return transfer(move.fromKeyReference ?? hot, this.options.offRampAddress);
+      case 'collection_to_off_ramp': {
+        // Swept from the collection address with its own key (gas topped up by the treasury, like any other sender's).
+        // A configured collection address the seed does not derive is not the service's to send from: it stays.
+        const collection = this.options.collectionAddress;
+        if (
+          !collection ||
+          (await signer.addressOf(COLLECTION_KEY_REFERENCE)).toLowerCase() !== collection.toLowerCase()
+        )
+          return null;
+        if (!this.options.offRampAddress)
+          throw new ChainUnavailableError(`no off-ramp address is configured for ${move.chain}`);
+        return transfer(COLLECTION_KEY_REFERENCE, this.options.offRampAddress);
+      }
     }
   }
 
