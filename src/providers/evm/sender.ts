@@ -195,7 +195,6 @@ export class EvmSender {
     }
     await this.broadcastEarlier(row);
     const synced = await this.broadcast(row);
-    await holdForTest('after-broadcast', request.idempotencyKey);
     if (synced?.state === 'mined') return synced;
     // Broadcast synchronously and not mined within its wait: asked once more, not waited for again.
     const receipt = synced ? await this.minedOutcome(row) : await this.waitForAny(row);
@@ -318,6 +317,8 @@ export class EvmSender {
             new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.receiptWaitMs))),
           ]).finally(() => clearTimeout(timer));
           this.syncSend = true;
+          // On chain, the outcome not yet recorded: the point a worker killed after broadcast loses the answer at.
+          await holdForTest('after-broadcast', row.idempotencyKey);
           if (receipt === null) return { state: 'pending', txHash: row.txHash as Hash };
           return await this.settledBy(row, receipt as { transactionHash: Hash; blockNumber: Hex; status: Hex });
         } catch (error) {
@@ -330,6 +331,7 @@ export class EvmSender {
         }
       }
       await this.client.sendRawTransaction({ serializedTransaction });
+      await holdForTest('after-broadcast', row.idempotencyKey);
       return null;
     } catch (error) {
       // Already in the node's pool, or its nonce used (by this very send, mined: the receipt says so next).
