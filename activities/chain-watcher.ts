@@ -21,6 +21,7 @@ import {
 import { claimRefusalOf } from '../src/providers/chain-verification';
 import { findTransactionDeposit, readTransactionRow } from '../src/persistence/transactions';
 import { updateRefusal } from '../src/temporal/errors';
+import { chainDeepReorgs } from '../src/observability/metrics';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import type { ActivityServices } from './services';
 import type { DepositInput, DepositReceipt } from './transactions';
@@ -85,7 +86,9 @@ export function createChainWatcherActivities({
           const { forgotten, creditedAbove } = await rollBackChain(prisma, chain, rolledBackTo);
           logger.warn({ chain, rolledBackTo: rolledBackTo.toString(), forgotten }, 'chain reorganisation: rolled back');
           if (creditedAbove.length > 0) {
-            // Deeper than the confirmation count: the credit stays booked and an operator must look.
+            // Deeper than the confirmation count: the credit stays booked and an operator must look (the alert
+            // PaymentsChainDeepReorg, docs/operations.md).
+            chainDeepReorgs.inc({ chain });
             logger.error(
               { chain, deposits: creditedAbove.map((deposit) => deposit.txHash) },
               'a credited transfer’s block left the chain',

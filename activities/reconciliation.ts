@@ -122,9 +122,21 @@ export function createReconciliationActivities({
           const books = new Map<string, Decimal>();
           for (const row of await chainBookBalances(prisma, watched.chain, block))
             books.set(`${row.address.toLowerCase()}|${row.currency}`, new Decimal(row.amount));
+          // Less what the service swept from them (a payout's coin from the collection to the off-ramp).
+          const watchedSet = new Set(watched.addresses.map((address) => address.toLowerCase()));
+          for (const m of await evmSendMovements(prisma, watched.chain, block)) {
+            if (m.kind !== 'transfer' || !watchedSet.has(m.fromAddress)) continue;
+            const key = `${m.fromAddress}|${m.token}`;
+            books.set(key, (books.get(key) ?? new Decimal(0)).minus(new Decimal(m.units.toString()).div(1_000_000)));
+          }
           if (block >= 0n) compared.push({ block, books, addresses: undefined });
         }
-        const sent = await sentBooks(watched.chain, new Set(watched.addresses), head.deep);
+        const sent = await sentBooks(
+          watched.chain,
+          new Set(watched.addresses),
+          head.deep,
+          await watched.sendingAddresses(),
+        );
         if (sent.addresses.length > 0) compared.push({ block: head.deep, ...sent });
         if (compared.length === 0) return { skipped: `the chain watcher has not read ${watched.chain} yet` };
         for (const group of compared) {
@@ -159,10 +171,11 @@ export function createReconciliationActivities({
     chain: string,
     watched: ReadonlySet<string>,
     block: bigint,
+    sending: readonly string[],
   ): Promise<{ books: Map<string, Decimal>; addresses: string[] }> {
     const movements = await evmSendMovements(prisma, chain, block);
-    // Whoever the service sent from holds the key: a service address.
-    const ours = new Set(movements.filter((m) => m.kind === 'transfer').map((m) => m.fromAddress));
+    // Whoever the service sent from holds the key: a service address; and every hot treasury address, used or not.
+    const ours = new Set([...sending, ...movements.filter((m) => m.kind === 'transfer').map((m) => m.fromAddress)]);
     for (const m of movements) if (m.kind === 'mint' || m.toServiceWallet) ours.add(m.toAddress);
     for (const address of watched) ours.delete(address.toLowerCase());
     const units = new Map<string, bigint>();

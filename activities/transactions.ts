@@ -205,7 +205,7 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
   const key = (move: string) => `${idempotencyKey(row.id, kind)}:${move}`;
   if (kind === 'fiat_to_stablecoin') {
     const moves: SettlementCoinMove[] = [
-      { idempotencyKey: key('on_ramp'), chain, kind: 'on_ramp_to_treasury', amount },
+      { idempotencyKey: key('on_ramp'), chain, kind: 'on_ramp_to_treasury', amount, treasuryKey: row.id },
     ];
     if (row.type === 'payin' && row.wallet) {
       moves.push({
@@ -214,19 +214,21 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
         kind: 'treasury_to_wallet',
         amount,
         toAddress: row.wallet.address,
+        treasuryKey: row.id,
       });
     }
     return moves;
   }
-  // A payout paid in on chain: its coin sits at the collection address, which the off-ramp is not sent from here
-  // (docs/chain.md: sweeping the collection address is not built); the books carry it in collection.
-  if (row.type === 'payout' && !row.wallet) return [];
+  // A payout paid in on chain: its coin, at the collection address, is swept from there to the off-ramp.
+  if (row.type === 'payout' && !row.wallet)
+    return [{ idempotencyKey: key('off_ramp'), chain, kind: 'collection_to_off_ramp', amount, treasuryKey: row.id }];
   return [
     {
       idempotencyKey: key('off_ramp'),
       chain,
       kind: 'to_off_ramp',
       amount,
+      treasuryKey: row.id,
       fromKeyReference: row.type === 'payout' && row.wallet ? row.wallet.keyReference : undefined,
     },
   ];

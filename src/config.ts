@@ -213,6 +213,11 @@ const environmentSchema = z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
       .optional(),
+    /**
+     * How many hot treasury addresses send the settlements' coin on ethereum (each settlement's sends from one, chosen
+     * by its transaction): sends from one address share one nonce sequence. Unset: 4 in the sandbox, 1 in production.
+     */
+    ETHEREUM_TREASURY_ADDRESSES: z.coerce.number().int().min(1).max(64).optional(),
     /** Blocks a transfer must be in (its own counted) before it counts. */
     ETHEREUM_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(12),
     /** The ethereum entry's EIP-155 chain id (1: mainnet); transactions are signed for it. Sandbox default: Anvil's. */
@@ -782,6 +787,8 @@ export interface EvmChainConfig {
   offRampAddress: string | null;
   /** Blocks a transfer must be in (its own counted) before it counts. */
   confirmations: number;
+  /** Hot treasury addresses (docs/chain.md "Treasury addresses"); null: the environment's default. */
+  treasuryAddresses: number | null;
 }
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
@@ -792,6 +799,7 @@ const evmChainEntry = z.object({
   collection_address: evmAddress.optional(),
   off_ramp_address: evmAddress.optional(),
   confirmations: z.number().int().min(1).max(1000).default(12),
+  treasury_addresses: z.number().int().min(1).max(64).optional(),
 });
 
 function parseEvmChains(values: {
@@ -804,6 +812,7 @@ function parseEvmChains(values: {
   ETHEREUM_COLLECTION_ADDRESS?: string;
   ETHEREUM_OFF_RAMP_ADDRESS?: string;
   ETHEREUM_CONFIRMATIONS: number;
+  ETHEREUM_TREASURY_ADDRESSES?: number;
 }): Record<string, EvmChainConfig> {
   if (values.EVM_CHAINS) {
     let json: unknown;
@@ -824,6 +833,7 @@ function parseEvmChains(values: {
           collectionAddress: entry.collection_address ?? null,
           offRampAddress: entry.off_ramp_address ?? null,
           confirmations: entry.confirmations,
+          treasuryAddresses: entry.treasury_addresses ?? null,
         },
       ]),
     );
@@ -847,6 +857,7 @@ function parseEvmChains(values: {
       collectionAddress: values.ETHEREUM_COLLECTION_ADDRESS ?? null,
       offRampAddress: values.ETHEREUM_OFF_RAMP_ADDRESS ?? null,
       confirmations: values.ETHEREUM_CONFIRMATIONS,
+      treasuryAddresses: values.ETHEREUM_TREASURY_ADDRESSES ?? null,
     },
   };
 }

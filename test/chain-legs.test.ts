@@ -11,13 +11,19 @@ import path from 'node:path';
 import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import { keySeeds } from '../src/providers';
-import { bip44PrivateKey } from '../src/providers/wallet-addresses';
+import { keySeeds, treasuryAddressCount } from '../src/providers';
+import { SeedSigner } from '../src/providers/evm/signer';
+import { bip44PrivateKey, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { Decimal } from '../src/domain/money';
-import { sandboxOffRampAddress, sandboxTokenAddresses, sandboxTreasury } from '../src/providers/evm/sandbox-chain';
+import {
+  sandboxCollectionAddress,
+  sandboxOffRampAddress,
+  sandboxTokenAddresses,
+  sandboxTreasury,
+} from '../src/providers/evm/sandbox-chain';
 import { evmClient } from '../src/providers/evm/sender';
-import { findEvmSend } from '../src/persistence/evm-sends';
+import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { createWallet, type WalletBody } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
 import { balanceOf, createPayin, createPayout, payinQuoteBody, payoutQuoteBody } from './support/payments';
@@ -25,6 +31,7 @@ import {
   createTransaction,
   deposit,
   fiatToFiatQuoteBody,
+  ledgerOf,
   type Parties,
   settlementHandle,
   setUpParties,
@@ -74,6 +81,14 @@ async function minedMove(key: string): Promise<Move> {
   return { key, txHash: receipt.transactionHash, block: receipt.blockNumber, from, to, value };
 }
 
+/** The hot treasury addresses of the harness's configuration (the treasury's first). */
+async function hotAddresses(): Promise<Address[]> {
+  const signer = new SeedSigner(keySeeds(harness.config));
+  return Promise.all(
+    treasuryPoolKeyReferences(treasuryAddressCount(harness.config)).map((ref) => signer.addressOf(ref)),
+  );
+}
+
 async function legRow(transactionId: string, kind: string) {
   return harness.prisma.transactionLeg.findFirstOrThrow({ where: { transactionId, kind: kind as never } });
 }
@@ -96,9 +111,10 @@ it('moves a fiat-to-fiat settlement coin on chain: minted to the treasury by the
   await deposit(parties, created);
   expect(await settlementHandle(harness, created.id).result()).toBe('completed');
   const amount = units(created.stablecoin.amount);
-  const treasury = sandboxTreasury().address;
-
   const minted = await minedMove(`${created.id}:fiat_to_stablecoin:on_ramp`);
+  // Minted to one of the hot treasury addresses, the one this settlement's coin then leaves from.
+  const treasury = minted.to;
+  expect(await hotAddresses()).toContain(treasury);
   expect(minted).toMatchObject({ from: '0x0000000000000000000000000000000000000000', to: treasury, value: amount });
   const sent = await minedMove(`${created.id}:stablecoin_to_fiat:off_ramp`);
   expect(sent).toMatchObject({ from: treasury, to: sandboxOffRampAddress(), value: amount });
@@ -115,8 +131,14 @@ it('moves a fiat-to-fiat settlement coin on chain: minted to the treasury by the
     chainBlockNumber: sent.block,
   });
   // Nothing else was sent for it (no faucet: the treasury held what leg 1 minted).
+  // (A hot address other than the treasury has its gas topped up by the treasury on its first send: `<key>:gas`.)
   const sends = await harness.prisma.evmSend.findMany({ where: { idempotencyKey: { startsWith: created.id } } });
-  expect(sends.map((send) => send.idempotencyKey).sort()).toEqual([minted.key, sent.key]);
+  expect(
+    sends
+      .map((send) => send.idempotencyKey)
+      .filter((key) => !key.endsWith(':gas'))
+      .sort(),
+  ).toEqual([minted.key, sent.key]);
   print(`settlement ${created.id} (${created.stablecoin.amount} USDC on ethereum, Anvil):`, [minted, sent]);
 }, 120_000);
 
@@ -129,9 +151,10 @@ it('delivers a pay-in to the wallet address on chain, and sends a payout debited
   await deposit(parties, payin);
   expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
   const credited = units(payin.stablecoin.amount);
-  const treasury = sandboxTreasury().address;
   const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
-  expect(minted).toMatchObject({ to: treasury, value: credited });
+  const treasury = minted.to;
+  expect(await hotAddresses()).toContain(treasury);
+  expect(minted).toMatchObject({ value: credited });
   const delivered = await minedMove(`${payin.id}:fiat_to_stablecoin:delivery`);
   expect(delivered).toMatchObject({ from: treasury, to: getAddress(wallet.address), value: credited });
   expect(await legRow(payin.id, 'fiat_to_stablecoin')).toMatchObject({
@@ -175,7 +198,7 @@ async function chainDiscrepancies(): Promise<Array<{ subjectId: string; detail: 
 it('reconciles the service’s own sends with balanceOf, and names coin moved from a wallet behind its back', async () => {
   // After the flows above: the treasury (minted, delivered, sent to the off-ramp) and the wallet (delivered, sent)
   // hold on chain what the service's sends say.
-  const ours = [sandboxTreasury().address, wallet.address].map((address) => address.toLowerCase());
+  const ours = [...(await hotAddresses()), wallet.address].map((address) => address.toLowerCase());
   const mine = (rows: Array<{ subjectId: string }>) =>
     rows.filter((row) => ours.includes(row.subjectId.split(':')[2]!));
   expect(mine(await chainDiscrepancies())).toEqual([]);
@@ -204,8 +227,9 @@ it('reconciles the service’s own sends with balanceOf, and names coin moved fr
 }, 120_000);
 
 it('does not stall the treasury behind a send signed and never broadcast: the next send broadcasts its stored bytes', async () => {
-  // The sender's test hook holds leg 2's send after it was signed and stored, before its broadcast (as a worker
-  // SIGKILLed there would leave it); a pay-in's sends from the treasury take the next nonces meanwhile.
+  // The sender's test hook holds leg 1's mint after it was signed and stored, before its broadcast (as a worker
+  // SIGKILLed there would leave it); a pay-in's mint (the treasury mints every settlement's coin, as the tokens'
+  // owner) takes the next nonce meanwhile.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'evm-holds-'));
   process.env.EVM_SEND_HOLD_DIR = dir;
   try {
@@ -213,12 +237,12 @@ it('does not stall the treasury behind a send signed and never broadcast: the ne
       parties,
       fiatToFiatQuoteBody({ stablecoin: { currency: 'USDC', payment_rail: 'ethereum' } }),
     );
-    writeFileSync(path.join(dir, 'after-sign'), `${held.id}:stablecoin_to_fiat:off_ramp`);
+    writeFileSync(path.join(dir, 'after-sign'), `${held.id}:fiat_to_stablecoin:on_ramp`);
     await deposit(parties, held);
     const deadline = Date.now() + 30_000;
     while (!existsSync(path.join(dir, 'after-sign.held')) && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 100));
-    const stored = await findEvmSend(harness.prisma, `${held.id}:stablecoin_to_fiat:off_ramp`);
+    const stored = await findEvmSend(harness.prisma, `${held.id}:fiat_to_stablecoin:on_ramp`);
     expect(stored).toMatchObject({ status: 'signed' });
     await expect(client().getTransactionReceipt({ hash: stored!.txHash as Hash })).rejects.toThrow();
 
@@ -232,10 +256,12 @@ it('does not stall the treasury behind a send signed and never broadcast: the ne
     const receipt = await client().getTransactionReceipt({ hash: stored!.txHash as Hash });
     expect(receipt.status).toBe('success');
     const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
-    expect(minted.block).toBeGreaterThan(receipt.blockNumber);
+    // At the next nonce: mined after the held one (in its block or a later one).
+    expect(minted.block).toBeGreaterThanOrEqual(receipt.blockNumber);
+    expect((await findEvmSend(harness.prisma, minted.key))!.nonce).toBeGreaterThan(stored!.nonce);
     rmSync(path.join(dir, 'after-sign'));
     expect(await settlementHandle(harness, held.id).result()).toBe('completed');
-    expect(await findEvmSend(harness.prisma, `${held.id}:stablecoin_to_fiat:off_ramp`)).toMatchObject({
+    expect(await findEvmSend(harness.prisma, `${held.id}:fiat_to_stablecoin:on_ramp`)).toMatchObject({
       status: 'mined',
       nonce: stored!.nonce,
       txHash: stored!.txHash,
@@ -244,4 +270,80 @@ it('does not stall the treasury behind a send signed and never broadcast: the ne
     delete process.env.EVM_SEND_HOLD_DIR;
     rmSync(dir, { recursive: true, force: true });
   }
+}, 120_000);
+
+it('spreads settlements over the hot treasury addresses, each with its own nonce sequence and gas from the treasury', async () => {
+  const hot = await hotAddresses();
+  expect(hot.length).toBeGreaterThan(1);
+  const created = await Promise.all(
+    Array.from({ length: 6 }, () =>
+      createTransaction(parties, fiatToFiatQuoteBody({ stablecoin: { currency: 'USDC', payment_rail: 'ethereum' } })),
+    ),
+  );
+  await Promise.all(created.map((transaction) => deposit(parties, transaction)));
+  for (const transaction of created) expect(await settlementHandle(harness, transaction.id).result()).toBe('completed');
+  const senders = new Set<string>();
+  for (const transaction of created) {
+    const minted = await minedMove(`${transaction.id}:fiat_to_stablecoin:on_ramp`);
+    const sent = await minedMove(`${transaction.id}:stablecoin_to_fiat:off_ramp`);
+    // The coin leaves from the hot address it was minted to.
+    expect(sent.from).toBe(minted.to);
+    expect(hot).toContain(sent.from);
+    senders.add(sent.from);
+  }
+  // Six settlements over four addresses all on one: about one run in a thousand.
+  expect(senders.size).toBeGreaterThan(1);
+  const treasury = sandboxTreasury().address;
+  for (const address of senders) {
+    // Each address's stored next nonce is the chain's: nothing sent twice, no nonce skipped.
+    const chainNonce = await client().getTransactionCount({ address: address as Address, blockTag: 'pending' });
+    expect(await storedNextNonce(harness.prisma, 'ethereum', address)).toBe(chainNonce);
+    if (address === treasury) continue;
+    // A hot address beyond Anvil's funded accounts sends with ether the treasury topped it up with, once for many sends.
+    const topUps = await harness.prisma.evmSend.findMany({
+      where: { kind: 'gas', toAddress: address, fromAddress: treasury, status: 'mined' },
+    });
+    // One top-up is many sends' gas: this file's few sends from an address needed exactly one.
+    expect(topUps).toHaveLength(1);
+  }
+}, 180_000);
+
+it('sweeps a payout paid in on chain from the collection address to the off-ramp, once, its gas topped up by the treasury', async () => {
+  const collection = sandboxCollectionAddress();
+  // The collection address without ether: its first sweep needs the treasury's top-up.
+  await fetch(process.env.TEST_CHAIN_RPC_URL!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [collection, '0x0'] }),
+  });
+  const payout = await createPayout(
+    parties,
+    { wallet_id: undefined },
+    payoutQuoteBody({ sender: { currency: 'USDC', payment_rail: 'ethereum', amount: '100.000000' } }),
+  );
+  await deposit(parties, payout);
+  expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
+  const sold = units(payout.stablecoin.amount);
+  const swept = await minedMove(`${payout.id}:stablecoin_to_fiat:off_ramp`);
+  expect(swept).toMatchObject({ from: collection, to: sandboxOffRampAddress(), value: sold });
+  expect(await legRow(payout.id, 'stablecoin_to_fiat')).toMatchObject({
+    chainTxHash: swept.txHash,
+    chainBlockNumber: swept.block,
+  });
+  const topUp = await findEvmSend(harness.prisma, `${swept.key}:gas`);
+  expect(topUp).toMatchObject({ status: 'mined', kind: 'gas', toAddress: collection });
+  expect(topUp!.fromAddress.toLowerCase()).toBe(sandboxTreasury().address.toLowerCase());
+  // Swept once: one send under the key, one Transfer from the collection in its transaction.
+  expect(
+    await harness.prisma.evmSend.count({
+      where: { idempotencyKey: { startsWith: payout.id }, fromAddress: collection, kind: 'transfer' },
+    }),
+  ).toBe(1);
+  // The ledger's postings keep their meaning: the payout's references as before the sweep.
+  expect((await ledgerOf(harness, payout.id)).references).toEqual([
+    'deposit',
+    'funding',
+    'stablecoin_to_fiat',
+    'payout',
+  ]);
 }, 120_000);

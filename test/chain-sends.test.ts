@@ -43,7 +43,9 @@ class RpcProxy {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString();
     const call = JSON.parse(body) as { method?: string; params?: unknown[] };
-    const raw = call.method === 'eth_sendRawTransaction' ? (call.params?.[0] as Hex) : null;
+    // Either broadcast: the plain one, or the synchronous one that answers the receipt (EIP-7966).
+    const broadcast = call.method === 'eth_sendRawTransaction' || call.method === 'eth_sendRawTransactionSync';
+    const raw = broadcast ? (call.params?.[0] as Hex) : null;
     const sender = raw && (await recoverTransactionAddress({ serializedTransaction: raw as never })).toLowerCase();
     const mode = (sender && this.modes.get(sender)) ?? 'pass';
     const hold = () => this.held.set(sender!, [...(this.held.get(sender!) ?? []), raw!]);

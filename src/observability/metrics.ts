@@ -127,6 +127,16 @@ export function scrapedCounter(name: string, help: string, read: () => Promise<n
   });
 }
 
+// ---- Chains (activities/chain-watcher.ts) ----
+
+export const chainDeepReorgs = new Counter({
+  name: 'payments_chain_deep_reorgs_total',
+  help: "Reorganisations deeper than the confirmation count: a credited transfer's block left the chain (docs/operations.md).",
+  labelNames: ['chain'] as const,
+  registers: [registry],
+});
+chainDeepReorgs.inc({ chain: 'ethereum' }, 0); // the series exists from the start, so increase() sees the first
+
 // ---- Sanctions screening (src/screening) ----
 
 export const screeningListLoadRefusals = new Counter({

@@ -250,12 +250,14 @@ export async function unsettledEvmSends(
 /**
  * The signed transactions of a sender below `nonce` still unmined as far as the service knows (status signed): a send
  * behind them on the chain's nonce waits until they are broadcast, and their stored bytes may be broadcast by anyone.
+ * Only those signed before `signedBefore` (older ones have no live attempt broadcasting them).
  */
 export async function signedEvmSendsBelow(
   db: Database,
   chain: string,
   fromAddress: string,
   nonce: number,
+  signedBefore: Date,
 ): Promise<string[]> {
   const rows = await sqlOf(db)
     .selectFrom('evmSends')
@@ -264,6 +266,7 @@ export async function signedEvmSendsBelow(
     .where('fromAddress', '=', fromAddress)
     .where('status', '=', 'signed')
     .where('nonce', '<', String(nonce))
+    .where('updatedAt', '<', signedBefore)
     .orderBy('nonce')
     .limit(20)
     .execute();

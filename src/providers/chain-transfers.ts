@@ -38,17 +38,21 @@ export type ChainTransferOutcome =
  *   production the exchange sends it, and nothing is asked of the service's keys: answered null);
  * - `treasury_to_wallet`: a pay-in's stablecoin delivered to the customer's wallet address;
  * - `to_off_ramp`: leg 2's stablecoin sent to the off-ramp's address (configuration per chain), from the treasury,
- *   or from the wallet a payout is debited from (`from`).
+ *   or from the wallet a payout is debited from (`from`);
+ * - `collection_to_off_ramp`: a payout paid in on chain: its coin swept from the collection address straight to the
+ *   off-ramp's (null where the service holds no key for the configured collection address).
  */
 export interface SettlementCoinMove {
   idempotencyKey: string;
   chain: Blockchain;
-  kind: 'on_ramp_to_treasury' | 'treasury_to_wallet' | 'to_off_ramp';
+  kind: 'on_ramp_to_treasury' | 'treasury_to_wallet' | 'to_off_ramp' | 'collection_to_off_ramp';
   amount: Money;
   /** treasury_to_wallet: the wallet's address. */
   toAddress?: string;
   /** to_off_ramp from a wallet: its key reference (never key material); the treasury otherwise. */
   fromKeyReference?: string;
+  /** What picks the settlement's hot treasury address (its transaction's id); absent: the key's first part. */
+  treasuryKey?: string;
 }
 
 export class ChainUnavailableError extends ProviderUnavailableError {

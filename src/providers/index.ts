@@ -21,7 +21,7 @@ import {
 import { SeedSigner, type Signer } from './evm/signer';
 import { EvmChainTransfers } from './evm/evm-chain-transfers';
 import { evmClient } from './evm/sender';
-import { TREASURY_KEY_REFERENCE } from './wallet-addresses';
+import { TREASURY_KEY_REFERENCE, treasuryPoolKeyReferences } from './wallet-addresses';
 import { foundry } from 'viem/chains';
 import type { Address } from 'viem';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
@@ -132,7 +132,7 @@ export function createProviders(config: AppConfig, prisma: DatabaseClient): Prov
       config.appEnv === 'sandbox' ? new SandboxFiatRails(prisma) : productionRails(config),
     ),
     chainTransferVerifier,
-    watchedChains: createWatchedChains(config),
+    watchedChains: createWatchedChains(config, new SeedSigner(seeds)),
     bankReports: config.iso20022 ? iso20022Client(config.iso20022.bankUrl) : null,
     // No provider statement is read yet. Production starts anyway: the reconciliation reports its provider checks
     // as skipped (the run is `incomplete`, an alert), which is true, instead of refusing to settle at all.
@@ -219,11 +219,22 @@ function createChainTransfers(config: AppConfig, prisma: DatabaseClient, signer:
       tokens,
     },
     treasuryKeyReference: TREASURY_KEY_REFERENCE,
+    treasuryPool: treasuryPoolKeyReferences(treasuryAddressCount(config)),
+    collectionAddress: (ethereum.collectionAddress ??
+      (config.appEnv === 'sandbox' ? sandboxCollectionAddress() : null)) as Address | null,
     offRampAddress: (ethereum.offRampAddress ??
       (config.appEnv === 'sandbox' ? sandboxOffRampAddress() : null)) as Address | null,
     fallback: simulation,
     sandboxFaucet: config.appEnv === 'sandbox',
   });
+}
+
+/**
+ * How many hot treasury addresses ethereum's settlements send from: configured, or 4 in the sandbox and 1 in
+ * production (where the exchange must deliver each settlement's coin to its address: docs/chain.md).
+ */
+export function treasuryAddressCount(config: AppConfig): number {
+  return config.evmChains.ethereum?.treasuryAddresses ?? (config.appEnv === 'sandbox' ? 4 : 1);
 }
 
 /** Production's rails below the bank adapters: leg 1's conversion at the liquidity provider when one is configured. */
@@ -319,7 +330,7 @@ function createChainTransferVerifier(config: AppConfig): ChainTransferVerifier {
 }
 
 /** The configured ethereum node, watched for transfers to the collection address (where payouts' coin arrives). */
-function createWatchedChains(config: AppConfig): WatchedChain[] {
+function createWatchedChains(config: AppConfig, signer: Signer): WatchedChain[] {
   const ethereum = config.ethereum;
   if (!ethereum) return [];
   return [
@@ -329,6 +340,8 @@ function createWatchedChains(config: AppConfig): WatchedChain[] {
       tokens: ethereum.tokens ?? sandboxTokenAddresses(),
       addresses: [ethereum.collectionAddress ?? sandboxCollectionAddress()],
       confirmations: ethereum.watch.depth === 'finalized' ? 'finalized' : ethereum.confirmations,
+      sendingAddresses: () =>
+        Promise.all(treasuryPoolKeyReferences(treasuryAddressCount(config)).map((ref) => signer.addressOf(ref))),
     }),
   ];
 }

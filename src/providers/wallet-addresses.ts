@@ -51,6 +51,19 @@ export function bip44PathOf(walletId: string): string {
 /** The service's own EVM addresses on the HD seed: the treasury pays gas and holds the hidden legs' coin. */
 export const TREASURY_KEY_REFERENCE = "bip44:m/44'/60'/0'/0/0";
 
+/** The collection address's key (account 0, index 1): its coin is swept to the treasury (docs/chain.md). */
+export const COLLECTION_KEY_REFERENCE = "bip44:m/44'/60'/0'/0/1";
+
+/**
+ * The hot treasury addresses, `count` of them: the treasury itself first (it owns the sandbox tokens and pays every
+ * other address's gas), then m/44'/60'/0'/0/10, /11, ... (indices below 10 are the service's other addresses).
+ */
+export function treasuryPoolKeyReferences(count: number): string[] {
+  return Array.from({ length: Math.max(1, count) }, (_, i) =>
+    i === 0 ? TREASURY_KEY_REFERENCE : `bip44:m/44'/60'/0'/0/${9 + i}`,
+  );
+}
+
 /** The private key of a `bip44:` path on an HD seed; throws for any other path form. */
 export function bip44PrivateKey(hdSeed: Uint8Array, path: string): Uint8Array {
   if (!/^m(\/\d+'?)+$/.test(path)) throw new Error(`not a BIP-32 path: ${path}`);

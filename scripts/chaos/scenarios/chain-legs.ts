@@ -12,7 +12,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { type Address, createPublicClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
 import { findEvmSend, storedNextNonce } from '../../../src/persistence/evm-sends';
-import { sandboxOffRampAddress, sandboxTreasury } from '../../../src/providers/evm/sandbox-chain';
+import { mnemonicToAccount } from 'viem/accounts';
+import { SANDBOX_CHAIN_MNEMONIC, sandboxOffRampAddress } from '../../../src/providers/evm/sandbox-chain';
+import { treasuryPoolKeyReferences } from '../../../src/providers/wallet-addresses';
 import { call, externalAccount, approvedCustomer, idOf } from '../fixtures';
 import type { HttpClient } from '../http';
 import { RunSize, ScenarioReport } from '../report';
@@ -197,13 +199,21 @@ export async function chainLegsScenario(system: ChaosSystem, report: ScenarioRep
   );
 
   // Each move: one mined transaction, its one Transfer of the transaction's amount, where it belongs.
-  const treasury = sandboxTreasury().address;
+  // The sandbox's hot treasury addresses (ETHEREUM_TREASURY_ADDRESSES unset: 4): each settlement's coin is minted to
+  // one and leaves from the same one.
+  const hot = treasuryPoolKeyReferences(4).map(
+    (ref) =>
+      mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { path: ref.slice('bip44:'.length) as `m/44'/60'/${string}` }).address,
+  );
   const offRamp = sandboxOffRampAddress();
   const walletAddress = getAddress(wallet.address);
   const ourOffRampHashes = new Set<string>();
   let delivered = 0n;
   for (const flow of flows) {
     const amount = BigInt(Math.round(Number(flow.stablecoin) * 1e6));
+    const minted = await findEvmSend(system.prisma, `${flow.id}:fiat_to_stablecoin:on_ramp`);
+    const treasury = minted ? getAddress(minted.toAddress) : zeroAddress;
+    report.check(hot.includes(treasury), () => `${flow.id}: minted to ${treasury}, not a hot treasury address`);
     const moves: Array<[string, Address, Address]> = [[`fiat_to_stablecoin:on_ramp`, zeroAddress, treasury]];
     if (flow.type === 'payin') moves.push(['fiat_to_stablecoin:delivery', treasury, walletAddress]);
     else moves.push(['stablecoin_to_fiat:off_ramp', treasury, offRamp]);
@@ -232,7 +242,7 @@ export async function chainLegsScenario(system: ChaosSystem, report: ScenarioRep
     address: chain.tokens.USDC as Address,
     abi: erc20Abi,
     eventName: 'Transfer',
-    args: { from: treasury, to: offRamp },
+    args: { from: hot, to: offRamp },
     fromBlock: startBlock + 1n,
     toBlock: endBlock,
   });
@@ -241,11 +251,11 @@ export async function chainLegsScenario(system: ChaosSystem, report: ScenarioRep
     extra.length === 0,
     () => `the off-ramp got ${extra.length} transfer(s) from the treasury no send stored`,
   );
-  for (const address of [treasury, walletAddress]) {
+  for (const address of [...hot, walletAddress]) {
     const chainNonce = await client.getTransactionCount({ address, blockTag: 'pending' });
     const stored = await storedNextNonce(system.prisma, 'ethereum', address);
     report.check(
-      address === walletAddress ? (stored ?? 0) === chainNonce : stored === chainNonce,
+      address === walletAddress || address !== hot[0] ? (stored ?? 0) === chainNonce : stored === chainNonce,
       () => `${address}: nonce on chain ${chainNonce}, stored ${stored}`,
     );
   }
@@ -268,7 +278,7 @@ export async function chainLegsScenario(system: ChaosSystem, report: ScenarioRep
   report.notes.settlements = flows.length;
   report.notes.completed = [...statuses.values()].filter((status) => status === 'completed').length;
   report.notes.offRampSends = ourOffRampHashes.size;
-  report.notes.treasuryNonce = await client.getTransactionCount({ address: treasury, blockTag: 'pending' });
+  report.notes.treasuryNonce = await client.getTransactionCount({ address: hot[0]!, blockTag: 'pending' });
   report.eventsChecked += flows.length;
   rmSync(holdDir, { recursive: true, force: true });
 }

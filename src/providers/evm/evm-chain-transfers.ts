@@ -1,6 +1,7 @@
 // Wallet transfers on an EVM chain: an ERC-20 `transfer` from the wallet's address, signed for its key reference
 // and sent exactly once per idempotency key (sender.ts). Other chains (Solana, a simulation) and sandbox requests
 // that ask for a simulated failure (`simulate`) go to the fallback, which talks the same protocol.
+import { createHash } from 'node:crypto';
 import { type Address, encodeFunctionData, erc20Abi, getAddress } from 'viem';
 import type { DatabaseClient } from '../../persistence/database';
 import {
@@ -15,6 +16,7 @@ import { ProviderUnavailableError } from '../unavailable';
 import { sandboxStablecoinAbi } from './sandbox-chain';
 import { type EvmChainConnection, EvmSender, type EvmSendOutcome } from './sender';
 import type { Signer } from './signer';
+import { COLLECTION_KEY_REFERENCE } from '../wallet-addresses';
 
 export interface EvmChainTransfersOptions {
   prisma: DatabaseClient;
@@ -22,6 +24,13 @@ export interface EvmChainTransfersOptions {
   /** The chain name (as in wallet rows: `ethereum`) and its connection, tokens by currency. */
   chain: EvmChainConnection & { tokens: Record<string, Address> };
   treasuryKeyReference: string;
+  /**
+   * The hot treasury addresses' key references, the treasury's first (wallet-addresses.ts treasuryPoolKeyReferences):
+   * each settlement's coin moves from one of them, chosen by its transaction. Absent: the treasury alone.
+   */
+  treasuryPool?: readonly string[];
+  /** The collection address (configured, or the sandbox's); its coin is swept when the signer holds its key. */
+  collectionAddress?: Address | null;
   /** Where leg 2's coin goes on this chain (the off-ramp's deposit address); null: not configured, legs 2 wait. */
   offRampAddress: Address | null;
   fallback: ChainTransfers;
@@ -44,7 +53,22 @@ export class EvmChainTransfers implements ChainTransfers {
       chain: options.chain,
       treasuryKeyReference: options.treasuryKeyReference,
       receiptWaitMs: options.receiptWaitMs,
+      hotKeyReferences: [
+        ...(options.treasuryPool ?? []).filter((ref) => ref !== options.treasuryKeyReference),
+        COLLECTION_KEY_REFERENCE,
+      ],
     });
+  }
+
+  /**
+   * The hot treasury address of a settlement: the same for every move of its transaction (the coin minted to it is
+   * sent on from it) and for every retry (so a send after a kill finds its own sender and nonce), spread evenly.
+   */
+  private treasuryOf(move: SettlementCoinMove): string {
+    const pool = this.options.treasuryPool ?? [];
+    if (pool.length <= 1) return this.options.treasuryKeyReference;
+    const key = move.treasuryKey ?? move.idempotencyKey.split(':')[0]!;
+    return pool[createHash('sha256').update(key).digest().readUInt32BE(0) % pool.length]!;
   }
 
   private onChain(request: ChainTransferRequest): boolean {
@@ -75,12 +99,14 @@ export class EvmChainTransfers implements ChainTransfers {
   async moveSettlementCoin(move: SettlementCoinMove): Promise<ChainTransferOutcome | null> {
     if (move.chain !== this.options.chain.name) return this.options.fallback.moveSettlementCoin(move);
     const { treasuryKeyReference, signer } = this.options;
-    const treasury = await signer.addressOf(treasuryKeyReference);
+    const hot = this.treasuryOf(move);
+    const treasury = await signer.addressOf(hot);
     const transfer = (fromKeyReference: string, toAddress: string) =>
       this.send({ ...move, fromAddress: '', fromKeyReference, toAddress, simulate: null });
     switch (move.kind) {
       case 'on_ramp_to_treasury': {
-        // A real token's treasury cannot mint: in production the exchange sends the coin it sold.
+        // A real token's treasury cannot mint: in production the exchange sends the coin it sold. In the sandbox the
+        // token's owner (the treasury) mints it to the settlement's hot address.
         if (!this.options.sandboxFaucet) return null;
         const token = this.options.chain.tokens[move.amount.currency];
         if (!token) return { status: 'rejected', reason: `no ${move.amount.currency} contract on ${move.chain}` };
@@ -96,11 +122,24 @@ export class EvmChainTransfers implements ChainTransfers {
         );
       }
       case 'treasury_to_wallet':
-        return transfer(treasuryKeyReference, move.toAddress!);
+        return transfer(hot, move.toAddress!);
       case 'to_off_ramp':
         if (!this.options.offRampAddress)
           throw new ChainUnavailableError(`no off-ramp address is configured for ${move.chain}`);
-        return transfer(move.fromKeyReference ?? treasuryKeyReference, this.options.offRampAddress);
+        return transfer(move.fromKeyReference ?? hot, this.options.offRampAddress);
+      case 'collection_to_off_ramp': {
+        // Swept from the collection address with its own key (gas topped up by the treasury, like any other sender's).
+        // A configured collection address the seed does not derive is not the service's to send from: it stays.
+        const collection = this.options.collectionAddress;
+        if (
+          !collection ||
+          (await signer.addressOf(COLLECTION_KEY_REFERENCE)).toLowerCase() !== collection.toLowerCase()
+        )
+          return null;
+        if (!this.options.offRampAddress)
+          throw new ChainUnavailableError(`no off-ramp address is configured for ${move.chain}`);
+        return transfer(COLLECTION_KEY_REFERENCE, this.options.offRampAddress);
+      }
     }
   }
 

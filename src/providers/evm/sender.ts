@@ -7,8 +7,10 @@
 // nonce, so the chain can never execute it twice: one nonce, one transaction mined.
 //
 // Gas: the treasury (the HD seed's m/44'/60'/0'/0/0) holds ether and pays for its own sends; a send from any other
-// address (a customer's wallet) is preceded by a top-up from the treasury when the address holds less than the
-// send's gas at its fee cap, itself an exactly-once send under `<key>:gas`.
+// address (a customer's wallet, a hot treasury address, the collection address) is preceded by a top-up from the
+// treasury when the address holds less than the send's gas at its fee cap, itself an exactly-once send under
+// `<key>:gas`. Hot addresses get enough for many sends at once, so the treasury's own nonce sequence is not in every
+// settlement's path.
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -94,7 +96,16 @@ export interface EvmSenderOptions {
   feeBumpPercent?: number;
   /** How long a transaction the node holds may stay unmined before it counts as stuck and is replaced. */
   stuckAfterMs?: number;
+  /** Addresses that send often (the hot treasury addresses, the collection): topped up for many sends at once. */
+  hotKeyReferences?: readonly string[];
 }
+
+/** A hot address's top-up: this many sends' gas at the fee cap of the moment. */
+const HOT_TOP_UP_SENDS = 50n;
+/** How long the node's fee suggestion is reused (about a block): two sends in that time ask once. */
+const FEES_TTL_MS = 1_000;
+/** A signed transaction this much older than now has no live attempt broadcasting it (for broadcastEarlier). */
+const ORPHANED_AFTER_MS = 5_000;
 
 const FALLBACK_GAS = 120_000n;
 
@@ -109,6 +120,9 @@ export class EvmSender {
   }
 
   private readonly stuckAfterMs: number;
+  private fees: { at: number; value: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> } | null = null;
+  /** Whether the node answers eth_sendRawTransactionSync (EIP-7966): the receipt with the broadcast, in one call. */
+  private syncSend: boolean | null = null;
 
   private get client(): PublicClient {
     return this.options.chain.client;
@@ -165,20 +179,25 @@ export class EvmSender {
         chainNonce,
       );
     }
+    let justSigned = false;
     if (row.status === 'reserved') {
       gas ??= await this.estimateGas(from, request).catch(() => FALLBACK_GAS);
       await this.ensureGas(request, from, gas);
       const signed = await this.sign(request, row.nonce, gas, null);
-      await storeSignedEvmSend(prisma, request.idempotencyKey, signed, null);
+      justSigned = await storeSignedEvmSend(prisma, request.idempotencyKey, signed, null);
       row = (await findEvmSend(prisma, request.idempotencyKey))!;
       await holdForTest('after-sign', request.idempotencyKey);
     }
-    const mined = await this.minedOutcome(row);
-    if (mined) return mined;
+    // A transaction signed a moment ago by this very call cannot have been mined: no receipt to ask for.
+    if (!justSigned) {
+      const mined = await this.minedOutcome(row);
+      if (mined) return mined;
+    }
     await this.broadcastEarlier(row);
-    await this.broadcast(row);
-    await holdForTest('after-broadcast', request.idempotencyKey);
-    const receipt = await this.waitForAny(row);
+    const synced = await this.broadcast(row);
+    if (synced?.state === 'mined') return synced;
+    // Broadcast synchronously and not mined within its wait: asked once more, not waited for again.
+    const receipt = synced ? await this.minedOutcome(row) : await this.waitForAny(row);
     if (receipt) return receipt;
     // Not mined within the wait. Unknown to the node: dropped; the next call broadcasts it again. Known, and signed
     // longer ago than stuckAfterMs: stuck at its fee; replaced now at the same nonce with a higher one (stored before
@@ -217,13 +236,14 @@ export class EvmSender {
   private async ensureGas(request: EvmSendRequest, from: Address, gas: bigint): Promise<void> {
     const treasury = await this.options.signer.addressOf(this.options.treasuryKeyReference);
     if (from.toLowerCase() === treasury.toLowerCase()) return;
-    const fees = await this.client.estimateFeesPerGas();
+    const fees = await this.currentFees();
     const needed = gas * fees.maxFeePerGas;
     const topUpKey = `${request.idempotencyKey}:gas`;
     const toppedUp = await findEvmSend(this.options.prisma, topUpKey);
     if (!toppedUp && (await this.client.getBalance({ address: from })) >= needed) return;
-    // Twice the need: a replacement at a higher fee still has its gas.
-    const value = needed * 2n;
+    // Twice the need: a replacement at a higher fee still has its gas. A hot address: many sends' worth.
+    const hot = this.options.hotKeyReferences?.includes(request.fromKeyReference) ?? false;
+    const value = needed * (hot ? HOT_TOP_UP_SENDS : 2n);
     const outcome = await this.send({
       idempotencyKey: topUpKey,
       fromKeyReference: this.options.treasuryKeyReference,
@@ -241,7 +261,7 @@ export class EvmSender {
     gas: bigint,
     minimumFee: bigint | null,
   ): Promise<{ rawTransaction: Hex; txHash: Hash; maxFeePerGas: bigint }> {
-    const fees = await this.client.estimateFeesPerGas();
+    const fees = await this.currentFees();
     const maxFeePerGas = minimumFee && minimumFee > fees.maxFeePerGas ? minimumFee : fees.maxFeePerGas;
     const tip =
       minimumFee && minimumFee > fees.maxFeePerGas
@@ -261,16 +281,78 @@ export class EvmSender {
     return { rawTransaction, txHash: keccak256(rawTransaction), maxFeePerGas };
   }
 
-  private async broadcast(row: EvmSendRow): Promise<void> {
+  /** The node's fee suggestion, asked at most once a second (a block's worth) for all sends of this process. */
+  private currentFees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    if (!this.fees || Date.now() - this.fees.at > FEES_TTL_MS) {
+      const value = this.client.estimateFeesPerGas();
+      this.fees = { at: Date.now(), value };
+      // A failed ask is not kept: the next send asks again.
+      value.catch(() => {
+        if (this.fees?.value === value) this.fees = null;
+      });
+    }
+    return this.fees.value;
+  }
+
+  /**
+   * Broadcasts the row's transaction. Where the node answers eth_sendRawTransactionSync (EIP-7966; Anvil does), the
+   * same call waits (bounded) for the block and answers the receipt: the send's outcome, settled here. Null: broadcast
+   * only (or known already), the receipt to be asked for.
+   */
+  private async broadcast(row: EvmSendRow): Promise<EvmSendOutcome | null> {
     await countEvmBroadcast(this.options.prisma, row.idempotencyKey);
+    const serializedTransaction = row.rawTransaction as Hex;
     try {
-      await this.client.sendRawTransaction({ serializedTransaction: row.rawTransaction as Hex });
+      if (this.syncSend !== false) {
+        try {
+          // No timeout parameter (Anvil refuses it): the receipt wait bounds it here, the client's timeout below.
+          const call = this.client.request(
+            { method: 'eth_sendRawTransactionSync', params: [serializedTransaction] } as never,
+            { retryCount: 0 },
+          );
+          call.catch(() => undefined); // answered after the bound: whatever it says, the receipt is asked again
+          let timer: NodeJS.Timeout | undefined;
+          const receipt = await Promise.race([
+            call,
+            new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.receiptWaitMs))),
+          ]).finally(() => clearTimeout(timer));
+          this.syncSend = true;
+          // On chain, the outcome not yet recorded: the point a worker killed after broadcast loses the answer at.
+          await holdForTest('after-broadcast', row.idempotencyKey);
+          if (receipt === null) return { state: 'pending', txHash: row.txHash as Hash };
+          return await this.settledBy(row, receipt as { transactionHash: Hash; blockNumber: Hex; status: Hex });
+        } catch (error) {
+          // The node took the transaction and the block did not come within the request's timeout: broadcast, not
+          // mined yet (were it lost, the next attempt broadcasts the stored bytes again).
+          if ((error as { name?: string }).name === 'TimeoutError')
+            return { state: 'pending', txHash: row.txHash as Hash };
+          if (!isMethodUnsupported(error)) throw error;
+          this.syncSend = false;
+        }
+      }
+      await this.client.sendRawTransaction({ serializedTransaction });
+      await holdForTest('after-broadcast', row.idempotencyKey);
+      return null;
     } catch (error) {
       // Already in the node's pool, or its nonce used (by this very send, mined: the receipt says so next).
       if (/already known|nonce too low|replacement transaction underpriced|already imported/i.test(String(error)))
-        return;
+        return null;
       throw error;
     }
+  }
+
+  private async settledBy(
+    row: EvmSendRow,
+    receipt: { transactionHash: Hash; blockNumber: Hex; status: Hex },
+  ): Promise<EvmSendOutcome> {
+    const blockNumber = BigInt(receipt.blockNumber);
+    const succeeded = BigInt(receipt.status) === 1n;
+    await settleEvmSend(this.options.prisma, row.idempotencyKey, {
+      txHash: receipt.transactionHash,
+      blockNumber,
+      succeeded,
+    });
+    return { state: 'mined', txHash: receipt.transactionHash, blockNumber, succeeded };
   }
 
   /**
@@ -279,7 +361,14 @@ export class EvmSender {
    * retries (a minute after a kill). The same bytes, so the same transaction: nothing new is sent.
    */
   private async broadcastEarlier(row: EvmSendRow): Promise<void> {
-    const earlier = await signedEvmSendsBelow(this.options.prisma, row.chain, row.fromAddress, row.nonce);
+    // Only the orphaned: one signed moments ago is being broadcast by its own live attempt.
+    const earlier = await signedEvmSendsBelow(
+      this.options.prisma,
+      row.chain,
+      row.fromAddress,
+      row.nonce,
+      new Date(Date.now() - ORPHANED_AFTER_MS),
+    );
     for (const raw of earlier) {
       // Known, mined, or replaced by a higher fee: nothing to fill. A node down fails this send's own broadcast next.
       await this.client.sendRawTransaction({ serializedTransaction: raw as Hex }).catch(() => undefined);
@@ -340,6 +429,16 @@ function isRpcFailure(error: unknown): boolean {
   return (
     /HttpRequestError|TimeoutError|RpcRequestError|UnknownRpcError|InternalRpcError|LimitExceededRpcError/.test(name) ||
     /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|took too long/i.test(String(error))
+  );
+}
+
+/** The node does not have eth_sendRawTransactionSync (JSON-RPC -32601, or a provider's own words for it). */
+function isMethodUnsupported(error: unknown): boolean {
+  const code = (error as { code?: number }).code ?? (error as { cause?: { code?: number } }).cause?.code;
+  return (
+    code === -32601 ||
+    (error as { name?: string }).name === 'MethodNotFoundRpcError' ||
+    /method not found|not supported|does not exist|unknown method|not available/i.test(String(error))
   );
 }
 

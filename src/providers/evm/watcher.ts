@@ -31,6 +31,11 @@ export interface WatchedChain {
   readonly chain: Blockchain;
   /** The service's addresses whose incoming transfers are read. */
   readonly addresses: readonly string[];
+  /**
+   * The service's own sending addresses (the hot treasury addresses), lower case: the chain check compares each even
+   * before it ever sent (coin sent to it behind the service's back is found).
+   */
+  sendingAddresses(): Promise<string[]>;
   head(): Promise<ChainHead>;
   /** The hash the node has at `number` now, null when it has no such block (the chain got shorter). */
   blockHash(number: bigint): Promise<string | null>;
@@ -54,6 +59,8 @@ export interface EvmWatchSettings {
   addresses: string[];
   /** A count of blocks (1: mined), or the node's `finalized` tag. */
   confirmations: number | 'finalized';
+  /** The hot treasury addresses (derived from key references by the signer). */
+  sendingAddresses?: () => Promise<string[]>;
 }
 
 const TOKEN_DECIMALS = 6;
@@ -68,6 +75,10 @@ export class EvmChainWatch implements WatchedChain {
     this.addresses = settings.addresses.map((address) => address.toLowerCase());
     // Bounded: an activity waits for the node at most this long per call, then retries on its own policy.
     this.client = createPublicClient({ transport: http(settings.rpcUrl, { timeout: 10_000, retryCount: 0 }) });
+  }
+
+  async sendingAddresses(): Promise<string[]> {
+    return ((await this.settings.sendingAddresses?.()) ?? []).map((address) => address.toLowerCase());
   }
 
   async head(): Promise<ChainHead> {
