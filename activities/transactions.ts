@@ -7,21 +7,19 @@
 // - calls to outside systems carry the idempotency key `<id>:<step>` (a second call finds the first), and
 //   the same key asks the provider what became of a call whose answer never came (lookUpRailOperation).
 // A transaction (or deposit) that does not exist is a non-retryable failure.
+import { changeTransactionStatus } from '../src/services/transactions/status';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type DatabaseTransaction, withDatabaseTransaction } from '../src/persistence/database';
 import { Money, currencyOf } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
 import {
   amountsOf,
-  canTransition,
   decideDeposit,
-  eventGroupOf,
   FailureReason,
   type LegKind,
   SandboxSimulation,
   TransactionStatus,
 } from '../src/domain/transactions';
-import { recordEvent } from '../src/persistence/events';
 import { type OperatorActionInput, recordOperatorAction } from '../src/persistence/operator-actions';
 import {
   LedgerEntryInput,
@@ -53,7 +51,6 @@ import {
   readTransactionRow,
   transactionLegStatus,
   type TransactionRow,
-  transactionStatusChange,
 } from '../src/persistence/transactions';
 import { toDeposit, toTransaction } from '../src/presenters/transactions';
 import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
@@ -162,35 +159,15 @@ async function lockTransaction(tx: DatabaseTransaction, id: string): Promise<Tra
 }
 
 /** One step of the state machine, with its event (the full transaction as it now is). */
+/** A status change with its event (the shared use case), then its metrics: settlements finished, deposit-to-completed time. */
 async function moveTo(
   tx: DatabaseTransaction,
   row: TransactionRow,
   to: TransactionStatus,
   data: { failureReason?: FailureReason | null; sandboxSimulation?: SandboxSimulation | null } = {},
 ): Promise<TransactionRow> {
-  const from = row.status;
-  if (!canTransition(from, to)) {
-    throw ApplicationFailure.nonRetryable(
-      `transaction ${row.id} cannot go from ${from} to ${to}`,
-      'InvalidTransactionTransition',
-    );
-  }
-  // The row is locked (lockTransaction), so it is current: write the change and show the row with it, as Prisma's
-  // update would (its @updatedAt is set here too).
-  const changes = Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
-  const updated: TransactionRow = { ...row, ...changes, status: to, updatedAt: new Date() };
-  await recordEvent(
-    tx,
-    {
-      partnerId: row.partnerId,
-      type: `${eventGroupOf(row.type)}.${to as Exclude<TransactionStatus, 'awaiting_deposit'>}`,
-      resourceId: row.id,
-      resourceStatus: to,
-      resource: toTransaction(updated),
-    },
-    transactionStatusChange(updated),
-  );
-  await observeTransactionStatus(tx, updated); // metrics: settlements finished, deposit-to-completed time
+  const updated = await changeTransactionStatus(tx, row, to, data);
+  await observeTransactionStatus(tx, updated);
   return updated;
 }
 
