@@ -9,12 +9,13 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { keySeeds, treasuryAddressCount } from '../src/providers';
 import { SeedSigner } from '../src/providers/evm/signer';
 import { bip44PrivateKey, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
+import { resolveErrorUpdate } from '../workflows/settlement';
 import { Decimal } from '../src/domain/money';
 import {
   sandboxCollectionAddress,
@@ -26,15 +27,26 @@ import { evmClient } from '../src/providers/evm/sender';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { createWallet, type WalletBody } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
-import { balanceOf, createPayin, createPayout, payinQuoteBody, payoutQuoteBody } from './support/payments';
+import {
+  balanceOf,
+  createPayin,
+  createPayout,
+  expectPaymentLedgerInvariants,
+  payinQuoteBody,
+  payoutQuoteBody,
+} from './support/payments';
+import { sendUpdate } from './support/updates';
 import {
   createTransaction,
   deposit,
+  eventTypesOf,
   fiatToFiatQuoteBody,
   ledgerOf,
   type Parties,
   settlementHandle,
   setUpParties,
+  transactionOf,
+  waitForStatus,
 } from './support/transactions';
 
 let harness: Harness;
@@ -347,3 +359,103 @@ it('sweeps a payout paid in on chain from the collection address to the off-ramp
     'payout',
   ]);
 }, 120_000);
+
+it('ends a payout whose coin the chain refuses in error, and the operator’s retry sends it once under the same key', async () => {
+  // A wallet of its own, funded on chain by a pay-in.
+  const own = await createWallet(parties.partner.api, parties.customer.id, 'ethereum');
+  const mine = { ...parties, wallet: own };
+  const payin = await createPayin(mine, payinQuoteBody({ receiver: { currency: 'USDC', payment_rail: 'ethereum' } }));
+  await deposit(mine, payin);
+  expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
+  const held = await tokenBalance(own.address);
+  expect(held).toBe(units(payin.stablecoin.amount));
+
+  // Behind the service's back, the wallet's recovered key sends all its coin to an address of the test's own.
+  const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: own.id } });
+  const key = bip44PrivateKey(keySeeds(harness.config).hdSeed, row.keyReference.slice('bip44:'.length));
+  const walletAccount = privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}`);
+  expect(walletAccount.address).toBe(getAddress(own.address));
+  const aside = privateKeyToAccount(generatePrivateKey());
+  const rpc = async (method: string, params: unknown[]) =>
+    fetch(process.env.TEST_CHAIN_RPC_URL!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+  // Ether for the gas of these outside sends (the wallet's address has none before its first service send).
+  for (const address of [walletAccount.address, aside.address])
+    await rpc('anvil_setBalance', [address, '0xde0b6b3a7640000']);
+  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
+  const moveAll = async (account: typeof aside, to: Address, value: bigint) => {
+    const hash = await walletClient.writeContract({
+      address: usdc,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [to, value],
+      account,
+      chain: foundry,
+    });
+    expect((await client().waitForTransactionReceipt({ hash })).status).toBe('success');
+  };
+  await moveAll(walletAccount, aside.address, held);
+  expect(await tokenBalance(own.address)).toBe(0n);
+
+  // The books still hold the coin, so the payout is accepted; leg 2's send would revert: refused, nothing sent.
+  // The sandbox's faucet would mint the shortfall to the wallet's address (books-only balances have no coin): off
+  // here, as in production, where nothing covers it.
+  const { chainTransfers: transfers } = harness.services as unknown as {
+    chainTransfers: { options: { sandboxFaucet: boolean } };
+  };
+  expect(transfers.options.sandboxFaucet).toBe(true);
+  transfers.options.sandboxFaucet = false;
+  let payout: Awaited<ReturnType<typeof createPayout>>;
+  try {
+    payout = await createPayout(
+      mine,
+      { wallet_id: own.id },
+      payoutQuoteBody({ sender: { currency: 'USDC', payment_rail: 'ethereum', amount: '100.000000' } }),
+    );
+    await waitForStatus(harness, payout.id, 'error');
+  } finally {
+    transfers.options.sandboxFaucet = true;
+  }
+  const sendKey = `${payout.id}:stablecoin_to_fiat:off_ramp`;
+  expect(await transactionOf(mine, payout.id)).toMatchObject({ status: 'error', failure_reason: 'payout_failed' });
+  expect(await eventTypesOf(harness, payout.id)).toContain('payout.error');
+  expect(await findEvmSend(harness.prisma, sendKey)).toBeNull();
+  expect(await legRow(payout.id, 'stablecoin_to_fiat')).toMatchObject({ chainTxHash: null });
+  // Nothing on the books moved for the payout's coin beyond its funding.
+  expect((await ledgerOf(harness, payout.id)).references).not.toContain('stablecoin_to_fiat');
+  expect(await tokenBalance(own.address)).toBe(0n);
+
+  // The coin comes back on chain; the operator retries: the same key, sent once, the payout completes.
+  await moveAll(aside, walletAccount.address, held);
+  expect(
+    await sendUpdate(settlementHandle(harness, payout.id), resolveErrorUpdate, { args: [{ action: 'retry' }] }),
+  ).toBe('retry');
+  expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
+  const sold = units(payout.stablecoin.amount);
+  const sent = await minedMove(sendKey);
+  expect(sent).toMatchObject({ from: getAddress(own.address), to: sandboxOffRampAddress(), value: sold });
+  expect(await legRow(payout.id, 'stablecoin_to_fiat')).toMatchObject({
+    status: 'completed',
+    chainTxHash: sent.txHash,
+    chainBlockNumber: sent.block,
+  });
+  // Exactly one transfer under the payout's keys, and the wallet's stored next nonce is the chain's (its outside send
+  // took nonce 0, the service's the next).
+  expect(
+    await harness.prisma.evmSend.count({
+      where: { idempotencyKey: { startsWith: payout.id }, fromAddress: { equals: own.address, mode: 'insensitive' } },
+    }),
+  ).toBe(1);
+  const chainNonce = await client().getTransactionCount({ address: walletAccount.address, blockTag: 'pending' });
+  expect(chainNonce).toBe(2);
+  expect(await storedNextNonce(harness.prisma, 'ethereum', walletAccount.address)).toBe(chainNonce);
+  expect(await tokenBalance(own.address)).toBe(held - sold);
+  const types = await eventTypesOf(harness, payout.id);
+  expect(types.indexOf('payout.error')).toBeLessThan(types.lastIndexOf('payout.completed'));
+  const completed = await transactionOf(mine, payout.id);
+  expect(completed.status).toBe('completed');
+  expectPaymentLedgerInvariants(await ledgerOf(harness, payout.id), completed, parties.partner.partnerId);
+}, 180_000);
