@@ -5,7 +5,9 @@
 // Scenarios kill and restart any of them; every wait here is bounded.
 // `--engine server` (docs/production.md): the production topology's engine instead of the dev server, the Temporal
 // server on the same PostgreSQL cluster (its databases recreated empty), and two worker processes (worker-kill
-// and outages then kill one while the other keeps settling). The API and workers still run from source.
+// and outages then kill one while the other keeps settling). The API and workers still run from source. As in
+// `npm run stack -- --production`, the server takes mutual TLS only and operators' single sign-on on its public
+// frontend: the API, the workers and this script's own clients connect to the internal frontend with their certificates.
 import type { Client, Connection } from '@temporalio/client';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +24,8 @@ import { freePort } from '../lib/ports';
 import type { LocalPostgres } from '../lib/postgres';
 import { startProductionEngine } from '../lib/production';
 import { Stack, StackProcess, tsEntry } from '../lib/stack';
+import { temporalClientTlsEnv } from '../lib/temporal-server';
+import type { TemporalCertificates, TemporalClientName } from '../lib/tls';
 import { waitUntil } from '../lib/wait';
 import { HttpClient } from './http';
 
@@ -44,6 +48,10 @@ export interface ChaosPartner {
 /** The Temporal engine under chaos: the CLI's dev server (SQLite) or the Temporal server on PostgreSQL. */
 export type ChaosEngine = 'dev' | 'server';
 
+function clientTlsEnv(tls: TemporalCertificates | undefined, name: TemporalClientName): Record<string, string> {
+  return tls ? temporalClientTlsEnv(tls, name) : {};
+}
+
 export class ChaosSystem {
   private constructor(
     /** The supervisor of every process below; a scenario kills and restarts them by name through it. */
@@ -62,7 +70,14 @@ export class ChaosSystem {
     /** The API without credentials. */
     readonly http: HttpClient,
     readonly apiEnv: NodeJS.ProcessEnv,
+    /** The certificates of mutual TLS to Temporal (--engine server); undefined on the dev server (plaintext). */
+    readonly temporalTls: TemporalCertificates | undefined,
   ) {}
+
+  /** `name`'s TEMPORAL_TLS_* for a process (or an in-process worker) of the run; none on the dev server. */
+  temporalTlsEnv(name: TemporalClientName): Record<string, string> {
+    return clientTlsEnv(this.temporalTls, name);
+  }
 
   static async start(log: (message: string) => void, engine: ChaosEngine = 'dev'): Promise<ChaosSystem> {
     rmSync(path.join(chaosDataDir, 'temporal.db'), { force: true });
@@ -71,15 +86,21 @@ export class ChaosSystem {
     const bundle = path.join(projectRoot, '.cache', 'chaos', 'workflow-bundle.js');
     let database: Awaited<ReturnType<Stack['startDatabase']>>;
     let temporalServer: StackProcess;
+    let temporalTls: TemporalCertificates | undefined;
     if (engine === 'server') {
       const bundled = writeWorkflowBundle(bundle);
       const production = await startProductionEngine(stack, {
         dataDir: chaosDataDir,
         database: 'payments_chaos',
         fresh: true,
+        // As the production stack runs it (scripts/stack.ts): `temporalAddress` is then the internal frontend. The UI
+        // is the provider's client (the sign-on needs one), signing in through it as in production.
+        uiPort: await freePort(),
+        tls: true,
+        signOn: true,
         log,
       });
-      ({ database, temporal: temporalServer } = production);
+      ({ database, temporal: temporalServer, tls: temporalTls } = production);
       await bundled;
       log('workflow code bundled');
     } else {
@@ -112,6 +133,7 @@ export class ChaosSystem {
     // Its API Pix and liquidity provider: the fx and pix scenarios run an API and a worker of their own against them
     // (scripts/chaos/scenarios/fx.ts), so the others keep the sandbox rails whose operations they count.
     process.env.BANK_SIMULATOR_URL = stack.bankSimulatorUrl;
+    const tlsEnv = (name: TemporalClientName) => clientTlsEnv(temporalTls, name);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       APP_ENV: 'sandbox',
@@ -147,6 +169,8 @@ export class ChaosSystem {
       ISO20022_SETTLE_WAIT_SECONDS: '5',
       // Where the chain-legs scenario holds a send after signing or broadcasting (src/providers/evm/sender.ts).
       EVM_SEND_HOLD_DIR: path.join(chaosDataDir, 'evm-holds'),
+      // Mutual TLS to the Temporal server (--engine server): the API's certificate; the workers get their own below.
+      ...tlsEnv('api'),
     };
     const http = new HttpClient(apiPort);
     const workerCount = engine === 'server' ? 2 : 1;
@@ -164,7 +188,7 @@ export class ChaosSystem {
         stack.start({
           name: index === 0 ? 'worker' : `worker-${index + 1}`,
           ...tsEntry('src/worker.ts'),
-          env,
+          env: { ...env, ...tlsEnv('worker') },
           ready: (worker) => worker.recentOutput().includes('"msg":"worker running"'),
         }),
       ),
@@ -186,6 +210,7 @@ export class ChaosSystem {
       workers,
       http,
       env,
+      temporalTls,
     );
   }
 

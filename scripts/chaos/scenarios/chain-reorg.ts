@@ -16,6 +16,7 @@ import { loadConfig } from '../../../src/config';
 import { createLogger } from '../../../src/logger';
 import { chainCursor, chainDepositsOf, forgetChainReadings } from '../../../src/persistence/chain-watcher';
 import { createProviders } from '../../../src/providers';
+import { temporalTlsOptions } from '../../../src/temporal/tls';
 import {
   mintSandboxStablecoin,
   SANDBOX_CHAIN_MNEMONIC,
@@ -43,10 +44,14 @@ export async function chainReorgScenario(system: ChaosSystem, report: ScenarioRe
     ETHEREUM_CONFIRMATIONS: '3',
     ETHEREUM_WATCH_POLL_SECONDS: '1',
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+    ...system.temporalTlsEnv('worker'),
   };
   const config = loadConfig(env);
   const logger = createLogger('warn', { component: 'chaos-chain-watcher' });
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect({
+    address: config.temporal.address,
+    tls: temporalTlsOptions(config.temporal.tls),
+  });
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,

@@ -59,7 +59,7 @@ async function withBankServices(system: ChaosSystem, scenario: (bank: BankServic
       system.stack.start({
         name: 'worker-bank',
         ...tsEntry('src/worker.ts'),
-        env,
+        env: { ...env, ...system.temporalTlsEnv('worker') },
         ready: (worker) => worker.recentOutput().includes('"msg":"worker running"'),
       }),
     ]);
