@@ -29,8 +29,12 @@ export async function openScreeningReviews(client: Client, now: number = Date.no
 /** The worker's gauges of the review queue, read from Temporal's visibility when Prometheus scrapes (one read). */
 export function registerScreeningReviewGauges(client: Client): void {
   let pending: Promise<OpenReviews> | null = null;
+  // Visibility unreachable (or a server without it): NaN, "unknown", rather than failing the process's whole scrape.
+  const unknown: OpenReviews = { open: Number.NaN, oldestAgeSeconds: Number.NaN };
   const read = () => {
-    pending ??= openScreeningReviews(client).finally(() => setTimeout(() => (pending = null), 1000).unref());
+    pending ??= openScreeningReviews(client)
+      .catch(() => unknown)
+      .finally(() => setTimeout(() => (pending = null), 1000).unref());
     return pending;
   };
   scrapedGauge('payments_screening_reviews_open', 'Screening reviews waiting for an operator.', [], async (gauge) =>
@@ -38,7 +42,7 @@ export function registerScreeningReviewGauges(client: Client): void {
   );
   scrapedGauge(
     'payments_screening_review_oldest_age_seconds',
-    'Seconds the oldest open screening review has waited for an operator (0: none).',
+    'Seconds the oldest open screening review has waited for an operator (0: none, NaN: Temporal could not say).',
     [],
     async (gauge) => gauge.set((await read()).oldestAgeSeconds),
   );

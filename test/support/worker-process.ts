@@ -5,6 +5,7 @@
 // out, hence no workflow cache). Prints `worker-ready` once it polls.
 // Run: node --import tsx test/support/worker-process.ts
 import '../../src/observability/instrument'; // as src/worker.ts: tracing's patches first, when configured
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
@@ -13,6 +14,7 @@ import { createLogger } from '../../src/logger';
 import { createProviders } from '../../src/providers';
 import { createWorker } from '../../src/temporal/worker';
 import { startObservability } from '../../src/observability';
+import { registerScreeningReviewGauges } from '../../src/temporal/screening-reviews';
 import { temporalRuntimeTelemetry, withTemporalSdkMetricsPort } from '../../src/observability/temporal';
 
 async function main(): Promise<void> {
@@ -35,6 +37,9 @@ async function main(): Promise<void> {
     workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
     maxCachedWorkflows: 0,
   });
+  // The review queue's gauges, as src/worker.ts registers them (read from Temporal's visibility when scraped).
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  registerScreeningReviewGauges(new Client({ connection: clientConnection, namespace: config.temporal.namespace }));
   const running = worker.run();
   process.stdout.write('worker-ready\n');
   await running;
