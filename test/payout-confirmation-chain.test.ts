@@ -6,12 +6,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { EvmTransferVerifier } from '../src/providers/chain-verification';
-import {
-  SANDBOX_CHAIN_MNEMONIC,
-  mintSandboxStablecoin,
-  sandboxChainClients,
-  sandboxCollectionAddress,
-} from '../src/providers/evm/sandbox-chain';
+import { SANDBOX_CHAIN_MNEMONIC, mintSandboxStablecoin, sandboxChainClients } from '../src/providers/evm/sandbox-chain';
 import { Money } from '../src/domain/money';
 import { ProviderUnavailableError } from '../src/providers/unavailable';
 import { Harness, startHarness } from './support/harness';
@@ -22,10 +17,18 @@ let anvil: LocalAnvil;
 let harness: Harness;
 let parties: Parties;
 const sender = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 });
+// A collection address the service holds no key for (the seed's account 3), so nothing is swept from it: this file's
+// node is not the run's shared one, but the nonces the service stores per (chain, sender) are in the database all files
+// share, and a sweep from the sandbox collection here would move the stored nonce the shared node's sweeps use.
+const ownCollection = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 3 }).address;
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  harness = await startHarness({ ETHEREUM_RPC_URL: anvil.rpcUrl, ETHEREUM_CONFIRMATIONS: '2' });
+  harness = await startHarness({
+    ETHEREUM_RPC_URL: anvil.rpcUrl,
+    ETHEREUM_CONFIRMATIONS: '2',
+    ETHEREUM_COLLECTION_ADDRESS: ownCollection,
+  });
   parties = await setUpParties(harness);
   for (const token of ['USDC', 'USDT'] as const) {
     await mintSandboxStablecoin(anvil.rpcUrl, token, sender.address, parseUnits('10000', 6));
@@ -74,7 +77,7 @@ it('takes only the transfer owed, once deep enough, and never for a second payou
   const payout = await ethereumPayout();
   expect(payout.status).toBe('awaiting_deposit');
   const collection = (payout.sender_deposit_instructions.ethereum as { address: `0x${string}` }).address;
-  expect(collection).toBe(sandboxCollectionAddress());
+  expect(collection).toBe(ownCollection);
   const amount = payout.sender.amount as string;
 
   expect(await refusal(payout, `0x${'ab'.repeat(32)}`)).toEqual([422, 'tx_hash_not_found']);
@@ -113,7 +116,7 @@ it('answers the node being unreachable as unavailable (503 to the partner), with
   const verifier = new EvmTransferVerifier({
     rpcUrl: 'http://127.0.0.1:9',
     tokens: anvil.tokens,
-    collectionAddress: sandboxCollectionAddress(),
+    collectionAddress: ownCollection,
     confirmations: 1,
   });
   const started = Date.now();

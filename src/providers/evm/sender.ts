@@ -10,7 +10,8 @@
 // address (a customer's wallet, a hot treasury address, the collection address) is preceded by a top-up from the
 // treasury when the address holds less than the send's gas at its fee cap, itself an exactly-once send under
 // `<key>:gas`. Hot addresses get enough for many sends at once, so the treasury's own nonce sequence is not in every
-// settlement's path.
+// settlement's path. A process checks one address's gas at a time (concurrent sends top it up once); two worker
+// processes may each top it up, which costs ether, never coin.
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -120,6 +121,8 @@ export class EvmSender {
   }
 
   private readonly stuckAfterMs: number;
+  /** One gas check at a time per address in this process: concurrent sends from a hot address top it up once. */
+  private readonly gasChecks = new Map<string, Promise<void>>();
   private fees: { at: number; value: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> } | null = null;
   /** Whether the node answers eth_sendRawTransactionSync (EIP-7966): the receipt with the broadcast, in one call. */
   private syncSend: boolean | null = null;
@@ -234,6 +237,18 @@ export class EvmSender {
 
   /** A customer address pays its gas with ether the treasury sent it (exactly once, under `<key>:gas`). */
   private async ensureGas(request: EvmSendRequest, from: Address, gas: bigint): Promise<void> {
+    const address = from.toLowerCase();
+    const previous = this.gasChecks.get(address) ?? Promise.resolve();
+    const check = previous.catch(() => undefined).then(() => this.ensureGasNow(request, from, gas));
+    this.gasChecks.set(address, check);
+    try {
+      await check;
+    } finally {
+      if (this.gasChecks.get(address) === check) this.gasChecks.delete(address);
+    }
+  }
+
+  private async ensureGasNow(request: EvmSendRequest, from: Address, gas: bigint): Promise<void> {
     const treasury = await this.options.signer.addressOf(this.options.treasuryKeyReference);
     if (from.toLowerCase() === treasury.toLowerCase()) return;
     const fees = await this.currentFees();
