@@ -111,6 +111,8 @@ export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput)
   setHandler(
     virtualAccountDecisionUpdate,
     async (incoming) => {
+      // Validators of updates delivered together all run before their handlers: the first handler wins.
+      refuseUnlessUndecided();
       decision = incoming;
       await condition(() => decided);
       return status;
@@ -126,6 +128,7 @@ export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput)
   setHandler(
     cancelVirtualAccountUpdate,
     async () => {
+      refuseUnlessUndecided();
       cancelling = true;
       await condition(() => decided);
       return status;
