@@ -138,6 +138,9 @@ export async function ledgerOf(
 }
 
 /** The ledger of one transaction and of its deposits returned on their own (also read by `npm run chaos`). */
+/** The order of a settlement's postings, for two made in the same millisecond. */
+const postingStepOrder = ['deposit', 'funding', 'received', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout'];
+
 export async function transactionLedger(
   prisma: DatabaseClient,
   transactionId: string,
@@ -153,6 +156,15 @@ export async function transactionLedger(
     include: { entries: { include: { account: true } } },
     orderBy: { createdAt: 'asc' },
   });
+  // Two postings in the same millisecond (created_at keeps milliseconds) come back in either order: within one, the
+  // order of the settlement's steps.
+  const stepRank = (reference: string) => {
+    const rank = postingStepOrder.indexOf(reference.split(':').slice(2).join(':'));
+    return rank === -1 ? postingStepOrder.length : rank;
+  };
+  postings.sort(
+    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || stepRank(a.reference) - stepRank(b.reference),
+  );
   const net = new Map<string, Decimal>();
   let balanced = true;
   let entryCount = 0;

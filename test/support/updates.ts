@@ -22,9 +22,11 @@ export async function sendUpdate<Ret, Args extends unknown[]>(
         } as never,
       );
     } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError) || !/^update .* not found/.test(error.message) || attempt >= 5)
+      if (!(error instanceof WorkflowNotFoundError) || !/^update .* not found/.test(error.message) || attempt >= 8)
         throw error;
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Five quick resends under new ids still failed in a CI rehearsal: wait past the server's workflow task timeout
+      // (10 s), in case the lost update holds a workflow task the server still waits for.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
     }
   }
 }
