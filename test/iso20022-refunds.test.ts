@@ -7,14 +7,15 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { endToEndIdOf } from '../src/providers/iso20022/messages';
 import { returnEndToEndId } from '../src/providers/iso20022/fiat-rails';
-import {
-  sandboxCollectionAddress,
-  sandboxOffRampAddress,
-  sandboxTokenAddresses,
-} from '../src/providers/evm/sandbox-chain';
 import { DenyListScreening } from '../src/providers/screening';
 import { approvedCustomer, createWallet } from './support/accounts';
-import { bankScenario, bankTransfer, startBankReportReader, startTestBank } from './support/bank';
+import {
+  productionOutsideWorldEnv,
+  bankScenario,
+  bankTransfer,
+  startBankReportReader,
+  startTestBank,
+} from './support/bank';
 import type { LocalBankSimulator } from '../scripts/lib/bank-simulator';
 import { createExternalAccount, externalAccount } from './support/fixtures';
 import { type Harness, startHarness, type TestPartner } from './support/harness';
@@ -32,19 +33,9 @@ const chainUrl = process.env.TEST_CHAIN_RPC_URL;
 beforeAll(async () => {
   if (!chainUrl) throw new Error('run with npm test: Anvil comes from its set-up');
   bank = await startTestBank();
-  const tokens = sandboxTokenAddresses();
   harness = await startHarness(
     {
-      APP_ENV: 'production',
-      LIQUIDITY_PROVIDER_URL: `${bank.url}/liquidity`,
-      NETWORK_FEES: JSON.stringify({ ethereum: '1.00' }),
-      ETHEREUM_RPC_URL: chainUrl,
-      ETHEREUM_CHAIN_ID: '31337',
-      ETHEREUM_USDC_CONTRACT: tokens.USDC,
-      ETHEREUM_USDT_CONTRACT: tokens.USDT,
-      ETHEREUM_COLLECTION_ADDRESS: sandboxCollectionAddress(),
-      ETHEREUM_OFF_RAMP_ADDRESS: sandboxOffRampAddress(),
-      ETHEREUM_CONFIRMATIONS: '1',
+      ...productionOutsideWorldEnv(bank, chainUrl),
     },
     { bank },
   );

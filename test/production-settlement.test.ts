@@ -16,19 +16,20 @@ import { depositsFromPixWebhook, pixTxidFor } from '../src/providers/pix/collect
 import { receiveDepositByReference } from '../src/services/transactions/deposits';
 import { DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
 import { endToEndIdOf } from '../src/providers/iso20022/messages';
-import {
-  mintSandboxStablecoin,
-  sandboxCollectionAddress,
-  sandboxOffRampAddress,
-  sandboxTokenAddresses,
-} from '../src/providers/evm/sandbox-chain';
+import { mintSandboxStablecoin } from '../src/providers/evm/sandbox-chain';
 import { SeedSigner } from '../src/providers/evm/signer';
 import { anvilRpc } from '../scripts/lib/anvil';
 import { keySeeds } from '../src/providers';
 import { TREASURY_KEY_REFERENCE } from '../src/providers/wallet-addresses';
 import { DenyListScreening, UnconnectedScreening } from '../src/providers/screening';
 import { approvedCustomer, createWallet } from './support/accounts';
-import { bankScenario, bankTransfer, startBankReportReader, startTestBank } from './support/bank';
+import {
+  productionOutsideWorldEnv,
+  bankScenario,
+  bankTransfer,
+  startBankReportReader,
+  startTestBank,
+} from './support/bank';
 import type { LocalBankSimulator } from '../scripts/lib/bank-simulator';
 import { createExternalAccount, externalAccount } from './support/fixtures';
 import { type Harness, startHarness, type TestPartner } from './support/harness';
@@ -51,19 +52,9 @@ const chainUrl = process.env.TEST_CHAIN_RPC_URL;
 beforeAll(async () => {
   if (!chainUrl) throw new Error('run with npm test: Anvil comes from its set-up');
   bank = await startTestBank();
-  const tokens = sandboxTokenAddresses();
   harness = await startHarness(
     {
-      APP_ENV: 'production',
-      LIQUIDITY_PROVIDER_URL: `${bank.url}/liquidity`,
-      NETWORK_FEES: JSON.stringify({ ethereum: '1.00' }),
-      ETHEREUM_RPC_URL: chainUrl,
-      ETHEREUM_CHAIN_ID: '31337',
-      ETHEREUM_USDC_CONTRACT: tokens.USDC,
-      ETHEREUM_USDT_CONTRACT: tokens.USDT,
-      ETHEREUM_COLLECTION_ADDRESS: sandboxCollectionAddress(),
-      ETHEREUM_OFF_RAMP_ADDRESS: sandboxOffRampAddress(),
-      ETHEREUM_CONFIRMATIONS: '1',
+      ...productionOutsideWorldEnv(bank, chainUrl),
       PIX_API_URL: `${bank.url}/pix`,
       PIX_CLIENT_ID: DEV_PIX_CLIENT.id,
       PIX_CLIENT_SECRET: DEV_PIX_CLIENT.secret,

@@ -5,6 +5,11 @@ import { type LocalBankSimulator, startLocalBankSimulator } from '../../scripts/
 import { bankReportsWorkflow } from '../../workflows/bank-reports';
 import { workflowIds } from '../../src/temporal/workflow-ids';
 import type { Harness } from './harness';
+import {
+  sandboxCollectionAddress,
+  sandboxOffRampAddress,
+  sandboxTokenAddresses,
+} from '../../src/providers/evm/sandbox-chain';
 
 /** The simulator settles in 300 ms instead of a second: the tests wait on it, a bank would take hours. */
 export function startTestBank(): Promise<LocalBankSimulator> {
@@ -40,4 +45,24 @@ export async function startBankReportReader(harness: Harness) {
     taskQueue: harness.config.temporal.taskQueue,
     args: [{ bank: 'iso20022', after: head, pollSeconds: 1 }],
   });
+}
+
+/**
+ * Production mode's outside world for a test file: the exchange at this file's simulator and the coin on the run's
+ * Anvil (`chainUrl`), with the sandbox seed's collection and off-ramp addresses.
+ */
+export function productionOutsideWorldEnv(bank: LocalBankSimulator, chainUrl: string): Record<string, string> {
+  const tokens = sandboxTokenAddresses();
+  return {
+    APP_ENV: 'production',
+    LIQUIDITY_PROVIDER_URL: `${bank.url}/liquidity`,
+    NETWORK_FEES: JSON.stringify({ ethereum: '1.00' }),
+    ETHEREUM_RPC_URL: chainUrl,
+    ETHEREUM_CHAIN_ID: '31337',
+    ETHEREUM_USDC_CONTRACT: tokens.USDC,
+    ETHEREUM_USDT_CONTRACT: tokens.USDT,
+    ETHEREUM_COLLECTION_ADDRESS: sandboxCollectionAddress(),
+    ETHEREUM_OFF_RAMP_ADDRESS: sandboxOffRampAddress(),
+    ETHEREUM_CONFIRMATIONS: '1',
+  };
 }
