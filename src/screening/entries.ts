@@ -29,6 +29,11 @@ export interface ListEntry {
   programs: string[];
 }
 
+/** An entry a loader starts when the list opens one, its fields filled as the list's elements follow. */
+export function emptyEntry(source: ListSource, kind: EntryKind = 'entity'): ListEntry {
+  return { source, id: '', kind, names: [], datesOfBirth: [], nationalities: [], countries: [], programs: [] };
+}
+
 /** One parse of one list: its entries and what the publisher says about the file. */
 export interface ParsedList {
   source: ListSource;

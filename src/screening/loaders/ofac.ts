@@ -2,7 +2,7 @@
 // schema sdn.xsd / "SDN XML", root <sdnList>): one <sdnEntry> per designation, its names in
 // firstName/lastName, aliases in <akaList>, dates of birth, nationalities, citizenships and addresses in lists.
 import { countryCode } from '../countries';
-import type { EntryKind, ListEntry, ListSource, ParsedList } from '../entries';
+import { emptyEntry, type EntryKind, type ListEntry, type ListSource, type ParsedList } from '../entries';
 import { isoDate, ListFormatError, parseXml, type XmlInput } from './xml';
 
 const kinds: Record<string, EntryKind> = {
@@ -30,16 +30,7 @@ export async function loadOfacSdnXml(
         sawRoot = true;
       }
       if (name === 'sdnEntry') {
-        entry = {
-          source,
-          id: '',
-          kind: 'entity',
-          names: [],
-          datesOfBirth: [],
-          nationalities: [],
-          countries: [],
-          programs: [],
-        };
+        entry = emptyEntry(source);
       }
       if (name === 'sdnEntry' || name === 'aka') names[name] = ['', ''];
     },

@@ -4,7 +4,7 @@
 // Alias), names in other scripts in <NonLatinNames>, <Addresses> with <AddressCountry>, and for individuals
 // <IndividualDetails> with <DOB> (dd/mm/yyyy, 00 for an unknown day or month) and <Nationality>.
 import { countryCode } from '../countries';
-import type { EntryKind, ListEntry, ParsedList } from '../entries';
+import { emptyEntry, type EntryKind, type ListEntry, type ParsedList } from '../entries';
 import { ListFormatError, parseXml, type XmlInput } from './xml';
 
 const kinds: Record<string, EntryKind> = { individual: 'individual', entity: 'entity', ship: 'vessel' };
@@ -37,16 +37,7 @@ export async function loadUkXml(input: XmlInput): Promise<ParsedList> {
         return;
       }
       if (element === 'Designation') {
-        entry = {
-          source: 'uk',
-          id: '',
-          kind: 'entity',
-          names: [],
-          datesOfBirth: [],
-          nationalities: [],
-          countries: [],
-          programs: [],
-        };
+        entry = emptyEntry('uk');
       } else if (element === 'Name') name = {};
     },
     close(element, text, path) {

@@ -2,7 +2,7 @@
 // FIRST_NAME..FOURTH_NAME, NAME_ORIGINAL_SCRIPT, <INDIVIDUAL_ALIAS>, <NATIONALITY><VALUE>, dates of birth as
 // DATE or YEAR; <ENTITY> with FIRST_NAME as its name and <ENTITY_ALIAS>.
 import { countryCode } from '../countries';
-import type { ListEntry, ParsedList } from '../entries';
+import { emptyEntry, type ListEntry, type ParsedList } from '../entries';
 import { isoDate, ListFormatError, parseXml, type XmlInput } from './xml';
 
 const nameParts = ['FIRST_NAME', 'SECOND_NAME', 'THIRD_NAME', 'FOURTH_NAME'];
@@ -23,16 +23,7 @@ export async function loadUnConsolidatedXml(input: XmlInput): Promise<ParsedList
         publishedAt = attributes.dateGenerated ?? null;
       }
       if (name === 'INDIVIDUAL' || name === 'ENTITY') {
-        entry = {
-          source: 'un',
-          id: '',
-          kind: name === 'INDIVIDUAL' ? 'individual' : 'entity',
-          names: [],
-          datesOfBirth: [],
-          nationalities: [],
-          countries: [],
-          programs: [],
-        };
+        entry = emptyEntry('un', name === 'INDIVIDUAL' ? 'individual' : 'entity');
         parts = ['', '', '', ''];
       }
     },
