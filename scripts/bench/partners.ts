@@ -15,9 +15,19 @@ export interface BenchPartner {
 /**
  * The chain of every settlement's stablecoin (scenarios.ts quoteBody) and of the parties' wallets: ethereum, so the
  * legs' coin moves on the stack's Anvil (the on-ramp's mint to the treasury, leg 2's send to the off-ramp) and the
- * bench measures the chain in the loop.
+ * bench measures the chain in the loop (unless `BENCH_STABLECOIN_CHAIN=solana`).
  */
-export const BENCH_STABLECOIN_CHAIN = 'ethereum';
+export const BENCH_STABLECOIN_CHAIN = stablecoinChainOf(process.env.BENCH_STABLECOIN_CHAIN);
+
+/**
+ * `BENCH_STABLECOIN_CHAIN=solana` runs the settlements on the chain simulation, to compare with a commit that had no
+ * chain in the loop.
+ */
+function stablecoinChainOf(value: string | undefined): 'ethereum' | 'solana' {
+  if (value === undefined || value === 'ethereum') return 'ethereum';
+  if (value === 'solana') return 'solana';
+  throw new Error(`BENCH_STABLECOIN_CHAIN must be ethereum or solana, not ${value}`);
+}
 
 /** A customer ready to transact: approved, with a wallet on the quote's chain and an spei account (the default quote's). */
 export interface Party {
