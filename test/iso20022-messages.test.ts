@@ -77,6 +77,22 @@ describe('ISO 20022 messages', () => {
     await expect(validatePain001(xml)).rejects.toThrow(Iso20022FormatError);
   });
 
+  it('gives each of several concurrent validations its own verdict (they run one at a time)', async () => {
+    const valid = buildPain001(sepa);
+    const invalid = buildPain001({ ...sepa, transfers: [{ ...sepa.transfers[0]!, endToEndId: 'x'.repeat(36) }] });
+    const verdicts = await Promise.allSettled(
+      [valid, invalid, valid, invalid, valid].map((xml) => validatePain001(xml)),
+    );
+    expect(verdicts.map((verdict) => verdict.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((verdicts[1] as PromiseRejectedResult).reason).toBeInstanceOf(Iso20022FormatError);
+  });
+
   it('keeps end-to-end ids deterministic and within 35 characters', () => {
     const id = endToEndIdOf('0b7c2a4e-7d59-4a8c-9a57-1c0f3e9d2b11:deposit_return');
     expect(id).toHaveLength(32);

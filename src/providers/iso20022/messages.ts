@@ -221,13 +221,25 @@ function schemaPath(file: string): string {
   return existsSync(beside) ? beside : path.resolve(__dirname, '../../../../src/providers/iso20022/schemas', file);
 }
 
+// One validation at a time per process: each runs libxml2 (WebAssembly) in a worker thread of its own, so concurrent
+// payouts held a thread and its memory each (the bench's worker peak rose past its bound).
+let validations: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(run: () => Promise<T>): Promise<T> {
+  const result = validations.then(run, run);
+  validations = result.catch(() => undefined);
+  return result;
+}
+
 /** Validates a pain.001.001.09 against the official XSD (schemas/SOURCE.md); throws Iso20022FormatError listing why. */
 export async function validatePain001(xml: string): Promise<void> {
   pain001Schema ??= readFileSync(schemaPath(`${PAIN001}.xsd`), 'utf8');
-  const result = await validateXML({
-    xml: [{ fileName: 'pain001.xml', contents: xml }],
-    schema: [{ fileName: `${PAIN001}.xsd`, contents: pain001Schema }],
-  });
+  const schema = pain001Schema;
+  const result = await oneAtATime(() =>
+    validateXML({
+      xml: [{ fileName: 'pain001.xml', contents: xml }],
+      schema: [{ fileName: `${PAIN001}.xsd`, contents: schema }],
+    }),
+  );
   if (!result.valid) {
     throw new Iso20022FormatError(
       `pain.001 does not match ${PAIN001}.xsd: ${result.errors.map((error) => error.message).join('; ')}`,
