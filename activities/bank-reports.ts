@@ -6,11 +6,9 @@
 // and do not stop the reading.
 import { ApplicationFailure } from '@temporalio/common';
 import { recordBankCredit, recordUnmatchedBankEntry } from '../src/persistence/bank-credits';
-import type { AccountId, Entry } from '../src/providers/iso20022/messages';
-import { ISO20022_PROVIDER, movementsOf } from '../src/providers/iso20022/reports';
+import type { Entry } from '../src/providers/iso20022/messages';
+import { accountText, ISO20022_PROVIDER, movementsOf, unmatchedEntryOf } from '../src/providers/iso20022/reports';
 import type { ActivityServices } from './services';
-
-const accountText = (account: AccountId) => ('iban' in account ? account.iban : account.number);
 
 /** Reports per step: a page the bank serves in one answer. */
 export const BANK_REPORTS_PER_STEP = 100;
@@ -71,20 +69,14 @@ export function createBankReportActivities({ bankReports, bankIntake, logger, pr
             continue;
           }
           step[result.status] += 1;
-          await recordUnmatchedBankEntry(prisma, {
-            bank: ISO20022_PROVIDER,
-            source: 'camt.054',
-            entryReference: entry.reference,
-            account,
-            messageId: message.messageId,
-            direction: entry.direction,
-            amount: entry.amount.toString(),
-            currency: entry.amount.currency,
-            bookingDate: entry.bookingDate,
-            remittance: entry.remittance ?? null,
-            counterparty: entry.counterpartyName ?? null,
-            detail: result.status === 'refused' ? `${result.code}: ${result.detail}` : result.detail,
-          });
+          await recordUnmatchedBankEntry(
+            prisma,
+            unmatchedEntryOf(
+              entry,
+              { source: 'camt.054', account: message.account, messageId: message.messageId },
+              result.status === 'refused' ? `${result.code}: ${result.detail}` : result.detail,
+            ),
+          );
           logger.warn(
             { bank: 'iso20022', kind: movement.kind, entry: movement.entryReference, ...result },
             'bank notification not taken: left to an operator',

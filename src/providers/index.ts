@@ -44,7 +44,7 @@ import { Iso20022BankClient } from './iso20022/client';
 import { Iso20022FiatRails } from './iso20022/fiat-rails';
 import { accountParties } from './iso20022/accounts';
 import { Iso20022ProviderStatements } from './iso20022/statements';
-import { ISO20022_PROVIDER } from './iso20022/reports';
+import { ISO20022_PROVIDER, unmatchedEntryOf } from './iso20022/reports';
 import { findBankCreditDebtor, recordUnmatchedBankEntry } from '../persistence/bank-credits';
 import { collectionAccountsOf, Iso20022DepositProvider } from './iso20022/deposits';
 import { ExchangeExecutionRails } from './exchange-delivery';
@@ -293,23 +293,16 @@ function createProviderStatements(
       if (entry.direction === 'CRDT' && !entry.returnReason) {
         if (await findBankCreditDebtor(prisma, ISO20022_PROVIDER, entry.reference)) return;
       }
-      await recordUnmatchedBankEntry(prisma, {
-        bank: ISO20022_PROVIDER,
-        source: 'camt.053',
-        entryReference: entry.reference,
-        account: 'iban' in statement.account ? statement.account.iban : statement.account.number,
-        messageId: statement.messageId,
-        direction: entry.direction,
-        amount: entry.amount.toString(),
-        currency: entry.amount.currency,
-        bookingDate: entry.bookingDate,
-        remittance: entry.remittance ?? null,
-        counterparty: entry.counterpartyName ?? null,
-        detail:
+      await recordUnmatchedBankEntry(
+        prisma,
+        unmatchedEntryOf(
+          entry,
+          { source: 'camt.053', account: statement.account, messageId: statement.messageId },
           entry.direction === 'CRDT'
             ? 'a credit on the statement that no camt.054 notified'
             : 'a movement on the statement naming no operation of the service',
-      });
+        ),
+      );
     },
   );
 }

@@ -9,10 +9,36 @@ import type { Money } from '../../domain/money';
 import { payoutReturnReasons, type PayoutReturnReason } from '../../domain/transactions';
 import type { IncomingDeposit } from '../transaction-deposits';
 import type { PayoutReturnReport } from '../fiat-rails';
-import type { Camt054, Entry } from './messages';
+import type { UnmatchedBankEntryInput } from '../../persistence/bank-credits';
+import type { AccountId, Camt054, Entry } from './messages';
 
 /** The provider name of every deposit and return this bank reports (with the entry reference, their identity). */
 export const ISO20022_PROVIDER = 'iso20022';
+
+/** An account as the service's rows keep it: the IBAN, or the other scheme's number. */
+export const accountText = (account: AccountId): string => ('iban' in account ? account.iban : account.number);
+
+/** A bank entry the service could not take, as kept for operators (bank_unmatched_entries). */
+export function unmatchedEntryOf(
+  entry: Entry,
+  report: { source: UnmatchedBankEntryInput['source']; account: AccountId; messageId: string },
+  detail: string,
+): UnmatchedBankEntryInput {
+  return {
+    bank: ISO20022_PROVIDER,
+    source: report.source,
+    entryReference: entry.reference,
+    account: accountText(report.account),
+    messageId: report.messageId,
+    direction: entry.direction,
+    amount: entry.amount.toString(),
+    currency: entry.amount.currency,
+    bookingDate: entry.bookingDate,
+    remittance: entry.remittance ?? null,
+    counterparty: entry.counterpartyName ?? null,
+    detail,
+  };
+}
 
 /** What became of one reported movement. */
 export type IntakeResult =
