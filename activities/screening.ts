@@ -355,9 +355,11 @@ export function createScreeningActivities({ prisma, config, logger, accountScree
           }
         : await accountScreening.screen({ name });
       const matches = result.report?.matches ?? [];
-      const cleared = row.externalAccountId
-        ? await entriesClearedForAccount(prisma, row.externalAccountId)
-        : new Set<string>();
+      // Most receivers match nothing: the operator's cleared entries are read only when there is a match to excuse.
+      const cleared =
+        row.externalAccountId && matches.length > 0
+          ? await entriesClearedForAccount(prisma, row.externalAccountId)
+          : new Set<string>();
       const potential =
         result.outcome !== 'approved' &&
         (matches.length === 0 || !matches.every((match) => cleared.has(`${match.source}:${match.entryId}`)));
