@@ -3,7 +3,9 @@
 // customer's wallet address, and a payout debited from that wallet sending from its address to the off-ramp. What a
 // partner or operator can check: each move is one mined ERC-20 transaction with the amount the transaction says,
 // its hash and block kept on the leg, and the wallet's balanceOf. The off-ramp's address is shared by every file on
-// this node, so its moves are checked by their own receipts, not by its balance.
+// this node, so its moves are checked by their own receipts, not by its balance. A coin the chain refuses (a payout's,
+// a pay-in's delivery, a settlement's mint) ends the transaction in error at once, and the operator's retry moves it
+// once under the same key; the refusals are made on addresses of the test's own, never the shared ones'.
 import crypto from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
