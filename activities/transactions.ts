@@ -53,7 +53,7 @@ import {
   type TransactionRow,
 } from '../src/persistence/transactions';
 import { toDeposit, toTransaction } from '../src/presenters/transactions';
-import { RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
+import { chainCoinRefusals, RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
 import {
   type FiatRails,
   type RailOperationKind,
@@ -212,7 +212,7 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
 }
 
 /** A leg's coin the chain refused for good (it would revert): the leg cannot go on until an operator looks. */
-export const CHAIN_TRANSFER_REJECTED = 'ChainTransferRejected';
+export const CHAIN_TRANSFER_REJECTED = chainCoinRefusals.rejected;
 
 export function createTransactionActivities(services: ActivityServices) {
   const { prisma, chainTransfers } = services;
@@ -220,7 +220,8 @@ export function createTransactionActivities(services: ActivityServices) {
 
   /**
    * Moves the leg's coin on chain, each move exactly once under its key (a retry finds it mined), and keeps the last
-   * move's transaction and block on the leg row. ChainUnavailableError (retryable) while a move is not mined.
+   * move's transaction and block on the leg row. ChainUnavailableError (retryable) while a move is not mined; a move
+   * the chain refuses for good fails the leg at once (chainCoinRefusals: leg 1's after the conversion was made).
    */
   async function moveLegCoin(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stablecoin_to_fiat'): Promise<void> {
     let last: { txHash: string; blockNumber: bigint } | null = null;
@@ -228,10 +229,15 @@ export function createTransactionActivities(services: ActivityServices) {
       const outcome = await chainTransfers.moveSettlementCoin(move);
       if (!outcome) continue;
       if (outcome.status === 'rejected') {
-        throw ApplicationFailure.nonRetryable(
-          `the ${move.kind} coin of transaction ${row.id}: ${outcome.reason}`,
-          CHAIN_TRANSFER_REJECTED,
-        );
+        throw kind === 'fiat_to_stablecoin'
+          ? ApplicationFailure.nonRetryable(
+              `the conversion of transaction ${row.id} was made, and the chain refuses its ${move.kind} coin: ${outcome.reason}`,
+              chainCoinRefusals.convertedCoinRejected,
+            )
+          : ApplicationFailure.nonRetryable(
+              `the ${move.kind} coin of transaction ${row.id}: ${outcome.reason}`,
+              chainCoinRefusals.rejected,
+            );
       }
       if (outcome.blockNumber !== undefined)
         last = { txHash: outcome.txHash, blockNumber: BigInt(outcome.blockNumber) };
@@ -241,7 +247,8 @@ export function createTransactionActivities(services: ActivityServices) {
 
   /**
    * A leg's lookup with its coin: leg 1 made at the exchange is made only once its coin moved (driven on here; the
-   * chain unable to finish it is `unknown`); leg 2 not made at the off-ramp is unknown once its coin was sent.
+   * chain unable to finish it is `unknown`, the chain refusing it fails the lookup with the refusal, which the workflow
+   * does not ask again); leg 2 not made at the off-ramp is unknown once its coin was sent.
    */
   async function withLegCoin<T>(
     row: TransactionRow,
@@ -255,6 +262,7 @@ export function createTransactionActivities(services: ActivityServices) {
           if (await chainTransfers.settlementCoinStarted(move)) return { state: 'unknown' };
       }
     } catch (error) {
+      if (error instanceof ApplicationFailure && error.type === chainCoinRefusals.convertedCoinRejected) throw error;
       if (error instanceof ProviderUnavailableError || error instanceof ApplicationFailure) return { state: 'unknown' };
       throw error;
     }
@@ -424,16 +432,25 @@ export function createTransactionActivities(services: ActivityServices) {
       });
     },
 
-    /** Leg 1, outside: the exchange buys the stablecoin for the converted fiat, into the wallet. */
+    /**
+     * Leg 1, outside: the exchange buys the stablecoin for the converted fiat, then its coin moves on chain. An
+     * operator's retry (round 1 on) first asks the exchange under the conversion's key: one it made (its coin refused
+     * by the chain, say) is not asked again, only its coin moves.
+     */
     async convertFiatToStablecoin(transactionId: string, round: number): Promise<{ providerReference: string }> {
       const { row, amounts, request } = await railStep(transactionId, 'fiat_to_stablecoin', round);
-      const outcome = await rails.convertToStablecoin({
-        ...request,
-        from: amounts.converted,
-        to: amounts.stablecoin,
-        chain: row.stablecoinPaymentRail as Blockchain,
-        walletAddress: row.wallet?.address ?? '',
-      });
+      const made =
+        round > 0 ? await lookUpOperation(() => rails.lookUp(operationKinds.fiat_to_stablecoin, request)) : null;
+      const outcome =
+        made?.state === 'executed'
+          ? made.outcome
+          : await rails.convertToStablecoin({
+              ...request,
+              from: amounts.converted,
+              to: amounts.stablecoin,
+              chain: row.stablecoinPaymentRail as Blockchain,
+              walletAddress: row.wallet?.address ?? '',
+            });
       await moveLegCoin(row, 'fiat_to_stablecoin');
       return { providerReference: outcome.providerReference };
     },

@@ -3,7 +3,9 @@
 // customer's wallet address, and a payout debited from that wallet sending from its address to the off-ramp. What a
 // partner or operator can check: each move is one mined ERC-20 transaction with the amount the transaction says,
 // its hash and block kept on the leg, and the wallet's balanceOf. The off-ramp's address is shared by every file on
-// this node, so its moves are checked by their own receipts, not by its balance.
+// this node, so its moves are checked by their own receipts, not by its balance. A coin the chain refuses (a payout's,
+// a pay-in's delivery, a settlement's mint) ends the transaction in error at once, and the operator's retry moves it
+// once under the same key; the refusals are made on addresses of the test's own, never the shared ones'.
 import crypto from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,7 +17,9 @@ import { keySeeds, treasuryAddressCount } from '../src/providers';
 import { SeedSigner } from '../src/providers/evm/signer';
 import { bip44PrivateKey, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
-import { resolveErrorUpdate } from '../workflows/settlement';
+import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { workflowIds } from '../src/temporal/workflow-ids';
 import { Decimal } from '../src/domain/money';
 import {
   sandboxCollectionAddress,
@@ -40,6 +44,7 @@ import {
   createTransaction,
   deposit,
   eventTypesOf,
+  expectTransactionInvariants,
   fiatToFiatQuoteBody,
   ledgerOf,
   type Parties,
@@ -458,4 +463,180 @@ it('ends a payout whose coin the chain refuses in error, and the operator’s re
   const completed = await transactionOf(mine, payout.id);
   expect(completed.status).toBe('completed');
   expectPaymentLedgerInvariants(await ledgerOf(harness, payout.id), completed, parties.partner.partnerId);
+}, 180_000);
+
+/** The harness's chain adapter's options, which the refusal tests below change for their own settlements. */
+function chainOptions(): { sandboxFaucet: boolean; treasuryPool?: readonly string[]; treasuryKeyReference: string } {
+  return (harness.services as unknown as { chainTransfers: { options: ReturnType<typeof chainOptions> } })
+    .chainTransfers.options;
+}
+
+/** A key reference of the service's own account 0 that no other file derives (for an address this test controls). */
+async function ownKey(): Promise<{ ref: string; address: Address }> {
+  const ref = `bip44:m/44'/60'/0'/0/${100_000 + crypto.randomInt(1_000_000_000)}`;
+  return { ref, address: (await new SeedSigner(keySeeds(harness.config)).addressOf(ref)) as Address };
+}
+
+/**
+ * A leg 1 whose coin the chain refused: in error at once (its leg workflow asked nothing again and waited on no
+ * timer), its event, nothing sent under `refusedKey`, no leg-1 postings, the exchange asked once, and no refund.
+ */
+async function expectRefusedLegOne(transaction: { id: string }, who: Parties, refusedKey: string): Promise<void> {
+  await waitForStatus(harness, transaction.id, 'error');
+  expect(await transactionOf(who, transaction.id)).toMatchObject({
+    status: 'error',
+    failure_reason: 'conversion_failed',
+  });
+  // A fiat-to-fiat transaction's events are payin.* as a pay-in's are.
+  expect(await eventTypesOf(harness, transaction.id)).toContain('payin.error');
+  expect(await findEvmSend(harness.prisma, refusedKey)).toBeNull();
+  expect(await legRow(transaction.id, 'fiat_to_stablecoin')).toMatchObject({ status: 'processing', chainTxHash: null });
+  expect((await ledgerOf(harness, transaction.id)).references).toEqual(['deposit']);
+  expect(await conversionRequests(transaction.id)).toBe(1);
+  const { events } = await harness.env.client.workflow
+    .getHandle(`${workflowIds.transaction(transaction.id)}-fiat-to-stablecoin`)
+    .fetchHistory();
+  const scheduled = events!.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name);
+  expect(scheduled.filter(Boolean)).toEqual(['convertFiatToStablecoin']);
+  expect(events!.filter((event) => event.timerStartedEventAttributes)).toEqual([]);
+  // The exchange made the conversion: its coin was bought, so the operator's refund is refused; a retry moves it.
+  const state = await settlementHandle(harness, transaction.id).query(settlementStateQuery);
+  expect(state.refundBlocked).toMatch(/conversion of transaction .* was made, and the chain refuses its/);
+  const refused = await sendUpdate(settlementHandle(harness, transaction.id), resolveErrorUpdate, {
+    args: [{ action: 'refund' }],
+  }).catch((error: unknown) => error);
+  expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+  expect(((refused as WorkflowUpdateFailedError).cause as Error).message).toMatch(/^No refund: /);
+}
+
+/** How often the sandbox exchange was asked for the transaction's conversion (a repeated request counts up). */
+async function conversionRequests(transactionId: string): Promise<number> {
+  const operation = await harness.prisma.sandboxRailOperation.findUniqueOrThrow({
+    where: { idempotencyKey: `${transactionId}:fiat_to_stablecoin` },
+  });
+  expect(operation.kind).toBe('conversion');
+  return operation.requests;
+}
+
+it('ends a pay-in whose delivery the chain refuses in error at once, and the operator’s retry moves only the coin, once', async () => {
+  const own = await createWallet(parties.partner.api, parties.customer.id, 'ethereum');
+  const mine = { ...parties, wallet: own };
+  // The settlement's hot treasury address is one of the test's own, empty; with the sandbox's faucet off (as in
+  // production: the on-ramp mints nothing and nothing covers a shortfall) the delivery from it would revert.
+  const hot = await ownKey();
+  expect(await tokenBalance(hot.address)).toBe(0n);
+  const options = chainOptions();
+  const pool = options.treasuryPool;
+  // Two entries: a pool of one is the treasury itself (EvmChainTransfers.treasuryOf).
+  options.treasuryPool = [hot.ref, hot.ref];
+  try {
+    options.sandboxFaucet = false;
+    let payin: Awaited<ReturnType<typeof createPayin>>;
+    try {
+      payin = await createPayin(mine, payinQuoteBody({ receiver: { currency: 'USDC', payment_rail: 'ethereum' } }));
+      await deposit(mine, payin);
+      await expectRefusedLegOne(payin, mine, `${payin.id}:fiat_to_stablecoin:delivery`);
+    } finally {
+      options.sandboxFaucet = true;
+    }
+    expect(await findEvmSend(harness.prisma, `${payin.id}:fiat_to_stablecoin:on_ramp`)).toBeNull();
+    expect(await tokenBalance(own.address)).toBe(0n);
+
+    // The coin can be had again (the faucet on: the on-ramp mints); the operator retries: the conversion is not asked
+    // again, the coin moves once under the leg's keys, the pay-in completes.
+    expect(
+      await sendUpdate(settlementHandle(harness, payin.id), resolveErrorUpdate, { args: [{ action: 'retry' }] }),
+    ).toBe('retry');
+    expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
+    const credited = units(payin.stablecoin.amount);
+    const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
+    expect(minted).toMatchObject({ to: hot.address, value: credited });
+    const delivered = await minedMove(`${payin.id}:fiat_to_stablecoin:delivery`);
+    expect(delivered).toMatchObject({ from: hot.address, to: getAddress(own.address), value: credited });
+    expect(await legRow(payin.id, 'fiat_to_stablecoin')).toMatchObject({
+      status: 'completed',
+      chainTxHash: delivered.txHash,
+      chainBlockNumber: delivered.block,
+    });
+    expect(await conversionRequests(payin.id)).toBe(1);
+    const sends = await harness.prisma.evmSend.findMany({ where: { idempotencyKey: { startsWith: payin.id } } });
+    expect(
+      sends
+        .map((send) => send.idempotencyKey)
+        .filter((key) => !key.endsWith(':gas'))
+        .sort(),
+    ).toEqual([delivered.key, minted.key].sort());
+    // One nonce for the hot address's one send: the refused attempt took none.
+    const chainNonce = await client().getTransactionCount({ address: hot.address, blockTag: 'pending' });
+    expect(chainNonce).toBe(1);
+    expect(await storedNextNonce(harness.prisma, 'ethereum', hot.address)).toBe(chainNonce);
+    expect(await tokenBalance(hot.address)).toBe(0n);
+    expect(await tokenBalance(own.address)).toBe(credited);
+    const types = await eventTypesOf(harness, payin.id);
+    expect(types.indexOf('payin.error')).toBeLessThan(types.lastIndexOf('payin.completed'));
+    const completed = await transactionOf(mine, payin.id);
+    expect(completed.status).toBe('completed');
+    expectPaymentLedgerInvariants(await ledgerOf(harness, payin.id), completed, parties.partner.partnerId);
+  } finally {
+    options.treasuryPool = pool;
+  }
+}, 180_000);
+
+it('ends a settlement whose on-ramp coin the chain refuses in error at once, and the operator’s retry mints it once', async () => {
+  // The on-ramp's mint would revert: its minter, for this test, is an address of the test's own that does not own the
+  // token (OwnableUnauthorizedAccount), with ether for its gas.
+  const minter = await ownKey();
+  await fetch(process.env.TEST_CHAIN_RPC_URL!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'anvil_setBalance',
+      params: [minter.address, '0xde0b6b3a7640000'],
+    }),
+  });
+  const options = chainOptions();
+  const treasuryKeyReference = options.treasuryKeyReference;
+  options.treasuryKeyReference = minter.ref;
+  let created: Awaited<ReturnType<typeof createTransaction>>;
+  try {
+    created = await createTransaction(
+      parties,
+      fiatToFiatQuoteBody({ stablecoin: { currency: 'USDC', payment_rail: 'ethereum' } }),
+    );
+    await deposit(parties, created);
+    await expectRefusedLegOne(created, parties, `${created.id}:fiat_to_stablecoin:on_ramp`);
+  } finally {
+    options.treasuryKeyReference = treasuryKeyReference;
+  }
+  expect(await client().getTransactionCount({ address: minter.address, blockTag: 'pending' })).toBe(0);
+
+  expect(
+    await sendUpdate(settlementHandle(harness, created.id), resolveErrorUpdate, { args: [{ action: 'retry' }] }),
+  ).toBe('retry');
+  expect(await settlementHandle(harness, created.id).result()).toBe('completed');
+  const amount = units(created.stablecoin.amount);
+  const minted = await minedMove(`${created.id}:fiat_to_stablecoin:on_ramp`);
+  expect(minted).toMatchObject({ from: '0x0000000000000000000000000000000000000000', value: amount });
+  expect(await hotAddresses()).toContain(minted.to);
+  const sent = await minedMove(`${created.id}:stablecoin_to_fiat:off_ramp`);
+  expect(sent).toMatchObject({ from: minted.to, to: sandboxOffRampAddress(), value: amount });
+  expect(await legRow(created.id, 'fiat_to_stablecoin')).toMatchObject({
+    status: 'completed',
+    chainTxHash: minted.txHash,
+  });
+  expect(await conversionRequests(created.id)).toBe(1);
+  const sends = await harness.prisma.evmSend.findMany({ where: { idempotencyKey: { startsWith: created.id } } });
+  expect(
+    sends
+      .map((send) => send.idempotencyKey)
+      .filter((key) => !key.endsWith(':gas'))
+      .sort(),
+  ).toEqual([minted.key, sent.key].sort());
+  const types = await eventTypesOf(harness, created.id);
+  expect(types.indexOf('payin.error')).toBeLessThan(types.lastIndexOf('payin.completed'));
+  const { transaction: completed, ledger } = await expectTransactionInvariants(harness, parties, created.id);
+  expect(completed.status).toBe('completed');
+  expect(ledger.references).toEqual(['deposit', 'fiat_to_stablecoin', 'stablecoin_to_fiat', 'payout']);
 }, 180_000);

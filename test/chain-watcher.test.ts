@@ -2,12 +2,15 @@
 // worker starts it. A transfer to the collection address is seen, credited only once deep enough and once only; a
 // payout hash not deep enough yet is accepted and settles when the blocks come, or is refused after its bound; a
 // reorganisation of the blocks a deposit was seen in rolls the watcher back and the deposit is never credited.
-import { erc20Abi, type Hash, parseUnits } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
+import { randomBytes } from 'node:crypto';
+import { erc20Abi, type Hash, parseEventLogs, parseUnits } from 'viem';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { anvilRpc, type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { SANDBOX_CHAIN_MNEMONIC, mintSandboxStablecoin, sandboxChainClients } from '../src/providers/evm/sandbox-chain';
 import { chainCursor, chainDepositsOf } from '../src/persistence/chain-watcher';
+import { findEvmSend } from '../src/persistence/evm-sends';
+import { bip44PrivateKey, COLLECTION_KEY_REFERENCE, TREASURY_KEY_REFERENCE } from '../src/providers/wallet-addresses';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { receiveDepositUpdate, settlementRefusals } from '../workflows/settlement';
 import { NOT_AWAITING_DEPOSIT, RECEIVE_DEPOSIT_UPDATE } from '../activities/chain-watcher';
@@ -24,11 +27,15 @@ let anvil: LocalAnvil;
 let harness: Harness;
 let parties: Parties;
 const sender = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 });
-// A collection address of this file's own (the seed's account 3, which the service holds no collection key for: its
-// coin is not swept): other files' payouts, swept from the sandbox collection on the run's other node, are recorded in
-// the database this file shares, and would count against the collection of this file's node.
-const collectionKey = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 3 });
+// A key seed of this file's own (WALLET_KEY_SEED, new each run), so its collection address (`m/44'/60'/0'/0/1`, whose
+// coin the service sweeps) and treasury (which pays the sweeps' gas) are addresses no other file uses: other files'
+// payouts, swept from the sandbox collection on the run's other node, are recorded in the database this file shares
+// and would count against the sandbox collection, and their stored nonces are per chain name and sender, not per node.
+const keySeed = randomBytes(32);
+const keyOf = (path: string) => privateKeyToAccount(`0x${Buffer.from(bip44PrivateKey(keySeed, path)).toString('hex')}`);
+const collectionKey = keyOf(COLLECTION_KEY_REFERENCE.slice('bip44:'.length));
 const collection = collectionKey.address;
+const treasury = keyOf(TREASURY_KEY_REFERENCE.slice('bip44:'.length)).address;
 
 const rpc = (method: string, params: unknown[] = []) => anvilRpc(anvil.rpcUrl, method, params, 10_000);
 const mine = (blocks: number) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
@@ -40,7 +47,10 @@ beforeAll(async () => {
     ETHEREUM_CONFIRMATIONS: '3',
     ETHEREUM_WATCH_POLL_SECONDS: '1',
     ETHEREUM_COLLECTION_ADDRESS: collection,
+    WALLET_KEY_SEED: keySeed.toString('hex'),
   });
+  // Ether for the gas the treasury sends the collection before its first sweep (this file's node, this file's address).
+  await rpc('anvil_setBalance', [treasury, '0x56bc75e2d63100000']);
   parties = await setUpParties(harness);
   await mintSandboxStablecoin(anvil.rpcUrl, 'USDC', sender.address, parseUnits('10000', 6));
   // Test files share the database: this file's node is a fresh chain, so the watcher starts on it from block 0.
@@ -133,6 +143,8 @@ it('accepts a payout hash not deep enough yet and settles it when the blocks com
     status: 'settled',
   });
   await parties.partner.api.put(`/v1/transactions/${other.id}`).send({ status: 'cancelled' });
+  // Its coin was swept from the collection: the blocks of the sweep below the reorganisations of the tests after.
+  await mine(3);
 }, 90_000);
 
 it('refuses an accepted hash that is not deep enough within its bound', async () => {
@@ -215,6 +227,44 @@ it('credits a transfer the reorganisation mined again in another block once, und
       blockHash: receipt.blockHash.toLowerCase(),
     }),
   ]);
+}, 90_000);
+
+it('reconciles a payout paid in on chain once its coin is swept to the off-ramp: seen arriving, the sweep subtracted', async () => {
+  const payout = await ethereumPayout();
+  const paid = await send(collection, payout.sender.amount as string);
+  expect((await confirm(payout, paid)).status).toBe(200);
+  await mine(3);
+  expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
+  expect(await depositsOf(paid)).toEqual([expect.objectContaining({ status: 'credited' })]);
+  // Swept once, by the collection's own key, to the off-ramp (the sandbox's, which is this file's outside sender).
+  const sweep = await findEvmSend(harness.prisma, `${payout.id}:stablecoin_to_fiat:off_ramp`);
+  expect(sweep).toMatchObject({ status: 'mined', kind: 'transfer', token: 'USDC' });
+  const { publicClient } = sandboxChainClients(anvil.rpcUrl);
+  const receipt = await publicClient.getTransactionReceipt({ hash: sweep!.txHash as Hash });
+  const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs });
+  expect(transfers.map((log) => log.args)).toEqual([
+    { from: collection, to: sender.address, value: parseUnits(payout.stablecoin.amount as string, 6) },
+  ]);
+
+  // What the collection holds is every credited transfer to it less every sweep from it, and the check says so.
+  await mine(3);
+  expect(await watcherCaughtUp()).toBe(true);
+  const credited = (await chainDepositsOf(harness.prisma, 'ethereum'))
+    .filter((deposit) => deposit.toAddress === collection.toLowerCase() && deposit.currency === 'USDC')
+    .reduce((sum, deposit) => sum + parseUnits(deposit.amount, 6), 0n);
+  const sweeps = await harness.prisma.evmSend.findMany({
+    where: { fromAddress: { equals: collection, mode: 'insensitive' }, kind: 'transfer', status: 'mined' },
+  });
+  expect(sweeps.length).toBeGreaterThanOrEqual(1);
+  const swept = sweeps.reduce((sum, row) => sum + BigInt(row.amount!), 0n);
+  const held = await publicClient.readContract({
+    address: anvil.tokens.USDC,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [collection],
+  });
+  expect(held).toBe(credited - swept);
+  expect(await chainDiscrepancies()).toEqual([]);
 }, 90_000);
 
 /** A reconciliation run limited to this file's partner (test files share the database); the chain check is service-wide. */

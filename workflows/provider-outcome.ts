@@ -6,7 +6,7 @@
 import type { Duration } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, patched, sleep } from '@temporalio/workflow';
 import type { OperationLookup } from '../src/providers/unavailable';
-import { providerOutcomeFailures } from '../src/temporal/failure-types';
+import { chainCoinRefusals, providerOutcomeFailures } from '../src/temporal/failure-types';
 
 /** Waits between asks while the provider cannot tell: about two hours in all, then an operator decides. */
 export const UNKNOWN_OUTCOME_POLLS: Duration[] = [
@@ -20,8 +20,20 @@ export const UNKNOWN_OUTCOME_POLLS: Duration[] = [
 ];
 
 /**
+ * Failures that already say what became of the operation, so nothing is looked up: the chain refused the leg's coin
+ * for good, with nothing reserved under its key (a lookup would find the same refusal, or nothing sent).
+ */
+const KNOWN_OUTCOME_FAILURES: readonly string[] = Object.values(chainCoinRefusals);
+
+/** `error` says what became of the operation (KNOWN_OUTCOME_FAILURES); false for histories from before the rule. */
+function outcomeKnownFrom(error: unknown): boolean {
+  return failureOfType(error, KNOWN_OUTCOME_FAILURES) !== null && patched('chain-refusal-not-looked-up');
+}
+
+/**
  * Asks until the provider knows, within UNKNOWN_OUTCOME_POLLS; `onUnknown` runs once, when the first answer is
- * unknown (to show it). An ask that itself fails (its own bounded retries ran out) counts as unknown.
+ * unknown (to show it). An ask that itself fails (its own bounded retries ran out) counts as unknown, unless its failure
+ * says the outcome (KNOWN_OUTCOME_FAILURES): then it is thrown.
  */
 export async function askUntilKnown<T>(
   lookUp: () => Promise<OperationLookup<T>>,
@@ -31,7 +43,7 @@ export async function askUntilKnown<T>(
     try {
       return await lookUp();
     } catch (error) {
-      if (error instanceof ActivityFailure) return { state: 'unknown' };
+      if (error instanceof ActivityFailure && !outcomeKnownFrom(error)) return { state: 'unknown' };
       throw error;
     }
   };
@@ -46,7 +58,8 @@ export async function askUntilKnown<T>(
 
 /**
  * `call`, and when its attempts run out, what the provider knows of it: executed -> its outcome, as if the answer
- * had come; not executed -> the call's failure, as before; still unknown -> a ProviderOutcomeUnknown failure.
+ * had come; not executed -> the call's failure, as before; still unknown -> a ProviderOutcomeUnknown failure. A
+ * failure that says the outcome (KNOWN_OUTCOME_FAILURES), of the call or of a lookup, is thrown as it is.
  */
 export async function withOutcomeLookup<T>(
   call: () => Promise<T>,
@@ -57,6 +70,7 @@ export async function withOutcomeLookup<T>(
     return await call();
   } catch (error) {
     if (!(error instanceof ActivityFailure) || !patched('provider-outcome-lookup')) throw error;
+    if (outcomeKnownFrom(error)) throw error;
     const found = await askUntilKnown(lookUp, onUnknown);
     if (found.state === 'executed') return found.outcome;
     if (found.state === 'not_executed') throw error;

@@ -7,7 +7,8 @@
 // postings in one database transaction. A call whose retries run out is looked up under the same key
 // (provider-outcome.ts): made -> the leg goes on as if the answer had come; never made -> the leg
 // fails and the parent decides; unknown -> the leg waits (search attribute ResourceStatus
-// `outcome_unknown`), then fails with ProviderOutcomeUnknown, which the parent will not refund.
+// `outcome_unknown`), then fails with ProviderOutcomeUnknown, which the parent will not refund. A leg's coin the
+// chain refuses for good (chainCoinRefusals) fails the leg at once, unasked: nothing was reserved under its key.
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { boundedActivityOptions } from './retry-policies';

@@ -49,7 +49,7 @@ import {
   ResourceIdAttribute,
   ResourceStatusAttribute,
 } from '../src/temporal/search-attributes';
-import { providerOutcomeFailures, refundRefusals } from '../src/temporal/failure-types';
+import { chainCoinRefusals, providerOutcomeFailures, refundRefusals } from '../src/temporal/failure-types';
 import { failureOfType, recordExecuted, withOutcomeLookup } from './provider-outcome';
 import {
   databaseActivities,
@@ -143,6 +143,8 @@ const mayHaveMovedMoney = [
   providerOutcomeFailures.executedNotRecorded,
   refundRefusals.payoutExecuted,
   refundRefusals.payoutOutcomeUnknown,
+  // Leg 1's coin refused after the exchange made the conversion: the coin was bought; a retry moves it.
+  chainCoinRefusals.convertedCoinRejected,
 ];
 
 export const receiveDepositUpdate = defineUpdate<DepositReceipt, [DepositInput]>('receiveDeposit');

@@ -22,6 +22,17 @@ export const providerOutcomeFailures = {
   executedNotRecorded: 'ProviderExecutedNotRecorded',
 } as const;
 
+/**
+ * A leg's coin the chain refuses for good (the send would revert; nothing was reserved under its key, so nothing can be
+ * in flight): the leg fails at once, without a lookup, and an operator's retry sends it under the same key.
+ */
+export const chainCoinRefusals = {
+  /** Leg 2's coin, before the payout was asked: nothing moved for the leg, so a refund may follow. */
+  rejected: 'ChainTransferRejected',
+  /** Leg 1's coin, after the exchange made the conversion: a retry moves the coin only; no refund (the coin was bought). */
+  convertedCoinRejected: 'ConvertedCoinRejected',
+} as const;
+
 /** Refusals of a returned payout's operator update resolvePayoutReturn (workflows/payout-return.ts). */
 export const payoutReturnRefusals = {
   invalidDecision: 'InvalidPayoutReturnDecision',
