@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 
 export async function sendUpdate<Ret, Args extends unknown[]>(
   handle: WorkflowHandle,
@@ -22,11 +23,29 @@ export async function sendUpdate<Ret, Args extends unknown[]>(
         } as never,
       );
     } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError) || !/^update .* not found/.test(error.message) || attempt >= 8)
-        throw error;
+      if (!(error instanceof WorkflowNotFoundError) || !/^update .* not found/.test(error.message)) throw error;
+      if (attempt >= 8) throw await withWorkflowState(handle, error);
       // Five quick resends under new ids still failed in a CI rehearsal: wait past the server's workflow task timeout
       // (10 s), in case the lost update holds a workflow task the server still waits for.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
     }
   }
+}
+
+/**
+ * The lost update's error with what the server says of the workflow then: the Java test server answers "update <id> not
+ * found" both when it dropped an update and when it holds the run as closed, and the two need different fixes.
+ */
+async function withWorkflowState(handle: WorkflowHandle, error: Error): Promise<Error> {
+  try {
+    const description = await handle.describe();
+    const history = await handle.fetchHistory();
+    const lastEvents = (history.events ?? [])
+      .slice(-8)
+      .map((event) => temporal.api.enums.v1.EventType[event.eventType ?? 0]);
+    error.message += ` (workflow ${description.status.name}, run ${description.runId}, last events: ${lastEvents.join(', ')})`;
+  } catch (describeError) {
+    error.message += ` (the workflow could not be described: ${(describeError as Error).message})`;
+  }
+  return error;
 }
