@@ -151,6 +151,16 @@ async function chainDiscrepancies(wallet: WalletBody): Promise<Array<{ subjectId
     .filter((row) => ours.includes(row.subjectId.split(':')[2]!));
 }
 
+/** For the note: a payout's on-chain transactions as Anvil holds them. */
+function print(title: string, moves: Move[]): void {
+  const lines = moves.map(
+    (move) =>
+      `  ${move.key.split(':').slice(1).join(':').padEnd(29)} block ${String(move.block).padStart(5)}  ${move.txHash}  ` +
+      `${move.from} -> ${move.to}  ${new Decimal(move.value.toString()).div(1_000_000).toFixed(6)} USDC`,
+  );
+  process.stdout.write(`${title}\n${lines.join('\n')}\n`);
+}
+
 /** The payout's fees (what the wallet paid beyond the coin sold), in the token's units. */
 const feesOf = (payout: TransactionBody) => units(payout.sender.amount) - units(payout.stablecoin.amount);
 
@@ -189,6 +199,7 @@ it('sends a wallet-funded payout’s fees to the fee address and its coin to the
   expectPaymentLedgerInvariants(await ledgerOf(harness, payout.id), completed, parties.partner.partnerId);
 
   expect(await chainDiscrepancies(wallet)).toEqual([]);
+  print(`payout ${payout.id} from wallet ${wallet.address} (${payout.sender.amount} USDC, Anvil):`, [fee, sent]);
 }, 180_000);
 
 it('sends a refunded wallet-funded payout’s fees and coin back to the wallet, once', async () => {
@@ -232,6 +243,12 @@ it('sends a refunded wallet-funded payout’s fees and coin back to the wallet, 
   expect(await tokenBalance(wallet.address)).toBe(units(before));
 
   expect(await chainDiscrepancies(wallet)).toEqual([]);
+  print(`payout ${payout.id} refunded (payout_rejected) to wallet ${wallet.address} (Anvil):`, [
+    fee,
+    sent,
+    feeBack,
+    coinBack,
+  ]);
 }, 180_000);
 
 it('returns the coin once when the refund dies between signing and broadcast and runs again', async () => {
