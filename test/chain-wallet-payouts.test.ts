@@ -9,16 +9,19 @@ import crypto from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, erc20Abi, getAddress, type Hash, parseEventLogs } from 'viem';
+import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
 import { createTransactionActivities } from '../activities/transactions';
 import type { ActivityServices } from '../activities/services';
 import { keySeeds, treasuryAddressCount } from '../src/providers';
 import { SeedSigner } from '../src/providers/evm/signer';
-import { FEE_KEY_REFERENCE, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
+import { bip44PrivateKey, FEE_KEY_REFERENCE, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
 import { sandboxOffRampAddress, sandboxTokenAddresses } from '../src/providers/evm/sandbox-chain';
 import { evmClient } from '../src/providers/evm/sender';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
+import { resolveErrorUpdate } from '../workflows/settlement';
 import { Decimal } from '../src/domain/money';
 import { createWallet, type WalletBody } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
@@ -30,14 +33,17 @@ import {
   payinQuoteBody,
   payoutQuoteBody,
 } from './support/payments';
+import { sendUpdate } from './support/updates';
 import {
   deposit,
+  eventTypesOf,
   ledgerOf,
   type Parties,
   settlementHandle,
   setUpParties,
   transactionOf,
   type TransactionBody,
+  waitForStatus,
 } from './support/transactions';
 
 let harness: Harness;
@@ -290,4 +296,85 @@ it('returns the coin once when the refund dies between signing and broadcast and
     delete process.env.EVM_SEND_HOLD_DIR;
     rmSync(dir, { recursive: true, force: true });
   }
+}, 180_000);
+
+it('gives back fees that left alone when the coin could not follow, on an operator’s refund', async () => {
+  const { mine, wallet, since } = await fundedWallet();
+  const before = await balanceOf(mine.partner.api, wallet.id);
+  const held = await tokenBalance(wallet.address);
+  const walletAddress = getAddress(wallet.address);
+  // Behind the service's back, the wallet's recovered key moves all but 10 USDC to an address of the test's own: enough
+  // for a payout's fees, not for its coin.
+  const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: wallet.id } });
+  const key = bip44PrivateKey(keySeeds(harness.config).hdSeed, row.keyReference.slice('bip44:'.length));
+  const walletAccount = privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}`);
+  const aside = privateKeyToAccount(generatePrivateKey());
+  for (const address of [walletAccount.address, aside.address])
+    await fetch(process.env.TEST_CHAIN_RPC_URL!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'anvil_setBalance',
+        params: [address, '0xde0b6b3a7640000'],
+      }),
+    });
+  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
+  const move = async (account: typeof aside, to: Address, value: bigint) => {
+    const hash = await walletClient.writeContract({
+      address: usdc,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [to, value],
+      account,
+      chain: foundry,
+    });
+    expect((await client().waitForTransactionReceipt({ hash })).status).toBe('success');
+  };
+  const left = 10_000_000n;
+  await move(walletAccount, aside.address, held - left);
+
+  // The sandbox's faucet would mint the shortfall: off here, as in production, where nothing covers it.
+  const { chainTransfers: transfers } = harness.services as unknown as {
+    chainTransfers: { options: { sandboxFaucet: boolean } };
+  };
+  transfers.options.sandboxFaucet = false;
+  let payout: TransactionBody;
+  try {
+    payout = await createPayout(mine, { wallet_id: wallet.id }, ethereumPayout());
+    await waitForStatus(harness, payout.id, 'error');
+  } finally {
+    transfers.options.sandboxFaucet = true;
+  }
+  const fees = feesOf(payout);
+  expect(fees).toBeLessThan(left);
+  // The fees left; the coin would revert, so nothing was sent under its key, and the leg is in error at once (a fees-only
+  // send does not make a payout: no "may have been made").
+  const fee = await minedMove(`${payout.id}:stablecoin_to_fiat:fee`);
+  expect(fee).toMatchObject({ from: walletAddress, to: feeAddress, value: fees });
+  expect(await findEvmSend(harness.prisma, `${payout.id}:stablecoin_to_fiat:off_ramp`)).toBeNull();
+  expect(await tokenBalance(wallet.address)).toBe(left - fees);
+
+  // The operator refunds: the fees come back from the fee address; no coin to bring back from the off-ramp.
+  expect(
+    await sendUpdate(settlementHandle(harness, payout.id), resolveErrorUpdate, { args: [{ action: 'refund' }] }),
+  ).toBe('refund');
+  expect(await settlementHandle(harness, payout.id).result()).toBe('refunded');
+  expect(await transactionOf(mine, payout.id)).toMatchObject({
+    status: 'refunded',
+    failure_reason: 'refunded_by_operator',
+  });
+  expect(await eventTypesOf(harness, payout.id)).toContain('payout.refunded');
+  const feeBack = await minedMove(`${payout.id}:refund:fee`);
+  expect(feeBack).toMatchObject({ from: feeAddress, to: walletAddress, value: fees });
+  expect(await findEvmSend(harness.prisma, `${payout.id}:refund:off_ramp`)).toBeNull();
+  expect(await transfersOnChain(feeAddress, walletAddress, since)).toHaveLength(1);
+  expect(await tokenBalance(wallet.address)).toBe(left);
+
+  // The coin moved aside comes back: the API's balance and the address's agree again.
+  await move(aside, walletAccount.address, held - left);
+  expect(await balanceOf(mine.partner.api, wallet.id)).toBe(before);
+  expect(await expectBalancesAgree(mine, wallet)).toBe(units(before));
+  expect(await chainDiscrepancies(wallet)).toEqual([]);
 }, 180_000);
