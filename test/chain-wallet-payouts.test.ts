@@ -378,3 +378,35 @@ it('gives back fees that left alone when the coin could not follow, on an operat
   expect(await expectBalancesAgree(mine, wallet)).toBe(units(before));
   expect(await chainDiscrepancies(wallet)).toEqual([]);
 }, 180_000);
+
+it('has the settlement’s hot treasury address advance the coin where the service holds no off-ramp key (production)', async () => {
+  const { mine, wallet, since } = await fundedWallet();
+  const before = await balanceOf(mine.partner.api, wallet.id);
+  const signer = new SeedSigner(keySeeds(harness.config));
+  const hot = await Promise.all(
+    treasuryPoolKeyReferences(treasuryAddressCount(harness.config)).map((ref) => signer.addressOf(ref)),
+  );
+  // Production passes no off-ramp key: the exchange's address is not the service's to send from.
+  const { chainTransfers: transfers } = harness.services as unknown as {
+    chainTransfers: { options: { offRampKeyReference: string | null } };
+  };
+  const offRampKey = transfers.options.offRampKeyReference;
+  transfers.options.offRampKeyReference = null;
+  let payout: TransactionBody;
+  try {
+    payout = await createPayout(mine, { wallet_id: wallet.id, simulate: 'payout_rejected' }, ethereumPayout());
+    expect(await settlementHandle(harness, payout.id).result()).toBe('refunded');
+  } finally {
+    transfers.options.offRampKeyReference = offRampKey;
+  }
+  const walletAddress = getAddress(wallet.address);
+  const coinBack = await minedMove(`${payout.id}:refund:off_ramp`);
+  expect(hot).toContain(coinBack.from);
+  expect(coinBack).toMatchObject({ to: walletAddress, value: units(payout.stablecoin.amount) });
+  // The off-ramp keeps what it got (the service's balance at the exchange); nothing came from it.
+  expect(await transfersOnChain(offRamp, walletAddress, since)).toHaveLength(0);
+  expect(await transfersOnChain(feeAddress, walletAddress, since)).toHaveLength(1);
+  expect(await balanceOf(mine.partner.api, wallet.id)).toBe(before);
+  expect(await expectBalancesAgree(mine, wallet)).toBe(units(before));
+  expect(await chainDiscrepancies(wallet)).toEqual([]);
+}, 180_000);
