@@ -133,7 +133,7 @@ export function createReconciliationActivities({
         }
         const sent = await sentBooks(
           watched.chain,
-          new Set(watched.addresses),
+          new Set([...watched.addresses, ...(watched.outsideAddresses ?? [])]),
           head.deep,
           await watched.sendingAddresses(),
         );
@@ -166,7 +166,10 @@ export function createReconciliationActivities({
     return { checked, discrepancies, next: null };
   }
 
-  /** The service's own mined token sends on `chain` up to `block`, per service address outside `watched`. */
+  /**
+   * The service's own mined token sends on `chain` up to `block`, per service address outside `watched` (the watched
+   * ones, and the addresses that are not the service's).
+   */
   async function sentBooks(
     chain: string,
     watched: ReadonlySet<string>,

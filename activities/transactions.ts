@@ -199,16 +199,58 @@ function coinMovesOf(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stableco
   // A payout paid in on chain: its coin, at the collection address, is swept from there to the off-ramp.
   if (row.type === 'payout' && !row.wallet)
     return [{ idempotencyKey: key('off_ramp'), chain, kind: 'collection_to_off_ramp', amount, treasuryKey: row.id }];
+  const fromWallet = row.type === 'payout' && row.wallet ? row.wallet.keyReference : undefined;
+  const fees = walletFeesOf(row);
   return [
+    // The wallet was debited its fees too (revenue on the books): they leave its address first, so the off-ramp's
+    // move stays the leg's last (the one the leg row keeps).
+    ...(fromWallet && fees
+      ? [
+          {
+            idempotencyKey: key('fee'),
+            chain,
+            kind: 'wallet_fee' as const,
+            amount: fees,
+            treasuryKey: row.id,
+            fromKeyReference: fromWallet,
+          },
+        ]
+      : []),
     {
       idempotencyKey: key('off_ramp'),
       chain,
       kind: 'to_off_ramp',
       amount,
       treasuryKey: row.id,
-      fromKeyReference: row.type === 'payout' && row.wallet ? row.wallet.keyReference : undefined,
+      fromKeyReference: fromWallet,
     },
   ];
+}
+
+/** A wallet-funded payout's fees in its stablecoin (what the wallet paid beyond the coin sold); null when none. */
+function walletFeesOf(row: TransactionRow) {
+  const { fees } = amountsOf(row);
+  return fees.total.isPositive() ? fees.total : null;
+}
+
+/**
+ * A refunded wallet-funded payout's coin back to the wallet's address: whatever of leg 2's moves left it (its fees, its
+ * coin to the off-ramp), each under its own key `<id>:refund:<move>`. The ledger's refund posting is unchanged.
+ */
+function coinReturnsOf(row: TransactionRow): SettlementCoinMove[] {
+  if (row.type !== 'payout' || !row.wallet) return [];
+  const forward = (move: string) => `${idempotencyKey(row.id, 'stablecoin_to_fiat')}:${move}`;
+  const back = (move: string, from: 'off_ramp' | 'fee', amount: SettlementCoinMove['amount']): SettlementCoinMove => ({
+    idempotencyKey: `${idempotencyKey(row.id, 'refund')}:${move}`,
+    chain: row.stablecoinPaymentRail as Blockchain,
+    kind: 'back_to_wallet',
+    amount,
+    toAddress: row.wallet!.address,
+    returns: { key: forward(move), from },
+    treasuryKey: row.id,
+  });
+  const fees = walletFeesOf(row);
+  return [...(fees ? [back('fee', 'fee', fees)] : []), back('off_ramp', 'off_ramp', amountsOf(row).stablecoin)];
 }
 
 /** A leg's coin the chain refused for good (it would revert): the leg cannot go on until an operator looks. */
@@ -223,9 +265,12 @@ export function createTransactionActivities(services: ActivityServices) {
    * move's transaction and block on the leg row. ChainUnavailableError (retryable) while a move is not mined; a move
    * the chain refuses for good fails the leg at once (chainCoinRefusals: leg 1's after the conversion was made).
    */
-  async function moveLegCoin(row: TransactionRow, kind: 'fiat_to_stablecoin' | 'stablecoin_to_fiat'): Promise<void> {
+  async function moveLegCoin(
+    row: TransactionRow,
+    kind: 'fiat_to_stablecoin' | 'stablecoin_to_fiat' | 'refund',
+  ): Promise<void> {
     let last: { txHash: string; blockNumber: bigint } | null = null;
-    for (const move of coinMovesOf(row, kind)) {
+    for (const move of kind === 'refund' ? coinReturnsOf(row) : coinMovesOf(row, kind)) {
       const outcome = await chainTransfers.moveSettlementCoin(move);
       if (!outcome) continue;
       if (outcome.status === 'rejected') {
@@ -258,8 +303,10 @@ export function createTransactionActivities(services: ActivityServices) {
     try {
       if (kind === 'fiat_to_stablecoin' && found.state === 'executed') await moveLegCoin(row, kind);
       if (kind === 'stablecoin_to_fiat' && found.state === 'not_executed') {
+        // The coin that reaches the off-ramp (a wallet's fees sent alone do not make a payout).
         for (const move of coinMovesOf(row, kind))
-          if (await chainTransfers.settlementCoinStarted(move)) return { state: 'unknown' };
+          if (move.kind !== 'wallet_fee' && (await chainTransfers.settlementCoinStarted(move)))
+            return { state: 'unknown' };
       }
     } catch (error) {
       if (error instanceof ApplicationFailure && error.type === chainCoinRefusals.convertedCoinRejected) throw error;
@@ -662,7 +709,11 @@ export function createTransactionActivities(services: ActivityServices) {
         }
       }
       if (!deposit) {
-        if (row.type === 'payout' && row.walletId) return { providerReference: `wallet:${row.walletId}` };
+        if (row.type === 'payout' && row.walletId) {
+          // Nothing outside to return; the coin that left the wallet's address on chain comes back to it.
+          await moveLegCoin(row, 'refund');
+          return { providerReference: `wallet:${row.walletId}` };
+        }
         throw notFound('deposit of transaction', transactionId);
       }
       const outcome = await refusalNotRetried(() =>

@@ -214,6 +214,13 @@ const environmentSchema = z
       .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
       .optional(),
     /**
+     * Where a wallet-funded payout's fees go on ethereum; unset: the seed's m/44'/60'/0'/0/4 (the signer holds its key).
+     */
+    ETHEREUM_FEE_ADDRESS: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+      .optional(),
+    /**
      * How many hot treasury addresses send the settlements' coin on ethereum (each settlement's sends from one, chosen
      * by its transaction): sends from one address share one nonce sequence. Unset: 4 in the sandbox, 1 in production.
      */
@@ -785,6 +792,8 @@ export interface EvmChainConfig {
   collectionAddress: string | null;
   /** The off-ramp's deposit address, where leg 2 sends the stablecoin it sells; null in the sandbox: its own. */
   offRampAddress: string | null;
+  /** Where a wallet-funded payout's fees go; null: the seed's fee address (FEE_KEY_REFERENCE). */
+  feeAddress: string | null;
   /** Blocks a transfer must be in (its own counted) before it counts. */
   confirmations: number;
   /** Hot treasury addresses (docs/chain.md "Treasury addresses"); null: the environment's default. */
@@ -798,6 +807,7 @@ const evmChainEntry = z.object({
   tokens: z.object({ USDC: evmAddress, USDT: evmAddress }).optional(),
   collection_address: evmAddress.optional(),
   off_ramp_address: evmAddress.optional(),
+  fee_address: evmAddress.optional(),
   confirmations: z.number().int().min(1).max(1000).default(12),
   treasury_addresses: z.number().int().min(1).max(64).optional(),
 });
@@ -811,6 +821,7 @@ function parseEvmChains(values: {
   ETHEREUM_USDT_CONTRACT?: string;
   ETHEREUM_COLLECTION_ADDRESS?: string;
   ETHEREUM_OFF_RAMP_ADDRESS?: string;
+  ETHEREUM_FEE_ADDRESS?: string;
   ETHEREUM_CONFIRMATIONS: number;
   ETHEREUM_TREASURY_ADDRESSES?: number;
 }): Record<string, EvmChainConfig> {
@@ -832,6 +843,7 @@ function parseEvmChains(values: {
           tokens: entry.tokens ?? null,
           collectionAddress: entry.collection_address ?? null,
           offRampAddress: entry.off_ramp_address ?? null,
+          feeAddress: entry.fee_address ?? null,
           confirmations: entry.confirmations,
           treasuryAddresses: entry.treasury_addresses ?? null,
         },
@@ -856,6 +868,7 @@ function parseEvmChains(values: {
           : null,
       collectionAddress: values.ETHEREUM_COLLECTION_ADDRESS ?? null,
       offRampAddress: values.ETHEREUM_OFF_RAMP_ADDRESS ?? null,
+      feeAddress: values.ETHEREUM_FEE_ADDRESS ?? null,
       confirmations: values.ETHEREUM_CONFIRMATIONS,
       treasuryAddresses: values.ETHEREUM_TREASURY_ADDRESSES ?? null,
     },

@@ -191,10 +191,15 @@ it('delivers a pay-in to the wallet address on chain, and sends a payout debited
   const sold = units(payout.stablecoin.amount);
   const sent = await minedMove(`${payout.id}:stablecoin_to_fiat:off_ramp`);
   expect(sent).toMatchObject({ from: getAddress(wallet.address), to: sandboxOffRampAddress(), value: sold });
-  // The wallet's address paid its gas with the treasury's top-up, and lost exactly the coin sold.
-  expect(await findEvmSend(harness.prisma, `${sent.key}:gas`)).toMatchObject({ status: 'mined', kind: 'gas' });
+  // The wallet's address paid its gas with the treasury's top-up, and lost exactly the coin sold and its fees (sent
+  // to the fee address first: test/chain-wallet-payouts.test.ts).
+  expect(await findEvmSend(harness.prisma, `${payout.id}:stablecoin_to_fiat:fee:gas`)).toMatchObject({
+    status: 'mined',
+    kind: 'gas',
+  });
   expect(await findEvmSend(harness.prisma, `${sent.key}:faucet`)).toBeNull();
-  expect(await tokenBalance(wallet.address)).toBe(before + credited - sold);
+  expect(await tokenBalance(wallet.address)).toBe(before + credited - units(payout.sender.amount));
+  expect(units(await balanceOf(parties.partner.api, wallet.id))).toBe(before + credited - units(payout.sender.amount));
 }, 120_000);
 
 /** A reconciliation run limited to this file's partner; the chain check is service-wide. */
@@ -447,17 +452,17 @@ it('ends a payout whose coin the chain refuses in error, and the operator’s re
     chainTxHash: sent.txHash,
     chainBlockNumber: sent.block,
   });
-  // Exactly one transfer under the payout's keys, and the wallet's stored next nonce is the chain's (its outside send
-  // took nonce 0, the service's the next).
+  // Exactly one transfer under each of the payout's keys (its fees, its coin), and the wallet's stored next nonce is
+  // the chain's (its outside send took nonce 0, the service's the next two).
   expect(
     await harness.prisma.evmSend.count({
       where: { idempotencyKey: { startsWith: payout.id }, fromAddress: { equals: own.address, mode: 'insensitive' } },
     }),
-  ).toBe(1);
+  ).toBe(2);
   const chainNonce = await client().getTransactionCount({ address: walletAccount.address, blockTag: 'pending' });
-  expect(chainNonce).toBe(2);
+  expect(chainNonce).toBe(3);
   expect(await storedNextNonce(harness.prisma, 'ethereum', walletAccount.address)).toBe(chainNonce);
-  expect(await tokenBalance(own.address)).toBe(held - sold);
+  expect(await tokenBalance(own.address)).toBe(held - units(payout.sender.amount));
   const types = await eventTypesOf(harness, payout.id);
   expect(types.indexOf('payout.error')).toBeLessThan(types.lastIndexOf('payout.completed'));
   const completed = await transactionOf(mine, payout.id);

@@ -40,16 +40,28 @@ export type ChainTransferOutcome =
  * - `to_off_ramp`: leg 2's stablecoin sent to the off-ramp's address (configuration per chain), from the treasury,
  *   or from the wallet a payout is debited from (`from`);
  * - `collection_to_off_ramp`: a payout paid in on chain: its coin swept from the collection address straight to the
- *   off-ramp's (null where the service holds no key for the configured collection address).
+ *   off-ramp's (null where the service holds no key for the configured collection address);
+ * - `wallet_fee`: a payout debited from a wallet: its fees sent from the wallet's address (`fromKeyReference`) to the
+ *   service's fee address, before its coin leaves for the off-ramp;
+ * - `back_to_wallet`: a refunded wallet-funded payout: what the send under `returns.key` moved (to the off-ramp, or the
+ *   fees) comes back to the wallet's address (`toAddress`); null when that send never moved coin (not sent, reverted).
  */
 export interface SettlementCoinMove {
   idempotencyKey: string;
   chain: Blockchain;
-  kind: 'on_ramp_to_treasury' | 'treasury_to_wallet' | 'to_off_ramp' | 'collection_to_off_ramp';
+  kind:
+    | 'on_ramp_to_treasury'
+    | 'treasury_to_wallet'
+    | 'to_off_ramp'
+    | 'collection_to_off_ramp'
+    | 'wallet_fee'
+    | 'back_to_wallet';
   amount: Money;
-  /** treasury_to_wallet: the wallet's address. */
+  /** treasury_to_wallet, back_to_wallet: the wallet's address. */
   toAddress?: string;
-  /** to_off_ramp from a wallet: its key reference (never key material); the treasury otherwise. */
+  /** back_to_wallet: the earlier move it undoes (its key), and where that move's coin went. */
+  returns?: { key: string; from: 'off_ramp' | 'fee' };
+  /** to_off_ramp and wallet_fee from a wallet: its key reference (never key material); the treasury otherwise. */
   fromKeyReference?: string;
   /** What picks the settlement's hot treasury address (its transaction's id); absent: the key's first part. */
   treasuryKey?: string;

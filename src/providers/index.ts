@@ -21,7 +21,12 @@ import {
 import { SeedSigner, type Signer } from './evm/signer';
 import { EvmChainTransfers } from './evm/evm-chain-transfers';
 import { evmClient } from './evm/sender';
-import { TREASURY_KEY_REFERENCE, treasuryPoolKeyReferences } from './wallet-addresses';
+import {
+  FEE_KEY_REFERENCE,
+  SANDBOX_OFF_RAMP_KEY_REFERENCE,
+  TREASURY_KEY_REFERENCE,
+  treasuryPoolKeyReferences,
+} from './wallet-addresses';
 import { foundry } from 'viem/chains';
 import type { Address } from 'viem';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
@@ -224,6 +229,8 @@ function createChainTransfers(config: AppConfig, prisma: DatabaseClient, signer:
       (config.appEnv === 'sandbox' ? sandboxCollectionAddress() : null)) as Address | null,
     offRampAddress: (ethereum.offRampAddress ??
       (config.appEnv === 'sandbox' ? sandboxOffRampAddress() : null)) as Address | null,
+    offRampKeyReference: config.appEnv === 'sandbox' ? SANDBOX_OFF_RAMP_KEY_REFERENCE : null,
+    feeAddress: ethereum.feeAddress as Address | null,
     fallback: simulation,
     sandboxFaucet: config.appEnv === 'sandbox',
   });
@@ -333,8 +340,17 @@ function createWatchedChains(config: AppConfig, signer: Signer): WatchedChain[] 
       tokens: ethereum.tokens ?? sandboxTokenAddresses(),
       addresses: [ethereum.collectionAddress ?? sandboxCollectionAddress()],
       confirmations: ethereum.watch.depth === 'finalized' ? 'finalized' : ethereum.confirmations,
-      sendingAddresses: () =>
-        Promise.all(treasuryPoolKeyReferences(treasuryAddressCount(config)).map((ref) => signer.addressOf(ref))),
+      // The fee address holds the service's coin too (a wallet-funded payout's fees): compared like a hot address.
+      sendingAddresses: async () => [
+        ...(await Promise.all(
+          treasuryPoolKeyReferences(treasuryAddressCount(config)).map((ref) => signer.addressOf(ref)),
+        )),
+        config.evmChains.ethereum?.feeAddress ?? (await signer.addressOf(FEE_KEY_REFERENCE)),
+      ],
+      // The off-ramp is the exchange's, whoever signs the sandbox's returns from it: not the service's coin.
+      outsideAddresses: [
+        config.evmChains.ethereum?.offRampAddress ?? (config.appEnv === 'sandbox' ? sandboxOffRampAddress() : null),
+      ].filter((address): address is string => address !== null),
     }),
   ];
 }

@@ -55,6 +55,15 @@ export const TREASURY_KEY_REFERENCE = "bip44:m/44'/60'/0'/0/0";
 export const COLLECTION_KEY_REFERENCE = "bip44:m/44'/60'/0'/0/1";
 
 /**
+ * The fee address's key (account 0, index 4): where a wallet-funded payout's fees go on chain, unless a fee address is
+ * configured (docs/chain.md). Index 2 and 3 are the sandbox's off-ramp and a test's collection.
+ */
+export const FEE_KEY_REFERENCE = "bip44:m/44'/60'/0'/0/4";
+
+/** Sandbox only: the simulated off-ramp's key (account 0, index 2), with which it sends a rejected payout's coin back. */
+export const SANDBOX_OFF_RAMP_KEY_REFERENCE = "bip44:m/44'/60'/0'/0/2";
+
+/**
  * The hot treasury addresses, `count` of them: the treasury itself first (it owns the sandbox tokens and pays every
  * other address's gas), then m/44'/60'/0'/0/10, /11, ... (indices below 10 are the service's other addresses).
  */

@@ -16,7 +16,7 @@ import { ProviderUnavailableError } from '../unavailable';
 import { sandboxStablecoinAbi } from './sandbox-chain';
 import { type EvmChainConnection, EvmSender, type EvmSendOutcome } from './sender';
 import type { Signer } from './signer';
-import { COLLECTION_KEY_REFERENCE } from '../wallet-addresses';
+import { COLLECTION_KEY_REFERENCE, FEE_KEY_REFERENCE } from '../wallet-addresses';
 
 export interface EvmChainTransfersOptions {
   prisma: DatabaseClient;
@@ -33,6 +33,13 @@ export interface EvmChainTransfersOptions {
   collectionAddress?: Address | null;
   /** Where leg 2's coin goes on this chain (the off-ramp's deposit address); null: not configured, legs 2 wait. */
   offRampAddress: Address | null;
+  /**
+   * Sandbox only: the simulated off-ramp's key reference, with which it sends a refunded payout's coin back (used only
+   * while the signer derives `offRampAddress` from it). Absent (production): the treasury advances that coin.
+   */
+  offRampKeyReference?: string | null;
+  /** Where a wallet-funded payout's fees go (configured); absent or null: the seed's fee address (FEE_KEY_REFERENCE). */
+  feeAddress?: Address | null;
   fallback: ChainTransfers;
   /**
    * Sandbox only: the treasury mints what a wallet's address lacks before it sends (the sandbox's stablecoin is
@@ -140,7 +147,42 @@ export class EvmChainTransfers implements ChainTransfers {
           throw new ChainUnavailableError(`no off-ramp address is configured for ${move.chain}`);
         return transfer(COLLECTION_KEY_REFERENCE, this.options.offRampAddress);
       }
+      case 'wallet_fee':
+        return transfer(move.fromKeyReference!, await this.feeAddress());
+      case 'back_to_wallet': {
+        const returns = move.returns!;
+        // Once started, a return is driven on under its own key; before, only coin that really left comes back.
+        if (!(await this.sender.started(move.idempotencyKey))) {
+          const forward = await this.sender.lookUp(returns.key).catch((error: unknown) => {
+            if (error instanceof ProviderUnavailableError) throw new ChainUnavailableError(error.message);
+            throw error;
+          });
+          if (!forward) return null;
+          if (forward.state === 'pending') throw new ChainUnavailableError(`${returns.key}: not mined yet`);
+          if (!forward.succeeded) return null;
+        }
+        // Sent back from where it went when the service holds that address's key (the fee address; the sandbox's
+        // off-ramp). Otherwise the settlement's hot treasury address advances it: the customer's refund does not wait
+        // for the exchange, whose coin stays the service's balance there (docs/chain.md).
+        const holder =
+          returns.from === 'fee'
+            ? await this.keyFor(FEE_KEY_REFERENCE, await this.feeAddress())
+            : await this.keyFor(this.options.offRampKeyReference, this.options.offRampAddress);
+        return transfer(holder ?? hot, move.toAddress!);
+      }
     }
+  }
+
+  /** The service's fee address on this chain: configured, or the seed's. */
+  async feeAddress(): Promise<Address> {
+    return this.options.feeAddress ?? (await this.options.signer.addressOf(FEE_KEY_REFERENCE));
+  }
+
+  /** `reference` when the signer derives `address` from it (the service can send its coin); null otherwise. */
+  private async keyFor(reference: string | null | undefined, address: string | null): Promise<string | null> {
+    if (!reference || !address) return null;
+    const derived = await this.options.signer.addressOf(reference);
+    return derived.toLowerCase() === address.toLowerCase() ? reference : null;
   }
 
   async settlementCoinStarted(move: SettlementCoinMove): Promise<boolean> {

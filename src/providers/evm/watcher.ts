@@ -36,6 +36,11 @@ export interface WatchedChain {
    * before it ever sent (coin sent to it behind the service's back is found).
    */
   sendingAddresses(): Promise<string[]>;
+  /**
+   * Addresses that are not the service's though it may send from them (the sandbox's off-ramp, whose returns it signs),
+   * lower case: the chain check never counts them.
+   */
+  readonly outsideAddresses?: readonly string[];
   head(): Promise<ChainHead>;
   /** The hash the node has at `number` now, null when it has no such block (the chain got shorter). */
   blockHash(number: bigint): Promise<string | null>;
@@ -61,6 +66,8 @@ export interface EvmWatchSettings {
   confirmations: number | 'finalized';
   /** The hot treasury addresses (derived from key references by the signer). */
   sendingAddresses?: () => Promise<string[]>;
+  /** Not the service's (WatchedChain.outsideAddresses). */
+  outsideAddresses?: string[];
 }
 
 const TOKEN_DECIMALS = 6;
@@ -69,10 +76,12 @@ export class EvmChainWatch implements WatchedChain {
   private readonly client: PublicClient;
   readonly chain: Blockchain;
   readonly addresses: readonly string[];
+  readonly outsideAddresses: readonly string[];
 
   constructor(private readonly settings: EvmWatchSettings) {
     this.chain = settings.chain;
     this.addresses = settings.addresses.map((address) => address.toLowerCase());
+    this.outsideAddresses = (settings.outsideAddresses ?? []).map((address) => address.toLowerCase());
     // Bounded: an activity waits for the node at most this long per call, then retries on its own policy.
     this.client = createPublicClient({ transport: http(settings.rpcUrl, { timeout: 10_000, retryCount: 0 }) });
   }
