@@ -15,9 +15,9 @@ import type { ApiServices } from '../../app-services';
 import { updateRefusal } from '../../temporal/errors';
 import { workflowIds } from '../../temporal/workflow-ids';
 import { callWorkflow } from '../../temporal/write-then-start';
-import type { DepositInput } from '../../../activities/transactions';
 import { receiveDepositUpdate, settlementRefusals } from '../../../workflows/settlement';
 import { findTransactionOrThrow } from './find';
+import type { DepositInput } from './deposit-bookkeeping';
 
 // ---- payouts: the partner says the stablecoin was sent ----
 
