@@ -2,6 +2,7 @@
 // deposit paths (deposits.ts, virtual-account-deposits.ts) and the settlement's activities (activities/transactions.ts),
 // which add only their metrics and Temporal's failure types. Kept apart from deposits.ts, which starts and updates
 // workflows: the activities import this module, and the workflows import the activities' types (a cycle otherwise).
+import { idFromReference, newId } from '../../domain/ids';
 import { currencyOf, Money } from '../../domain/money';
 import type { PaymentRail } from '../../domain/rails';
 import {
@@ -48,6 +49,27 @@ export interface DepositInput {
 export interface DepositReceipt {
   action: 'settle' | 'refund';
   deposit: DepositResource;
+}
+
+/**
+ * A payout's stablecoin sent in as the deposit its settlement takes: exactly the amount sent for, named by the chain
+ * and the transfer's hash when the transfer was checked on the chain (one hash funds one payout), else a new id.
+ */
+export function payoutDepositInput(
+  row: TransactionRow,
+  transfer: { chain: string; hash: string } | null,
+  reference: string,
+  simulate: SandboxSimulation | null,
+): DepositInput {
+  return {
+    depositId: transfer ? idFromReference('deposit', transfer.chain, transfer.hash) : newId(),
+    ...(transfer ? { provider: transfer.chain, providerReference: transfer.hash } : {}),
+    amount: amountsOf(row).sender.toString(),
+    senderName: null,
+    reference,
+    receivedAt: new Date().toISOString(),
+    simulate,
+  };
 }
 
 /** A credit as its provider reported it: who, their own id of it, the money and its sender. */
