@@ -245,7 +245,8 @@ export function createTransactionActivities(services: ActivityServices) {
   }
 
   /** Marks a leg done with the provider's reference; false when it already was (a retry). */
-  const closeLeg = (...args: Parameters<typeof bookkeeping.closeLeg>) => finalOnRefusal(() => bookkeeping.closeLeg(...args));
+  const closeLeg = (...args: Parameters<typeof bookkeeping.closeLeg>) =>
+    finalOnRefusal(() => bookkeeping.closeLeg(...args));
 
   /**
    * A leg done: the leg closed, its postings and, when it completes the transaction, the status with its
@@ -528,7 +529,9 @@ export function createTransactionActivities(services: ActivityServices) {
       round = 0,
       simulate: SandboxSimulation | null = null,
     ): Promise<{ providerReference: string }> {
-      return finalOnRefusal(() => refusalNotRetried(() => deposits.sendDepositBack(prisma, rails, depositId, round, simulate)));
+      return finalOnRefusal(() =>
+        refusalNotRetried(() => deposits.sendDepositBack(prisma, rails, depositId, round, simulate)),
+      );
     },
 
     /** What the sender's rail knows of a late deposit's return whose attempts ran out (executed, not, unknown). */

@@ -43,13 +43,9 @@ async function snapshot(transactionId: string, depositId?: string) {
   const postings = await harness.prisma.ledgerTransaction.findMany({
     where: {
       reference: {
-        in: [
-          'deposit',
-          'funding',
-          'refund',
-          'payout',
-          'stablecoin_to_fiat',
-        ].map((step) => `transaction:${transactionId}:${step}`),
+        in: ['deposit', 'funding', 'refund', 'payout', 'stablecoin_to_fiat'].map(
+          (step) => `transaction:${transactionId}:${step}`,
+        ),
       },
     },
   });
@@ -82,8 +78,7 @@ describe('a cancelled transaction and the late deposit sent back', () => {
     await untilSkipping(
       harness,
       async () =>
-        (await harness.prisma.transactionDeposit.findUniqueOrThrow({ where: { id: depositId } })).status ===
-        'returned',
+        (await harness.prisma.transactionDeposit.findUniqueOrThrow({ where: { id: depositId } })).status === 'returned',
       'the late deposit is returned',
     );
   });
@@ -117,7 +112,9 @@ describe('a cancelled transaction and the late deposit sent back', () => {
       returnStatus: await outcomeOf(() => activities.setDepositReturnStatus(depositId, 'return_failed')),
       unknownDeposit: await outcomeOf(() => activities.finishDepositReturn(missing)),
       unknownDepositSentBack: await outcomeOf(() => activities.sendDepositBack(missing)),
-      payoutRecorded: await outcomeOf(() => activities.recordPayoutByOperator(transactionId, 'OP-1', 'seen at the bank')),
+      payoutRecorded: await outcomeOf(() =>
+        activities.recordPayoutByOperator(transactionId, 'OP-1', 'seen at the bank'),
+      ),
       refund: await outcomeOf(() => activities.finishRefund(transactionId, 'R-1', 'deposit_amount_mismatch')),
       unknownTransaction: await outcomeOf(() => activities.finishRefund(missing, 'R-1', 'deposit_amount_mismatch')),
     };

@@ -183,7 +183,11 @@ export async function takeAwaitedDeposit(
 
 /** The deposit that funds its transaction, into clearing (`transaction:<id>:deposit`). */
 export function depositPosting(transactionId: string, amount: Money, description: string): LedgerPosting {
-  return { reference: ledgerReference(transactionId, 'deposit'), description, entries: settlementEntries.depositReceived(amount) };
+  return {
+    reference: ledgerReference(transactionId, 'deposit'),
+    description,
+    entries: settlementEntries.depositReceived(amount),
+  };
 }
 
 /**

@@ -67,7 +67,10 @@ export async function closeLeg(
   const closed = await closeTransactionLeg(tx, { transactionId, kind, status, providerReference, failureReason });
   if (closed === true) return true;
   if (closed.status === status) return false;
-  throw new StepRefusal('InvalidLegState', `leg ${kind} of transaction ${transactionId} is ${closed.status ?? 'missing'}`);
+  throw new StepRefusal(
+    'InvalidLegState',
+    `leg ${kind} of transaction ${transactionId} is ${closed.status ?? 'missing'}`,
+  );
 }
 
 /**
@@ -142,4 +145,3 @@ export async function finishRefund(
     await observe?.(tx, await changeTransactionStatus(tx, row, 'refunded', { failureReason: reason }));
   });
 }
-
