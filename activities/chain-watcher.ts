@@ -25,6 +25,7 @@ import { chainDeepReorgs } from '../src/observability/metrics';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import type { ActivityServices } from './services';
 import type { DepositInput, DepositReceipt } from './transactions';
+import { payoutDepositInput } from '../src/services/transactions/deposit-bookkeeping';
 
 // The settlement's receiveDeposit update and its refusal of a transaction past awaiting its deposit
 // (workflows/settlement.ts receiveDepositUpdate, settlementRefusals.notAwaitingDeposit), by name: the workflows import
@@ -161,16 +162,7 @@ export function createChainWatcherActivities({
           minimum: amountsOf(row).sender,
         });
         if (verdict.state === 'confirmed') {
-          const input: DepositInput = {
-            depositId: idFromReference('deposit', chain, claim.txHash),
-            provider: chain,
-            providerReference: claim.txHash,
-            amount: amountsOf(row).sender.toString(),
-            senderName: null,
-            reference: claim.txHash,
-            receivedAt: new Date().toISOString(),
-            simulate: null,
-          };
+          const input = payoutDepositInput(row, { chain, hash: claim.txHash }, claim.txHash, null);
           try {
             await Context.current()
               .client.workflow.getHandle(workflowIds.transaction(row.id))

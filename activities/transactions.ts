@@ -7,6 +7,9 @@
 // - calls to outside systems carry the idempotency key `<id>:<step>` (a second call finds the first), and
 //   the same key asks the provider what became of a call whose answer never came (lookUpRailOperation).
 // A transaction (or deposit) that does not exist is a non-retryable failure.
+// The deposit, refund and operator bookkeeping is the use cases' (src/services/transactions/deposit-bookkeeping.ts,
+// settlement-bookkeeping.ts), which the API's deposit paths share; these activities add their metrics and turn the
+// use cases' refusals (StepRefusal) into final failures.
 import { changeTransactionStatus } from '../src/services/transactions/status';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type DatabaseTransaction, withDatabaseTransaction } from '../src/persistence/database';
@@ -14,45 +17,24 @@ import { Money, currencyOf } from '../src/domain/money';
 import type { Blockchain, FiatRail, PaymentRail } from '../src/domain/rails';
 import {
   amountsOf,
-  decideDeposit,
   FailureReason,
   type LegKind,
   SandboxSimulation,
   TransactionStatus,
 } from '../src/domain/transactions';
 import { type OperatorActionInput, recordOperatorAction } from '../src/persistence/operator-actions';
-import {
-  LedgerEntryInput,
-  lateDepositReceived,
-  lateDepositReturned,
-  reversed,
-  settlementEntries,
-  carrierOf,
-  ledgerReference,
-  leg1Entries,
-  leg1FeesReturnedEntries,
-  payoutFundingEntries,
-  sellBackEntries,
-} from '../src/domain/ledger';
-import { isPosted, postLedgerEntries } from '../src/persistence/ledger';
+import { settlementEntries, leg1Entries, sellBackEntries } from '../src/domain/ledger';
 import { observeTransactionStatus } from '../src/observability/observe';
 import {
-  closeTransactionLeg,
-  findDepositWithTransaction,
   findFundingDeposit,
-  insertTransactionDeposit,
-  lockTransactionDeposit,
-  lockTransactionRow,
   openTransactionLeg,
   openTransactionLegs,
   recordLegChainTransfer,
-  setDepositStatus,
-  findTransactionDeposit,
   readTransactionRow,
   transactionLegStatus,
   type TransactionRow,
 } from '../src/persistence/transactions';
-import { toDeposit, toTransaction } from '../src/presenters/transactions';
+import { toTransaction } from '../src/presenters/transactions';
 import { chainCoinRefusals, RESOURCE_NOT_FOUND, refundRefusals } from '../src/temporal/failure-types';
 import {
   type FiatRails,
@@ -62,27 +44,14 @@ import {
 } from '../src/providers/fiat-rails';
 import { lookUpOperation, type OperationLookup, ProviderUnavailableError } from '../src/providers/unavailable';
 import type { SettlementCoinMove } from '../src/providers/chain-transfers';
-import type { DepositResource, TransactionResource } from '../src/schemas/transactions';
+import type { TransactionResource } from '../src/schemas/transactions';
+import * as deposits from '../src/services/transactions/deposit-bookkeeping';
+import { type DepositInput, type DepositReceipt, depositOf } from '../src/services/transactions/deposit-bookkeeping';
+import * as bookkeeping from '../src/services/transactions/settlement-bookkeeping';
+import { lockTransactionForStep, StepRefusal } from '../src/services/transactions/step-refusal';
 import type { ActivityServices } from './services';
 
-/** A deposit handed to the settlement workflow (the API's receiveDeposit update). */
-export interface DepositInput {
-  depositId: string;
-  /** Who reported the credit and their id of it (absent in updates sent before they were recorded). */
-  provider?: string;
-  providerReference?: string;
-  amount: string;
-  senderName: string | null;
-  reference: string | null;
-  receivedAt: string;
-  simulate: SandboxSimulation | null;
-}
-
-/** What the transaction does with a deposit it takes: settle, or refund (not the expected amount). */
-export interface DepositReceipt {
-  action: 'settle' | 'refund';
-  deposit: DepositResource;
-}
+export type { DepositInput, DepositReceipt };
 
 /** The steps that move money outside, each one provider operation (and one leg row) per transaction. */
 export type RailStep = LegKind;
@@ -96,10 +65,15 @@ const operationKinds: Record<RailStep, RailOperationKind> = {
 
 const idempotencyKey = (transactionId: string, step: RailStep) => `${transactionId}:${step}`;
 
-/** The deposit a return sends back, as its provider reported it (a bank returns a credit by its own id). */
-const depositOf = (deposit: { provider: string; providerReference: string }) => ({
-  deposit: { provider: deposit.provider, providerReference: deposit.providerReference },
-});
+/** A refusal of a bookkeeping use case (StepRefusal) is final: failed at once under its type, not retried. */
+async function finalOnRefusal<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof StepRefusal) throw ApplicationFailure.nonRetryable(error.message, error.type);
+    throw error;
+  }
+}
 
 /** A return the sender's bank refused is final for this round: failed at once, not retried (ReturnRefusedError). */
 async function refusalNotRetried<T>(call: () => Promise<T>): Promise<T> {
@@ -123,42 +97,13 @@ export interface LateOutcomes {
   payout?: RailStepOutcome;
 }
 
-/** The one key of a late deposit's return: every round asks for the same operation. */
-const depositReturnKey = (depositId: string) => `deposit:${depositId}:return`;
-
-/** Leg 2's postings: the stablecoin in transit converted into the receiver's fiat, then paid out. */
-function payoutPostings(row: TransactionRow, providerReference: string) {
-  const amounts = amountsOf(row);
-  return [
-    {
-      step: 'stablecoin_to_fiat',
-      description: `Conversion to ${row.receiverCurrency} of transaction ${row.id}`,
-      entries: settlementEntries.stablecoinToFiat({
-        walletId: carrierOf(row),
-        stablecoin: amounts.stablecoin,
-        receiver: amounts.receiver,
-      }),
-    },
-    {
-      step: 'payout',
-      description: `Payout of transaction ${row.id} (${providerReference})`,
-      entries: settlementEntries.paidOut(amounts.receiver),
-    },
-  ];
-}
-
 function notFound(what: string, id: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(`${what} ${id} does not exist`, RESOURCE_NOT_FOUND);
 }
 
 /** The transaction under its row lock: one change of it at a time, across workers. */
-async function lockTransaction(tx: DatabaseTransaction, id: string): Promise<TransactionRow> {
-  const row = await lockTransactionRow(tx, id);
-  if (!row) throw notFound('transaction', id);
-  return row;
-}
+const lockTransaction = (tx: DatabaseTransaction, id: string) => finalOnRefusal(() => lockTransactionForStep(tx, id));
 
-/** One step of the state machine, with its event (the full transaction as it now is). */
 /** A status change with its event (the shared use case), then its metrics: settlements finished, deposit-to-completed time. */
 async function moveTo(
   tx: DatabaseTransaction,
@@ -355,22 +300,8 @@ export function createTransactionActivities(services: ActivityServices) {
   }
 
   /** Marks a leg done with the provider's reference; false when it already was (a retry). */
-  async function closeLeg(
-    tx: DatabaseTransaction,
-    transactionId: string,
-    kind: RailStep,
-    status: 'completed' | 'rejected',
-    providerReference: string,
-    failureReason: string | null = null,
-  ): Promise<boolean> {
-    const closed = await closeTransactionLeg(tx, { transactionId, kind, status, providerReference, failureReason });
-    if (closed === true) return true;
-    if (closed.status === status) return false;
-    throw ApplicationFailure.nonRetryable(
-      `leg ${kind} of transaction ${transactionId} is ${closed.status ?? 'missing'}`,
-      'InvalidLegState',
-    );
-  }
+  const closeLeg = (...args: Parameters<typeof bookkeeping.closeLeg>) =>
+    finalOnRefusal(() => bookkeeping.closeLeg(...args));
 
   /**
    * A leg done: the leg closed, its postings and, when it completes the transaction, the status with its
@@ -381,84 +312,20 @@ export function createTransactionActivities(services: ActivityServices) {
     kind: RailStep,
     providerReference: string,
     completesTransaction: boolean,
-    postings: (row: TransactionRow) => Array<{ step: string; description: string; entries: LedgerEntryInput[] }>,
+    postings: (row: TransactionRow) => bookkeeping.StepPostings,
   ): Promise<void> {
     await withDatabaseTransaction(prisma, async (tx) => {
       const row = await lockTransaction(tx, transactionId);
       if (!(await closeLeg(tx, transactionId, kind, 'completed', providerReference))) return;
-      await postLedgerEntries(
-        tx,
-        ...postings(row).map(({ step, description, entries }) => ({
-          reference: ledgerReference(transactionId, step),
-          description,
-          entries,
-        })),
-      );
+      await bookkeeping.postSteps(tx, transactionId, postings(row));
       if (completesTransaction) await moveTo(tx, row, 'completed');
     });
   }
 
   return {
-    /**
-     * Takes the deposit of a transaction in awaiting_deposit (the workflow's update made sure it is):
-     * records it, posts it into clearing and moves to processing (event payin.processing), in one
-     * database transaction. Returns whether it settles or is refunded (not the expected amount).
-     */
+    /** The deposit use case's takeAwaitedDeposit: recorded, posted and processing, in one database transaction. */
     async receiveDeposit(transactionId: string, input: DepositInput): Promise<DepositReceipt> {
-      return withDatabaseTransaction(prisma, async (tx) => {
-        const row = await lockTransaction(tx, transactionId);
-        const received = Money.parse(currencyOf(row.senderCurrency), input.amount);
-        const decision = decideDeposit(row.status, amountsOf(row).sender, received);
-        if (decision.action === 'return') {
-          // A retry after the commit finds its deposit (recorded with the status change it caused).
-          const previous = await findTransactionDeposit(tx, input.depositId);
-          if (previous) {
-            return { action: previous.status === 'accepted' ? 'settle' : 'refund', deposit: toDeposit(previous) };
-          }
-          throw ApplicationFailure.nonRetryable(`transaction ${transactionId} is ${row.status}`, 'DepositNotExpected');
-        }
-        const recorded = await insertTransactionDeposit(tx, {
-          id: input.depositId,
-          transactionId,
-          currency: received.currency,
-          amount: received.toString(),
-          senderName: input.senderName,
-          reference: input.reference,
-          provider: input.provider ?? 'sandbox',
-          providerReference: input.providerReference ?? `deposit:${input.depositId}`,
-          status: decision.action === 'settle' ? 'accepted' : 'returning',
-          returnReason: decision.action === 'refund' ? decision.reason : null,
-          receivedAt: new Date(input.receivedAt),
-        });
-        if (!recorded.inserted) {
-          // The same credit, reported at once by another request, was recorded as late and is being sent back: it
-          // cannot also fund the transaction, which keeps waiting for its deposit.
-          throw ApplicationFailure.nonRetryable(
-            `deposit ${input.depositId} was recorded already (${recorded.row.status})`,
-            'DepositAlreadyRecorded',
-          );
-        }
-        const deposit = recorded.row;
-        await postLedgerEntries(
-          tx,
-          {
-            reference: ledgerReference(transactionId, 'deposit'),
-            description: `Deposit ${deposit.id} for transaction ${transactionId}`,
-            entries: settlementEntries.depositReceived(received),
-          },
-          ...(row.type === 'payout' && decision.action === 'settle'
-            ? [
-                {
-                  reference: ledgerReference(transactionId, 'funding'),
-                  description: `Fees of payout ${transactionId}; the rest in transit`,
-                  entries: payoutFundingEntries(row),
-                },
-              ]
-            : []),
-        );
-        await moveTo(tx, row, 'processing', { sandboxSimulation: input.simulate });
-        return { action: decision.action, deposit: toDeposit(deposit) };
-      });
+      return finalOnRefusal(() => deposits.takeAwaitedDeposit(prisma, transactionId, input, observeTransactionStatus));
     },
 
     /** awaiting_deposit -> cancelled (event payin.cancelled). Nothing was posted, so nothing to undo. */
@@ -558,7 +425,7 @@ export function createTransactionActivities(services: ActivityServices) {
       completesTransaction: boolean,
     ): Promise<void> {
       await completeLeg(transactionId, 'stablecoin_to_fiat', providerReference, completesTransaction, (row) =>
-        payoutPostings(row, providerReference),
+        bookkeeping.payoutPostings(row, providerReference),
       );
     },
 
@@ -652,39 +519,11 @@ export function createTransactionActivities(services: ActivityServices) {
       });
     },
 
-    /**
-     * An operator records a payout the rail made but cannot report (update resolveError, action record_payout): the
-     * payout leg, which was asked and never closed, completes with the operator's reference and reason, its postings
-     * and the transaction's completion in one database transaction. Refused unless that leg is open.
-     */
+    /** An operator records a payout the rail made but cannot report (update resolveError, action record_payout). */
     async recordPayoutByOperator(transactionId: string, providerReference: string, reason: string): Promise<void> {
-      await withDatabaseTransaction(prisma, async (tx) => {
-        const row = await lockTransaction(tx, transactionId);
-        if (row.status === 'completed') return;
-        const closed = await closeTransactionLeg(tx, {
-          transactionId,
-          kind: 'stablecoin_to_fiat',
-          status: 'completed',
-          providerReference,
-          failureReason: null,
-          operatorReason: reason,
-        });
-        if (closed !== true) {
-          throw ApplicationFailure.nonRetryable(
-            `the payout of transaction ${transactionId} is ${closed.status ?? 'not asked'}; only a payout asked and never closed can be recorded`,
-            'PayoutNotOpen',
-          );
-        }
-        await postLedgerEntries(
-          tx,
-          ...payoutPostings(row, providerReference).map(({ step, description, entries }) => ({
-            reference: ledgerReference(transactionId, step),
-            description,
-            entries,
-          })),
-        );
-        await moveTo(tx, row, 'completed');
-      });
+      await finalOnRefusal(() =>
+        bookkeeping.recordPayoutByOperator(prisma, transactionId, providerReference, reason, observeTransactionStatus),
+      );
     },
 
     /**
@@ -727,44 +566,11 @@ export function createTransactionActivities(services: ActivityServices) {
       return { providerReference: outcome.providerReference };
     },
 
-    /**
-     * Refund, ledger and status: gives back leg 1's fees if it was posted (its stablecoin was sold back before,
-     * recordSellBack) or a payout's funding (back to the wallet, or to clearing), returns the funding deposit (if
-     * any) from clearing to the outside, and moves to refunded (event payin.refunded or payout.refunded) with the
-     * reason, all in one database transaction.
-     */
+    /** Refund, ledger and status, in one database transaction (the refund use case). */
     async finishRefund(transactionId: string, providerReference: string, reason: FailureReason): Promise<void> {
-      await withDatabaseTransaction(prisma, async (tx) => {
-        const row = await lockTransaction(tx, transactionId);
-        if (row.status === 'refunded') return;
-        const deposit = await findFundingDeposit(tx, transactionId);
-        if (!deposit && !(row.type === 'payout' && row.walletId))
-          throw notFound('deposit of transaction', transactionId);
-        const posted = (step: string) => isPosted(tx, ledgerReference(transactionId, step));
-        const undo = row.type === 'payout' ? reversed(payoutFundingEntries(row)) : leg1FeesReturnedEntries(row);
-        const undoStep = row.type === 'payout' ? 'funding' : 'fiat_to_stablecoin';
-        const undone = await posted(undoStep);
-        if (undone && row.type !== 'payout' && !(await posted('sell_back'))) {
-          // The ledger would show a conversion back that no exchange made.
-          throw ApplicationFailure.nonRetryable(
-            `transaction ${transactionId}: leg 1's stablecoin was not sold back`,
-            'SellBackMissing',
-          );
-        }
-        await postLedgerEntries(tx, {
-          reference: ledgerReference(transactionId, 'refund'),
-          description: `Refund of transaction ${transactionId} (${providerReference})`,
-          entries: [
-            ...(undone ? undo : []),
-            ...(deposit
-              ? settlementEntries.paidOut(Money.of(currencyOf(deposit.currency), deposit.amount.toString()))
-              : []),
-          ],
-        });
-        if (deposit && deposit.status !== 'returned') await setDepositStatus(tx, deposit.id, 'returned');
-        await closeLeg(tx, transactionId, 'refund', 'completed', providerReference);
-        await moveTo(tx, row, 'refunded', { failureReason: reason });
-      });
+      await finalOnRefusal(() =>
+        bookkeeping.finishRefund(prisma, transactionId, providerReference, reason, observeTransactionStatus),
+      );
     },
 
     /** A step kept failing: processing -> error (event payin.error) until an operator decides. */
@@ -785,77 +591,37 @@ export function createTransactionActivities(services: ActivityServices) {
       });
     },
 
-    /**
-     * A deposit its transaction could not take, outside: sent back in full to the sender, under the deposit's own key
-     * `deposit:<id>:return` (every round: it is one operation).
-     */
+    /** A late deposit sent back (the deposit use case); a return the sender's bank refused is not retried. */
     async sendDepositBack(
       depositId: string,
       round = 0,
       simulate: SandboxSimulation | null = null,
     ): Promise<{ providerReference: string }> {
-      const deposit = await findDepositWithTransaction(prisma, depositId);
-      if (!deposit) throw notFound('deposit', depositId);
-      const outcome = await refusalNotRetried(() =>
-        rails.returnToSender({
-          idempotencyKey: depositReturnKey(depositId),
-          simulate,
-          round,
-          ...depositOf(deposit),
-          amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
-          rail: deposit.transaction.senderPaymentRail as PaymentRail,
-        }),
+      return finalOnRefusal(() =>
+        refusalNotRetried(() => deposits.sendDepositBack(prisma, rails, depositId, round, simulate)),
       );
-      return { providerReference: outcome.providerReference };
     },
 
-    /** What the sender's rail knows of a deposit's return whose attempts ran out (executed, not, unknown). */
+    /** What the sender's rail knows of a late deposit's return whose attempts ran out (executed, not, unknown). */
     async lookUpDepositReturn(
       depositId: string,
       round: number,
       simulate: SandboxSimulation | null,
     ): Promise<OperationLookup<{ providerReference: string }>> {
-      const deposit = await findDepositWithTransaction(prisma, depositId);
-      const found = await lookUpOperation(() =>
-        rails.lookUp('return', {
-          idempotencyKey: depositReturnKey(depositId),
-          simulate,
-          round,
-          ...(deposit ? depositOf(deposit) : {}),
-        }),
-      );
-      return found.state === 'executed'
-        ? { state: 'executed', outcome: { providerReference: found.outcome.providerReference } }
-        : found;
+      return deposits.lookUpDepositReturn(prisma, rails, depositId, round, simulate);
     },
 
-    /**
-     * The returned deposit in the ledger (out of clearing, where it was held since it arrived; a deposit recorded
-     * before arrivals were posted gets its arrival posted here) and its status, at once.
-     */
+    /** The returned late deposit in the ledger and its status, at once (the deposit use case). */
     async finishDepositReturn(depositId: string): Promise<void> {
-      await withDatabaseTransaction(prisma, async (tx) => {
-        const deposit = await lockTransactionDeposit(tx, depositId);
-        if (!deposit) throw notFound('deposit', depositId);
-        if (deposit.status === 'returned') return;
-        await postLedgerEntries(tx, lateDepositReceived(deposit), lateDepositReturned(deposit));
-        await setDepositStatus(tx, depositId, 'returned');
-      });
+      await finalOnRefusal(() => deposits.finishDepositReturn(prisma, depositId));
     },
 
     /**
-     * A deposit's return ran out of attempts (the rail said it was not made): `return_failed`, the money still held,
-     * until an operator's retry (update retryDepositReturn) moves it back to `returning`.
+     * A late deposit's return ran out of attempts (`return_failed`), or an operator's retry (update
+     * retryDepositReturn) moves it back to `returning` (the deposit use case).
      */
     async setDepositReturnStatus(depositId: string, status: 'returning' | 'return_failed'): Promise<void> {
-      await withDatabaseTransaction(prisma, async (tx) => {
-        const deposit = await lockTransactionDeposit(tx, depositId);
-        if (!deposit) throw notFound('deposit', depositId);
-        if (deposit.status === 'returned') {
-          throw ApplicationFailure.nonRetryable(`deposit ${depositId} was returned already`, 'InvalidDepositState');
-        }
-        if (deposit.status !== status) await setDepositStatus(tx, depositId, status);
-      });
+      await finalOnRefusal(() => deposits.setDepositReturnStatus(prisma, depositId, status));
     },
   };
 }

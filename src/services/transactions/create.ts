@@ -7,7 +7,6 @@ import { blockchainOf, fiatRailOf, type Blockchain, type FiatRail } from '../../
 import { depositDeadlineOf } from '../../domain/transactions';
 import { DomainError } from '../../domain/errors';
 import { postLedgerEntries } from '../../persistence/ledger';
-import { ledgerReference, payoutFundingEntries } from '../../domain/ledger';
 import { amountsOf as quoteAmountsOf, termsOf } from '../../presenters/quotes';
 import { requireApprovedCustomer } from '../customers';
 import { findExternalAccountOrThrow, pixDetailsOf } from '../external-accounts';
@@ -22,6 +21,7 @@ import type {
 } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
 import { NewTransaction, writeWithQuote, insufficientFunds, amountColumns } from './write';
+import { payoutFundingPosting } from './deposit-bookkeeping';
 
 export function mismatch(message: string): DomainError {
   return new DomainError('quote_currency_mismatch', message);
@@ -363,11 +363,7 @@ export async function createPayout(
     funded: wallet ? { action: 'settle' } : undefined,
     afterInsert: wallet
       ? async (tx, row) => {
-          await postLedgerEntries(tx, {
-            reference: ledgerReference(id, 'funding'),
-            description: `Payout ${id} debited from wallet ${wallet.id}`,
-            entries: payoutFundingEntries(row),
-          });
+          await postLedgerEntries(tx, payoutFundingPosting(row, `Payout ${id} debited from wallet ${wallet.id}`));
         }
       : undefined,
     columns: {

@@ -4,15 +4,9 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { idOfThisRequest } from '../../request-context';
 import { amountTextProblem, Money } from '../../domain/money';
 import { idFromReference } from '../../domain/ids';
-import { lateDepositReceived } from '../../domain/ledger';
-import { postLedgerEntries } from '../../persistence/ledger';
 import { normaliseDepositReference, SandboxSimulation } from '../../domain/transactions';
 import { DomainError } from '../../domain/errors';
-import {
-  findTransactionByDepositReference,
-  findTransactionDeposit,
-  insertTransactionDeposit,
-} from '../../persistence/transactions';
+import { findTransactionByDepositReference, findTransactionDeposit } from '../../persistence/transactions';
 import { toDeposit } from '../../presenters/transactions';
 import type { TransactionDepositRow, TransactionRow } from '../../persistence/transactions';
 import { type IncomingDeposit, SANDBOX_PROVIDER } from '../../providers/transaction-deposits';
@@ -29,18 +23,12 @@ import type { ApiServices } from '../../app-services';
 import { updateRefusal } from '../../temporal/errors';
 import { workflowIds } from '../../temporal/workflow-ids';
 import { callWorkflow, workflowStart, writeThenStart, type WriteServices } from '../../temporal/write-then-start';
-import type { DepositInput } from '../../../activities/transactions';
 import { depositReturnWorkflow, receiveDepositUpdate, settlementRefusals } from '../../../workflows/settlement';
 import { findTransactionOrThrow } from './find';
+import { type DepositCredit, type DepositInput, recordLateDeposit } from './deposit-bookkeeping';
 
-export interface DepositReport {
-  /** Who reported the credit and their own id of it: the same credit reported again names the same deposit. */
-  provider: string;
-  providerReference: string;
-  amount: Money;
-  senderName: string | null;
-  reference: string | null;
-  receivedAt: Date;
+/** A credit reported for a transaction (the same credit reported again names the same deposit), and its simulation. */
+export interface DepositReport extends DepositCredit {
   simulate: SandboxSimulation | null;
 }
 
@@ -91,23 +79,10 @@ export async function receiveDeposit(
     if (failure) throw failure;
   }
   return writeThenStart(services, async (tx, start) => {
-    const deposit = await insertTransactionDeposit(tx, {
-      id: depositId,
-      transactionId: row.id,
-      currency: report.amount.currency,
-      amount: report.amount.toString(),
-      senderName: report.senderName,
-      reference: report.reference,
-      provider: report.provider,
-      providerReference: report.providerReference,
-      status: 'returning',
-      returnReason: 'not_awaiting_deposit',
-      receivedAt: report.receivedAt,
-    });
+    // Held from the moment it arrived, whatever becomes of its return.
+    const deposit = await recordLateDeposit(tx, { id: depositId, transactionId: row.id, credit: report });
     // The same credit reported at once by another request: that one records and returns it.
     if (!deposit.inserted) return replayOf(deposit.row, row, report);
-    // Held from the moment it arrived, whatever becomes of its return.
-    await postLedgerEntries(tx, lateDepositReceived(deposit.row));
     await start(
       workflowStart(depositReturnWorkflow, {
         workflowId: workflowIds.depositReturn(depositId),

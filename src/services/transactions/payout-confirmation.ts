@@ -1,6 +1,6 @@
 // POST /v1/payout/confirm: the stablecoin of a payout awaiting it was sent; it counts as the payout's deposit.
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { idFromReference, newId } from '../../domain/ids';
+import { idFromReference } from '../../domain/ids';
 import { findTransactionDeposit } from '../../persistence/transactions';
 import { claimPayoutTxHash, closePayoutChainClaim, findPayoutChainClaim } from '../../persistence/chain-watcher';
 import type { TransferVerdict } from '../../providers/evm/token-transfers';
@@ -15,9 +15,9 @@ import type { ApiServices } from '../../app-services';
 import { updateRefusal } from '../../temporal/errors';
 import { workflowIds } from '../../temporal/workflow-ids';
 import { callWorkflow } from '../../temporal/write-then-start';
-import type { DepositInput } from '../../../activities/transactions';
 import { receiveDepositUpdate, settlementRefusals } from '../../../workflows/settlement';
 import { findTransactionOrThrow } from './find';
+import { payoutDepositInput } from './deposit-bookkeeping';
 
 // ---- payouts: the partner says the stablecoin was sent ----
 
@@ -141,15 +141,7 @@ export async function confirmPayout(
   // Accepted, not deep enough yet: the payout keeps awaiting its stablecoin until the chain watcher settles the hash.
   if (checkedCredit === 'waiting') return toTransaction(row);
   const credit = checkedCredit;
-  const input: DepositInput = {
-    depositId: credit?.depositId ?? newId(),
-    ...(credit ? { provider: chain, providerReference: hash } : {}),
-    amount: amountsOf(row).sender.toString(),
-    senderName: null,
-    reference: body.tx_hash,
-    receivedAt: new Date().toISOString(),
-    simulate: body.simulate ?? null,
-  };
+  const input = payoutDepositInput(row, credit ? { chain, hash } : null, body.tx_hash, body.simulate ?? null);
   try {
     await callWorkflow(services, workflowIds.transaction(row.id), (handle) =>
       handle.executeUpdate(receiveDepositUpdate, { args: [input], updateId: `confirm-${row.id}` }),

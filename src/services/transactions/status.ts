@@ -13,6 +13,9 @@ import { recordEvent } from '../../persistence/events';
 import { type TransactionRow, transactionStatusChange } from '../../persistence/transactions';
 import { toTransaction } from '../../presenters/transactions';
 
+/** What a caller adds to a status change in the same database transaction (the activities: their metrics). */
+export type StatusObserver = (tx: DatabaseTransaction, row: TransactionRow) => Promise<void>;
+
 /**
  * Moves the locked `row` to `to` (with the given columns), writes the change and its event as one statement, and
  * answers the row as it now is. Throws InvalidTransitionError for a change the state machine does not allow.

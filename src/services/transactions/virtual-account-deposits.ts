@@ -7,15 +7,9 @@ import { amountTextProblem, Money, type Currency } from '../../domain/money';
 import type { FiatRail } from '../../domain/rails';
 import { decideVirtualAccountDeposit } from '../../domain/transactions';
 import { DomainError } from '../../domain/errors';
-import { settlementEntries, ledgerReference } from '../../domain/ledger';
 import { postLedgerEntries } from '../../persistence/ledger';
 import { readCustomer } from '../../persistence/customers';
-import {
-  findTransactionDeposit,
-  insertTransactionDeposit,
-  readTransactionRow,
-  type TransactionDepositRow,
-} from '../../persistence/transactions';
+import { findTransactionDeposit, readTransactionRow, type TransactionDepositRow } from '../../persistence/transactions';
 import { findVirtualAccountByDepositReference, type VirtualAccountRow } from '../../persistence/virtual-accounts';
 import { beneficiaryNameOf } from '../../presenters/virtual-accounts';
 import type { DepositRail } from '../../providers/deposit-accounts';
@@ -25,6 +19,7 @@ import { findVirtualAccountOrThrow } from '../virtual-accounts';
 import type { TransactionResource } from '../../schemas/transactions';
 import type { ApiServices } from '../../app-services';
 import { providerReferenceInUse } from './deposits';
+import { depositPosting, insertDeposit } from './deposit-bookkeeping';
 import { writeNewTransaction, amountColumns } from './write';
 
 // ---- virtual-account deposits: pay-ins without a quote ----
@@ -120,26 +115,17 @@ async function writeVirtualAccountPayIn(
       deposit: null,
       funded: decision.action === 'settle' ? { action: 'settle' } : { action: 'refund', reason: decision.reason },
       afterInsert: async (tx) => {
-        const deposit = await insertTransactionDeposit(tx, {
-          id: depositId,
-          transactionId: id,
-          currency: credit.amount.currency,
-          amount: credit.amount.toString(),
-          senderName: credit.senderName,
-          reference: credit.reference,
-          provider: credit.provider,
-          providerReference: credit.providerReference,
-          status: decision.action === 'settle' ? 'accepted' : 'returning',
-          returnReason: decision.action === 'refund' ? decision.reason : null,
-          receivedAt: credit.receivedAt,
-        });
+        const deposit = await insertDeposit(
+          tx,
+          { id: depositId, transactionId: id, credit },
+          decision.action === 'settle' ? { status: 'accepted' } : { status: 'returning', reason: decision.reason },
+        );
         // Recorded by a concurrent report of the same credit: roll this one back; the caller answers that pay-in.
         if (!deposit.inserted) throw new Error(`deposit ${depositId} was recorded by another report`);
-        await postLedgerEntries(tx, {
-          reference: ledgerReference(id, 'deposit'),
-          description: `Deposit on virtual account ${account.id} (pay-in ${id})`,
-          entries: settlementEntries.depositReceived(credit.amount),
-        });
+        await postLedgerEntries(
+          tx,
+          depositPosting(id, credit.amount, `Deposit on virtual account ${account.id} (pay-in ${id})`),
+        );
       },
       columns: {
         quoteId: null,
