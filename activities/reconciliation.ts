@@ -22,6 +22,7 @@ import { isUnconnected, ProviderUnavailableError } from '../src/providers/unavai
 import { chainBookBalances, chainCursor } from '../src/persistence/chain-watcher';
 import { evmSendMovements, settleEvmSend, unsettledEvmSends } from '../src/persistence/evm-sends';
 import { currencyOf, Decimal, decimalsOf } from '../src/domain/money';
+import type { Blockchain } from '../src/domain/rails';
 import type { ActivityServices } from './services';
 
 export interface ReconciliationBatchInput {
@@ -168,7 +169,7 @@ export function createReconciliationActivities({
 
   /** The service's own mined token sends on `chain` up to `block`, per service address outside `watched`. */
   async function sentBooks(
-    chain: string,
+    chain: Blockchain,
     watched: ReadonlySet<string>,
     block: bigint,
     sending: readonly string[],
