@@ -113,7 +113,11 @@ it('answers unavailable, within its bound, when the node cannot be reached; noth
   const offline = new EvmSender({
     prisma,
     signer,
-    chain: { name: 'ethereum', chainId: anvil.chainId, client: evmClient(anvil.chainId, ['http://127.0.0.1:9'], 1_000) },
+    chain: {
+      name: 'ethereum',
+      chainId: anvil.chainId,
+      client: evmClient(anvil.chainId, ['http://127.0.0.1:9'], 1_000),
+    },
     treasuryKeyReference: ownKeyReference,
   });
   const request = payment(privateKeyToAccount(generatePrivateKey()).address);

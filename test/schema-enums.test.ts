@@ -51,7 +51,12 @@ describe('enum columns in the database', () => {
   it('types every chain column as blockchain', async () => {
     const chains = await columns('^chain$');
     expect(chains.map((row) => row.column)).toEqual(
-      expect.arrayContaining(['evm_nonces.chain', 'evm_sends.chain', 'chain_cursors.chain', 'payout_chain_claims.chain']),
+      expect.arrayContaining([
+        'evm_nonces.chain',
+        'evm_sends.chain',
+        'chain_cursors.chain',
+        'payout_chain_claims.chain',
+      ]),
     );
     expect(chains.filter((row) => row.type !== 'blockchain')).toEqual([]);
   });
