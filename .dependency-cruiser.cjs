@@ -126,6 +126,14 @@ module.exports = {
       to: { path: ['^src/domain/ledger\\.ts$', '^src/persistence/ledger\\.ts$'] },
     },
     {
+      name: 'schemas-without-http',
+      severity: 'error',
+      comment:
+        'Request and response schemas (src/schemas) throw DomainError from their checks, so they serve any caller: the HTTP side imports them, not the other way round.',
+      from: { path: '^src/schemas/' },
+      to: { path: ['^src/http/', '^src/routes/'] },
+    },
+    {
       name: 'database-only-in-persistence',
       severity: 'error',
       comment:

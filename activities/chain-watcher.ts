@@ -59,14 +59,14 @@ export function createChainWatcherActivities({
   watchedChains,
   chainTransferVerifier,
 }: ActivityServices) {
-  const watchedChain = (chain: string) => {
+  const watchedChain = (chain: Blockchain) => {
     const watched = watchedChains.find((candidate) => candidate.chain === chain);
     if (!watched) throw ApplicationFailure.nonRetryable(`no ${chain} node is configured to watch`, 'ChainNotWatched');
     return watched;
   };
 
   return {
-    async watchChainStep(chain: string): Promise<ChainWatchStep> {
+    async watchChainStep(chain: Blockchain): Promise<ChainWatchStep> {
       const watched = watchedChain(chain);
       const head = await watched.head();
 
@@ -139,7 +139,7 @@ export function createChainWatcherActivities({
      * as the API does). Refused for good (reverted, wrong token, address or amount), or still not deep enough past its
      * bound: the claim is refused with that code, which a confirm with the hash answers from then on.
      */
-    async settlePayoutChainClaims(chain: string): Promise<{ settled: number; refused: number }> {
+    async settlePayoutChainClaims(chain: Blockchain): Promise<{ settled: number; refused: number }> {
       let settled = 0;
       let refused = 0;
       for (const claim of await pendingPayoutChainClaims(prisma, chain, CLAIMS_PER_STEP)) {
@@ -157,7 +157,7 @@ export function createChainWatcherActivities({
           continue;
         }
         const verdict = await chainTransferVerifier.verify({
-          chain: chain as Blockchain,
+          chain,
           hash: claim.txHash,
           minimum: amountsOf(row).sender,
         });

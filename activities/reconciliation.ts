@@ -21,7 +21,8 @@ import {
 import { isUnconnected, ProviderUnavailableError } from '../src/providers/unavailable';
 import { chainBookBalances, chainCursor } from '../src/persistence/chain-watcher';
 import { evmSendMovements, settleEvmSend, unsettledEvmSends } from '../src/persistence/evm-sends';
-import { currencyOf, Decimal, decimalsOf } from '../src/domain/money';
+import { Decimal, decimalsOf } from '../src/domain/money';
+import type { Blockchain } from '../src/domain/rails';
 import type { ActivityServices } from './services';
 
 export interface ReconciliationBatchInput {
@@ -145,7 +146,7 @@ export function createReconciliationActivities({
             const bookAmount = group.books.get(`${balance.address}|${balance.currency}`) ?? new Decimal(0);
             const chainAmount = new Decimal(balance.amount);
             if (bookAmount.equals(chainAmount)) continue;
-            const places = decimalsOf(currencyOf(balance.currency));
+            const places = decimalsOf(balance.currency);
             discrepancies.push({
               kind: 'chain_balance_mismatch',
               subjectType: 'chain_address',
@@ -171,7 +172,7 @@ export function createReconciliationActivities({
    * ones, and the addresses that are not the service's).
    */
   async function sentBooks(
-    chain: string,
+    chain: Blockchain,
     watched: ReadonlySet<string>,
     block: bigint,
     sending: readonly string[],

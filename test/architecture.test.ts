@@ -1,7 +1,7 @@
 // The layers of the code, checked by dependency-cruiser against the rules of .dependency-cruiser.cjs:
 // no import cycle in src/, workflows/ and activities/; src/domain without I/O; presenters pure;
 // activities below the HTTP side; persistence below everything but src/domain; services without src/http; routes
-// without src/persistence; schemas without the ledger; workflows deterministic; the database reached only
+// without src/persistence; schemas without the ledger and without the HTTP side; workflows deterministic; the database reached only
 // through src/persistence (an import rule: nothing else imports @prisma/*, pg, kysely or src/persistence/generated).
 // Every path a rule names must exist, or the rule would check nothing. Two line checks complement the import
 // rules where imports cannot see: a client handed to a service (typed by a src/persistence re-export) used for a
@@ -46,6 +46,12 @@ interface Rule {
   name: string;
   from: RuleEnd;
   to: RuleEnd;
+}
+
+/** The rules of .dependency-cruiser.cjs. */
+function loadRules(): Rule[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(path.join(root, '.dependency-cruiser.cjs')) as { forbidden: Rule[] }).forbidden;
 }
 
 /** Every path pattern of every rule of .dependency-cruiser.cjs, with the rule naming it. */
@@ -151,6 +157,18 @@ describe('architecture', () => {
       // @ts-expect-error prismaOf takes the client only
       prismaOf(tx);
     expect(() => inTransaction({} as DatabaseTransaction)).not.toThrow();
+  });
+
+  it('keeps src/schemas off the HTTP side: their checks throw DomainError, which any caller can read', () => {
+    const rule = loadRules().find((candidate) => candidate.name === 'schemas-without-http');
+    expect(rule?.from.path).toBe('^src/schemas/');
+    expect(rule?.to.path).toEqual(expect.arrayContaining(['^src/http/', '^src/routes/']));
+    const schemaModules = modules.filter((module) => module.startsWith('src/schemas/'));
+    expect(schemaModules.length).toBeGreaterThan(10);
+    const throwsApiError = schemaModules.filter((module) =>
+      /\bApiError\b/.test(readFileSync(path.join(root, module), 'utf8')),
+    );
+    expect(throwsApiError).toEqual([]);
   });
 
   it('names in every rule only paths that exist (a rule about a removed module would check nothing)', () => {

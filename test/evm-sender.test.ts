@@ -1,7 +1,8 @@
 // The EVM sender's recovery paths on a node of its own (mining switched off and on at will): a transaction stuck in
 // the mempool is replaced with a higher fee at the same nonce, a dropped one is broadcast again from the stored
 // bytes, and either way the chain mines one transaction for the key. The node is this file's (not the run's shared
-// one) because it stops mining; its nonces are stored under a chain name of its own.
+// one) because it stops mining; it sends from an address of its own (a key no other file uses, funded on this node
+// only), so its stored nonces under `ethereum` are apart from those of the shared node's senders.
 import { randomUUID } from 'node:crypto';
 import { type Address, type Hash } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -9,16 +10,16 @@ import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { createPrismaClient, type DatabaseClient } from '../src/persistence/database';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { keySeeds } from '../src/providers';
-import { sandboxTreasury } from '../src/providers/evm/sandbox-chain';
 import { EvmSender, evmClient } from '../src/providers/evm/sender';
 import { SeedSigner } from '../src/providers/evm/signer';
-import { TREASURY_KEY_REFERENCE } from '../src/providers/wallet-addresses';
 import { loadConfig } from '../src/config';
 
 let anvil: LocalAnvil;
 let prisma: DatabaseClient;
 let sender: EvmSender;
-const chainName = `test_${randomUUID().slice(0, 8)}`;
+let signer: SeedSigner;
+/** A BIP-44 account of this file's own: its address never sends on the shared node. */
+const ownKeyReference = `bip44:m/44'/60'/${1_000 + Math.floor(Math.random() * 1_000_000)}'/0/0`;
 
 const rpc = (method: string, params: unknown[] = []) =>
   fetch(anvil.rpcUrl, {
@@ -31,11 +32,14 @@ beforeAll(async () => {
   anvil = await startAnvil();
   prisma = createPrismaClient(process.env.DATABASE_URL!, { role: 'test', poolSize: 2 });
   const config = loadConfig({ ...process.env, APP_ENV: 'sandbox' });
+  signer = new SeedSigner(keySeeds(config));
+  const own = await signer.addressOf(ownKeyReference);
+  expect(await rpc('anvil_setBalance', [own, `0x${(10n ** 21n).toString(16)}`])).not.toHaveProperty('error');
   sender = new EvmSender({
     prisma,
-    signer: new SeedSigner(keySeeds(config)),
-    chain: { name: chainName, chainId: anvil.chainId, client: evmClient(anvil.chainId, [anvil.rpcUrl]) },
-    treasuryKeyReference: TREASURY_KEY_REFERENCE,
+    signer,
+    chain: { name: 'ethereum', chainId: anvil.chainId, client: evmClient(anvil.chainId, [anvil.rpcUrl]) },
+    treasuryKeyReference: ownKeyReference,
     receiptWaitMs: 300,
     stuckAfterMs: 3_000,
   });
@@ -47,7 +51,7 @@ afterAll(async () => {
 
 const payment = (to: Address) => ({
   idempotencyKey: `test:${randomUUID()}:send`,
-  fromKeyReference: TREASURY_KEY_REFERENCE,
+  fromKeyReference: ownKeyReference,
   to,
   value: 12_345n,
   describe: { toAddress: to, token: null, amount: '12345' },
@@ -58,10 +62,10 @@ async function expectMinedOnce(key: string, to: Address): Promise<void> {
   expect(await client.getBalance({ address: to })).toBe(12_345n);
   const row = (await findEvmSend(prisma, key))!;
   expect(row.status).toBe('mined');
-  const treasury = sandboxTreasury().address;
-  const chainNonce = await client.getTransactionCount({ address: treasury, blockTag: 'pending' });
+  const own = await signer.addressOf(ownKeyReference);
+  const chainNonce = await client.getTransactionCount({ address: own, blockTag: 'pending' });
   expect(chainNonce).toBe(row.nonce + 1);
-  expect(await storedNextNonce(prisma, chainName, treasury)).toBe(chainNonce);
+  expect(await storedNextNonce(prisma, 'ethereum', own)).toBe(chainNonce);
 }
 
 it('replaces a transaction stuck in the mempool with a higher fee at the same nonce; one is mined', async () => {
@@ -108,9 +112,13 @@ it('broadcasts a dropped transaction again from the stored bytes', async () => {
 it('answers unavailable, within its bound, when the node cannot be reached; nothing is reserved', async () => {
   const offline = new EvmSender({
     prisma,
-    signer: new SeedSigner(keySeeds(loadConfig({ ...process.env, APP_ENV: 'sandbox' }))),
-    chain: { name: chainName, chainId: anvil.chainId, client: evmClient(anvil.chainId, ['http://127.0.0.1:9'], 1_000) },
-    treasuryKeyReference: TREASURY_KEY_REFERENCE,
+    signer,
+    chain: {
+      name: 'ethereum',
+      chainId: anvil.chainId,
+      client: evmClient(anvil.chainId, ['http://127.0.0.1:9'], 1_000),
+    },
+    treasuryKeyReference: ownKeyReference,
   });
   const request = payment(privateKeyToAccount(generatePrivateKey()).address);
   const started = Date.now();

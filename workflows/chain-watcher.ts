@@ -5,9 +5,10 @@
 // continues as new after a bounded number of steps, so its history stays small.
 import { ActivityFailure, continueAsNew, log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { Blockchain } from '../src/domain/rails';
 
 export interface ChainWatcherInput {
-  chain: string;
+  chain: Blockchain;
   /** Seconds between steps once the watcher has caught up with the head. */
   pollSeconds: number;
 }

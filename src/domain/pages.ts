@@ -1,6 +1,6 @@
 // The one pagination helper. Lists are ordered newest first (created_at, then id, descending) and paged with keyset
 // cursors, so pages stay stable while new rows arrive. Cursors are opaque base64url strings; `after` continues to
-// older items, `before` goes back to newer ones. The query parameters and the envelope are src/http/pagination.ts.
+// older items, `before` goes back to newer ones. The query parameters and the envelope are src/schemas/pagination.ts.
 import { z } from 'zod';
 import { DomainError } from './errors';
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_AUTH_FAILURE_LIMIT, DEFAULT_AUTH_FAILURE_WINDOW_SECONDS, type AppConfig } from '../config';
 import { ErrorCode, errorCatalogue, validationDetailCodes } from './error-codes';
 import { JSON_BODY_LIMIT_MB, MAX_JSON_DEPTH } from './limits';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './pagination';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../schemas/pagination';
 import { isRateLimited } from './rate-limit';
 import { isCustomBody, RouteDefinition } from './route';
 import { documentMetadataSchema } from '../schemas/customers';

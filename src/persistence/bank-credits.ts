@@ -4,6 +4,7 @@
 // append-only for the services' roles; a report read twice keeps its first row.
 import { jsonParameter, sqlOf, type Database } from './database';
 import { newId } from '../domain/ids';
+import type { Currency } from '../domain/money';
 
 export type BankAccountJson = { iban: string } | { number: string };
 export type BankAgentJson = { bic: string } | { abaRoutingNumber: string };
@@ -15,7 +16,7 @@ export interface BankCreditInput {
   messageId: string;
   /** Decimal text. */
   amount: string;
-  currency: string;
+  currency: Currency;
   /** YYYY-MM-DD */
   bookingDate: string;
   remittance: string | null;

@@ -4,6 +4,7 @@
 import type { Currency } from '../domain/money';
 import { randomUUID } from 'node:crypto';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
+import type { Blockchain } from '../domain/rails';
 import { type DatabaseTransaction, type DatabaseClient, sqlOf, withDatabaseTransaction } from './database';
 
 export interface ScannedTransfer {
@@ -20,19 +21,19 @@ export interface ScannedTransfer {
 
 export interface ChainDepositRow {
   id: string;
-  chain: string;
+  chain: Blockchain;
   txHash: string;
   logIndex: number;
   blockNumber: bigint;
   blockHash: string;
-  currency: string;
+  currency: Currency;
   toAddress: string;
   amount: string;
   status: ChainDepositStatus;
 }
 
 /** The next block the watcher reads on `chain`, or null before its first run. */
-export async function chainCursor(db: DatabaseClient, chain: string): Promise<bigint | null> {
+export async function chainCursor(db: DatabaseClient, chain: Blockchain): Promise<bigint | null> {
   const row = await db.chainCursor.findUnique({ where: { chain } });
   return row ? row.nextBlock : null;
 }
@@ -40,7 +41,7 @@ export async function chainCursor(db: DatabaseClient, chain: string): Promise<bi
 /** The stored block hashes of `chain` from the highest down, at most `limit` (the reorganisation check walks them). */
 export async function storedChainBlocks(
   db: DatabaseClient,
-  chain: string,
+  chain: Blockchain,
   limit: number,
 ): Promise<Array<{ number: bigint; hash: string }>> {
   const rows = await db.chainBlock.findMany({ where: { chain }, orderBy: { number: 'desc' }, take: limit });
@@ -53,7 +54,7 @@ export async function storedChainBlocks(
  */
 export async function recordScannedRange(
   db: DatabaseClient,
-  chain: string,
+  chain: Blockchain,
   range: { transfers: ScannedTransfer[]; blocks: Array<{ number: bigint; hash: string }>; next: bigint },
 ): Promise<number> {
   return withDatabaseTransaction(db, async (tx) => {
@@ -94,7 +95,7 @@ export async function recordScannedRange(
   });
 }
 
-async function moveCursor(tx: DatabaseTransaction, chain: string, next: bigint): Promise<void> {
+async function moveCursor(tx: DatabaseTransaction, chain: Blockchain, next: bigint): Promise<void> {
   await tx
     .insertInto('chainCursors')
     .values({ chain, nextBlock: next.toString(), updatedAt: new Date() })
@@ -111,7 +112,7 @@ async function moveCursor(tx: DatabaseTransaction, chain: string, next: bigint):
  */
 export async function rollBackChain(
   db: DatabaseClient,
-  chain: string,
+  chain: Blockchain,
   lastCommon: bigint,
 ): Promise<{ forgotten: number; creditedAbove: ChainDepositRow[] }> {
   return withDatabaseTransaction(db, async (tx) => {
@@ -137,7 +138,7 @@ export async function rollBackChain(
 /** Transfers seen and not yet credited in blocks up to `deep`, oldest first, at most `limit`. */
 export async function seenChainDeposits(
   db: DatabaseClient,
-  chain: string,
+  chain: Blockchain,
   deep: bigint,
   limit: number,
 ): Promise<ChainDepositRow[]> {
@@ -167,7 +168,7 @@ export async function creditChainDeposit(db: DatabaseClient, id: string, blockHa
 }
 
 /** Forgets stored block hashes below `below`: too deep to be reorganised away (the most recent is always kept). */
-export async function pruneChainBlocks(db: DatabaseClient, chain: string, below: bigint): Promise<void> {
+export async function pruneChainBlocks(db: DatabaseClient, chain: Blockchain, below: bigint): Promise<void> {
   await db.chainBlock.deleteMany({ where: { chain, number: { lt: below } } });
 }
 
@@ -175,7 +176,7 @@ export async function pruneChainBlocks(db: DatabaseClient, chain: string, below:
  * Forgets what the watcher read of `chain` (its cursor, block hashes and transfers; not the payouts' claims), so that
  * its next run reads the chain again from the start: for a node that was replaced by a fresh one (a test, chaos).
  */
-export async function forgetChainReadings(db: DatabaseClient, chain: string): Promise<void> {
+export async function forgetChainReadings(db: DatabaseClient, chain: Blockchain): Promise<void> {
   // Its watcher is stopped meanwhile (the caller's part), so the three need not be one transaction.
   await db.chainDeposit.deleteMany({ where: { chain } });
   await db.chainBlock.deleteMany({ where: { chain } });
@@ -183,7 +184,7 @@ export async function forgetChainReadings(db: DatabaseClient, chain: string): Pr
 }
 
 /** The credited transfers of `chain` to `address` (the operator's and the tests' view). */
-export async function chainDepositsOf(db: DatabaseClient, chain: string): Promise<ChainDepositRow[]> {
+export async function chainDepositsOf(db: DatabaseClient, chain: Blockchain): Promise<ChainDepositRow[]> {
   const rows = await sqlOf(db)
     .selectFrom('chainDeposits')
     .selectAll()
@@ -196,12 +197,12 @@ export async function chainDepositsOf(db: DatabaseClient, chain: string): Promis
 
 function asDepositRow(row: {
   id: string;
-  chain: string;
+  chain: Blockchain;
   txHash: string;
   logIndex: number;
   blockNumber: string;
   blockHash: string;
-  currency: string;
+  currency: Currency;
   toAddress: string;
   amount: { toString(): string };
   status: 'seen' | 'credited';
@@ -224,7 +225,7 @@ function asDepositRow(row: {
 
 export interface PayoutChainClaimRow {
   transactionId: string;
-  chain: string;
+  chain: Blockchain;
   txHash: string;
   status: PayoutChainClaimStatus;
   refusal: string | null;
@@ -234,7 +235,7 @@ export interface PayoutChainClaimRow {
 /** The claim on a hash (any payout's), or null. */
 export async function findPayoutChainClaim(
   db: DatabaseClient,
-  chain: string,
+  chain: Blockchain,
   txHash: string,
 ): Promise<PayoutChainClaimRow | null> {
   return db.payoutChainClaim.findUnique({ where: { chain_txHash: { chain, txHash } } });
@@ -246,7 +247,7 @@ export async function findPayoutChainClaim(
  */
 export async function claimPayoutTxHash(
   db: DatabaseClient,
-  claim: { transactionId: string; chain: string; txHash: string; expiresAt: Date },
+  claim: { transactionId: string; chain: Blockchain; txHash: string; expiresAt: Date },
 ): Promise<PayoutChainClaimRow> {
   return withDatabaseTransaction(db, async (tx) => {
     const holder = await tx
@@ -277,7 +278,7 @@ export async function claimPayoutTxHash(
 /** The pending claims of `chain`, oldest first, at most `limit`. */
 export async function pendingPayoutChainClaims(
   db: DatabaseClient,
-  chain: string,
+  chain: Blockchain,
   limit: number,
 ): Promise<PayoutChainClaimRow[]> {
   return db.payoutChainClaim.findMany({
@@ -317,9 +318,9 @@ export async function payoutChainClaimOf(
  */
 export async function chainBookBalances(
   db: DatabaseClient,
-  chain: string,
+  chain: Blockchain,
   block: bigint,
-): Promise<Array<{ address: string; currency: string; amount: string }>> {
+): Promise<Array<{ address: string; currency: Currency; amount: string }>> {
   const rows = await sqlOf(db)
     .selectFrom('chainDeposits')
     .select(['toAddress', 'currency', (eb) => eb.fn.sum<string>('amount').as('total')])

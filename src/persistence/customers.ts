@@ -135,7 +135,7 @@ export async function readCustomerWithReviewInputs(
   return row;
 }
 
-/** A page of the partner's customers (src/http/pagination.ts). */
+/** A page of the partner's customers (src/schemas/pagination.ts). */
 export async function listCustomers(
   db: Database,
   partnerId: string,

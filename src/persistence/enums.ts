@@ -12,6 +12,7 @@ import type { WalletTransferStatus } from '../domain/wallet-transfers';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
 import type { Currency } from '../domain/money';
 import type { Blockchain, PaymentRail } from '../domain/rails';
+import type { DepositRail } from '../providers/deposit-accounts';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Agree<Check extends true> = Check;
@@ -20,6 +21,7 @@ export type SchemaEnumsAgreeWithDomain = [
   Agree<Same<$Enums.Currency, Currency>>,
   Agree<Same<$Enums.PaymentRail, PaymentRail>>,
   Agree<Same<$Enums.Blockchain, Blockchain>>,
+  Agree<Same<$Enums.DepositRail, DepositRail>>,
   Agree<Same<$Enums.TransactionType, TransactionType>>,
   Agree<Same<$Enums.TransactionStatus, TransactionStatus>>,
   Agree<Same<$Enums.QuoteType, QuoteType>>,

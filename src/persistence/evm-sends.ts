@@ -3,13 +3,14 @@
 // broadcast. A send keeps its nonce for good: a replacement (higher fee) is stored at the same nonce, the hashes it
 // replaced kept, so that whichever of them the chain mined is found.
 import { sql } from 'kysely';
+import type { Blockchain } from '../domain/rails';
 import { type DatabaseClient, type Database, sqlOf, withDatabaseTransaction } from './database';
 
 export type EvmSendStatus = 'reserved' | 'signed' | 'mined' | 'failed';
 
 export interface EvmSendRow {
   idempotencyKey: string;
-  chain: string;
+  chain: Blockchain;
   fromAddress: string;
   nonce: number;
   toAddress: string;
@@ -31,7 +32,7 @@ export type EvmSendKind = 'transfer' | 'mint' | 'gas';
 
 export interface NewEvmSend {
   idempotencyKey: string;
-  chain: string;
+  chain: Blockchain;
   fromAddress: string;
   toAddress: string;
   token: string | null;
@@ -172,7 +173,7 @@ export async function settleEvmSend(
 }
 
 /** The stored next nonce of a sender (tests and operators compare it with the chain's count). */
-export async function storedNextNonce(db: Database, chain: string, address: string): Promise<number | null> {
+export async function storedNextNonce(db: Database, chain: Blockchain, address: string): Promise<number | null> {
   const row = await sqlOf(db)
     .selectFrom('evmNonces')
     .select('nextNonce')
@@ -199,11 +200,11 @@ export interface EvmSendMovement {
  * The service's token sends mined (and not reverted) on `chain` at or below `block`, summed by kind, sender,
  * recipient and token, for the reconciliation's chain check (activities/reconciliation.ts).
  */
-export async function evmSendMovements(db: Database, chain: string, block: bigint): Promise<EvmSendMovement[]> {
+export async function evmSendMovements(db: Database, chain: Blockchain, block: bigint): Promise<EvmSendMovement[]> {
   const rows = await sqlOf(db)
     .selectFrom('evmSends as s')
     .leftJoin('wallets as w', (join) =>
-      join.on(sql`w.chain::text`, '=', chain).on(sql`lower(w.address)`, '=', sql`lower(s.to_address)`),
+      join.on('w.chain', '=', chain).on(sql`lower(w.address)`, '=', sql`lower(s.to_address)`),
     )
     .select([
       's.kind',
@@ -232,7 +233,7 @@ export async function evmSendMovements(db: Database, chain: string, block: bigin
 /** Token sends signed (maybe broadcast, maybe mined) whose outcome the service has not recorded yet. */
 export async function unsettledEvmSends(
   db: Database,
-  chain: string,
+  chain: Blockchain,
 ): Promise<Array<{ idempotencyKey: string; hashes: string[] }>> {
   const rows = await sqlOf(db)
     .selectFrom('evmSends')
@@ -254,7 +255,7 @@ export async function unsettledEvmSends(
  */
 export async function signedEvmSendsBelow(
   db: Database,
-  chain: string,
+  chain: Blockchain,
   fromAddress: string,
   nonce: number,
   signedBefore: Date,

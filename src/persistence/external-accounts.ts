@@ -38,7 +38,7 @@ export function findExternalAccountByIdentity(
   });
 }
 
-/** A page of the partner's accounts, of one customer when `customerId` is given (src/http/pagination.ts). */
+/** A page of the partner's accounts, of one customer when `customerId` is given (src/schemas/pagination.ts). */
 export function listExternalAccounts(
   db: DatabaseClient,
   partnerId: string,

@@ -47,7 +47,7 @@ export async function recordFxExecution(prisma: DatabaseClient, record: FxExecut
 
 export interface FxExecutionRow {
   transactionId: string;
-  step: string;
+  step: FxExecutionRecord['step'];
   quoteId: string;
   sold: Money;
   atLockedRate: Money;
@@ -117,7 +117,7 @@ export async function fxResultByPair(db: Database, from: Date, to: Date): Promis
 /** As the SQL builder returns it (camel-cased names). */
 interface RawRow {
   transactionId: string;
-  step: string;
+  step: FxExecutionRecord['step'];
   quoteId: string;
   soldCurrency: Currency;
   soldAmount: unknown;

@@ -1,4 +1,4 @@
-// Lists in keyset order (src/http/pagination.ts): newest first by (created_at, id), a page starting strictly after
+// Lists in keyset order (src/schemas/pagination.ts): newest first by (created_at, id), a page starting strictly after
 // its cursor by a row comparison, so each list is one index range scan on an index ending in (created_at, id) after
 // its equality filters, whatever the page's depth and the partner's total rows (test/list-plans.test.ts).
 import { type SelectQueryBuilder, sql } from 'kysely';

@@ -139,7 +139,7 @@ export interface TransactionFilter {
   status?: TransactionStatus;
 }
 
-/** One page of a partner's transactions, newest first (the keyset from http/pagination.ts). */
+/** One page of a partner's transactions, newest first (the keyset from schemas/pagination.ts). */
 export async function listTransactionRows(
   db: Database,
   filter: TransactionFilter,

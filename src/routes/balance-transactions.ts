@@ -1,5 +1,5 @@
 // HTTP operations on a partner's balance transactions and fee balance (reads of the ledger, docs/reconciliation.md).
-import { listSchema } from '../http/pagination';
+import { listSchema } from '../schemas/pagination';
 import { defineRoute } from '../http/route';
 import {
   balanceTransactionSchema,

@@ -1,7 +1,7 @@
 // HTTP operations on customers and their verification (SPEC 4.1, 2.3, 2.4, 3.1).
 import { z } from 'zod';
 import { readSingleFileUpload } from '../http/multipart';
-import { listSchema, paginationQuerySchema } from '../http/pagination';
+import { listSchema, paginationQuerySchema } from '../schemas/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { customerLinkOf, toCustomer, toCustomerListItem } from '../presenters/customers';
 import {

@@ -1,6 +1,6 @@
 // The event log (SPEC 6): what partners read to catch up after an outage, and redelivery on request.
 import { z } from 'zod';
-import { listSchema, paginationQuerySchema } from '../http/pagination';
+import { listSchema, paginationQuerySchema } from '../schemas/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toWebhookDelivery, toWebhookEvent } from '../presenters/webhooks';
 import { openEventStream } from '../services/event-stream';

@@ -1,5 +1,5 @@
 // HTTP operations on external accounts (SPEC 4.2, 2.5).
-import { listSchema } from '../http/pagination';
+import { listSchema } from '../schemas/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toExternalAccount } from '../presenters/external-accounts';
 import { createExternalAccount, findExternalAccountOrThrow, listExternalAccounts } from '../services/external-accounts';

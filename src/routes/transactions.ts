@@ -2,7 +2,7 @@
 // confirmation, view, cancel, list, and the sandbox's simulated deposits (on a transaction, and on a
 // virtual account, which makes a pay-in).
 import { durationInProse, fiatRails, listInProse, railDefinitions } from '../domain/rails';
-import { listSchema } from '../http/pagination';
+import { listSchema } from '../schemas/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toTransaction } from '../presenters/transactions';
 import { cancelTransaction } from '../services/transactions/cancel';

@@ -1,5 +1,5 @@
 // HTTP operations on virtual accounts (SPEC 4.5, 2.7, 3.2).
-import { listSchema } from '../http/pagination';
+import { listSchema } from '../schemas/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toVirtualAccount } from '../presenters/virtual-accounts';
 import {

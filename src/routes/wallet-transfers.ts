@@ -1,7 +1,7 @@
 // HTTP operations on wallet transfers (SPEC 1: stablecoin between wallets, no quote). The create path
 // `POST /v1/wallet-transfer` is fixed by the issue (like /v1/payin, /v1/payout); the resource reads
 // under the plural `/v1/wallet-transfers`.
-import { listSchema } from '../http/pagination';
+import { listSchema } from '../schemas/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toWalletTransfer } from '../presenters/wallet-transfers';
 import { createWalletTransfer, findWalletTransferOrThrow, listWalletTransfers } from '../services/wallet-transfers';

@@ -1,5 +1,5 @@
 // HTTP operations on wallets. The SPEC lists wallet operations as not shown; these are ours.
-import { listSchema } from '../http/pagination';
+import { listSchema } from '../schemas/pagination';
 import { defineRoute, idParam } from '../http/route';
 import { toWallet } from '../presenters/wallets';
 import { createWallet, findWalletOrThrow, fundSandboxWallet, listWallets } from '../services/wallets';

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { allCurrencies } from '../domain/money';
 import { balanceSourceTypes } from '../domain/reconciliation';
-import { paginationQuerySchema } from '../http/pagination';
+import { paginationQuerySchema } from './pagination';
 import { timestampSchema } from './common';
 
 const currencySchema = z.enum(allCurrencies);

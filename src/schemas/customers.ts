@@ -21,8 +21,8 @@ import {
   websiteSchema,
 } from './common';
 import Decimal from 'decimal.js';
-import { ApiError } from '../http/errors';
 import { allSteps, documentSides, documentTypes, rejectionCodes, sidedDocumentTypes } from '../domain/verification';
+import { DomainError } from '../domain/errors';
 
 import { customerStatuses, customerTypes, type CustomerStatus, type CustomerType } from '../domain/customers';
 
@@ -183,7 +183,7 @@ export const createCustomerRequestSchema = z
     if (body.type === 'business') {
       const total = body.beneficiaries.reduce((sum, beneficiary) => sum.plus(beneficiary.share_size), new Decimal(0));
       if (total.gt(100)) {
-        throw new ApiError(
+        throw new DomainError(
           'beneficiary_shares_exceed_100',
           `The beneficiaries' share_size values add up to ${total.toString()}%, more than 100%.`,
         );

@@ -8,8 +8,8 @@ import { checkClabe } from '../domain/clabe';
 import { externalAccountStatuses } from '../domain/external-accounts';
 import { alpha2Of, checkIban, sepaCountries } from '../domain/iban';
 import { type ExternalAccountRail, externalAccountRails, listInProse, railDefinitions } from '../domain/rails';
-import { paginationQuerySchema } from '../http/pagination';
-import { ApiError } from '../http/errors';
+import { paginationQuerySchema } from './pagination';
+import { DomainError } from '../domain/errors';
 import { addressSchema, NON_BLANK_PATTERN, text, timestampSchema } from './common';
 
 type Check = { ok: true } | { ok: false; reason: string };
@@ -193,7 +193,7 @@ const speiRequestSchema = z
     // Two fields that must agree: not a rule JSON Schema can state, so checked once the shape is valid (422).
     const check = spei.clabe === undefined ? undefined : checkClabe(spei.clabe);
     if (check?.ok && spei.bank_code !== check.bankCode) {
-      throw new ApiError(
+      throw new DomainError(
         'clabe_bank_code_mismatch',
         `spei.bank_code ${spei.bank_code} does not match the CLABE, whose bank code is ${check.bankCode}.`,
       );

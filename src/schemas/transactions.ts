@@ -12,7 +12,7 @@ import {
   transactionStatuses,
   transactionTypes,
 } from '../domain/transactions';
-import { paginationQuerySchema } from '../http/pagination';
+import { paginationQuerySchema } from './pagination';
 import {
   addressSchema,
   always,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { chains } from '../domain/chains';
 import { stablecoins } from '../domain/money';
-import { paginationQuerySchema } from '../http/pagination';
+import { paginationQuerySchema } from './pagination';
 import { senderCurrencies } from '../providers/deposit-accounts';
 import { addressSchema, always, text, timestampSchema } from './common';
 

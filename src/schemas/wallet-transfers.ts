@@ -8,7 +8,7 @@ import {
   walletTransferSimulations,
   walletTransferStatuses,
 } from '../domain/wallet-transfers';
-import { paginationQuerySchema } from '../http/pagination';
+import { paginationQuerySchema } from './pagination';
 import { always, positiveAmountOf, timestampSchema } from './common';
 
 const stablecoinSchema = z.enum(stablecoins);

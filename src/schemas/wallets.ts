@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { chains } from '../domain/chains';
 import { stablecoins } from '../domain/money';
-import { paginationQuerySchema } from '../http/pagination';
+import { paginationQuerySchema } from './pagination';
 import { text, timestampSchema } from './common';
 
 export const createWalletRequestSchema = z

@@ -2,7 +2,7 @@
 import { deliveryStatuses, type DeliveryStatus } from '../domain/webhook-retry';
 import { z } from 'zod';
 import { eventTypes } from '../events';
-import { paginationQuerySchema } from '../http/pagination';
+import { paginationQuerySchema } from './pagination';
 import { PORT_PATTERN, timestampSchema, uuidSchema } from './common';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;

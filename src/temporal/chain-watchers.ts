@@ -2,10 +2,11 @@
 // workflow per chain (its id names the chain), so a second start finds the running one and changes nothing.
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from '../config';
+import type { Blockchain } from '../domain/rails';
 import { workflowIds } from './workflow-ids';
 
 /** The chains with a configured node. */
-export function watchedChainNames(config: AppConfig): string[] {
+export function watchedChainNames(config: AppConfig): Blockchain[] {
   return config.ethereum ? ['ethereum'] : [];
 }
 

@@ -148,7 +148,7 @@ async function fxBandJump(system: ChaosSystem, bank: BankServices, report: Scena
     const status = await finalStatus(api, id, size.quick ? 120_000 : 600_000);
     outcomes[status] = (outcomes[status] ?? 0) + 1;
     report.check(['completed', 'error'].includes(status), () => `transaction ${id} ended ${status}`);
-    for (const step of ['fiat_to_stablecoin', 'stablecoin_to_fiat']) {
+    for (const step of ['fiat_to_stablecoin', 'stablecoin_to_fiat'] as const) {
       const quotes = await quotesOf(`${id}:${step}`);
       const executed = quotes.filter((quote) => quote.status === 'executed').length;
       // Firm quotes asked but not executed: refused beyond the band (or expired) before a later one went through.

@@ -39,6 +39,7 @@ import {
   signedEvmSendsBelow,
   storeSignedEvmSend,
 } from '../../persistence/evm-sends';
+import type { Blockchain } from '../../domain/rails';
 import { ProviderUnavailableError } from '../unavailable';
 import type { Signer } from './signer';
 
@@ -47,8 +48,8 @@ export class EvmUnavailableError extends ProviderUnavailableError {
 }
 
 export interface EvmChainConnection {
-  /** The configuration entry's name (the nonce store's `chain`). */
-  name: string;
+  /** The chain (the configuration entry's name, and the nonce store's `chain`). */
+  name: Blockchain;
   chainId: number;
   client: PublicClient;
 }
