@@ -24,6 +24,12 @@ const ioPackages = ['@prisma/', 'pg(-|$|/)', '@temporalio/', 'koa', '@koa/', 'bu
   (name) => `(^|/)node_modules/${name}`,
 );
 
+/**
+ * Scripts that inspect or measure the database as the tests do (chaos invariants, the transaction bench, the bench's
+ * query capture): exempt from `database-types-only-in-persistence`. scripts/codemods/opaque-handles.ts reads them.
+ */
+const databaseInsiderScripts = ['^scripts/bench-transactions\\.ts$', '^scripts/bench/capture\\.ts$', '^scripts/chaos/system\\.ts$'];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -139,6 +145,14 @@ module.exports = {
           '^src/persistence/generated/',
         ],
       },
+    },
+    {
+      name: 'database-types-only-in-persistence',
+      severity: 'error',
+      comment:
+        'Outside src/persistence a database handle is opaque (src/persistence/database.ts): only persistence unwraps it into Prisma Client or Kysely (src/persistence/internal/). Tests (assertions on rows) and the listed scripts that inspect or measure the database the same way are exempt.',
+      from: { pathNot: ['^src/persistence/', '^test/(?!fixtures/)', ...databaseInsiderScripts] },
+      to: { path: '^src/persistence/internal/' },
     },
     {
       name: 'workflows-deterministic',
