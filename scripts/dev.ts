@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CreatedPartner } from '../src/services/partners';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
+import { closeDatabaseClient } from "../src/persistence/database";
 import { projectRoot } from './lib/paths';
 import { nodeArgsOf, serviceEnv } from './lib/service-runtime';
 import { bankSimulatorServiceEnv, httpOk, ProcessSpec, Stack, tsEntry } from './lib/stack';
@@ -51,7 +52,7 @@ async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
     writeFileSync(file, JSON.stringify(created), { mode: 0o600 });
     return created;
   } finally {
-    await prisma.$disconnect();
+    await closeDatabaseClient(prisma);
   }
 }
 

@@ -2,6 +2,7 @@
 // their customers, and for fiat to fiat approved customers with a wallet and a receiving account, all through
 // the public API as a partner would.
 import { randomBytes } from 'node:crypto';
+import { closeDatabaseClient } from "../../src/persistence/database";
 import { railObjects } from '../../test/support/fixtures';
 import { expectStatus, HttpClient } from './load';
 import { waitUntil } from '../lib/wait';
@@ -56,7 +57,7 @@ export async function createPartners(databaseUrl: string, apiUrl: string, count:
     }
     return partners;
   } finally {
-    await prisma.$disconnect();
+    await closeDatabaseClient(prisma);
   }
 }
 

@@ -8,6 +8,7 @@
 // partners side by side (A B A B ...) with the same page size (limit=100) and the same number of items, and the
 // transaction list is compared with a bare route sending the same SQL with pg (the floor server). The slowest reads'
 // plans (EXPLAIN (ANALYZE, BUFFERS) of the persistence layer's own statements) are printed and kept in the JSON.
+import { closeDatabaseClient } from "../../src/persistence/database";
 import { Client as PgClient } from 'pg';
 import type { CompiledQuery } from 'kysely';
 import type { KeysetQuery, Position } from '../../src/domain/pages';
@@ -491,7 +492,7 @@ async function capturedStatements(
   try {
     await run(capturingClient(base, (query) => statements.push(query)));
   } finally {
-    await base.$disconnect();
+    await closeDatabaseClient(base);
   }
   return statements;
 }

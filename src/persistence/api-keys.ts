@@ -1,7 +1,7 @@
 // The api_keys table: partners' keys, stored as their SHA-256 with a display prefix, an optional label and when
 // they were created, last used and revoked. The lookup every request makes (with its partner's request count) is
 // plain SQL on the pool (sqlPoolOf).
-import { type Database, type DatabaseClient, sqlPoolOf, prismaOf } from './database';
+import { type Database, type DatabaseClient, sqlPoolOf, prismaOf } from "./internal/database";
 import type { Prisma } from './generated/prisma/client';
 
 /** A key as listings show it: with its partner's name. */

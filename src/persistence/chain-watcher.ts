@@ -4,7 +4,7 @@
 import type { Currency } from '../domain/money';
 import { randomUUID } from 'node:crypto';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
-import { type DatabaseTransaction, type DatabaseClient, sqlOf, withDatabaseTransaction } from './database';
+import { type DatabaseTransaction, type DatabaseClient, sqlOf, withDatabaseTransaction, prismaOf } from "./internal/database";
 
 export interface ScannedTransfer {
   txHash: string;
@@ -33,7 +33,7 @@ export interface ChainDepositRow {
 
 /** The next block the watcher reads on `chain`, or null before its first run. */
 export async function chainCursor(db: DatabaseClient, chain: string): Promise<bigint | null> {
-  const row = await db.chainCursor.findUnique({ where: { chain } });
+  const row = await prismaOf(db).chainCursor.findUnique({ where: { chain } });
   return row ? row.nextBlock : null;
 }
 
@@ -43,7 +43,7 @@ export async function storedChainBlocks(
   chain: string,
   limit: number,
 ): Promise<Array<{ number: bigint; hash: string }>> {
-  const rows = await db.chainBlock.findMany({ where: { chain }, orderBy: { number: 'desc' }, take: limit });
+  const rows = await prismaOf(db).chainBlock.findMany({ where: { chain }, orderBy: { number: 'desc' }, take: limit });
   return rows.map((row) => ({ number: row.number, hash: row.hash }));
 }
 
@@ -59,7 +59,7 @@ export async function recordScannedRange(
   return withDatabaseTransaction(db, async (tx) => {
     let added = 0;
     if (range.transfers.length > 0) {
-      const inserted = await tx
+      const inserted = await sqlOf(tx)
         .insertInto('chainDeposits')
         .values(
           range.transfers.map((transfer) => ({
@@ -83,7 +83,7 @@ export async function recordScannedRange(
       added = inserted.length;
     }
     for (const block of range.blocks) {
-      await tx
+      await sqlOf(tx)
         .insertInto('chainBlocks')
         .values({ chain, number: block.number.toString(), hash: block.hash })
         .onConflict((conflict) => conflict.columns(['chain', 'number']).doUpdateSet({ hash: block.hash }))
@@ -95,7 +95,7 @@ export async function recordScannedRange(
 }
 
 async function moveCursor(tx: DatabaseTransaction, chain: string, next: bigint): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .insertInto('chainCursors')
     .values({ chain, nextBlock: next.toString(), updatedAt: new Date() })
     .onConflict((conflict) =>
@@ -115,14 +115,14 @@ export async function rollBackChain(
   lastCommon: bigint,
 ): Promise<{ forgotten: number; creditedAbove: ChainDepositRow[] }> {
   return withDatabaseTransaction(db, async (tx) => {
-    await tx.deleteFrom('chainBlocks').where('chain', '=', chain).where('number', '>', lastCommon.toString()).execute();
-    const forgotten = await tx
+    await sqlOf(tx).deleteFrom('chainBlocks').where('chain', '=', chain).where('number', '>', lastCommon.toString()).execute();
+    const forgotten = await sqlOf(tx)
       .deleteFrom('chainDeposits')
       .where('chain', '=', chain)
       .where('status', '=', 'seen')
       .where('blockNumber', '>', lastCommon.toString())
       .executeTakeFirst();
-    const creditedAbove = await tx
+    const creditedAbove = await sqlOf(tx)
       .selectFrom('chainDeposits')
       .selectAll()
       .where('chain', '=', chain)
@@ -168,7 +168,7 @@ export async function creditChainDeposit(db: DatabaseClient, id: string, blockHa
 
 /** Forgets stored block hashes below `below`: too deep to be reorganised away (the most recent is always kept). */
 export async function pruneChainBlocks(db: DatabaseClient, chain: string, below: bigint): Promise<void> {
-  await db.chainBlock.deleteMany({ where: { chain, number: { lt: below } } });
+  await prismaOf(db).chainBlock.deleteMany({ where: { chain, number: { lt: below } } });
 }
 
 /**
@@ -177,9 +177,9 @@ export async function pruneChainBlocks(db: DatabaseClient, chain: string, below:
  */
 export async function forgetChainReadings(db: DatabaseClient, chain: string): Promise<void> {
   // Its watcher is stopped meanwhile (the caller's part), so the three need not be one transaction.
-  await db.chainDeposit.deleteMany({ where: { chain } });
-  await db.chainBlock.deleteMany({ where: { chain } });
-  await db.chainCursor.deleteMany({ where: { chain } });
+  await prismaOf(db).chainDeposit.deleteMany({ where: { chain } });
+  await prismaOf(db).chainBlock.deleteMany({ where: { chain } });
+  await prismaOf(db).chainCursor.deleteMany({ where: { chain } });
 }
 
 /** The credited transfers of `chain` to `address` (the operator's and the tests' view). */
@@ -237,7 +237,7 @@ export async function findPayoutChainClaim(
   chain: string,
   txHash: string,
 ): Promise<PayoutChainClaimRow | null> {
-  return db.payoutChainClaim.findUnique({ where: { chain_txHash: { chain, txHash } } });
+  return prismaOf(db).payoutChainClaim.findUnique({ where: { chain_txHash: { chain, txHash } } });
 }
 
 /**
@@ -249,14 +249,14 @@ export async function claimPayoutTxHash(
   claim: { transactionId: string; chain: string; txHash: string; expiresAt: Date },
 ): Promise<PayoutChainClaimRow> {
   return withDatabaseTransaction(db, async (tx) => {
-    const holder = await tx
+    const holder = await sqlOf(tx)
       .selectFrom('payoutChainClaims')
       .selectAll()
       .where('chain', '=', claim.chain)
       .where('txHash', '=', claim.txHash)
       .executeTakeFirst();
     if (holder) return holder;
-    const own = await tx
+    const own = await sqlOf(tx)
       .selectFrom('payoutChainClaims')
       .selectAll()
       .where('transactionId', '=', claim.transactionId)
@@ -264,8 +264,8 @@ export async function claimPayoutTxHash(
       .executeTakeFirst();
     // A payout waits on one hash at a time: a second pending one is the first (the caller refuses another).
     if (own?.status === 'pending') return own;
-    await tx.deleteFrom('payoutChainClaims').where('transactionId', '=', claim.transactionId).execute();
-    return tx
+    await sqlOf(tx).deleteFrom('payoutChainClaims').where('transactionId', '=', claim.transactionId).execute();
+    return sqlOf(tx)
       .insertInto('payoutChainClaims')
       .values({ ...claim, status: 'pending', updatedAt: new Date() })
       .onConflict((conflict) => conflict.columns(['chain', 'txHash']).doNothing())
@@ -280,7 +280,7 @@ export async function pendingPayoutChainClaims(
   chain: string,
   limit: number,
 ): Promise<PayoutChainClaimRow[]> {
-  return db.payoutChainClaim.findMany({
+  return prismaOf(db).payoutChainClaim.findMany({
     where: { chain, status: 'pending' },
     orderBy: { createdAt: 'asc' },
     take: limit,
@@ -293,7 +293,7 @@ export async function closePayoutChainClaim(
   transactionId: string,
   outcome: { status: 'settled' } | { status: 'refused'; refusal: string },
 ): Promise<boolean> {
-  const result = await db.payoutChainClaim.updateMany({
+  const result = await prismaOf(db).payoutChainClaim.updateMany({
     where: { transactionId, status: 'pending' },
     data: { status: outcome.status, refusal: outcome.status === 'refused' ? outcome.refusal : null },
   });
@@ -305,7 +305,7 @@ export async function payoutChainClaimOf(
   db: DatabaseClient,
   transactionId: string,
 ): Promise<PayoutChainClaimRow | null> {
-  return db.payoutChainClaim.findUnique({ where: { transactionId } });
+  return prismaOf(db).payoutChainClaim.findUnique({ where: { transactionId } });
 }
 
 // ---- the reconciliation's chain check ----

@@ -8,16 +8,7 @@ import { inBatches, type PurgeLimits } from './purges';
 import { newId } from '../domain/ids';
 import { EventType, resourceTypeOf } from '../events';
 import { currentTraceParent } from '../observability/trace-context';
-import {
-  type connectionSettings,
-  type DatabaseTransaction,
-  type Database,
-  jsonParameter,
-  type DatabaseClient,
-  sqlOf,
-  withDatabaseTransaction,
-  prismaOf,
-} from './database';
+import { type connectionSettings, type DatabaseTransaction, type Database, jsonParameter, type DatabaseClient, sqlOf, withDatabaseTransaction, prismaOf } from "./internal/database";
 import type { Prisma } from './generated/prisma/client';
 import { type RawBuilder, sql } from 'kysely';
 
@@ -74,7 +65,7 @@ export function deleteEventsCreatedBefore(prisma: DatabaseClient, before: Date, 
   return inBatches(
     (size) =>
       withDatabaseTransaction(prisma, async (tx) => {
-        const events = await tx
+        const events = await sqlOf(tx)
           .selectFrom('events')
           .select('id')
           .where('createdAt', '<', before)
@@ -84,10 +75,10 @@ export function deleteEventsCreatedBefore(prisma: DatabaseClient, before: Date, 
           .execute();
         if (events.length === 0) return 0;
         const eventIds = events.map(({ id }) => id);
-        const deliveries = tx.selectFrom('webhookDeliveries').select('id').where('eventId', 'in', eventIds);
-        await tx.deleteFrom('webhookDeliveryAttempts').where('deliveryId', 'in', deliveries).execute();
-        await tx.deleteFrom('webhookDeliveries').where('eventId', 'in', eventIds).execute();
-        await tx.deleteFrom('events').where('id', 'in', eventIds).execute();
+        const deliveries = sqlOf(tx).selectFrom('webhookDeliveries').select('id').where('eventId', 'in', eventIds);
+        await sqlOf(tx).deleteFrom('webhookDeliveryAttempts').where('deliveryId', 'in', deliveries).execute();
+        await sqlOf(tx).deleteFrom('webhookDeliveries').where('eventId', 'in', eventIds).execute();
+        await sqlOf(tx).deleteFrom('events').where('id', 'in', eventIds).execute();
         return events.length;
       }),
     limits,

@@ -1,15 +1,7 @@
 // The external_accounts table: customers' bank accounts outside the service, registered once per customer and
 // account identity.
 import type { Insertable } from 'kysely';
-import {
-  type DatabaseTransaction,
-  type DB,
-  type Database,
-  jsonParameter,
-  sqlOf,
-  prismaOf,
-  type DatabaseClient,
-} from './database';
+import { type DatabaseTransaction, type DB, type Database, jsonParameter, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
 import type { Prisma } from './generated/prisma/client';
 import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
@@ -55,7 +47,7 @@ export function insertExternalAccount(
   tx: DatabaseTransaction,
   account: NewExternalAccount,
 ): Promise<ExternalAccountRow> {
-  return tx
+  return sqlOf(tx)
     .insertInto('externalAccounts')
     .values({ ...account, details: jsonParameter(account.details)! })
     .returningAll()

@@ -4,7 +4,7 @@ import { fxResultEntries } from '../domain/fx';
 import { ledgerReference } from '../domain/ledger';
 import { Money, type Currency } from '../domain/money';
 import { sql } from 'kysely';
-import { sqlOf, withDatabaseTransaction, type DatabaseClient, type Database } from './database';
+import { sqlOf, withDatabaseTransaction, type DatabaseClient, type Database } from "./internal/database";
 import { postLedgerEntries } from './ledger';
 
 export interface FxExecutionRecord {

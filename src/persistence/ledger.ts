@@ -21,7 +21,7 @@
 // accounts with lockLedgerAccounts), then the posting references (a reference belongs to one step, and
 // runs of one step queue on its resource row first). A second lock in the same database transaction
 // that names another account is refused, as it could wait after taking locks.
-import { type DatabaseTransaction, isDatabaseTransaction, sqlOf, type Database } from './database';
+import { type DatabaseTransaction, isDatabaseTransaction, sqlOf, type Database } from "./internal/database";
 import { type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
 import { AmountValue, Decimal, type Currency } from '../domain/money';

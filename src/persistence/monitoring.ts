@@ -1,6 +1,6 @@
 // What the metrics endpoint reads from the database (docs/observability.md): the state an operator alerts on, read
 // once per scrape in one statement, and the connection pools' counts. Read-only.
-import { type DatabaseTransaction, type DatabaseClient, sqlOf, type Database, sqlPoolOf } from './database';
+import { type DatabaseTransaction, type DatabaseClient, sqlOf, type Database, sqlPoolOf } from "./internal/database";
 import { sql } from 'kysely';
 
 export interface MonitoringSnapshot {

@@ -14,16 +14,7 @@ import type {
 } from '../providers/deposit-accounts';
 import type { Kysely, Updateable } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import {
-  type DatabaseTransaction,
-  type DB,
-  type Database,
-  jsonParameter,
-  relatedRow,
-  sqlOf,
-  prismaOf,
-  type DatabaseClient,
-} from './database';
+import { type DatabaseTransaction, type DB, type Database, jsonParameter, relatedRow, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
 import type { Prisma } from './generated/prisma/client';
 import { findCustomer } from './customers';
 
@@ -85,7 +76,7 @@ export async function insertVirtualAccount(
   },
 ): Promise<VirtualAccountRow> {
   const now = new Date();
-  await tx
+  await sqlOf(tx)
     .insertInto('virtualAccounts')
     .values({ ...account, depositAddresses: jsonParameter(account.depositAddresses)!, createdAt: now, updatedAt: now })
     .execute();
@@ -115,7 +106,7 @@ async function updateVirtualAccount(
   id: string,
   changes: Updateable<DB['virtualAccounts']>,
 ): Promise<VirtualAccountRow> {
-  await tx
+  await sqlOf(tx)
     .updateTable('virtualAccounts')
     .set({ ...changes, updatedAt: new Date() })
     .where('id', '=', id)
@@ -200,7 +191,7 @@ export async function allocateDepositDetails(
 ): Promise<IssuedDepositDetails> {
   for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt += 1) {
     const issued = issuer.issue({ ...request, attempt });
-    const taken = await tx
+    const taken = await sqlOf(tx)
       .selectFrom('virtualAccountDeposits')
       .select('id')
       .where((where) =>
@@ -222,7 +213,7 @@ export async function storeDepositReferences(
   virtualAccountId: string,
   issued: IssuedDepositDetails,
 ): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .insertInto('virtualAccountDeposits')
     .values(issued.references.map((reference) => ({ id: newId(), virtualAccountId, ...reference })))
     .execute();

@@ -8,15 +8,7 @@ import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
 import type { Kysely } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import {
-  type DatabaseTransaction,
-  type DB,
-  type Database,
-  relatedRow,
-  sqlOf,
-  prismaOf,
-  type DatabaseClient,
-} from './database';
+import { type DatabaseTransaction, type DB, type Database, relatedRow, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
 import type { Prisma } from './generated/prisma/client';
 
 export const withWallets = { fromWallet: true, toWallet: true } as const;
@@ -81,7 +73,7 @@ export async function insertWalletTransfer(
   },
 ): Promise<WalletTransferRow> {
   const now = new Date();
-  await tx
+  await sqlOf(tx)
     .insertInto('walletTransfers')
     .values({ ...transfer, createdAt: now, updatedAt: now })
     .execute();
@@ -126,7 +118,7 @@ export async function updateWalletTransferStatus(
   status: WalletTransferStatus,
   changes: { txHash?: string; failureReason?: string },
 ): Promise<WalletTransferRow> {
-  await tx
+  await sqlOf(tx)
     .updateTable('walletTransfers')
     .set({ status, ...changes, updatedAt: new Date() })
     .where('id', '=', id)

@@ -3,14 +3,7 @@
 // The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create:
 // through Kysely, as Prisma's per-call query compilation would cost them several times the CPU (docs/benchmark.md).
 import { newId } from '../domain/ids';
-import {
-  type DatabaseTransaction,
-  type Database,
-  jsonParameter,
-  sqlOf,
-  prismaOf,
-  type DatabaseClient,
-} from './database';
+import { type DatabaseTransaction, type Database, jsonParameter, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
 import type { Prisma } from './generated/prisma/client';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
@@ -28,7 +21,7 @@ export interface NewWorkflowStart {
 
 /** Writes the intent in the transaction of the write whose workflow it starts. */
 export async function insertWorkflowStart(tx: DatabaseTransaction, intent: NewWorkflowStart): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .insertInto('workflowStarts')
     .values({
       id: newId(),
