@@ -7,11 +7,10 @@ import { createActivities } from '../activities';
 import { Client } from 'pg';
 import {
   connectionName,
-  createPrismaClient,
   DatabaseClient,
-  sqlPoolOf,
   withDatabaseTransaction,
 } from '../src/persistence/database';
+import { createPrismaClient, sqlPoolOf, prismaOf } from "../src/persistence/internal/database";
 import { newId } from '../src/domain/ids';
 import { Decimal, Money } from '../src/domain/money';
 import { ledgerAccounts, LedgerAccountRef, settlementEntries } from '../src/domain/ledger';
@@ -44,7 +43,7 @@ afterAll(async () => {
   if (racingPrisma) {
     // Its pool served only SQL transactions: Prisma, never connected, may leave it open.
     const pool = sqlPoolOf(racingPrisma);
-    await racingPrisma.$disconnect();
+    await prismaOf(racingPrisma).$disconnect();
     if (!pool.ending && !pool.ended) await pool.end();
   }
   await harness?.teardown();

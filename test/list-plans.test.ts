@@ -7,13 +7,10 @@ import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
 import {
   connectionSettings,
-  createPrismaClient,
   defaultDatabaseTimeouts,
-  type DatabaseClient,
-  SQL_BUILDER,
-  sqlBuilderOn,
-  sqlPoolOf,
+  type DatabaseClient
 } from '../src/persistence/database';
+import { createPrismaClient, SQL_BUILDER, sqlBuilderOn, sqlPoolOf, prismaOf } from "../src/persistence/internal/database";
 import type { KeysetQuery } from '../src/domain/pages';
 import { listBalanceTransactions } from '../src/persistence/balance-transactions';
 import { listCustomers } from '../src/persistence/customers';
@@ -60,7 +57,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await explainer?.end();
-  await prisma?.$disconnect();
+  await prismaOf(prisma)?.$disconnect();
 });
 
 interface PlanNode {
