@@ -28,7 +28,11 @@ const ioPackages = ['@prisma/', 'pg(-|$|/)', '@temporalio/', 'koa', '@koa/', 'bu
  * Scripts that inspect or measure the database as the tests do (chaos invariants, the transaction bench, the bench's
  * query capture): exempt from `database-types-only-in-persistence`. scripts/codemods/opaque-handles.ts reads them.
  */
-const databaseInsiderScripts = ['^scripts/bench-transactions\\.ts$', '^scripts/bench/capture\\.ts$', '^scripts/chaos/system\\.ts$'];
+const databaseInsiderScripts = [
+  '^scripts/bench-transactions\\.ts$',
+  '^scripts/bench/capture\\.ts$',
+  '^scripts/chaos/system\\.ts$',
+];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

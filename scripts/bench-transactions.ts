@@ -19,11 +19,8 @@ import {
 } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { prepareDatabase } from './lib/database';
-import {
-  type DatabaseClient,
-  withDatabaseTransaction,
-} from '../src/persistence/database';
-import { createPrismaClient, sqlOf, sqlPoolOf, prismaOf } from "../src/persistence/internal/database";
+import { type DatabaseClient, withDatabaseTransaction } from '../src/persistence/database';
+import { createPrismaClient, sqlOf, sqlPoolOf, prismaOf } from '../src/persistence/internal/database';
 import type { Prisma } from '../src/persistence/generated/prisma/client';
 
 const { values: options } = parseArgs({

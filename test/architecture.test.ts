@@ -107,7 +107,9 @@ describe('architecture', () => {
       violations
         .filter((violation) => violation.from.startsWith(planted) && violation.rule.name === 'no-circular')
         .map(describeViolation),
-    ).toEqual([expect.stringMatching(/^no-circular: .*cycle-[ab]\.ts -> .*cycle-[ab]\.ts \(cycle .*cycle-[ab]\.ts\)$/)]);
+    ).toEqual([
+      expect.stringMatching(/^no-circular: .*cycle-[ab]\.ts -> .*cycle-[ab]\.ts \(cycle .*cycle-[ab]\.ts\)$/),
+    ]);
   });
 
   it('refuses database access outside src/persistence on imports (the planted unwrapping of a handle)', () => {
@@ -137,7 +139,9 @@ describe('architecture', () => {
   it('opens database transactions in one place: withDatabaseTransaction (src/persistence/internal/database.ts)', () => {
     const opensTransaction = /\$transaction\(|\.transaction\(\)|\bBEGIN\b/;
     const offenders = modules
-      .filter((module) => /^(src|activities|workflows)\//.test(module) && module !== 'src/persistence/internal/database.ts')
+      .filter(
+        (module) => /^(src|activities|workflows)\//.test(module) && module !== 'src/persistence/internal/database.ts',
+      )
       .flatMap((module) =>
         readFileSync(path.join(root, module), 'utf8')
           .split('\n')
@@ -192,8 +196,6 @@ describe('architecture', () => {
   });
 
   it('breaks no layering rule in src/, workflows/ and activities/', () => {
-    expect(violations.filter((violation) => !violation.from.startsWith(planted)).map(describeViolation)).toEqual(
-      [],
-    );
+    expect(violations.filter((violation) => !violation.from.startsWith(planted)).map(describeViolation)).toEqual([]);
   });
 });

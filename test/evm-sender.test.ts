@@ -7,7 +7,7 @@ import { type Address, type Hash } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { type DatabaseClient } from '../src/persistence/database';
-import { createPrismaClient, prismaOf } from "../src/persistence/internal/database";
+import { createPrismaClient, prismaOf } from '../src/persistence/internal/database';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { keySeeds } from '../src/providers';
 import { sandboxTreasury } from '../src/providers/evm/sandbox-chain';

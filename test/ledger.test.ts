@@ -5,12 +5,8 @@
 import type { Transaction } from '../src/persistence/generated/prisma/client';
 import { createActivities } from '../activities';
 import { Client } from 'pg';
-import {
-  connectionName,
-  DatabaseClient,
-  withDatabaseTransaction,
-} from '../src/persistence/database';
-import { createPrismaClient, sqlPoolOf, prismaOf } from "../src/persistence/internal/database";
+import { connectionName, DatabaseClient, withDatabaseTransaction } from '../src/persistence/database';
+import { createPrismaClient, sqlPoolOf, prismaOf } from '../src/persistence/internal/database';
 import { newId } from '../src/domain/ids';
 import { Decimal, Money } from '../src/domain/money';
 import { ledgerAccounts, LedgerAccountRef, settlementEntries } from '../src/domain/ledger';

@@ -5,12 +5,14 @@
 import type { CompiledQuery } from 'kysely';
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
+import { connectionSettings, defaultDatabaseTimeouts, type DatabaseClient } from '../src/persistence/database';
 import {
-  connectionSettings,
-  defaultDatabaseTimeouts,
-  type DatabaseClient
-} from '../src/persistence/database';
-import { createPrismaClient, SQL_BUILDER, sqlBuilderOn, sqlPoolOf, prismaOf } from "../src/persistence/internal/database";
+  createPrismaClient,
+  SQL_BUILDER,
+  sqlBuilderOn,
+  sqlPoolOf,
+  prismaOf,
+} from '../src/persistence/internal/database';
 import type { KeysetQuery } from '../src/domain/pages';
 import { listBalanceTransactions } from '../src/persistence/balance-transactions';
 import { listCustomers } from '../src/persistence/customers';

@@ -4,7 +4,7 @@
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
 import { DatabaseClient } from '../src/persistence/database';
-import { createPrismaClient, prismaOf } from "../src/persistence/internal/database";
+import { createPrismaClient, prismaOf } from '../src/persistence/internal/database';
 import { createApp } from '../src/http/app';
 import { writePathFaults } from '../src/temporal/write-then-start';
 import { temporalIsReachable } from '../src/temporal/health';

@@ -3,7 +3,7 @@
 // them; the floor server replays the transaction list's.
 import type { CompiledQuery } from 'kysely';
 import { type DatabaseClient } from '../../src/persistence/database';
-import { SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from "../../src/persistence/internal/database";
+import { SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../../src/persistence/internal/database';
 
 export function capturingClient(prisma: DatabaseClient, onQuery: (query: CompiledQuery) => void): DatabaseClient {
   const builder = sqlBuilderOn(sqlPoolOf(prisma), onQuery);

@@ -2,7 +2,6 @@
 // their customers, and for fiat to fiat approved customers with a wallet and a receiving account, all through
 // the public API as a partner would.
 import { randomBytes } from 'node:crypto';
-import { closeDatabaseClient } from "../../src/persistence/database";
 import { railObjects } from '../../test/support/fixtures';
 import { expectStatus, HttpClient } from './load';
 import { waitUntil } from '../lib/wait';
@@ -42,7 +41,7 @@ export interface Party {
 
 export async function createPartners(databaseUrl: string, apiUrl: string, count: number): Promise<BenchPartner[]> {
   // Loaded here, after the bench generated the Prisma client (a static import would bind its stub).
-  const { createPrismaClient } = await import('../../src/persistence/database');
+  const { createPrismaClient, closeDatabaseClient } = await import('../../src/persistence/database');
   const { createPartner } = await import('../../src/services/partners');
   const prisma = createPrismaClient(databaseUrl, { role: 'bench', poolSize: 1 });
   try {

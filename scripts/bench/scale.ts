@@ -8,7 +8,6 @@
 // partners side by side (A B A B ...) with the same page size (limit=100) and the same number of items, and the
 // transaction list is compared with a bare route sending the same SQL with pg (the floor server). The slowest reads'
 // plans (EXPLAIN (ANALYZE, BUFFERS) of the persistence layer's own statements) are printed and kept in the JSON.
-import { closeDatabaseClient } from "../../src/persistence/database";
 import { Client as PgClient } from 'pg';
 import type { CompiledQuery } from 'kysely';
 import type { KeysetQuery, Position } from '../../src/domain/pages';
@@ -485,7 +484,7 @@ async function capturedStatements(
   databaseUrl: string,
   run: (db: unknown) => Promise<unknown>,
 ): Promise<CompiledQuery[]> {
-  const { createPrismaClient } = await import('../../src/persistence/database');
+  const { createPrismaClient, closeDatabaseClient } = await import('../../src/persistence/database');
   const { capturingClient } = await import('./capture');
   const base = createPrismaClient(databaseUrl, { role: 'bench-explain', poolSize: 1 });
   const statements: CompiledQuery[] = [];

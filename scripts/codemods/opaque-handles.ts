@@ -10,8 +10,8 @@
 // 1. src/persistence modules import ./internal/database instead of ./database (the facade for the rest of the code);
 //    tests and the exempt scripts import from ./internal/database what the facade does not export, and the typed
 //    createPrismaClient.
-// 2. there, a handle used as Prisma's or Kysely's object (`db.customer.findMany`, `tx.selectFrom`) is unwrapped where
-//    it is used: `prismaOf(db).customer...` for the client, `sqlOf(tx).selectFrom...` otherwise.
+// 2. there, a handle used as Prisma's or Kysely's object (`db.customer.findMany`, `tx.selectFrom`, an argument of
+//    type Kysely<DB>) is unwrapped where it is used: `prismaOf(db).customer...` for the client, `sqlOf(tx)` otherwise.
 // 3. elsewhere, `client.$disconnect()` becomes `closeDatabaseClient(client)`. Any other use of a handle as Prisma or
 //    Kysely outside persistence is left for the type check to refuse: such code must call a persistence function.
 import path from 'node:path';
@@ -69,7 +69,9 @@ function importFromInternal(file: SourceFile, names: Named[], after: ImportDecla
   const internal = file.getProject().getSourceFileOrThrow(internalPath);
   const existing = file
     .getImportDeclarations()
-    .find((declaration) => declaration.getModuleSpecifierSourceFile() === internal && !declaration.getNamespaceImport());
+    .find(
+      (declaration) => declaration.getModuleSpecifierSourceFile() === internal && !declaration.getNamespaceImport(),
+    );
   if (!existing) {
     const structure = {
       moduleSpecifier: file.getRelativePathAsModuleSpecifierTo(internal),
@@ -79,7 +81,9 @@ function importFromInternal(file: SourceFile, names: Named[], after: ImportDecla
     else file.insertImportDeclaration(0, structure);
     return;
   }
-  const present = new Set(existing.getNamedImports().map((specifier) => specifier.getAliasNode()?.getText() ?? specifier.getName()));
+  const present = new Set(
+    existing.getNamedImports().map((specifier) => specifier.getAliasNode()?.getText() ?? specifier.getName()),
+  );
   const missing = names.filter(({ name, alias }) => !present.has(alias ?? name));
   if (missing.length === 0) return;
   if (existing.isTypeOnly() && missing.some(({ isTypeOnly }) => !isTypeOnly)) {
@@ -135,7 +139,10 @@ function expectsError(node: Node): boolean {
   return previous.includes('@ts-expect-error');
 }
 
-/** Step 2: `handle.member` becomes `prismaOf(handle).member` or `sqlOf(handle).member`. */
+/**
+ * Step 2: `handle.member` becomes `prismaOf(handle).member` or `sqlOf(handle).member`, and a handle given where Kysely
+ * or Prisma Client is expected is unwrapped the same way.
+ */
 function unwrapHandles(file: SourceFile): boolean {
   const edits: Array<{ start: number; end: number; text: string; unwrapper: 'prismaOf' | 'sqlOf' }> = [];
   for (const access of file.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression)) {
@@ -143,8 +150,24 @@ function unwrapHandles(file: SourceFile): boolean {
     if (target.getType().getProperty(access.getName()) || expectsError(access)) continue;
     const unwrapper = unwrapperFor(target.getType());
     if (!unwrapper) continue;
-    const text = Node.isIdentifier(target) || Node.isPropertyAccessExpression(target) ? target.getText() : `(${target.getText()})`;
+    const text =
+      Node.isIdentifier(target) || Node.isPropertyAccessExpression(target) ? target.getText() : `(${target.getText()})`;
     edits.push({ start: target.getStart(), end: target.getEnd(), text: `${unwrapper}(${text})`, unwrapper });
+  }
+  // A handle passed where Prisma's or Kysely's own object is expected (`withRelations(tx, ...)`, sql`...`.execute(tx)).
+  for (const call of file.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const argument of call.getArguments()) {
+      const unwrapper = unwrapperFor(argument.getType());
+      const expected = Node.isExpression(argument) ? argument.getContextualType() : undefined;
+      if (!unwrapper || !expected || argument.getType().isAssignableTo(expected) || expectsError(argument)) continue;
+      const text =
+        Node.isIdentifier(argument) || Node.isPropertyAccessExpression(argument)
+          ? argument.getText()
+          : `(${argument.getText()})`;
+      const wanted = /\bPrismaClient\b/.test(expected.getText()) ? 'prismaOf' : 'sqlOf';
+      if (wanted === 'prismaOf' && unwrapper !== 'prismaOf') continue; // a transaction never becomes Prisma Client
+      edits.push({ start: argument.getStart(), end: argument.getEnd(), text: `${wanted}(${text})`, unwrapper: wanted });
+    }
   }
   if (edits.length === 0) return false;
   const unwrappers = new Set(edits.map(({ unwrapper }) => unwrapper));
@@ -165,11 +188,35 @@ function closeThroughFacade(file: SourceFile): boolean {
     if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== '$disconnect') continue;
     if (call.getArguments().length > 0 || expectsError(call)) continue;
     if (unwrapperFor(callee.getExpression().getType()) !== 'prismaOf') continue;
-    edits.push({ start: call.getStart(), end: call.getEnd(), text: `closeDatabaseClient(${callee.getExpression().getText()})` });
+    edits.push({
+      start: call.getStart(),
+      end: call.getEnd(),
+      text: `closeDatabaseClient(${callee.getExpression().getText()})`,
+    });
   }
   if (edits.length === 0) return false;
   for (const edit of edits.sort((a, b) => b.start - a.start)) file.replaceText([edit.start, edit.end], edit.text);
   const facade = file.getProject().getSourceFileOrThrow(facadePath);
+  // A file that loads the database module late (`const { createPrismaClient } = await import(...)`, so that a fresh
+  // clone's generated client is loaded only once generated) takes closeDatabaseClient from the same import.
+  const late = file.getDescendantsOfKind(SyntaxKind.VariableDeclaration).find((declaration) => {
+    const initializer = declaration.getInitializer()?.getText() ?? '';
+    const specifier = /^await import\('([^']+)'\)$/.exec(initializer)?.[1];
+    return (
+      specifier !== undefined &&
+      Node.isObjectBindingPattern(declaration.getNameNode()) &&
+      path.resolve(path.dirname(file.getFilePath()), `${specifier}.ts`) === facadePath
+    );
+  });
+  if (late) {
+    const pattern = late.getNameNode();
+    if (
+      Node.isObjectBindingPattern(pattern) &&
+      !pattern.getElements().some((element) => element.getName() === 'closeDatabaseClient')
+    )
+      late.replaceWithText(late.getText().replace(/^\{\s*([^}]*?)\s*\}/, '{ $1, closeDatabaseClient }'));
+    return true;
+  }
   const existing = file
     .getImportDeclarations()
     .find((declaration) => declaration.getModuleSpecifierSourceFile() === facade && !declaration.getNamespaceImport());

@@ -4,7 +4,13 @@
 import type { Currency } from '../domain/money';
 import { randomUUID } from 'node:crypto';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
-import { type DatabaseTransaction, type DatabaseClient, sqlOf, withDatabaseTransaction, prismaOf } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type DatabaseClient,
+  sqlOf,
+  withDatabaseTransaction,
+  prismaOf,
+} from './internal/database';
 
 export interface ScannedTransfer {
   txHash: string;
@@ -115,7 +121,11 @@ export async function rollBackChain(
   lastCommon: bigint,
 ): Promise<{ forgotten: number; creditedAbove: ChainDepositRow[] }> {
   return withDatabaseTransaction(db, async (tx) => {
-    await sqlOf(tx).deleteFrom('chainBlocks').where('chain', '=', chain).where('number', '>', lastCommon.toString()).execute();
+    await sqlOf(tx)
+      .deleteFrom('chainBlocks')
+      .where('chain', '=', chain)
+      .where('number', '>', lastCommon.toString())
+      .execute();
     const forgotten = await sqlOf(tx)
       .deleteFrom('chainDeposits')
       .where('chain', '=', chain)

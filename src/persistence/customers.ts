@@ -1,7 +1,15 @@
 // The customers aggregate: tables customers, beneficiaries, verification_steps and customer_documents. Every read
 // and write of them goes through here, for the API (commands, hosted page) and the verification activities.
 import type { Insertable, Kysely } from 'kysely';
-import { type DatabaseTransaction, type DB, type Database, jsonParameter, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import type { VerificationLinkState } from '../domain/verification-links';
 import type { CustomerStatus } from '../domain/customers';
@@ -185,7 +193,7 @@ export async function insertCustomer(
     .insertInto('verificationSteps')
     .values(steps.map((name) => ({ customerId: row.id, name, state: 'pending', rejectionCodes: [], updatedAt: now })))
     .execute();
-  return withRelations(tx, row, false);
+  return withRelations(sqlOf(tx), row, false);
 }
 
 /** Replaces the link with `link` unless its version changed meanwhile; `updatedAt` stays (the customer did not change). */
@@ -213,7 +221,7 @@ export async function updateCustomerStatus(
     .where('id', '=', customerId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  return withRelations(tx, row, false);
+  return withRelations(sqlOf(tx), row, false);
 }
 
 /** The documents a customer uploaded through the hosted page. */

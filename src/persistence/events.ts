@@ -8,7 +8,16 @@ import { inBatches, type PurgeLimits } from './purges';
 import { newId } from '../domain/ids';
 import { EventType, resourceTypeOf } from '../events';
 import { currentTraceParent } from '../observability/trace-context';
-import { type connectionSettings, type DatabaseTransaction, type Database, jsonParameter, type DatabaseClient, sqlOf, withDatabaseTransaction, prismaOf } from "./internal/database";
+import {
+  type connectionSettings,
+  type DatabaseTransaction,
+  type Database,
+  jsonParameter,
+  type DatabaseClient,
+  sqlOf,
+  withDatabaseTransaction,
+  prismaOf,
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { type RawBuilder, sql } from 'kysely';
 
@@ -52,7 +61,9 @@ export async function recordEvent(
     SELECT ${newId()}::uuid, c.partner_id, ${id}::uuid, c.id, 'event', 'pending', ${currentTraceParent()},
       ${createdAt}, ${createdAt}
     FROM webhook_configs c
-    WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(tx);
+    WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(
+    sqlOf(tx),
+  );
   if (Number(delivered.numAffectedRows ?? 0) > 0) await wakeOutboxRelay(tx);
   return id;
 }
@@ -95,7 +106,7 @@ const WEBHOOK_NOTIFY_CHANNEL = 'webhook_deliveries';
  * which a PL/pgSQL body cannot survive.)
  */
 export async function wakeOutboxRelay(tx: DatabaseTransaction): Promise<void> {
-  await sql`SELECT pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`.execute(tx);
+  await sql`SELECT pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`.execute(sqlOf(tx));
 }
 
 /** A connection LISTENing for wakeOutboxRelay's notifications. */

@@ -3,7 +3,7 @@
 // broadcast. A send keeps its nonce for good: a replacement (higher fee) is stored at the same nonce, the hashes it
 // replaced kept, so that whichever of them the chain mined is found.
 import { sql } from 'kysely';
-import { type DatabaseClient, type Database, sqlOf, withDatabaseTransaction } from "./internal/database";
+import { type DatabaseClient, type Database, sqlOf, withDatabaseTransaction } from './internal/database';
 
 export type EvmSendStatus = 'reserved' | 'signed' | 'mined' | 'failed';
 

@@ -1,7 +1,15 @@
 // The external_accounts table: customers' bank accounts outside the service, registered once per customer and
 // account identity.
 import type { Insertable } from 'kysely';
-import { type DatabaseTransaction, type DB, type Database, jsonParameter, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';

@@ -2,7 +2,7 @@
 // and bank return reference), and what the return's decision reads (the payout's provider reference, the account
 // paid again). The transaction's own row and status change stay in ./transactions.ts.
 import type { Currency } from '../domain/money';
-import { type DatabaseTransaction, sqlOf, type Database } from "./internal/database";
+import { type DatabaseTransaction, sqlOf, type Database } from './internal/database';
 import { newId } from '../domain/ids';
 
 /** The columns of a return, as the service and the workflow's activities use them. */

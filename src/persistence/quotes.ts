@@ -2,7 +2,14 @@
 // quote's lifetime workflow decides.
 import type { Quote as QuoteRow } from './generated/prisma/client';
 import type { Insertable } from 'kysely';
-import { type DatabaseTransaction, type DB, decimalOf, type DecimalText, sqlOf, type Database } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type DB,
+  decimalOf,
+  type DecimalText,
+  sqlOf,
+  type Database,
+} from './internal/database';
 
 export type { QuoteRow };
 

@@ -2,7 +2,19 @@
 // transaction is read with the accounts its presenter shows (TransactionRow) in one statement: the read behind
 // GET /v1/transactions/{id} that partners poll, and the row every settlement step locks.
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import { type DatabaseTransaction, type Database, type DB, decimalOf, type DecimalText, jsonParameter, relatedRow, reusableStatement, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type Database,
+  type DB,
+  decimalOf,
+  type DecimalText,
+  jsonParameter,
+  relatedRow,
+  reusableStatement,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { type Insertable, type QueryCreator, type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
@@ -304,5 +316,9 @@ export async function setDepositStatus(
   id: string,
   status: 'returning' | 'returned' | 'return_failed',
 ): Promise<void> {
-  await sqlOf(tx).updateTable('transactionDeposits').set({ status, updatedAt: new Date() }).where('id', '=', id).execute();
+  await sqlOf(tx)
+    .updateTable('transactionDeposits')
+    .set({ status, updatedAt: new Date() })
+    .where('id', '=', id)
+    .execute();
 }

@@ -14,7 +14,16 @@ import type {
 } from '../providers/deposit-accounts';
 import type { Kysely, Updateable } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import { type DatabaseTransaction, type DB, type Database, jsonParameter, relatedRow, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  jsonParameter,
+  relatedRow,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { findCustomer } from './customers';
 
@@ -80,12 +89,14 @@ export async function insertVirtualAccount(
     .insertInto('virtualAccounts')
     .values({ ...account, depositAddresses: jsonParameter(account.depositAddresses)!, createdAt: now, updatedAt: now })
     .execute();
-  return asVirtualAccountRow(await virtualAccountRows(tx).where('v.id', '=', account.id).executeTakeFirstOrThrow());
+  return asVirtualAccountRow(
+    await virtualAccountRows(sqlOf(tx)).where('v.id', '=', account.id).executeTakeFirstOrThrow(),
+  );
 }
 
 /** The account under its row lock, or null. */
 export async function lockVirtualAccount(tx: DatabaseTransaction, id: string): Promise<VirtualAccountRow | null> {
-  const row = await virtualAccountRows(tx).where('v.id', '=', id).forUpdate('v').executeTakeFirst();
+  const row = await virtualAccountRows(sqlOf(tx)).where('v.id', '=', id).forUpdate('v').executeTakeFirst();
   return row ? asVirtualAccountRow(row) : null;
 }
 
@@ -111,7 +122,7 @@ async function updateVirtualAccount(
     .set({ ...changes, updatedAt: new Date() })
     .where('id', '=', id)
     .execute();
-  return asVirtualAccountRow(await virtualAccountRows(tx).where('v.id', '=', id).executeTakeFirstOrThrow());
+  return asVirtualAccountRow(await virtualAccountRows(sqlOf(tx)).where('v.id', '=', id).executeTakeFirstOrThrow());
 }
 
 export async function markVirtualAccountApproved(

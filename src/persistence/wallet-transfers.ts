@@ -8,7 +8,15 @@ import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
 import type { Kysely } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import { type DatabaseTransaction, type DB, type Database, relatedRow, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type DB,
+  type Database,
+  relatedRow,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 
 export const withWallets = { fromWallet: true, toWallet: true } as const;
@@ -77,7 +85,9 @@ export async function insertWalletTransfer(
     .insertInto('walletTransfers')
     .values({ ...transfer, createdAt: now, updatedAt: now })
     .execute();
-  return asWalletTransferRow(await walletTransferRows(tx).where('t.id', '=', transfer.id).executeTakeFirstOrThrow());
+  return asWalletTransferRow(
+    await walletTransferRows(sqlOf(tx)).where('t.id', '=', transfer.id).executeTakeFirstOrThrow(),
+  );
 }
 
 /** The statement reading transfers with both wallets. */
@@ -107,7 +117,7 @@ function asWalletTransferRow(row: SelectedWalletTransfer): WalletTransferRow {
 
 /** The transfer under its row lock, or null: one status change of it at a time, even across workers. */
 export async function lockWalletTransfer(tx: DatabaseTransaction, id: string): Promise<WalletTransferRow | null> {
-  const row = await walletTransferRows(tx).where('t.id', '=', id).forUpdate('t').executeTakeFirst();
+  const row = await walletTransferRows(sqlOf(tx)).where('t.id', '=', id).forUpdate('t').executeTakeFirst();
   return row ? asWalletTransferRow(row) : null;
 }
 
@@ -123,5 +133,5 @@ export async function updateWalletTransferStatus(
     .set({ status, ...changes, updatedAt: new Date() })
     .where('id', '=', id)
     .execute();
-  return asWalletTransferRow(await walletTransferRows(tx).where('t.id', '=', id).executeTakeFirstOrThrow());
+  return asWalletTransferRow(await walletTransferRows(sqlOf(tx)).where('t.id', '=', id).executeTakeFirstOrThrow());
 }

@@ -3,7 +3,7 @@
 import type { Blockchain } from '../domain/rails';
 import type { KeysetQuery } from '../domain/pages';
 import { childrenByParent, keysetPage } from './keyset';
-import { type DatabaseTransaction, type Database, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
+import { type DatabaseTransaction, type Database, sqlOf, prismaOf, type DatabaseClient } from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 
 export const withBalances = { ledgerAccounts: true } as const;

@@ -6,7 +6,15 @@ import type { KeysetQuery } from '../domain/pages';
 import { childrenByParent, keysetPage } from './keyset';
 import { newId } from '../domain/ids';
 import { currentTraceParent } from '../observability/trace-context';
-import { type DatabaseTransaction, type Database, type DatabaseClient, resilientPool, sqlOf, withDatabaseTransaction, prismaOf } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type Database,
+  type DatabaseClient,
+  resilientPool,
+  sqlOf,
+  withDatabaseTransaction,
+  prismaOf,
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { sql } from 'kysely';
 import { wakeOutboxRelay } from './events';

@@ -3,7 +3,14 @@
 // The intent's INSERT and the UPDATE that marks it started are the write path's own statements on every create:
 // through Kysely, as Prisma's per-call query compilation would cost them several times the CPU (docs/benchmark.md).
 import { newId } from '../domain/ids';
-import { type DatabaseTransaction, type Database, jsonParameter, sqlOf, prismaOf, type DatabaseClient } from "./internal/database";
+import {
+  type DatabaseTransaction,
+  type Database,
+  jsonParameter,
+  sqlOf,
+  prismaOf,
+  type DatabaseClient,
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 

@@ -9,7 +9,7 @@ import { settlementStateQuery } from '../../workflows/settlement';
 import { approvedCustomer, createWallet, WalletBody } from './accounts';
 import { createExternalAccount, CustomerBody, externalAccount } from './fixtures';
 import type { Harness, TestPartner } from './harness';
-import { prismaOf } from "../../src/persistence/internal/database";
+import { prismaOf } from '../../src/persistence/internal/database';
 
 export interface Parties {
   partner: TestPartner;
