@@ -1,7 +1,7 @@
 // Codemod for the opaque database handles (docs/development.md "Reaching the database"), to re-run after merging
 // code written while the handles were Prisma's and Kysely's own types:
 //
-//   npx tsx scripts/codemods/opaque-handles.ts          (rewrites the files, prints what it changed)
+//   npx tsx scripts/codemods/opaque-handles.ts          (rewrites and formats the files, prints which)
 //   npx tsx scripts/codemods/opaque-handles.ts --check  (changes nothing; exits 1 if it would change a file)
 //   npx tsx scripts/codemods/opaque-handles.ts src/persistence/quotes.ts test  (only these files or folders)
 //
@@ -15,6 +15,7 @@
 // 3. elsewhere, `client.$disconnect()` becomes `closeDatabaseClient(client)`. Any other use of a handle as Prisma or
 //    Kysely outside persistence is left for the type check to refuse: such code must call a persistence function.
 import path from 'node:path';
+import * as prettier from 'prettier';
 import { type ImportDeclaration, Node, Project, type SourceFile, SyntaxKind, type Type } from 'ts-morph';
 
 const root = path.resolve(__dirname, '../..');
@@ -236,7 +237,7 @@ function closeThroughFacade(file: SourceFile): boolean {
   return true;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const project = new Project({ tsConfigFilePath: path.join(root, 'tsconfig.json') });
   const facadeExports = new Set(project.getSourceFileOrThrow(facadePath).getExportedDeclarations().keys());
@@ -263,8 +264,17 @@ function main(): void {
     process.exitCode = changed.length > 0 ? 1 : 0;
     return;
   }
+  // Formatted as the repository's prettier config says, so a re-run leaves no diff beyond its edits.
+  for (const file of project.getSourceFiles()) {
+    if (!changed.includes(path.relative(root, file.getFilePath()))) continue;
+    const options = await prettier.resolveConfig(file.getFilePath());
+    file.replaceWithText(await prettier.format(file.getFullText(), { ...options, filepath: file.getFilePath() }));
+  }
   project.saveSync();
-  console.log(`${changed.length} file(s) changed; format them: npx prettier --write ${changed.join(' ')}`);
+  console.log(`${changed.length} file(s) changed and formatted`);
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
