@@ -19,13 +19,8 @@ import {
 } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { prepareDatabase } from './lib/database';
-import {
-  createPrismaClient,
-  type DatabaseClient,
-  sqlOf,
-  sqlPoolOf,
-  withDatabaseTransaction,
-} from '../src/persistence/database';
+import { type DatabaseClient, withDatabaseTransaction } from '../src/persistence/database';
+import { createPrismaClient, sqlOf, sqlPoolOf, prismaOf } from '../src/persistence/internal/database';
 import type { Prisma } from '../src/persistence/generated/prisma/client';
 
 const { values: options } = parseArgs({
@@ -146,7 +141,7 @@ async function kyselyStep(db: Kysely<BenchTables> | Transaction<BenchTables>, st
 
 /** Prisma 7's interactive transaction with the statements as text ($queryRawUnsafe/$executeRawUnsafe). */
 async function viaPrismaInteractiveRaw(prisma: DatabaseClient, step: Step): Promise<void> {
-  await prisma.$transaction(async (tx: Prisma.TransactionClient) => {
+  await prismaOf(prisma).$transaction(async (tx: Prisma.TransactionClient) => {
     await tx.$queryRawUnsafe(statements.lockTransfer, step.transfer);
     await tx.$queryRawUnsafe(statements.lockAccounts, step.from, step.to);
     await tx.$executeRawUnsafe(statements.moveTransfer, step.transfer, step.status);
@@ -248,7 +243,7 @@ async function main(): Promise<void> {
  * transaction: kept here only to measure it (the branch runs transactions on Kysely over the pool).
  */
 async function withInteractive(prisma: DatabaseClient, work: (tx: Kysely<unknown>) => Promise<void>): Promise<void> {
-  await prisma.$transaction(async (transaction: Prisma.TransactionClient) => {
+  await prismaOf(prisma).$transaction(async (transaction: Prisma.TransactionClient) => {
     const kysely = new Kysely<unknown>({
       dialect: {
         createAdapter: () => new PostgresAdapter(),

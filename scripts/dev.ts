@@ -37,21 +37,21 @@ async function devPartner(databaseUrl: string): Promise<CreatedPartner> {
   const file = path.join(dataDir, 'dev-partner.json');
   // Imported only now: @prisma/client binds to the generated client when first loaded, and on a fresh clone
   // that client exists only after generatePrismaClient() in main (a static import would load the stub).
-  const { createPrismaClient } = await import('../src/persistence/database');
+  const { createPrismaClient, closeDatabaseClient } = await import('../src/persistence/database');
   const { createPartner } = await import('../src/services/partners');
   const { hashApiKey } = await import('../src/domain/api-keys');
+  const { isApiKeyActive } = await import('../src/persistence/api-keys');
   const prisma = createPrismaClient(databaseUrl, { role: 'dev', poolSize: 1 });
   try {
     if (existsSync(file)) {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as CreatedPartner;
-      const key = await prisma.apiKey.findUnique({ where: { keyHash: hashApiKey(saved.api_key) } });
-      if (key && !key.revokedAt) return saved;
+      if (await isApiKeyActive(prisma, hashApiKey(saved.api_key))) return saved;
     }
     const created = await createPartner(prisma, 'Local sandbox partner', 'sandbox');
     writeFileSync(file, JSON.stringify(created), { mode: 0o600 });
     return created;
   } finally {
-    await prisma.$disconnect();
+    await closeDatabaseClient(prisma);
   }
 }
 

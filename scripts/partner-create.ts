@@ -1,7 +1,7 @@
 // Creates a partner and its API key: `npm run partner:create -- --name "Acme"`.
 // Prints one line of JSON {"partner_id", "api_key"}; the key is shown only here (only its hash is stored).
 import { parseArgs } from 'node:util';
-import { createPrismaClient } from '../src/persistence/database';
+import { createPrismaClient, closeDatabaseClient } from '../src/persistence/database';
 import { createPartner } from '../src/services/partners';
 import { prepareDatabase } from './lib/database';
 
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     const created = await createPartner(prisma, name, appEnv);
     process.stdout.write(`${JSON.stringify(created)}\n`);
   } finally {
-    await prisma.$disconnect();
+    await closeDatabaseClient(prisma);
     localCluster?.stopIfStartedHere();
   }
 }

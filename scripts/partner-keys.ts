@@ -5,7 +5,12 @@
 //   npm run partner:keys -- revoke --key <key id>                            effective on the next request
 import { parseArgs } from 'node:util';
 import type { AppEnvironment } from '../src/config';
-import { createPrismaClient, type Database, type DatabaseClient } from '../src/persistence/database';
+import {
+  createPrismaClient,
+  type Database,
+  type DatabaseClient,
+  closeDatabaseClient,
+} from '../src/persistence/database';
 import { ApiKeyCommandError, createApiKey, listApiKeys, revokeApiKey } from '../src/services/api-keys';
 import { prepareDatabase } from './lib/database';
 
@@ -50,7 +55,7 @@ async function main(): Promise<void> {
     for (const line of await partnerKeysCommand(process.argv.slice(2), prisma, appEnv))
       process.stdout.write(`${line}\n`);
   } finally {
-    await prisma.$disconnect();
+    await closeDatabaseClient(prisma);
     localCluster?.stopIfStartedHere();
   }
 }

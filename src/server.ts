@@ -2,7 +2,7 @@
 import './observability/instrument'; // first: patches http and pg as they load, when tracing is configured
 import type { Server } from 'node:http';
 import { loadConfig, runEntryPoint } from './config';
-import { createPrismaClient } from './persistence/database';
+import { createPrismaClient, closeDatabaseClient } from './persistence/database';
 import { answerUnparsableRequests, createApp } from './http/app';
 import { createLogger } from './logger';
 import { createProviders, logProductionReadiness } from './providers';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     }, 25_000);
     forceExit.unref();
     server.close(async () => {
-      await prisma.$disconnect();
+      await closeDatabaseClient(prisma);
       await connection.close();
       await observability.shutdown();
       logger.info('stopped');

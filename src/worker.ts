@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../activities';
 import { loadConfig, runEntryPoint } from './config';
-import { createPrismaClient } from './persistence/database';
+import { createPrismaClient, closeDatabaseClient } from './persistence/database';
 import { createLogger, Logger } from './logger';
 import { createProviders, logProductionReadiness } from './providers';
 import { temporalTlsOptions } from './temporal/tls';
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   await startRelay.stop();
   await relay.stop();
   await temporalClient.connection.close();
-  await prisma.$disconnect();
+  await closeDatabaseClient(prisma);
   await connection.close();
   await observability.shutdown();
   logger.info('worker stopped');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { partnerKeysCommand } from '../scripts/partner-keys';
 import type { Pool } from 'pg';
-import { createPrismaClient, sqlPoolOf } from '../src/persistence/database';
+import { createPrismaClient, sqlPoolOf } from '../src/persistence/internal/database';
 import { createApp } from '../src/http/app';
 import { clientAddress } from '../src/http/rate-limit';
 import type { ApiServices } from '../src/app-services';

@@ -4,7 +4,7 @@
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
 import { serviceRoles, serviceRoleUrl } from '../scripts/lib/database';
-import { createPrismaClient } from '../src/persistence/database';
+import { createPrismaClient } from '../src/persistence/internal/database';
 import { deleteEventsCreatedBefore } from '../src/persistence/events';
 import { createPartner } from '../src/services/partners';
 

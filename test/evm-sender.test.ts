@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { type Address, type Hash } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
-import { createPrismaClient, type DatabaseClient } from '../src/persistence/database';
+import { type DatabaseClient } from '../src/persistence/database';
+import { createPrismaClient, prismaOf } from '../src/persistence/internal/database';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { keySeeds } from '../src/providers';
 import { EvmSender, evmClient } from '../src/providers/evm/sender';
@@ -45,7 +46,7 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(async () => {
-  await prisma?.$disconnect();
+  await prismaOf(prisma)?.$disconnect();
   await anvil?.stop();
 });
 

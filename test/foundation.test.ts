@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import { missingRowsAreFinal } from '../activities';
-import { isMissingRow, sqlOf } from '../src/persistence/database';
+import { isMissingRow } from '../src/persistence/database';
+import { sqlOf } from '../src/persistence/internal/database';
 import { Prisma } from '../src/persistence/generated/prisma/client';
 import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { allRoutes } from '../src/routes';

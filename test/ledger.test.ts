@@ -5,13 +5,8 @@
 import type { Transaction } from '../src/persistence/generated/prisma/client';
 import { createActivities } from '../activities';
 import { Client } from 'pg';
-import {
-  connectionName,
-  createPrismaClient,
-  DatabaseClient,
-  sqlPoolOf,
-  withDatabaseTransaction,
-} from '../src/persistence/database';
+import { connectionName, DatabaseClient, withDatabaseTransaction } from '../src/persistence/database';
+import { createPrismaClient, sqlPoolOf, prismaOf } from '../src/persistence/internal/database';
 import { newId } from '../src/domain/ids';
 import { Decimal, Money } from '../src/domain/money';
 import { ledgerAccounts, LedgerAccountRef, settlementEntries } from '../src/domain/ledger';
@@ -44,7 +39,7 @@ afterAll(async () => {
   if (racingPrisma) {
     // Its pool served only SQL transactions: Prisma, never connected, may leave it open.
     const pool = sqlPoolOf(racingPrisma);
-    await racingPrisma.$disconnect();
+    await prismaOf(racingPrisma).$disconnect();
     if (!pool.ending && !pool.ended) await pool.end();
   }
   await harness?.teardown();

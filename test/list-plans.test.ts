@@ -5,15 +5,14 @@
 import type { CompiledQuery } from 'kysely';
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
+import { connectionSettings, defaultDatabaseTimeouts, type DatabaseClient } from '../src/persistence/database';
 import {
-  connectionSettings,
   createPrismaClient,
-  defaultDatabaseTimeouts,
-  type DatabaseClient,
   SQL_BUILDER,
   sqlBuilderOn,
   sqlPoolOf,
-} from '../src/persistence/database';
+  prismaOf,
+} from '../src/persistence/internal/database';
 import type { KeysetQuery } from '../src/domain/pages';
 import { listBalanceTransactions } from '../src/persistence/balance-transactions';
 import { listCustomers } from '../src/persistence/customers';
@@ -60,7 +59,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await explainer?.end();
-  await prisma?.$disconnect();
+  await prismaOf(prisma)?.$disconnect();
 });
 
 interface PlanNode {

@@ -32,7 +32,7 @@ import { type ProductionEngine, startProductionEngine } from '../scripts/lib/pro
 import { Stack, tsEntry } from '../scripts/lib/stack';
 import { temporalClientTls, temporalClientTlsEnv, type TemporalServerBinaries } from '../scripts/lib/temporal-server';
 import { waitUntil } from '../scripts/lib/wait';
-import { createPrismaClient } from '../src/persistence/database';
+import { createPrismaClient } from '../src/persistence/internal/database';
 import { listOperatorActions } from '../src/persistence/operator-actions';
 import { createPartner } from '../src/services/partners';
 import { temporalTlsOptions } from '../src/temporal/tls';

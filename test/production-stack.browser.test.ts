@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Browser } from 'playwright-core';
-import { createPrismaClient } from '../src/persistence/database';
+import { createPrismaClient } from '../src/persistence/internal/database';
 import { createPartner } from '../src/services/partners';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import {

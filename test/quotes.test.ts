@@ -1,7 +1,7 @@
 // Quotes over HTTP (create, get, validation, limits, scoping) and their lifetime: the quote-<id>
 // workflow's 5-minute timer (time skipping) and consumption, once, through consumeQuote.
 import request from 'supertest';
-import { SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../src/persistence/database';
+import { SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../src/persistence/internal/database';
 import { DomainError } from '../src/domain/errors';
 import { apiErrorOf } from '../src/http/errors';
 import { createApp } from '../src/http/app';

@@ -3,7 +3,8 @@
 // needs no restart. Outages are real: the API reaches PostgreSQL and Temporal through TCP proxies we cut.
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
-import { createPrismaClient, DatabaseClient } from '../src/persistence/database';
+import { DatabaseClient } from '../src/persistence/database';
+import { createPrismaClient, prismaOf } from '../src/persistence/internal/database';
 import { createApp } from '../src/http/app';
 import { writePathFaults } from '../src/temporal/write-then-start';
 import { temporalIsReachable } from '../src/temporal/health';
@@ -61,7 +62,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await proxiedPrisma?.$disconnect();
+  await prismaOf(proxiedPrisma)?.$disconnect();
   await proxiedConnection?.close().catch(() => undefined);
   await temporalProxy?.stop();
   await databaseProxy?.stop();

@@ -2,7 +2,8 @@
 // client of the same pool whose SQL builder also hands each compiled query to `onQuery`. The scale section explains
 // them; the floor server replays the transaction list's.
 import type { CompiledQuery } from 'kysely';
-import { type DatabaseClient, SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../../src/persistence/database';
+import { type DatabaseClient } from '../../src/persistence/database';
+import { SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../../src/persistence/internal/database';
 
 export function capturingClient(prisma: DatabaseClient, onQuery: (query: CompiledQuery) => void): DatabaseClient {
   const builder = sqlBuilderOn(sqlPoolOf(prisma), onQuery);

@@ -9,7 +9,7 @@ import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import { Pool } from 'pg';
-import { createPrismaClient } from '../../src/persistence/database';
+import { createPrismaClient } from '../../src/persistence/internal/database';
 import { listTransactionRows } from '../../src/persistence/transactions';
 import { capturingClient } from './capture';
 

@@ -41,7 +41,7 @@ export interface Party {
 
 export async function createPartners(databaseUrl: string, apiUrl: string, count: number): Promise<BenchPartner[]> {
   // Loaded here, after the bench generated the Prisma client (a static import would bind its stub).
-  const { createPrismaClient } = await import('../../src/persistence/database');
+  const { createPrismaClient, closeDatabaseClient } = await import('../../src/persistence/database');
   const { createPartner } = await import('../../src/services/partners');
   const prisma = createPrismaClient(databaseUrl, { role: 'bench', poolSize: 1 });
   try {
@@ -56,7 +56,7 @@ export async function createPartners(databaseUrl: string, apiUrl: string, count:
     }
     return partners;
   } finally {
-    await prisma.$disconnect();
+    await closeDatabaseClient(prisma);
   }
 }
 

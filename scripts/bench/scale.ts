@@ -484,14 +484,14 @@ async function capturedStatements(
   databaseUrl: string,
   run: (db: unknown) => Promise<unknown>,
 ): Promise<CompiledQuery[]> {
-  const { createPrismaClient } = await import('../../src/persistence/database');
+  const { createPrismaClient, closeDatabaseClient } = await import('../../src/persistence/database');
   const { capturingClient } = await import('./capture');
   const base = createPrismaClient(databaseUrl, { role: 'bench-explain', poolSize: 1 });
   const statements: CompiledQuery[] = [];
   try {
     await run(capturingClient(base, (query) => statements.push(query)));
   } finally {
-    await base.$disconnect();
+    await closeDatabaseClient(base);
   }
   return statements;
 }

@@ -11,12 +11,9 @@
 import type { Client, Connection } from '@temporalio/client';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import {
-  connectionName,
-  createPrismaClient,
-  DEAD_PROCESS_LOCKS_RELEASED_MS,
-  DatabaseClient,
-} from '../../src/persistence/database';
+import { connectionName, DEAD_PROCESS_LOCKS_RELEASED_MS } from '../../src/persistence/database';
+// The invariants read rows and locks as the tests do (an exemption of database-types-only-in-persistence).
+import { createPrismaClient, type PrismaDatabaseClient } from '../../src/persistence/internal/database';
 import { createPartner } from '../../src/services/partners';
 import { writeWorkflowBundle } from '../bundle-workflows';
 import { projectRoot } from '../lib/paths';
@@ -58,7 +55,7 @@ export class ChaosSystem {
     readonly stack: Stack,
     readonly postgres: LocalPostgres,
     readonly databaseUrl: string,
-    readonly prisma: DatabaseClient,
+    readonly prisma: PrismaDatabaseClient,
     readonly temporalServer: StackProcess,
     readonly temporalConnection: Connection,
     readonly temporal: Client,

@@ -1,7 +1,7 @@
 // How the operators' database commands run (npm run reconciliation, fx:result, audit): on DATABASE_URL or the
 // development database, with a client of their own; the command's lines on stdout; a usage error on stderr with exit
 // code 2, anything else with 1; the client closed and a cluster started here stopped either way.
-import { createPrismaClient, type DatabaseClient } from '../../src/persistence/database';
+import { createPrismaClient, type DatabaseClient, closeDatabaseClient } from '../../src/persistence/database';
 import { prepareDatabase } from './database';
 
 /** Wrong arguments: the message is the command's usage. */
@@ -18,7 +18,7 @@ export function runOperatorCommand(role: string, command: (prisma: DatabaseClien
       process.stderr.write(`${error.message}\n`);
       process.exitCode = 2;
     } finally {
-      await prisma.$disconnect();
+      await closeDatabaseClient(prisma);
       localCluster?.stopIfStartedHere();
     }
   };

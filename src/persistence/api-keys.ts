@@ -1,7 +1,7 @@
 // The api_keys table: partners' keys, stored as their SHA-256 with a display prefix, an optional label and when
 // they were created, last used and revoked. The lookup every request makes (with its partner's request count) is
 // plain SQL on the pool (sqlPoolOf).
-import { type Database, type DatabaseClient, sqlPoolOf, prismaOf } from './database';
+import { type Database, type DatabaseClient, sqlPoolOf, prismaOf } from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 
 /** A key as listings show it: with its partner's name. */
@@ -38,6 +38,12 @@ export function setApiKeyRevokedAt(db: DatabaseClient, keyId: string, revokedAt:
 }
 
 /** What authentication reads of a key: whether it is revoked, when it was last used, and its partner. */
+/** True when a key with this hash exists and is not revoked (`npm run dev` reuses its saved partner then). */
+export async function isApiKeyActive(db: DatabaseClient, keyHash: string): Promise<boolean> {
+  const key = await prismaOf(db).apiKey.findUnique({ where: { keyHash }, select: { revokedAt: true } });
+  return key !== null && key.revokedAt === null;
+}
+
 export interface ApiKeyLookup {
   key_id: string;
   revoked: boolean;

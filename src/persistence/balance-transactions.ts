@@ -3,7 +3,7 @@
 // range scan of ledger_entries (partner_id, created_at, id) in keyset order (a wallet: one per account of it).
 import type { Currency } from '../domain/money';
 import type { KeysetQuery } from '../domain/pages';
-import { sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './internal/database';
 import { Prisma } from './generated/prisma/client';
 import { sql } from 'kysely';
 import { keysetPage } from './keyset';

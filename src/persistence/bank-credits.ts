@@ -2,7 +2,7 @@
 // account (a refund or a deposit's return is sent back to it), and what the bank reported that the service could not
 // take (a credit naming no transaction, a statement line matching no operation), listed for operators. Both tables are
 // append-only for the services' roles; a report read twice keeps its first row.
-import { jsonParameter, sqlOf, type Database } from './database';
+import { jsonParameter, sqlOf, type Database } from './internal/database';
 import { newId } from '../domain/ids';
 import type { Currency } from '../domain/money';
 

@@ -5,7 +5,13 @@ import type { Currency } from '../domain/money';
 import { randomUUID } from 'node:crypto';
 import type { ChainDepositStatus, PayoutChainClaimStatus } from '../domain/chains';
 import type { Blockchain } from '../domain/rails';
-import { type DatabaseTransaction, type DatabaseClient, sqlOf, withDatabaseTransaction } from './database';
+import {
+  type DatabaseTransaction,
+  type DatabaseClient,
+  sqlOf,
+  withDatabaseTransaction,
+  prismaOf,
+} from './internal/database';
 
 export interface ScannedTransfer {
   txHash: string;
@@ -34,7 +40,7 @@ export interface ChainDepositRow {
 
 /** The next block the watcher reads on `chain`, or null before its first run. */
 export async function chainCursor(db: DatabaseClient, chain: Blockchain): Promise<bigint | null> {
-  const row = await db.chainCursor.findUnique({ where: { chain } });
+  const row = await prismaOf(db).chainCursor.findUnique({ where: { chain } });
   return row ? row.nextBlock : null;
 }
 
@@ -44,7 +50,7 @@ export async function storedChainBlocks(
   chain: Blockchain,
   limit: number,
 ): Promise<Array<{ number: bigint; hash: string }>> {
-  const rows = await db.chainBlock.findMany({ where: { chain }, orderBy: { number: 'desc' }, take: limit });
+  const rows = await prismaOf(db).chainBlock.findMany({ where: { chain }, orderBy: { number: 'desc' }, take: limit });
   return rows.map((row) => ({ number: row.number, hash: row.hash }));
 }
 
@@ -60,7 +66,7 @@ export async function recordScannedRange(
   return withDatabaseTransaction(db, async (tx) => {
     let added = 0;
     if (range.transfers.length > 0) {
-      const inserted = await tx
+      const inserted = await sqlOf(tx)
         .insertInto('chainDeposits')
         .values(
           range.transfers.map((transfer) => ({
@@ -84,7 +90,7 @@ export async function recordScannedRange(
       added = inserted.length;
     }
     for (const block of range.blocks) {
-      await tx
+      await sqlOf(tx)
         .insertInto('chainBlocks')
         .values({ chain, number: block.number.toString(), hash: block.hash })
         .onConflict((conflict) => conflict.columns(['chain', 'number']).doUpdateSet({ hash: block.hash }))
@@ -96,7 +102,7 @@ export async function recordScannedRange(
 }
 
 async function moveCursor(tx: DatabaseTransaction, chain: Blockchain, next: bigint): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .insertInto('chainCursors')
     .values({ chain, nextBlock: next.toString(), updatedAt: new Date() })
     .onConflict((conflict) =>
@@ -116,14 +122,18 @@ export async function rollBackChain(
   lastCommon: bigint,
 ): Promise<{ forgotten: number; creditedAbove: ChainDepositRow[] }> {
   return withDatabaseTransaction(db, async (tx) => {
-    await tx.deleteFrom('chainBlocks').where('chain', '=', chain).where('number', '>', lastCommon.toString()).execute();
-    const forgotten = await tx
+    await sqlOf(tx)
+      .deleteFrom('chainBlocks')
+      .where('chain', '=', chain)
+      .where('number', '>', lastCommon.toString())
+      .execute();
+    const forgotten = await sqlOf(tx)
       .deleteFrom('chainDeposits')
       .where('chain', '=', chain)
       .where('status', '=', 'seen')
       .where('blockNumber', '>', lastCommon.toString())
       .executeTakeFirst();
-    const creditedAbove = await tx
+    const creditedAbove = await sqlOf(tx)
       .selectFrom('chainDeposits')
       .selectAll()
       .where('chain', '=', chain)
@@ -169,7 +179,7 @@ export async function creditChainDeposit(db: DatabaseClient, id: string, blockHa
 
 /** Forgets stored block hashes below `below`: too deep to be reorganised away (the most recent is always kept). */
 export async function pruneChainBlocks(db: DatabaseClient, chain: Blockchain, below: bigint): Promise<void> {
-  await db.chainBlock.deleteMany({ where: { chain, number: { lt: below } } });
+  await prismaOf(db).chainBlock.deleteMany({ where: { chain, number: { lt: below } } });
 }
 
 /**
@@ -178,9 +188,9 @@ export async function pruneChainBlocks(db: DatabaseClient, chain: Blockchain, be
  */
 export async function forgetChainReadings(db: DatabaseClient, chain: Blockchain): Promise<void> {
   // Its watcher is stopped meanwhile (the caller's part), so the three need not be one transaction.
-  await db.chainDeposit.deleteMany({ where: { chain } });
-  await db.chainBlock.deleteMany({ where: { chain } });
-  await db.chainCursor.deleteMany({ where: { chain } });
+  await prismaOf(db).chainDeposit.deleteMany({ where: { chain } });
+  await prismaOf(db).chainBlock.deleteMany({ where: { chain } });
+  await prismaOf(db).chainCursor.deleteMany({ where: { chain } });
 }
 
 /** The credited transfers of `chain` to `address` (the operator's and the tests' view). */
@@ -238,7 +248,7 @@ export async function findPayoutChainClaim(
   chain: Blockchain,
   txHash: string,
 ): Promise<PayoutChainClaimRow | null> {
-  return db.payoutChainClaim.findUnique({ where: { chain_txHash: { chain, txHash } } });
+  return prismaOf(db).payoutChainClaim.findUnique({ where: { chain_txHash: { chain, txHash } } });
 }
 
 /**
@@ -250,14 +260,14 @@ export async function claimPayoutTxHash(
   claim: { transactionId: string; chain: Blockchain; txHash: string; expiresAt: Date },
 ): Promise<PayoutChainClaimRow> {
   return withDatabaseTransaction(db, async (tx) => {
-    const holder = await tx
+    const holder = await sqlOf(tx)
       .selectFrom('payoutChainClaims')
       .selectAll()
       .where('chain', '=', claim.chain)
       .where('txHash', '=', claim.txHash)
       .executeTakeFirst();
     if (holder) return holder;
-    const own = await tx
+    const own = await sqlOf(tx)
       .selectFrom('payoutChainClaims')
       .selectAll()
       .where('transactionId', '=', claim.transactionId)
@@ -265,8 +275,8 @@ export async function claimPayoutTxHash(
       .executeTakeFirst();
     // A payout waits on one hash at a time: a second pending one is the first (the caller refuses another).
     if (own?.status === 'pending') return own;
-    await tx.deleteFrom('payoutChainClaims').where('transactionId', '=', claim.transactionId).execute();
-    return tx
+    await sqlOf(tx).deleteFrom('payoutChainClaims').where('transactionId', '=', claim.transactionId).execute();
+    return sqlOf(tx)
       .insertInto('payoutChainClaims')
       .values({ ...claim, status: 'pending', updatedAt: new Date() })
       .onConflict((conflict) => conflict.columns(['chain', 'txHash']).doNothing())
@@ -281,7 +291,7 @@ export async function pendingPayoutChainClaims(
   chain: Blockchain,
   limit: number,
 ): Promise<PayoutChainClaimRow[]> {
-  return db.payoutChainClaim.findMany({
+  return prismaOf(db).payoutChainClaim.findMany({
     where: { chain, status: 'pending' },
     orderBy: { createdAt: 'asc' },
     take: limit,
@@ -294,7 +304,7 @@ export async function closePayoutChainClaim(
   transactionId: string,
   outcome: { status: 'settled' } | { status: 'refused'; refusal: string },
 ): Promise<boolean> {
-  const result = await db.payoutChainClaim.updateMany({
+  const result = await prismaOf(db).payoutChainClaim.updateMany({
     where: { transactionId, status: 'pending' },
     data: { status: outcome.status, refusal: outcome.status === 'refused' ? outcome.refusal : null },
   });
@@ -306,7 +316,7 @@ export async function payoutChainClaimOf(
   db: DatabaseClient,
   transactionId: string,
 ): Promise<PayoutChainClaimRow | null> {
-  return db.payoutChainClaim.findUnique({ where: { transactionId } });
+  return prismaOf(db).payoutChainClaim.findUnique({ where: { transactionId } });
 }
 
 // ---- the reconciliation's chain check ----

@@ -9,7 +9,7 @@ import {
   sqlOf,
   prismaOf,
   type DatabaseClient,
-} from './database';
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import type { VerificationLinkState } from '../domain/verification-links';
 import type { CustomerStatus } from '../domain/customers';
@@ -160,7 +160,7 @@ export async function listCustomers(
 
 /** Row lock: one status change of a customer at a time (uploads included), even across workers. */
 export async function lockCustomer(tx: DatabaseTransaction, customerId: string): Promise<void> {
-  await tx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
+  await sqlOf(tx).selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
 }
 
 /** Inserts the customer with its beneficiaries (businesses) and its verification steps, all pending. */
@@ -171,13 +171,13 @@ export async function insertCustomer(
   steps: readonly string[],
 ): Promise<CustomerRow> {
   const now = new Date();
-  const row = await tx
+  const row = await sqlOf(tx)
     .insertInto('customers')
     .values({ ...customer, address: jsonParameter(customer.address), createdAt: now, updatedAt: now })
     .returningAll()
     .executeTakeFirstOrThrow();
   if (beneficiaries !== undefined && beneficiaries.length > 0) {
-    await tx
+    await sqlOf(tx)
       .insertInto('beneficiaries')
       .values(
         beneficiaries.map((beneficiary) => ({
@@ -189,11 +189,11 @@ export async function insertCustomer(
       )
       .execute();
   }
-  await tx
+  await sqlOf(tx)
     .insertInto('verificationSteps')
     .values(steps.map((name) => ({ customerId: row.id, name, state: 'pending', rejectionCodes: [], updatedAt: now })))
     .execute();
-  return withRelations(tx, row, false);
+  return withRelations(sqlOf(tx), row, false);
 }
 
 /** Replaces the link with `link` unless its version changed meanwhile; `updatedAt` stays (the customer did not change). */
@@ -215,13 +215,13 @@ export async function updateCustomerStatus(
   status: CustomerStatus,
   link: VerificationLinkColumns,
 ): Promise<CustomerRow> {
-  const row = await tx
+  const row = await sqlOf(tx)
     .updateTable('customers')
     .set({ status, ...link, updatedAt: new Date() })
     .where('id', '=', customerId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  return withRelations(tx, row, false);
+  return withRelations(sqlOf(tx), row, false);
 }
 
 /** The documents a customer uploaded through the hosted page. */
@@ -236,7 +236,7 @@ export async function countHostedUploads(db: Database, customerId: string): Prom
 }
 
 export async function insertCustomerDocument(tx: DatabaseTransaction, document: NewCustomerDocument): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .insertInto('customerDocuments')
     .values({ ...document, createdAt: new Date() })
     .execute();
@@ -252,7 +252,7 @@ export async function markStepDocumentReceived(
   customerId: string,
   step: string,
 ): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .updateTable('verificationSteps')
     .set({ awaitingDocument: false, updatedAt: new Date() })
     .where('customerId', '=', customerId)
@@ -263,7 +263,7 @@ export async function markStepDocumentReceived(
 
 /** A review starts: the open steps go under review, their earlier rejection cleared. */
 export async function putOpenStepsUnderReview(tx: DatabaseTransaction, customerId: string): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .updateTable('verificationSteps')
     .set({ state: 'under_review', rejectionCodes: [], rejectionDescription: null, updatedAt: new Date() })
     .where('customerId', '=', customerId)
@@ -283,7 +283,7 @@ export async function rejectVerificationStep(
     awaitingDocument: boolean;
   },
 ): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .updateTable('verificationSteps')
     .set({ ...rejection, updatedAt: new Date() })
     .where('customerId', '=', customerId)
@@ -293,7 +293,7 @@ export async function rejectVerificationStep(
 
 /** A review decided: the steps it did not reject are approved. */
 export async function approveStepsUnderReview(tx: DatabaseTransaction, customerId: string): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .updateTable('verificationSteps')
     .set({ state: 'approved', updatedAt: new Date() })
     .where('customerId', '=', customerId)

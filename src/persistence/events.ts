@@ -17,7 +17,7 @@ import {
   sqlOf,
   withDatabaseTransaction,
   prismaOf,
-} from './database';
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { type RawBuilder, sql } from 'kysely';
 
@@ -61,7 +61,9 @@ export async function recordEvent(
     SELECT ${newId()}::uuid, c.partner_id, ${id}::uuid, c.id, 'event', 'pending', ${currentTraceParent()},
       ${createdAt}, ${createdAt}
     FROM webhook_configs c
-    WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(tx);
+    WHERE c.partner_id = ${event.partnerId}::uuid AND c.enabled AND ${event.type} = ANY(c.subscriptions)`.execute(
+    sqlOf(tx),
+  );
   if (Number(delivered.numAffectedRows ?? 0) > 0) await wakeOutboxRelay(tx);
   return id;
 }
@@ -74,7 +76,7 @@ export function deleteEventsCreatedBefore(prisma: DatabaseClient, before: Date, 
   return inBatches(
     (size) =>
       withDatabaseTransaction(prisma, async (tx) => {
-        const events = await tx
+        const events = await sqlOf(tx)
           .selectFrom('events')
           .select('id')
           .where('createdAt', '<', before)
@@ -84,10 +86,10 @@ export function deleteEventsCreatedBefore(prisma: DatabaseClient, before: Date, 
           .execute();
         if (events.length === 0) return 0;
         const eventIds = events.map(({ id }) => id);
-        const deliveries = tx.selectFrom('webhookDeliveries').select('id').where('eventId', 'in', eventIds);
-        await tx.deleteFrom('webhookDeliveryAttempts').where('deliveryId', 'in', deliveries).execute();
-        await tx.deleteFrom('webhookDeliveries').where('eventId', 'in', eventIds).execute();
-        await tx.deleteFrom('events').where('id', 'in', eventIds).execute();
+        const deliveries = sqlOf(tx).selectFrom('webhookDeliveries').select('id').where('eventId', 'in', eventIds);
+        await sqlOf(tx).deleteFrom('webhookDeliveryAttempts').where('deliveryId', 'in', deliveries).execute();
+        await sqlOf(tx).deleteFrom('webhookDeliveries').where('eventId', 'in', eventIds).execute();
+        await sqlOf(tx).deleteFrom('events').where('id', 'in', eventIds).execute();
         return events.length;
       }),
     limits,
@@ -104,7 +106,7 @@ const WEBHOOK_NOTIFY_CHANNEL = 'webhook_deliveries';
  * which a PL/pgSQL body cannot survive.)
  */
 export async function wakeOutboxRelay(tx: DatabaseTransaction): Promise<void> {
-  await sql`SELECT pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`.execute(tx);
+  await sql`SELECT pg_notify(${WEBHOOK_NOTIFY_CHANNEL}, '')`.execute(sqlOf(tx));
 }
 
 /** A connection LISTENing for wakeOutboxRelay's notifications. */

@@ -4,7 +4,7 @@
 // replaced kept, so that whichever of them the chain mined is found.
 import { sql } from 'kysely';
 import type { Blockchain } from '../domain/rails';
-import { type DatabaseClient, type Database, sqlOf, withDatabaseTransaction } from './database';
+import { type DatabaseClient, type Database, sqlOf, withDatabaseTransaction } from './internal/database';
 
 export type EvmSendStatus = 'reserved' | 'signed' | 'mined' | 'failed';
 

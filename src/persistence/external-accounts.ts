@@ -9,7 +9,7 @@ import {
   sqlOf,
   prismaOf,
   type DatabaseClient,
-} from './database';
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import type { KeysetQuery } from '../domain/pages';
 import { keysetPage } from './keyset';
@@ -55,7 +55,7 @@ export function insertExternalAccount(
   tx: DatabaseTransaction,
   account: NewExternalAccount,
 ): Promise<ExternalAccountRow> {
-  return tx
+  return sqlOf(tx)
     .insertInto('externalAccounts')
     .values({ ...account, details: jsonParameter(account.details)! })
     .returningAll()

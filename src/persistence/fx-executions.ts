@@ -4,7 +4,7 @@ import { fxResultEntries } from '../domain/fx';
 import { ledgerReference } from '../domain/ledger';
 import { Money, type Currency } from '../domain/money';
 import { sql } from 'kysely';
-import { sqlOf, withDatabaseTransaction, type DatabaseClient, type Database } from './database';
+import { sqlOf, withDatabaseTransaction, type DatabaseClient, type Database } from './internal/database';
 import { postLedgerEntries } from './ledger';
 
 export interface FxExecutionRecord {
@@ -33,7 +33,7 @@ export async function recordFxExecution(prisma: DatabaseClient, record: FxExecut
         ${record.executed.toString()}::numeric, ${record.price}::numeric, ${result.toString()}::numeric,
         ${record.executedAt})
       ON CONFLICT (transaction_id, step) DO NOTHING
-      RETURNING transaction_id`.execute(tx);
+      RETURNING transaction_id`.execute(sqlOf(tx));
     if (inserted.rows.length === 0) return;
     const entries = fxResultEntries(result);
     if (entries.length === 0) return;

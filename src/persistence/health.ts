@@ -1,5 +1,5 @@
 // What the readiness check asks the database: Prisma's migration table (_prisma_migrations), read-only.
-import { sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './internal/database';
 import { sql } from 'kysely';
 
 /** The migrations applied and not rolled back; the query fails while the database cannot be reached. */

@@ -1,6 +1,6 @@
 // The idempotency_keys table: one row per partner and Idempotency-Key, claimed by the request processing it (an
 // owner token), then holding its stored response until it expires. The rules are in src/http/idempotency.ts.
-import { type Database, sqlOf, prismaOf, type DatabaseClient } from './database';
+import { type Database, sqlOf, prismaOf, type DatabaseClient } from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { sql } from 'kysely';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';

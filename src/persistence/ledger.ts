@@ -21,7 +21,7 @@
 // accounts with lockLedgerAccounts), then the posting references (a reference belongs to one step, and
 // runs of one step queue on its resource row first). A second lock in the same database transaction
 // that names another account is refused, as it could wait after taking locks.
-import { type DatabaseTransaction, isDatabaseTransaction, sqlOf, type Database } from './database';
+import { type DatabaseTransaction, isDatabaseTransaction, sqlOf, type Database } from './internal/database';
 import { type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
 import { AmountValue, Decimal, type Currency } from '../domain/money';
@@ -88,7 +88,7 @@ export async function postLedgerEntries(
           ON CONFLICT (reference) DO NOTHING
           RETURNING id
         ), ${writes(plan, sql`EXISTS (SELECT 1 FROM claimed)`)}
-        SELECT count(*)::int AS claimed FROM claimed`.execute(tx);
+        SELECT count(*)::int AS claimed FROM claimed`.execute(sqlOf(tx));
       if ((rows[0] as { claimed: number }).claimed === 1) return [{ transactionId, replayed: false }];
       return [await replayOf(tx, posting.reference, single.entries)];
     }
@@ -108,7 +108,7 @@ export async function postLedgerEntries(
   if (written.length === 0) return results;
   const plan = writePlan(accounts, written);
   if (plan.overdrawn) throw plan.overdrawn;
-  await sql`WITH ${writes(plan, sql`true`)} SELECT 1`.execute(tx);
+  await sql`WITH ${writes(plan, sql`true`)} SELECT 1`.execute(sqlOf(tx));
   return results;
 }
 
@@ -206,7 +206,7 @@ async function claimReferences(tx: DatabaseTransaction, postings: LedgerPosting[
     ) WITH ORDINALITY AS t(id, reference, description, position)
     ORDER BY t.position
     ON CONFLICT (reference) DO NOTHING
-    RETURNING id::text, reference`.execute(tx)
+    RETURNING id::text, reference`.execute(sqlOf(tx))
   ).rows as Array<{ id: string; reference: string }>;
   return new Map(rows.map(({ id, reference }) => [reference, id]));
 }
@@ -222,7 +222,7 @@ async function replayOf(
     FROM ledger_transactions t
     JOIN ledger_entries e ON e.transaction_id = t.id
     JOIN ledger_accounts a ON a.id = e.account_id
-    WHERE t.reference = ${reference}`.execute(tx)
+    WHERE t.reference = ${reference}`.execute(sqlOf(tx))
   ).rows as Array<{
     id: string;
     walletId: string | null;
@@ -319,7 +319,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
         ORDER BY a.id FOR NO KEY UPDATE
       )
       SELECT f.id::text, f.wallet_id::text, f.system_code, f.currency, f.locks, l.balance::text
-      FROM found f LEFT JOIN locked l ON l.id = f.id`.execute(tx)
+      FROM found f LEFT JOIN locked l ON l.id = f.id`.execute(sqlOf(tx))
     ).rows as Array<{
       id: string;
       walletId: string | null;
@@ -340,7 +340,7 @@ async function lockAccounts(tx: DatabaseTransaction, refs: LedgerAccountRef[]): 
         ${systemCurrencies}::currency[],
         ${systems.map((ref) => ('system' in ref ? (ref.allowNegative ?? true) : true))}::boolean[]
       ) AS s(id, system_code, currency, allow_negative)
-      ON CONFLICT (system_code, currency) DO NOTHING`.execute(tx);
+      ON CONFLICT (system_code, currency) DO NOTHING`.execute(sqlOf(tx));
     rows = await findAndLock();
   }
   const found = new Map<string, AccountRow>();

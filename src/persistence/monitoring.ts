@@ -1,6 +1,6 @@
 // What the metrics endpoint reads from the database (docs/observability.md): the state an operator alerts on, read
 // once per scrape in one statement, and the connection pools' counts. Read-only.
-import { type DatabaseTransaction, type DatabaseClient, sqlOf, type Database, sqlPoolOf } from './database';
+import { type DatabaseTransaction, type DatabaseClient, sqlOf, type Database, sqlPoolOf } from './internal/database';
 import { sql } from 'kysely';
 
 export interface MonitoringSnapshot {
@@ -56,7 +56,7 @@ export async function secondsSinceDeposit(tx: DatabaseTransaction, transactionId
     rows: [row],
   } = await sql<{ seconds: string | null }>`
     SELECT extract(epoch FROM now() - min(received_at))::text AS seconds
-    FROM transaction_deposits WHERE transaction_id = ${transactionId}::uuid AND status = 'accepted'`.execute(tx);
+    FROM transaction_deposits WHERE transaction_id = ${transactionId}::uuid AND status = 'accepted'`.execute(sqlOf(tx));
   return row?.seconds == null ? null : Math.max(0, Number(row.seconds));
 }
 

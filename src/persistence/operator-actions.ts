@@ -1,6 +1,6 @@
 // The audit trail of operators' decisions (operator_actions, append-only for the services' roles): written by the
 // workflow that accepted the operator's update, read by `npm run audit`.
-import { jsonParameter, sqlOf, type Database } from './database';
+import { jsonParameter, sqlOf, type Database } from './internal/database';
 import { newId } from '../domain/ids';
 
 export interface OperatorActionInput {

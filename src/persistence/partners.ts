@@ -1,5 +1,5 @@
 // The partners table: the API's clients. A partner is made with its first API key (src/persistence/api-keys.ts).
-import { type Database, prismaOf, type DatabaseClient } from './database';
+import { type Database, prismaOf, type DatabaseClient } from './internal/database';
 import type { NewApiKey } from './api-keys';
 
 /** Inserts the partner together with its first key (one Prisma call: both or neither). */

@@ -2,7 +2,7 @@
 // and bank return reference), and what the return's decision reads (the payout's provider reference, the account
 // paid again). The transaction's own row and status change stay in ./transactions.ts.
 import type { Currency } from '../domain/money';
-import { type DatabaseTransaction, sqlOf, type Database } from './database';
+import { type DatabaseTransaction, sqlOf, type Database } from './internal/database';
 import { newId } from '../domain/ids';
 
 /** The columns of a return, as the service and the workflow's activities use them. */
@@ -60,7 +60,7 @@ export async function insertPayoutReturn(
   tx: DatabaseTransaction,
   ret: NewPayoutReturn,
 ): Promise<PayoutReturnRow | null> {
-  const row = await tx
+  const row = await sqlOf(tx)
     .insertInto('transactionPayoutReturns')
     .values({ ...ret, id: newId(), createdAt: new Date() })
     .onConflict((conflict) => conflict.doNothing())
@@ -102,7 +102,7 @@ export async function lockPayoutReturnOfTransaction(
   tx: DatabaseTransaction,
   transactionId: string,
 ): Promise<PayoutReturnRow | null> {
-  const row = await tx
+  const row = await sqlOf(tx)
     .selectFrom('transactionPayoutReturns')
     .select(columns)
     .where('transactionId', '=', transactionId)
@@ -117,7 +117,7 @@ export async function markPayoutReturnResolved(
   id: string,
   resolution: { resolution: 'repaid' | 'refunded'; reason: string; reference: string },
 ): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .updateTable('transactionPayoutReturns')
     .set({
       resolution: resolution.resolution,

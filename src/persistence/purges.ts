@@ -2,7 +2,7 @@
 // short transaction), so a purge of a large backlog never holds its locks for long nor blocks the writers of the
 // table; a run stops after `maxBatches` and the next run of the maintenance schedule goes on.
 import { sql } from 'kysely';
-import { type Database, sqlOf } from './database';
+import { type Database, sqlOf } from './internal/database';
 
 export interface PurgeLimits {
   batchSize: number;

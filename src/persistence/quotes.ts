@@ -2,7 +2,14 @@
 // quote's lifetime workflow decides.
 import type { Quote as QuoteRow } from './generated/prisma/client';
 import type { Insertable } from 'kysely';
-import { type DatabaseTransaction, type DB, decimalOf, type DecimalText, sqlOf, type Database } from './database';
+import {
+  type DatabaseTransaction,
+  type DB,
+  decimalOf,
+  type DecimalText,
+  sqlOf,
+  type Database,
+} from './internal/database';
 
 export type { QuoteRow };
 
@@ -20,7 +27,7 @@ export type NewQuote = Omit<Insertable<DB['quotes']>, 'createdAt' | 'updatedAt' 
 /** Inserts a quote in the caller's database transaction and answers it as stored. */
 export async function insertQuote(tx: DatabaseTransaction, quote: NewQuote): Promise<QuoteRow> {
   const now = quote.createdAt ?? new Date();
-  return tx
+  return sqlOf(tx)
     .insertInto('quotes')
     .values({ ...quote, rates: quote.rates.map(decimalOf), createdAt: now, updatedAt: now })
     .returningAll()

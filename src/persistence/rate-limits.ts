@@ -2,7 +2,7 @@
 // one atomic upsert per request). The table is made by the migrations; expired counters are purged by the
 // maintenance schedule, not by a timer in every API process.
 import { RateLimiterPostgres, type RateLimiterMemory } from 'rate-limiter-flexible';
-import { type DatabaseClient, type Database, sqlPoolOf } from './database';
+import { type DatabaseClient, type Database, sqlPoolOf } from './internal/database';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
 /** One limit's counters: `keyPrefix` names the limit, `points` requests per `duration` seconds. */

@@ -23,7 +23,7 @@ import {
 } from '../domain/reconciliation';
 import type { TransactionStatus, TransactionType } from '../domain/transactions';
 import { newId } from '../domain/ids';
-import { sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './internal/database';
 import { sql } from 'kysely';
 
 export interface BatchQuery {

@@ -2,7 +2,7 @@
 // in a time range, found by their final event (its time is when the status was reached), in batches in keyset order
 // of the events index (partner_id, event_type, created_at, id), so a report of any size is read a batch at a time.
 // Each batch also reads what its transactions' ledger postings moved (deposit, refund, sell-back), in the same query.
-import { sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './internal/database';
 import { Prisma } from './generated/prisma/client';
 import { sql } from 'kysely';
 import type { TransactionStatus, TransactionType } from '../domain/transactions';

@@ -2,7 +2,7 @@
 // idempotency key the service sent, as real providers keep their operations: a repeated request finds the first
 // one (and counts `requests` up) instead of making a second.
 import type { Currency } from '../domain/money';
-import { sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './internal/database';
 import { sql } from 'kysely';
 
 export type SandboxOperationKind = 'conversion' | 'payout' | 'return' | 'sell_back' | 'chain_send' | 'payout_return';

@@ -2,7 +2,7 @@
 // (sandbox_rail_operations, written by the sandbox exchange, banks and chain) as statement lines, with the
 // disagreements an operator or a test asked for (sandbox_statement_adjustments, docs/reconciliation.md).
 import type { StatementLine } from '../domain/reconciliation';
-import { sqlOf, type Database } from './database';
+import { sqlOf, type Database } from './internal/database';
 import { sql } from 'kysely';
 
 export type SandboxStatementAdjustment =

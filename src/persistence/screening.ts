@@ -1,7 +1,7 @@
 // Sanctions screening's tables: the list versions (each load, loaded or refused; a loaded one with its parsed entries)
 // and the screenings with their reports. Also the pages of subjects a re-screening walks through.
 import { sql } from 'kysely';
-import { type DatabaseTransaction, jsonParameter, sqlOf, type Database } from './database';
+import { type DatabaseTransaction, jsonParameter, sqlOf, type Database } from './internal/database';
 import type { ListEntry, ListSource } from '../screening/entries';
 import type { MatchReport } from '../screening/matcher';
 import type { ExternalAccountStatus } from '../domain/external-accounts';
@@ -234,14 +234,14 @@ export async function setExternalAccountScreeningStatus(
   status: ExternalAccountStatus,
   reason: string | null,
 ): Promise<import('./external-accounts').ExternalAccountRow | null> {
-  const current = await tx
+  const current = await sqlOf(tx)
     .selectFrom('externalAccounts')
     .select('status')
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirstOrThrow();
   if (current.status === status || current.status === 'rejected') return null;
-  return tx
+  return sqlOf(tx)
     .updateTable('externalAccounts')
     .set({ status, screeningReason: reason, updatedAt: new Date() })
     .where('id', '=', id)

@@ -14,7 +14,7 @@ import {
   sqlOf,
   prismaOf,
   type DatabaseClient,
-} from './database';
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { type Insertable, type QueryCreator, type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
@@ -81,7 +81,7 @@ export type NewTransactionRow = Omit<
 /** Inserts a transaction in the caller's database transaction (the one insert of every transaction). */
 export async function insertTransaction(tx: DatabaseTransaction, row: NewTransactionRow): Promise<void> {
   const now = row.createdAt ?? new Date();
-  await tx
+  await sqlOf(tx)
     .insertInto('transactions')
     .values({
       ...row,
@@ -109,14 +109,14 @@ export async function insertTransactionDeposit(
   deposit: NewTransactionDeposit,
 ): Promise<{ row: TransactionDepositRow; inserted: boolean }> {
   const now = new Date();
-  const inserted = await tx
+  const inserted = await sqlOf(tx)
     .insertInto('transactionDeposits')
     .values({ ...deposit, createdAt: now, updatedAt: now })
     .onConflict((conflict) => conflict.columns(['provider', 'providerReference']).doNothing())
     .returningAll()
     .executeTakeFirst();
   if (inserted) return { row: inserted, inserted: true };
-  const recorded = await tx
+  const recorded = await sqlOf(tx)
     .selectFrom('transactionDeposits')
     .selectAll()
     .where('provider', '=', deposit.provider)
@@ -210,7 +210,7 @@ export async function closeTransactionLeg(
     operatorReason?: string;
   },
 ): Promise<true | { status: string | null }> {
-  const closed = await tx
+  const closed = await sqlOf(tx)
     .updateTable('transactionLegs')
     .set({
       status: leg.status,
@@ -301,7 +301,7 @@ export async function lockTransactionDeposit(
   tx: DatabaseTransaction,
   id: string,
 ): Promise<TransactionDepositRow | null> {
-  const row = await tx
+  const row = await sqlOf(tx)
     .selectFrom('transactionDeposits')
     .selectAll()
     .where('id', '=', id)
@@ -316,5 +316,9 @@ export async function setDepositStatus(
   id: string,
   status: 'returning' | 'returned' | 'return_failed',
 ): Promise<void> {
-  await tx.updateTable('transactionDeposits').set({ status, updatedAt: new Date() }).where('id', '=', id).execute();
+  await sqlOf(tx)
+    .updateTable('transactionDeposits')
+    .set({ status, updatedAt: new Date() })
+    .where('id', '=', id)
+    .execute();
 }

@@ -23,7 +23,7 @@ import {
   sqlOf,
   prismaOf,
   type DatabaseClient,
-} from './database';
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { findCustomer } from './customers';
 
@@ -85,16 +85,18 @@ export async function insertVirtualAccount(
   },
 ): Promise<VirtualAccountRow> {
   const now = new Date();
-  await tx
+  await sqlOf(tx)
     .insertInto('virtualAccounts')
     .values({ ...account, depositAddresses: jsonParameter(account.depositAddresses)!, createdAt: now, updatedAt: now })
     .execute();
-  return asVirtualAccountRow(await virtualAccountRows(tx).where('v.id', '=', account.id).executeTakeFirstOrThrow());
+  return asVirtualAccountRow(
+    await virtualAccountRows(sqlOf(tx)).where('v.id', '=', account.id).executeTakeFirstOrThrow(),
+  );
 }
 
 /** The account under its row lock, or null. */
 export async function lockVirtualAccount(tx: DatabaseTransaction, id: string): Promise<VirtualAccountRow | null> {
-  const row = await virtualAccountRows(tx).where('v.id', '=', id).forUpdate('v').executeTakeFirst();
+  const row = await virtualAccountRows(sqlOf(tx)).where('v.id', '=', id).forUpdate('v').executeTakeFirst();
   return row ? asVirtualAccountRow(row) : null;
 }
 
@@ -115,12 +117,12 @@ async function updateVirtualAccount(
   id: string,
   changes: Updateable<DB['virtualAccounts']>,
 ): Promise<VirtualAccountRow> {
-  await tx
+  await sqlOf(tx)
     .updateTable('virtualAccounts')
     .set({ ...changes, updatedAt: new Date() })
     .where('id', '=', id)
     .execute();
-  return asVirtualAccountRow(await virtualAccountRows(tx).where('v.id', '=', id).executeTakeFirstOrThrow());
+  return asVirtualAccountRow(await virtualAccountRows(sqlOf(tx)).where('v.id', '=', id).executeTakeFirstOrThrow());
 }
 
 export async function markVirtualAccountApproved(
@@ -200,7 +202,7 @@ export async function allocateDepositDetails(
 ): Promise<IssuedDepositDetails> {
   for (let attempt = 0; attempt < MAX_ISSUE_ATTEMPTS; attempt += 1) {
     const issued = issuer.issue({ ...request, attempt });
-    const taken = await tx
+    const taken = await sqlOf(tx)
       .selectFrom('virtualAccountDeposits')
       .select('id')
       .where((where) =>
@@ -222,7 +224,7 @@ export async function storeDepositReferences(
   virtualAccountId: string,
   issued: IssuedDepositDetails,
 ): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .insertInto('virtualAccountDeposits')
     .values(issued.references.map((reference) => ({ id: newId(), virtualAccountId, ...reference })))
     .execute();

@@ -16,7 +16,7 @@ import {
   sqlOf,
   prismaOf,
   type DatabaseClient,
-} from './database';
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 
 export const withWallets = { fromWallet: true, toWallet: true } as const;
@@ -81,11 +81,13 @@ export async function insertWalletTransfer(
   },
 ): Promise<WalletTransferRow> {
   const now = new Date();
-  await tx
+  await sqlOf(tx)
     .insertInto('walletTransfers')
     .values({ ...transfer, createdAt: now, updatedAt: now })
     .execute();
-  return asWalletTransferRow(await walletTransferRows(tx).where('t.id', '=', transfer.id).executeTakeFirstOrThrow());
+  return asWalletTransferRow(
+    await walletTransferRows(sqlOf(tx)).where('t.id', '=', transfer.id).executeTakeFirstOrThrow(),
+  );
 }
 
 /** The statement reading transfers with both wallets. */
@@ -115,7 +117,7 @@ function asWalletTransferRow(row: SelectedWalletTransfer): WalletTransferRow {
 
 /** The transfer under its row lock, or null: one status change of it at a time, even across workers. */
 export async function lockWalletTransfer(tx: DatabaseTransaction, id: string): Promise<WalletTransferRow | null> {
-  const row = await walletTransferRows(tx).where('t.id', '=', id).forUpdate('t').executeTakeFirst();
+  const row = await walletTransferRows(sqlOf(tx)).where('t.id', '=', id).forUpdate('t').executeTakeFirst();
   return row ? asWalletTransferRow(row) : null;
 }
 
@@ -126,10 +128,10 @@ export async function updateWalletTransferStatus(
   status: WalletTransferStatus,
   changes: { txHash?: string; failureReason?: string },
 ): Promise<WalletTransferRow> {
-  await tx
+  await sqlOf(tx)
     .updateTable('walletTransfers')
     .set({ status, ...changes, updatedAt: new Date() })
     .where('id', '=', id)
     .execute();
-  return asWalletTransferRow(await walletTransferRows(tx).where('t.id', '=', id).executeTakeFirstOrThrow());
+  return asWalletTransferRow(await walletTransferRows(sqlOf(tx)).where('t.id', '=', id).executeTakeFirstOrThrow());
 }

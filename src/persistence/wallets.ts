@@ -3,7 +3,7 @@
 import type { Blockchain } from '../domain/rails';
 import type { KeysetQuery } from '../domain/pages';
 import { childrenByParent, keysetPage } from './keyset';
-import { type DatabaseTransaction, type Database, sqlOf, prismaOf, type DatabaseClient } from './database';
+import { type DatabaseTransaction, type Database, sqlOf, prismaOf, type DatabaseClient } from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 
 export const withBalances = { ledgerAccounts: true } as const;
@@ -70,7 +70,7 @@ export async function insertWallet(
   },
 ): Promise<void> {
   const now = new Date();
-  await tx
+  await sqlOf(tx)
     .insertInto('wallets')
     .values({ ...wallet, createdAt: now, updatedAt: now })
     .execute();

@@ -14,7 +14,7 @@ import {
   sqlOf,
   withDatabaseTransaction,
   prismaOf,
-} from './database';
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { sql } from 'kysely';
 import { wakeOutboxRelay } from './events';
@@ -58,7 +58,7 @@ export function insertWebhookConfig(
   },
 ): Promise<WebhookConfigRow> {
   const now = new Date();
-  return tx
+  return sqlOf(tx)
     .insertInto('webhookConfigs')
     .values({ ...config, createdAt: now, updatedAt: now })
     .returningAll()
@@ -87,7 +87,7 @@ export function updateWebhookConfigSettings(
   id: string,
   changes: { url?: string; subscriptions?: string[]; enabled?: boolean },
 ): Promise<WebhookConfigRow> {
-  return tx
+  return sqlOf(tx)
     .updateTable('webhookConfigs')
     .set({
       ...(changes.url !== undefined ? { url: changes.url } : {}),
@@ -102,7 +102,7 @@ export function updateWebhookConfigSettings(
 
 /** The configuration under its row lock (one rotation at a time), read after the lock is granted. */
 export async function lockWebhookConfig(tx: DatabaseTransaction, id: string): Promise<WebhookConfigRow> {
-  return tx.selectFrom('webhookConfigs').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+  return sqlOf(tx).selectFrom('webhookConfigs').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
 }
 
 /** Stores a rotated secret and the one it replaces, signing until `previousSecretExpiresAt` (or none). */
@@ -115,7 +115,7 @@ export function replaceWebhookSecret(
     previousSecretExpiresAt: Date | null;
   },
 ): Promise<WebhookConfigRow> {
-  return tx
+  return sqlOf(tx)
     .updateTable('webhookConfigs')
     .set({ ...secrets, legacySecret: null, updatedAt: new Date() })
     .where('id', '=', id)
@@ -150,7 +150,7 @@ export async function queueWebhookRedelivery(
   configId: string,
 ): Promise<DeliveryRow> {
   const now = new Date();
-  const row = await tx
+  const row = await sqlOf(tx)
     .insertInto('webhookDeliveries')
     .values({
       id: newId(),
@@ -217,12 +217,12 @@ export async function recordDeliveryAttempt(
   succeeded: boolean,
 ): Promise<void> {
   await withDatabaseTransaction(prisma, async (tx) => {
-    await tx
+    await sqlOf(tx)
       .insertInto('webhookDeliveryAttempts')
       .values({ id: newId(), deliveryId, attempt, ...outcome, createdAt: new Date() })
       .onConflict((conflict) => conflict.columns(['deliveryId', 'attempt']).doUpdateSet(outcome))
       .execute();
-    await tx
+    await sqlOf(tx)
       .updateTable('webhookDeliveries')
       .set({
         attemptCount: attempt,

@@ -10,7 +10,7 @@ import {
   sqlOf,
   prismaOf,
   type DatabaseClient,
-} from './database';
+} from './internal/database';
 import type { Prisma } from './generated/prisma/client';
 import { deleteBatchBefore, inBatches, type PurgeLimits } from './purges';
 
@@ -28,7 +28,7 @@ export interface NewWorkflowStart {
 
 /** Writes the intent in the transaction of the write whose workflow it starts. */
 export async function insertWorkflowStart(tx: DatabaseTransaction, intent: NewWorkflowStart): Promise<void> {
-  await tx
+  await sqlOf(tx)
     .insertInto('workflowStarts')
     .values({
       id: newId(),

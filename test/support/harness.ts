@@ -11,7 +11,7 @@ import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { createActivities } from '../../activities';
 import { AppConfig, loadConfig } from '../../src/config';
-import { createPrismaClient, DatabaseClient } from '../../src/persistence/database';
+import { createPrismaClient, type PrismaDatabaseClient } from '../../src/persistence/internal/database';
 import { createPartner } from '../../src/services/partners';
 import { createBankReportIntake } from '../../src/services/transactions/bank-reports';
 import { createApp, routesOf } from '../../src/http/app';
@@ -42,7 +42,8 @@ export interface TestPartner {
 export interface Harness {
   config: AppConfig;
   env: TestWorkflowEnvironment;
-  prisma: DatabaseClient;
+  /** Prisma Client for the tests' assertions on rows, and the handle persistence functions take. */
+  prisma: PrismaDatabaseClient;
   services: ApiServices;
   /** The webhook outbox relay, started like in the worker; it relays only this harness's partners. */
   relay: OutboxRelay;

@@ -9,6 +9,7 @@ import { settlementStateQuery } from '../../workflows/settlement';
 import { approvedCustomer, createWallet, WalletBody } from './accounts';
 import { createExternalAccount, CustomerBody, externalAccount } from './fixtures';
 import type { Harness, TestPartner } from './harness';
+import { prismaOf } from '../../src/persistence/internal/database';
 
 export interface Parties {
   partner: TestPartner;
@@ -146,7 +147,7 @@ export async function transactionLedger(
   transactionId: string,
   depositIds: string[] = [],
 ): Promise<TransactionLedger> {
-  const postings = await prisma.ledgerTransaction.findMany({
+  const postings = await prismaOf(prisma).ledgerTransaction.findMany({
     where: {
       OR: [
         { reference: { startsWith: `transaction:${transactionId}:` } },

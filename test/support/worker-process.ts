@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
-import { createPrismaClient } from '../../src/persistence/database';
+import { createPrismaClient } from '../../src/persistence/internal/database';
 import { createLogger } from '../../src/logger';
 import { createProviders } from '../../src/providers';
 import { createWorker } from '../../src/temporal/worker';
