@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
+import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { keySeeds, treasuryAddressCount } from '../src/providers';
@@ -21,13 +21,7 @@ import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlemen
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { workflowIds } from '../src/temporal/workflow-ids';
 import { Decimal } from '../src/domain/money';
-import {
-  sandboxCollectionAddress,
-  sandboxOffRampAddress,
-  sandboxTokenAddresses,
-  sandboxTreasury,
-} from '../src/providers/evm/sandbox-chain';
-import { evmClient } from '../src/providers/evm/sender';
+import { sandboxCollectionAddress, sandboxOffRampAddress, sandboxTreasury } from '../src/providers/evm/sandbox-chain';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { createWallet, type WalletBody } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
@@ -39,6 +33,7 @@ import {
   payinQuoteBody,
   payoutQuoteBody,
 } from './support/payments';
+import { chainClient, minedMove, type Move, sandboxUsdc } from './support/chain';
 import { sendUpdate } from './support/updates';
 import {
   createTransaction,
@@ -57,8 +52,8 @@ import {
 let harness: Harness;
 let parties: Parties;
 let wallet: WalletBody;
-const client = () => evmClient(31337, [process.env.TEST_CHAIN_RPC_URL!]);
-const usdc = sandboxTokenAddresses().USDC;
+const client = chainClient;
+const usdc = sandboxUsdc;
 const units = (amount: string) => BigInt(new Decimal(amount).times(1_000_000).toFixed(0));
 const tokenBalance = (address: string) =>
   client().readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] });
@@ -73,30 +68,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.teardown();
 });
-
-interface Move {
-  key: string;
-  txHash: Hash;
-  block: bigint;
-  from: Address;
-  to: Address;
-  value: bigint;
-}
-
-/** The send stored under `key`, mined, and what its receipt's USDC Transfer log says (one log: one move). */
-async function minedMove(key: string): Promise<Move> {
-  const send = await findEvmSend(harness.prisma, key);
-  expect(send).toMatchObject({ status: 'mined', chain: 'ethereum', token: 'USDC' });
-  const receipt = await client().getTransactionReceipt({ hash: send!.txHash as Hash });
-  expect(receipt.status).toBe('success');
-  expect(receipt.blockNumber).toBe(send!.blockNumber);
-  const logs = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs }).filter(
-    (log) => log.address.toLowerCase() === usdc.toLowerCase(),
-  );
-  expect(logs).toHaveLength(1);
-  const { from, to, value } = logs[0]!.args;
-  return { key, txHash: receipt.transactionHash, block: receipt.blockNumber, from, to, value };
-}
 
 /** The hot treasury addresses of the harness's configuration (the treasury's first). */
 async function hotAddresses(): Promise<Address[]> {
@@ -128,12 +99,12 @@ it('moves a fiat-to-fiat settlement coin on chain: minted to the treasury by the
   await deposit(parties, created);
   expect(await settlementHandle(harness, created.id).result()).toBe('completed');
   const amount = units(created.stablecoin.amount);
-  const minted = await minedMove(`${created.id}:fiat_to_stablecoin:on_ramp`);
+  const minted = await minedMove(harness, `${created.id}:fiat_to_stablecoin:on_ramp`);
   // Minted to one of the hot treasury addresses, the one this settlement's coin then leaves from.
   const treasury = minted.to;
   expect(await hotAddresses()).toContain(treasury);
   expect(minted).toMatchObject({ from: '0x0000000000000000000000000000000000000000', to: treasury, value: amount });
-  const sent = await minedMove(`${created.id}:stablecoin_to_fiat:off_ramp`);
+  const sent = await minedMove(harness, `${created.id}:stablecoin_to_fiat:off_ramp`);
   expect(sent).toMatchObject({ from: treasury, to: sandboxOffRampAddress(), value: amount });
   expect(sent.block).toBeGreaterThan(minted.block);
   // Each leg keeps its coin's transaction and block.
@@ -168,11 +139,11 @@ it('delivers a pay-in to the wallet address on chain, and sends a payout debited
   await deposit(parties, payin);
   expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
   const credited = units(payin.stablecoin.amount);
-  const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
+  const minted = await minedMove(harness, `${payin.id}:fiat_to_stablecoin:on_ramp`);
   const treasury = minted.to;
   expect(await hotAddresses()).toContain(treasury);
   expect(minted).toMatchObject({ value: credited });
-  const delivered = await minedMove(`${payin.id}:fiat_to_stablecoin:delivery`);
+  const delivered = await minedMove(harness, `${payin.id}:fiat_to_stablecoin:delivery`);
   expect(delivered).toMatchObject({ from: treasury, to: getAddress(wallet.address), value: credited });
   expect(await legRow(payin.id, 'fiat_to_stablecoin')).toMatchObject({
     chainTxHash: delivered.txHash,
@@ -189,7 +160,7 @@ it('delivers a pay-in to the wallet address on chain, and sends a payout debited
   );
   expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
   const sold = units(payout.stablecoin.amount);
-  const sent = await minedMove(`${payout.id}:stablecoin_to_fiat:off_ramp`);
+  const sent = await minedMove(harness, `${payout.id}:stablecoin_to_fiat:off_ramp`);
   expect(sent).toMatchObject({ from: getAddress(wallet.address), to: sandboxOffRampAddress(), value: sold });
   // The wallet's address paid its gas with the treasury's top-up, and lost exactly the coin sold and its fees (sent
   // to the fee address first: test/chain-wallet-payouts.test.ts).
@@ -277,7 +248,7 @@ it('does not stall the treasury behind a send signed and never broadcast: the ne
     expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
     const receipt = await client().getTransactionReceipt({ hash: stored!.txHash as Hash });
     expect(receipt.status).toBe('success');
-    const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
+    const minted = await minedMove(harness, `${payin.id}:fiat_to_stablecoin:on_ramp`);
     // At the next nonce: mined after the held one (in its block or a later one).
     expect(minted.block).toBeGreaterThanOrEqual(receipt.blockNumber);
     expect((await findEvmSend(harness.prisma, minted.key))!.nonce).toBeGreaterThan(stored!.nonce);
@@ -306,8 +277,8 @@ it('spreads settlements over the hot treasury addresses, each with its own nonce
   for (const transaction of created) expect(await settlementHandle(harness, transaction.id).result()).toBe('completed');
   const senders = new Set<string>();
   for (const transaction of created) {
-    const minted = await minedMove(`${transaction.id}:fiat_to_stablecoin:on_ramp`);
-    const sent = await minedMove(`${transaction.id}:stablecoin_to_fiat:off_ramp`);
+    const minted = await minedMove(harness, `${transaction.id}:fiat_to_stablecoin:on_ramp`);
+    const sent = await minedMove(harness, `${transaction.id}:stablecoin_to_fiat:off_ramp`);
     // The coin leaves from the hot address it was minted to.
     expect(sent.from).toBe(minted.to);
     expect(hot).toContain(sent.from);
@@ -349,7 +320,7 @@ it('sweeps a payout paid in on chain from the collection address to the off-ramp
   await deposit(parties, payout);
   expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
   const sold = units(payout.stablecoin.amount);
-  const swept = await minedMove(`${payout.id}:stablecoin_to_fiat:off_ramp`);
+  const swept = await minedMove(harness, `${payout.id}:stablecoin_to_fiat:off_ramp`);
   expect(swept).toMatchObject({ from: collection, to: sandboxOffRampAddress(), value: sold });
   expect(await legRow(payout.id, 'stablecoin_to_fiat')).toMatchObject({
     chainTxHash: swept.txHash,
@@ -445,7 +416,7 @@ it('ends a payout whose coin the chain refuses in error, and the operator’s re
   ).toBe('retry');
   expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
   const sold = units(payout.stablecoin.amount);
-  const sent = await minedMove(sendKey);
+  const sent = await minedMove(harness, sendKey);
   expect(sent).toMatchObject({ from: getAddress(own.address), to: sandboxOffRampAddress(), value: sold });
   expect(await legRow(payout.id, 'stablecoin_to_fiat')).toMatchObject({
     status: 'completed',
@@ -554,9 +525,9 @@ it('ends a pay-in whose delivery the chain refuses in error at once, and the ope
     ).toBe('retry');
     expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
     const credited = units(payin.stablecoin.amount);
-    const minted = await minedMove(`${payin.id}:fiat_to_stablecoin:on_ramp`);
+    const minted = await minedMove(harness, `${payin.id}:fiat_to_stablecoin:on_ramp`);
     expect(minted).toMatchObject({ to: hot.address, value: credited });
-    const delivered = await minedMove(`${payin.id}:fiat_to_stablecoin:delivery`);
+    const delivered = await minedMove(harness, `${payin.id}:fiat_to_stablecoin:delivery`);
     expect(delivered).toMatchObject({ from: hot.address, to: getAddress(own.address), value: credited });
     expect(await legRow(payin.id, 'fiat_to_stablecoin')).toMatchObject({
       status: 'completed',
@@ -622,10 +593,10 @@ it('ends a settlement whose on-ramp coin the chain refuses in error at once, and
   ).toBe('retry');
   expect(await settlementHandle(harness, created.id).result()).toBe('completed');
   const amount = units(created.stablecoin.amount);
-  const minted = await minedMove(`${created.id}:fiat_to_stablecoin:on_ramp`);
+  const minted = await minedMove(harness, `${created.id}:fiat_to_stablecoin:on_ramp`);
   expect(minted).toMatchObject({ from: '0x0000000000000000000000000000000000000000', value: amount });
   expect(await hotAddresses()).toContain(minted.to);
-  const sent = await minedMove(`${created.id}:stablecoin_to_fiat:off_ramp`);
+  const sent = await minedMove(harness, `${created.id}:stablecoin_to_fiat:off_ramp`);
   expect(sent).toMatchObject({ from: minted.to, to: sandboxOffRampAddress(), value: amount });
   expect(await legRow(created.id, 'fiat_to_stablecoin')).toMatchObject({
     status: 'completed',

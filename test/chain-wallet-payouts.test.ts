@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http, parseEventLogs } from 'viem';
+import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { createTransactionActivities } from '../activities/transactions';
@@ -17,8 +17,7 @@ import type { ActivityServices } from '../activities/services';
 import { keySeeds, treasuryAddressCount } from '../src/providers';
 import { SeedSigner } from '../src/providers/evm/signer';
 import { bip44PrivateKey, FEE_KEY_REFERENCE, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
-import { sandboxOffRampAddress, sandboxTokenAddresses } from '../src/providers/evm/sandbox-chain';
-import { evmClient } from '../src/providers/evm/sender';
+import { sandboxOffRampAddress } from '../src/providers/evm/sandbox-chain';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { resolveErrorUpdate } from '../workflows/settlement';
@@ -33,6 +32,7 @@ import {
   payinQuoteBody,
   payoutQuoteBody,
 } from './support/payments';
+import { chainClient, minedMove, type Move, sandboxUsdc } from './support/chain';
 import { sendUpdate } from './support/updates';
 import {
   deposit,
@@ -50,8 +50,8 @@ let harness: Harness;
 let parties: Parties;
 let feeAddress: Address;
 let activities: ReturnType<typeof createTransactionActivities>;
-const client = () => evmClient(31337, [process.env.TEST_CHAIN_RPC_URL!]);
-const usdc = sandboxTokenAddresses().USDC;
+const client = chainClient;
+const usdc = sandboxUsdc;
 const offRamp = sandboxOffRampAddress();
 const units = (amount: string) => BigInt(new Decimal(amount).times(1_000_000).toFixed(0));
 const tokenBalance = (address: string) =>
@@ -70,29 +70,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.teardown();
 });
-
-interface Move {
-  key: string;
-  txHash: Hash;
-  block: bigint;
-  from: Address;
-  to: Address;
-  value: bigint;
-}
-
-/** The send stored under `key`, mined, and what its receipt's one USDC Transfer says. */
-async function minedMove(key: string): Promise<Move> {
-  const send = await findEvmSend(harness.prisma, key);
-  expect(send).toMatchObject({ status: 'mined', chain: 'ethereum', token: 'USDC' });
-  const receipt = await client().getTransactionReceipt({ hash: send!.txHash as Hash });
-  expect(receipt.status).toBe('success');
-  const logs = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs }).filter(
-    (log) => log.address.toLowerCase() === usdc.toLowerCase(),
-  );
-  expect(logs).toHaveLength(1);
-  const { from, to, value } = logs[0]!.args;
-  return { key, txHash: receipt.transactionHash, block: receipt.blockNumber, from, to, value };
-}
 
 /** The token sends stored for a transaction (gas top-ups aside): one row per key, by key. */
 async function sendsOf(transactionId: string): Promise<Array<{ key: string; txHash: string | null; nonce: bigint }>> {
@@ -123,7 +100,7 @@ async function fundedWallet(): Promise<{ mine: Parties; wallet: WalletBody; sinc
   const payin = await createPayin(mine, payinQuoteBody({ receiver: { currency: 'USDC', payment_rail: 'ethereum' } }));
   await deposit(mine, payin);
   expect(await settlementHandle(harness, payin.id).result()).toBe('completed');
-  const delivered = await minedMove(`${payin.id}:fiat_to_stablecoin:delivery`);
+  const delivered = await minedMove(harness, `${payin.id}:fiat_to_stablecoin:delivery`);
   await expectBalancesAgree(mine, wallet);
   return { mine, wallet, since: delivered.block };
 }
@@ -178,9 +155,9 @@ it('sends a wallet-funded payout’s fees to the fee address and its coin to the
   const walletAddress = getAddress(wallet.address);
   const fees = feesOf(payout);
   expect(fees).toBeGreaterThan(0n);
-  const fee = await minedMove(`${payout.id}:stablecoin_to_fiat:fee`);
+  const fee = await minedMove(harness, `${payout.id}:stablecoin_to_fiat:fee`);
   expect(fee).toMatchObject({ from: walletAddress, to: feeAddress, value: fees });
-  const sent = await minedMove(`${payout.id}:stablecoin_to_fiat:off_ramp`);
+  const sent = await minedMove(harness, `${payout.id}:stablecoin_to_fiat:off_ramp`);
   expect(sent).toMatchObject({ from: walletAddress, to: offRamp, value: units(payout.stablecoin.amount) });
   // The fees leave first, in the same activity; the leg keeps its coin's transaction (the off-ramp's).
   expect(sent.block).toBeGreaterThanOrEqual(fee.block);
@@ -218,10 +195,10 @@ it('sends a refunded wallet-funded payout’s fees and coin back to the wallet, 
   const fees = feesOf(payout);
   const sold = units(payout.stablecoin.amount);
   // Out before the off-ramp refused it, back after: each under its own key.
-  const fee = await minedMove(`${payout.id}:stablecoin_to_fiat:fee`);
-  const sent = await minedMove(`${payout.id}:stablecoin_to_fiat:off_ramp`);
-  const feeBack = await minedMove(`${payout.id}:refund:fee`);
-  const coinBack = await minedMove(`${payout.id}:refund:off_ramp`);
+  const fee = await minedMove(harness, `${payout.id}:stablecoin_to_fiat:fee`);
+  const sent = await minedMove(harness, `${payout.id}:stablecoin_to_fiat:off_ramp`);
+  const feeBack = await minedMove(harness, `${payout.id}:refund:fee`);
+  const coinBack = await minedMove(harness, `${payout.id}:refund:off_ramp`);
   expect(fee).toMatchObject({ from: walletAddress, to: feeAddress, value: fees });
   expect(sent).toMatchObject({ from: walletAddress, to: offRamp, value: sold });
   // The fee address is the service's: its key sends the fees back. The sandbox's off-ramp returns the coin it got.
@@ -351,7 +328,7 @@ it('gives back fees that left alone when the coin could not follow, on an operat
   expect(fees).toBeLessThan(left);
   // The fees left; the coin would revert, so nothing was sent under its key, and the leg is in error at once (a fees-only
   // send does not make a payout: no "may have been made").
-  const fee = await minedMove(`${payout.id}:stablecoin_to_fiat:fee`);
+  const fee = await minedMove(harness, `${payout.id}:stablecoin_to_fiat:fee`);
   expect(fee).toMatchObject({ from: walletAddress, to: feeAddress, value: fees });
   expect(await findEvmSend(harness.prisma, `${payout.id}:stablecoin_to_fiat:off_ramp`)).toBeNull();
   expect(await tokenBalance(wallet.address)).toBe(left - fees);
@@ -366,7 +343,7 @@ it('gives back fees that left alone when the coin could not follow, on an operat
     failure_reason: 'refunded_by_operator',
   });
   expect(await eventTypesOf(harness, payout.id)).toContain('payout.refunded');
-  const feeBack = await minedMove(`${payout.id}:refund:fee`);
+  const feeBack = await minedMove(harness, `${payout.id}:refund:fee`);
   expect(feeBack).toMatchObject({ from: feeAddress, to: walletAddress, value: fees });
   expect(await findEvmSend(harness.prisma, `${payout.id}:refund:off_ramp`)).toBeNull();
   expect(await transfersOnChain(feeAddress, walletAddress, since)).toHaveLength(1);
@@ -400,7 +377,7 @@ it('has the settlement’s hot treasury address advance the coin where the servi
     transfers.options.offRampKeyReference = offRampKey;
   }
   const walletAddress = getAddress(wallet.address);
-  const coinBack = await minedMove(`${payout.id}:refund:off_ramp`);
+  const coinBack = await minedMove(harness, `${payout.id}:refund:off_ramp`);
   expect(hot).toContain(coinBack.from);
   expect(coinBack).toMatchObject({ to: walletAddress, value: units(payout.stablecoin.amount) });
   // The off-ramp keeps what it got (the service's balance at the exchange); nothing came from it.
