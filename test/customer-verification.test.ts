@@ -16,7 +16,10 @@ let harness: Harness;
 let partner: TestPartner;
 
 beforeAll(async () => {
-  harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(AUTO_APPROVAL_SECONDS) });
+  harness = await startHarness(
+    { SANDBOX_VERIFICATION_DELAY_SECONDS: String(AUTO_APPROVAL_SECONDS) },
+    { timeSkipping: true },
+  );
   partner = await harness.createPartner();
 });
 afterAll(() => harness?.teardown());

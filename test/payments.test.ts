@@ -60,7 +60,7 @@ let harness: Harness;
 let parties: Parties;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({}, { timeSkipping: true });
   parties = await setUpParties(harness);
 });
 afterAll(() => harness?.teardown());

@@ -19,7 +19,7 @@ let harness: Harness;
 let partner: TestPartner;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({}, { timeSkipping: true });
   partner = await harness.createPartner();
 });
 afterAll(() => harness?.teardown());
