@@ -88,8 +88,13 @@ function summarise(lines: FileLine[], run: RunFigures): string {
   }
   const total = run.reapedMs + run.postgresMs;
   const out: string[] = [];
-  out.push(`${lines.length} test files, jest ${s(run.jestWallMs)} s wall, ${os.cpus().length} cores, load average ` +
-    `at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  out.push(
+    `${lines.length} test files, jest ${s(run.jestWallMs)} s wall, ${os.cpus().length} cores, load average ` +
+      `at the end ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+  );
   out.push('');
   out.push('| Where | CPU s | Share | Count | Per item |');
   out.push('| --- | --- | --- | --- | --- |');
@@ -98,7 +103,7 @@ function summarise(lines: FileLine[], run: RunFigures): string {
       `| ${where} | ${s(ms)} | ${((100 * ms) / total).toFixed(0)} % | ${count ?? ''} | ${count ? `${s(ms / count)} s` : ''} |`,
     );
   row('Whole run (jest, workers, all they started, PostgreSQL)', total);
-  row('jest workers: loading the test files\' modules', load, lines.length);
+  row("jest workers: loading the test files' modules", load, lines.length);
   row('jest workers: running the files (harness and tests)', tests, lines.length);
   for (const [name, entry] of [...byMark].sort((a, b) => b[1].cpu - a[1].cpu)) {
     row(`&nbsp;&nbsp;of which ${name} (${s(entry.wall)} s wall)`, entry.cpu, entry.count);
@@ -107,11 +112,16 @@ function summarise(lines: FileLine[], run: RunFigures): string {
   for (const [kind, entry] of byProcess) row(`&nbsp;&nbsp;of which ${kind}`, entry.cpu, entry.count);
   row('Temporal dev server (shared by the files that do not skip time)', run.devServerMs);
   row('PostgreSQL', run.postgresMs);
-  row('rest (jest\'s parent, database set-up and migrations, global set-up, Anvil)', run.reapedMs - load - tests - children - run.devServerMs);
+  row(
+    "rest (jest's parent, database set-up and migrations, global set-up, Anvil)",
+    run.reapedMs - load - tests - children - run.devServerMs,
+  );
   out.push('');
   out.push('| Slowest files | wall s | load CPU s | run CPU s | children CPU s |');
   out.push('| --- | --- | --- | --- | --- |');
-  for (const line of [...lines].sort((a, b) => b.loadWallMs + b.runWallMs - (a.loadWallMs + a.runWallMs)).slice(0, 15)) {
+  for (const line of [...lines]
+    .sort((a, b) => b.loadWallMs + b.runWallMs - (a.loadWallMs + a.runWallMs))
+    .slice(0, 15)) {
     out.push(
       `| ${line.file} | ${s(line.loadWallMs + line.runWallMs)} | ${s(line.loadCpuMs)} | ${s(line.runCpuMs)} | ${s(line.childrenCpuMs)} |`,
     );
@@ -150,7 +160,8 @@ async function main(): Promise<number> {
     const jestEnd = Math.max(...jestJson.testResults.map((result) => result.endTime));
     let devServerMs = 0;
     try {
-      devServerMs = (JSON.parse(readFileSync(path.join(outputDir, 'dev-server.json'), 'utf8')) as { cpuMs: number }).cpuMs;
+      devServerMs = (JSON.parse(readFileSync(path.join(outputDir, 'dev-server.json'), 'utf8')) as { cpuMs: number })
+        .cpuMs;
     } catch {
       // No dev server in this run.
     }

@@ -86,7 +86,7 @@ async function killWorker(): Promise<void> {
 
 beforeAll(async () => {
   if (!process.env.TEST_CHAIN_RPC_URL) throw new Error('no chain node: run with npm test (global-setup starts it)');
-  harness = await startHarness({}, { inProcessWorker: false, timeSkipping: true });
+  harness = await startHarness({}, { inProcessWorker: false });
   proxy = await new RpcProxy(rpcUrl()).start();
   await startWorker();
   partner = await harness.createPartner();

@@ -21,7 +21,7 @@ let server: http.Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  harness = await startHarness({}, { timeSkipping: true });
+  harness = await startHarness();
   partner = await harness.createPartner('Client example');
   server = http.createServer(
     createApp(harness.services, allRoutes, { onResponse: (ctx) => harness.conformance.check(ctx) }).callback(),

@@ -11,7 +11,7 @@ let harness: Harness;
 let partner: TestPartner;
 
 beforeAll(async () => {
-  harness = await startHarness({ APP_ENV: 'production' }, { timeSkipping: true });
+  harness = await startHarness({ APP_ENV: 'production' });
   partner = await harness.createPartner();
 });
 afterAll(() => harness?.teardown());

@@ -16,10 +16,7 @@ let harness: Harness;
 let partner: TestPartner;
 
 beforeAll(async () => {
-  harness = await startHarness(
-    { SANDBOX_VERIFICATION_DELAY_SECONDS: String(AUTO_APPROVAL_SECONDS) },
-    { timeSkipping: true },
-  );
+  harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(AUTO_APPROVAL_SECONDS) });
   partner = await harness.createPartner();
 });
 afterAll(() => harness?.teardown());

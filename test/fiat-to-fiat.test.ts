@@ -31,7 +31,7 @@ let parties: Parties;
 let pixAccountId: string;
 
 beforeAll(async () => {
-  harness = await startHarness({}, { timeSkipping: true });
+  harness = await startHarness();
   parties = await setUpParties(harness);
   pixAccountId = (await createExternalAccount(parties.partner.api, externalAccount(parties.customer.id, 'pix'))).id;
 });

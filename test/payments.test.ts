@@ -60,7 +60,7 @@ let harness: Harness;
 let parties: Parties;
 
 beforeAll(async () => {
-  harness = await startHarness({}, { timeSkipping: true });
+  harness = await startHarness();
   parties = await setUpParties(harness);
 });
 afterAll(() => harness?.teardown());

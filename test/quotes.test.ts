@@ -19,7 +19,7 @@ let harness: Harness;
 let partner: TestPartner;
 
 beforeAll(async () => {
-  harness = await startHarness({}, { timeSkipping: true });
+  harness = await startHarness();
   partner = await harness.createPartner();
 });
 afterAll(() => harness?.teardown());

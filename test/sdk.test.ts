@@ -53,7 +53,7 @@ let workDir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  harness = await startHarness({}, { timeSkipping: true });
+  harness = await startHarness();
   partner = await harness.createPartner('SDK');
   server = http.createServer(
     createApp(harness.services, allRoutes, { onResponse: (ctx) => harness.conformance.check(ctx) }).callback(),

@@ -46,7 +46,7 @@ async function killWorker(): Promise<void> {
 }
 
 beforeAll(async () => {
-  harness = await startHarness({}, { inProcessWorker: false, timeSkipping: true });
+  harness = await startHarness({}, { inProcessWorker: false });
   proxy = await TcpProxy.forAddress(harness.env.address).start();
   worker = await startWorker();
   parties = await setUpParties(harness);

@@ -21,14 +21,11 @@ let customer: CustomerBody;
 let wallet: WalletBody;
 
 beforeAll(async () => {
-  harness = await startHarness(
-    {
+  harness = await startHarness({
     APP_ENV: 'production',
     VIRTUAL_ACCOUNT_REVIEW_REMINDER_HOURS: String(REMINDER_HOURS),
     VIRTUAL_ACCOUNT_REVIEW_TIMEOUT_DAYS: String(TIMEOUT_DAYS),
-    },
-    { timeSkipping: true },
-  );
+  });
   partner = await harness.createPartner();
   customer = await approvedCustomer(harness, partner.api);
   wallet = await createWallet(partner.api, customer.id, 'solana');

@@ -25,7 +25,7 @@ let receiver: WebhookReceiver;
 let secret: string;
 
 beforeAll(async () => {
-  harness = await startHarness({}, { timeSkipping: true });
+  harness = await startHarness();
   partner = await harness.createPartner();
   customer = await approvedCustomer(harness, partner.api);
   receiver = await WebhookReceiver.start();

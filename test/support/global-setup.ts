@@ -12,7 +12,13 @@ import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type LocalAnvil, startAnvil } from '../../scripts/lib/anvil';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
-import { openApiDocumentCache, projectRoot, temporalNamespacePools, temporalServerPools, workflowBundlePath } from './paths';
+import {
+  openApiDocumentCache,
+  projectRoot,
+  temporalNamespacePools,
+  temporalServerPools,
+  workflowBundlePath,
+} from './paths';
 import { type DevServer, startDevServer } from './dev-server';
 import { fillTemporalServerPool } from './temporal-servers';
 
@@ -50,5 +56,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
 
 /** A namespace per test file at most (a file starts one harness); a run of fewer files uses fewer. */
 function testFileCount(): number {
-  return readdirSync(path.join(projectRoot, 'test'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.test.ts')).length;
+  return readdirSync(path.join(projectRoot, 'test'), { recursive: true, encoding: 'utf8' }).filter((name) =>
+    name.endsWith('.test.ts'),
+  ).length;
 }

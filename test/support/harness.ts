@@ -151,12 +151,12 @@ function openApiDocumentOf(config: AppConfig): object {
 }
 
 /**
- * The file's Temporal: with `timeSkipping`, a time-skipping server of its own; otherwise a namespace of its own on the
- * run's dev server (dev-server.ts), or, when the run has none (jest started without `npm test`), a time-skipping
- * server too.
+ * The file's Temporal: a time-skipping server of its own, or with `realTime` a namespace of its own on the run's dev
+ * server (dev-server.ts); a time-skipping server too when the run has no dev server (jest started without `npm test`,
+ * or TEST_NO_DEV_SERVER=1).
  */
-async function startTemporal(timeSkipping: boolean): Promise<{ env: TestWorkflowEnvironment; release(): void }> {
-  const dev = timeSkipping ? undefined : devServerOfRun();
+async function startTemporal(realTime: boolean): Promise<{ env: TestWorkflowEnvironment; release(): void }> {
+  const dev = realTime ? devServerOfRun() : undefined;
   if (!dev) return startTimeSkippingServer();
   const namespace = await claimNamespace(dev);
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address: dev.address, namespace });
@@ -201,12 +201,14 @@ export function testBankEnv(bankUrl: string): Record<string, string> {
 
 export interface HarnessOptions {
   /**
-   * true: a time-skipping Temporal test server of the file's own, for a file that moves the clock (`env.sleep`,
-   * `env.currentTimeMs`) or waits on a workflow result across a timer that would otherwise take real minutes. Skipped
-   * time is global to a server, so such a server serves one file. Otherwise the file runs in real time in a namespace
-   * of its own on the run's one dev server (dev-server.ts).
+   * true: the file runs in real time in a Temporal namespace of its own on the run's one dev server (dev-server.ts)
+   * instead of a time-skipping test server of its own (a JVM started for the file: more CPU than the tests of most
+   * files). Only for a file that neither moves the clock (`env.sleep`, `env.currentTimeMs`) nor waits on a workflow
+   * across a timer or an activity's retry (the test server skips those while a test awaits a workflow result; in
+   * real time they take seconds to minutes). Skipped time is global to a server, so a time-skipping server serves one
+   * file.
    */
-  timeSkipping?: boolean;
+  realTime?: boolean;
   /**
    * false: no worker in this process; the test runs its own (test/support/worker-process.ts, a real OS process
    * on the harness's task queue, for the worker-kill test).
@@ -247,7 +249,7 @@ export async function startHarness(
     ...overrides,
   });
   const { env, release: releaseServer } = await profiled('harness: Temporal', () =>
-    startTemporal(options.timeSkipping === true),
+    startTemporal(options.realTime === true),
   );
   const unwatch = watchForHangs(env);
   const logger = createLogger(config.logLevel);
@@ -283,19 +285,19 @@ export async function startHarness(
     if (options.inProcessWorker !== false) {
       worker = await profiled('harness: worker', () =>
         createWorker({
-        connection: env.nativeConnection,
-        namespace: env.namespace ?? 'default',
-        taskQueue: config.temporal.taskQueue,
-        activities: createActivities({
-          config,
-          prisma,
-          logger,
-          ...providers,
-          bankIntake: createBankReportIntake({ prisma, temporal: env.client, logger, config }),
-        }),
-        workflowBundlePath,
-        maxConcurrentActivities: config.worker.maxConcurrentActivities,
-        maxCachedWorkflows: config.worker.maxCachedWorkflows,
+          connection: env.nativeConnection,
+          namespace: env.namespace ?? 'default',
+          taskQueue: config.temporal.taskQueue,
+          activities: createActivities({
+            config,
+            prisma,
+            logger,
+            ...providers,
+            bankIntake: createBankReportIntake({ prisma, temporal: env.client, logger, config }),
+          }),
+          workflowBundlePath,
+          maxConcurrentActivities: config.worker.maxConcurrentActivities,
+          maxCachedWorkflows: config.worker.maxCachedWorkflows,
         }),
       );
     }
