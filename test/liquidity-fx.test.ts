@@ -38,15 +38,12 @@ beforeAll(async () => {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-'));
   simulator.on('request', createBankSimulatorApp([createLiquidityChannel({ stateDir, publicUrl: base })]).callback());
   liquidityUrl = `${base}/liquidity`;
-  harness = await startHarness(
-    {
-      LIQUIDITY_PROVIDER_URL: liquidityUrl,
-      FX_BUFFER_BPS: String(BUFFER_BPS),
-      FX_BAND_BPS: String(BAND_BPS),
-      FX_MAX_PRICE_AGE_SECONDS: '2',
-    },
-    { realTime: true },
-  );
+  harness = await startHarness({
+    LIQUIDITY_PROVIDER_URL: liquidityUrl,
+    FX_BUFFER_BPS: String(BUFFER_BPS),
+    FX_BAND_BPS: String(BAND_BPS),
+    FX_MAX_PRICE_AGE_SECONDS: '2',
+  });
   parties = await setUpParties(harness);
 });
 
