@@ -1,8 +1,8 @@
 // The jest run's one Temporal dev server (the CLI `npm run dev` uses), for the test files that run in real time
-// (harness option `realTime`) and those that need schedules: each such file gets a namespace of its own on it (its workflow ids, including fixed ones such as the bank report
-// reader's, its search attributes and its open-workflow lists stay its own) and a task queue of its own. The other
-// files keep a time-skipping test server each (temporal-servers.ts): skipped time is global to a server. A JVM per file cost more CPU than the tests in most files
-// (docs/development.md "Test suite time").
+// (harness option `realTime`) and those that need schedules: each such file gets a namespace of its own on it (its
+// workflow ids, including fixed ones such as the bank report reader's, its schedules, search attributes and
+// open-workflow lists stay its own) and a task queue of its own. The other files keep a time-skipping test server
+// each (temporal-servers.ts): skipped time is global to a server. Why: docs/development.md "Test suite time".
 //
 // global-setup.ts starts the server with the namespaces created at launch (one per test file, each with the
 // project's search attributes), and writes one pool entry per namespace; a harness claims one with an atomic rename,
