@@ -34,7 +34,7 @@ let generator: RequestGenerator;
 const ids: Record<string, string[]> = {};
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({}, { realTime: true });
   partner = await harness.createPartner('Contract tester');
   document = (await harness.http.get('/openapi.json')).body as Document;
   const customer = await approvedCustomer(harness, partner.api);

@@ -17,7 +17,7 @@ let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({}, { realTime: true });
   server = createApp(harness.services).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -39,7 +39,7 @@ let branded: TestPartner;
 
 beforeAll(async () => {
   // Reviews wait for the sandbox outcome the test sets (as in test/hosted-verification.test.ts).
-  harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(6 * 3600) });
+  harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(6 * 3600) }, { realTime: true });
   server = createApp(harness.services).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

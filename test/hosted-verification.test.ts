@@ -22,7 +22,7 @@ let harness: Harness;
 let partner: TestPartner;
 
 beforeAll(async () => {
-  harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(6 * 3600) });
+  harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(6 * 3600) }, { realTime: true });
   partner = await harness.createPartner();
 });
 afterAll(async () => {

@@ -12,7 +12,7 @@ let harness: Harness;
 let partner: TestPartner;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({}, { realTime: true });
   partner = await harness.createPartner();
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
 // Housekeeping: the maintenance workflow purges expired idempotency keys, old workflow-start intents and expired
 // rate-limit counters, and
 // runs from a Temporal Schedule that every worker creates idempotently (visible and pausable in the UI).
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { devServerEnvironment } from './support/dev-server';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../src/temporal/client';
 import { maintenanceWorkflow } from '../workflows/maintenance';
 import { deleteEventsCreatedBefore } from '../src/persistence/events';
@@ -145,10 +146,7 @@ describe('event retention', () => {
 describe('the maintenance schedule (on a Temporal dev server: the test server has no schedules)', () => {
   let dev: TestWorkflowEnvironment;
   beforeAll(async () => {
-    const cli = process.env.TEMPORAL_CLI_PATH;
-    dev = await TestWorkflowEnvironment.createLocal(
-      cli ? { server: { executable: { type: 'existing-path', path: cli } } } : {},
-    );
+    dev = await devServerEnvironment();
   });
   afterAll(() => dev?.teardown());
 

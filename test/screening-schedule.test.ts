@@ -2,7 +2,8 @@
 // lists are configured, once, every SCREENING_REFRESH_MINUTES with a first run at once, and keeps an operator's pause
 // when it starts again; without lists it creates none. And the open reviews' gauges, read from Temporal's visibility
 // (alert PaymentsScreeningReviewWaiting). On a Temporal dev server: the test server has no schedules.
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { devServerEnvironment } from './support/dev-server';
 import { ensureScreeningScheduleAtStart, SCREENING_LISTS_SCHEDULE_ID } from '../src/temporal/screening-schedule';
 import { loadConfig } from '../src/config';
 import { openScreeningReviews, registerScreeningReviewGauges } from '../src/temporal/screening-reviews';
@@ -10,10 +11,7 @@ import { registry } from '../src/observability/metrics';
 
 let dev: TestWorkflowEnvironment;
 beforeAll(async () => {
-  const cli = process.env.TEMPORAL_CLI_PATH;
-  dev = await TestWorkflowEnvironment.createLocal(
-    cli ? { server: { executable: { type: 'existing-path', path: cli } } } : {},
-  );
+  dev = await devServerEnvironment();
 });
 afterAll(() => dev?.teardown());
 

@@ -32,7 +32,7 @@ let partner: TestPartner;
 let customer: CustomerBody;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startHarness({}, { realTime: true });
   partner = await harness.createPartner();
   customer = await approvedCustomer(harness, partner.api);
 });

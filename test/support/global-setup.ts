@@ -8,10 +8,18 @@
 // times over on two cores. No snapshot/revert between files either: files run in parallel, and a revert would undo
 // the other file's blocks. Files do not need a clean chain: each file's wallets are its own addresses, and the
 // sending nonces live in the database all files share, as they would on one public chain.
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { type LocalAnvil, startAnvil } from '../../scripts/lib/anvil';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
-import { openApiDocumentCache, temporalServerPools, workflowBundlePath } from './paths';
+import {
+  openApiDocumentCache,
+  projectRoot,
+  temporalNamespacePools,
+  temporalServerPools,
+  workflowBundlePath,
+} from './paths';
+import { type DevServer, startDevServer } from './dev-server';
 import { fillTemporalServerPool } from './temporal-servers';
 
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
@@ -23,16 +31,32 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   // One started Temporal test server per jest worker waiting for the first harnesses (temporal-servers.ts).
   // TEST_NO_SERVER_POOL=1: every harness starts its own server when it needs it (to measure what the pool saves).
   const testServer = process.env.TEST_NO_SERVER_POOL === '1' ? undefined : process.env.TEMPORAL_TEST_SERVER_PATH;
-  const [anvil, pool] = await Promise.all([
+  // The run's one dev server for the files that do not skip time (dev-server.ts), a namespace per test file.
+  // TEST_NO_DEV_SERVER=1: every file gets a time-skipping server as before (to compare).
+  const cli = process.env.TEST_NO_DEV_SERVER === '1' ? undefined : process.env.TEMPORAL_CLI_PATH;
+  const [anvil, pool, , devServer] = await Promise.all([
     startAnvil(),
     testServer ? fillTemporalServerPool(temporalServerPools, testServer, globalConfig.maxWorkers) : undefined,
     // Written under another name and renamed: a run going on beside this one never reads half a bundle.
     writeWorkflowBundle(`${workflowBundlePath}.${process.pid}`).then(() =>
       renameSync(`${workflowBundlePath}.${process.pid}`, workflowBundlePath),
     ),
+    cli ? startDevServer(cli, path.join(temporalNamespacePools, String(process.pid)), testFileCount()) : undefined,
   ]);
   // jest's workers are started after this and inherit the variables; global-teardown.ts stops the node and servers.
   process.env.TEST_CHAIN_RPC_URL = anvil.rpcUrl;
   if (pool) process.env.TEST_TEMPORAL_SERVER_POOL = pool;
+  if (devServer) {
+    process.env.TEST_TEMPORAL_DEV_SERVER = devServer.address;
+    process.env.TEST_TEMPORAL_NAMESPACES = devServer.pool;
+  }
   (globalThis as { testChain?: LocalAnvil }).testChain = anvil;
+  (globalThis as { testDevServer?: DevServer }).testDevServer = devServer;
+}
+
+/** A namespace per test file at most (a file starts one harness); a run of fewer files uses fewer. */
+function testFileCount(): number {
+  return readdirSync(path.join(projectRoot, 'test'), { recursive: true, encoding: 'utf8' }).filter((name) =>
+    name.endsWith('.test.ts'),
+  ).length;
 }

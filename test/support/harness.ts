@@ -31,6 +31,8 @@ import { watchForHangs } from './hang-report';
 import { SIMULATOR_ACCOUNTS_SETTING } from '../../simulators/bank/iso20022/accounts';
 import { openApiDocumentCache, workflowBundlePath } from './paths';
 import { claimTemporalServer } from './temporal-servers';
+import { claimNamespace, devServerOfRun } from './dev-server';
+import { profiled } from './profile';
 
 export interface TestPartner {
   partnerId: string;
@@ -149,6 +151,19 @@ function openApiDocumentOf(config: AppConfig): object {
   return document;
 }
 
+/**
+ * The file's Temporal: a time-skipping server of its own, or with `realTime` a namespace of its own on the run's dev
+ * server (dev-server.ts); a time-skipping server too when the run has no dev server (jest started without `npm test`,
+ * or TEST_NO_DEV_SERVER=1).
+ */
+async function startTemporal(realTime: boolean): Promise<{ env: TestWorkflowEnvironment; release(): void }> {
+  const dev = realTime ? devServerOfRun() : undefined;
+  if (!dev) return startTimeSkippingServer();
+  const namespace = await claimNamespace(dev);
+  const env = await TestWorkflowEnvironment.createFromExistingServer({ address: dev.address, namespace });
+  return { env, release: () => undefined };
+}
+
 /** Limits and bounds of every test environment: the harness's and the service processes' (service-processes.ts). */
 export const testLimitsAndBounds = {
   // Test files share the database, and so the counters; the rate-limit tests set their own limits.
@@ -186,6 +201,15 @@ export function testBankEnv(bankUrl: string): Record<string, string> {
 }
 
 export interface HarnessOptions {
+  /**
+   * true: the file runs in real time in a Temporal namespace of its own on the run's one dev server (dev-server.ts)
+   * instead of a time-skipping test server of its own (a JVM started for the file: more CPU than the tests of most
+   * files). Only for a file that neither moves the clock (`env.sleep`, `env.currentTimeMs`) nor waits on a workflow
+   * across a timer or an activity's retry (the test server skips those while a test awaits a workflow result; in
+   * real time they take seconds to minutes). Skipped time is global to a server, so a time-skipping server serves one
+   * file.
+   */
+  realTime?: boolean;
   /**
    * false: no worker in this process; the test runs its own (test/support/worker-process.ts, a real OS process
    * on the harness's task queue, for the worker-kill test).
@@ -225,11 +249,13 @@ export async function startHarness(
     ...(options.bank ? testBankEnv(options.bank.url) : {}),
     ...overrides,
   });
-  const { env, release: releaseServer } = await startTimeSkippingServer();
+  const { env, release: releaseServer } = await profiled('harness: Temporal', () =>
+    startTemporal(options.realTime === true),
+  );
   const unwatch = watchForHangs(env);
   const logger = createLogger(config.logLevel);
   const prisma = createPrismaClient(config.databaseUrl, { role: 'test', poolSize: 5 });
-  const providers = createProviders(config, prisma);
+  const providers = await profiled('harness: providers', () => createProviders(config, prisma));
   const partnerIds: string[] = [];
   const relay = new OutboxRelay({
     prisma,
@@ -254,25 +280,29 @@ export async function startHarness(
   });
   let worker: Worker | null = null;
   try {
-    await ensureSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
+    await profiled('harness: search attributes', () =>
+      ensureSearchAttributes(env.connection.operatorService, env.namespace ?? 'default'),
+    );
     if (options.inProcessWorker !== false) {
-      worker = await createWorker({
-        connection: env.nativeConnection,
-        namespace: env.namespace ?? 'default',
-        taskQueue: config.temporal.taskQueue,
-        activities: createActivities({
-          config,
-          prisma,
-          logger,
-          ...providers,
-          bankIntake: createBankReportIntake({ prisma, temporal: env.client, logger, config }),
+      worker = await profiled('harness: worker', () =>
+        createWorker({
+          connection: env.nativeConnection,
+          namespace: env.namespace ?? 'default',
+          taskQueue: config.temporal.taskQueue,
+          activities: createActivities({
+            config,
+            prisma,
+            logger,
+            ...providers,
+            bankIntake: createBankReportIntake({ prisma, temporal: env.client, logger, config }),
+          }),
+          workflowBundlePath,
+          maxConcurrentActivities: config.worker.maxConcurrentActivities,
+          maxCachedWorkflows: config.worker.maxCachedWorkflows,
         }),
-        workflowBundlePath,
-        maxConcurrentActivities: config.worker.maxConcurrentActivities,
-        maxCachedWorkflows: config.worker.maxCachedWorkflows,
-      });
+      );
     }
-    await relay.start();
+    await profiled('harness: relay', () => relay.start());
   } catch (error) {
     // Never leave the test server running: jest would wait for it forever.
     await relay.stop();
@@ -290,13 +320,15 @@ export async function startHarness(
     documentStore: new LocalDiskDocumentStore(config.documentStorageDir),
     ...providers,
   };
-  const openApiDocument = openApiDocumentOf(config);
+  const openApiDocument = await profiled('harness: OpenAPI document', () => openApiDocumentOf(config));
   const conformance = new OpenApiConformance(openApiDocument as never);
-  const server = createApp(services, allRoutes, {
-    onResponse: (ctx) => conformance.check(ctx),
-    // The run's shared copy (the same routes, environment and base URL), not a second build in every file.
-    openApiDocument,
-  }).callback();
+  const server = await profiled('harness: app', () =>
+    createApp(services, allRoutes, {
+      onResponse: (ctx) => conformance.check(ctx),
+      // The run's shared copy (the same routes, environment and base URL), not a second build in every file.
+      openApiDocument,
+    }).callback(),
+  );
   const http = request.agent(server);
 
   return {
@@ -319,14 +351,16 @@ export async function startHarness(
     },
     conformance,
     async teardown() {
-      await startRelay.stop();
-      await relay.stop();
-      worker?.shutdown();
-      await running;
-      unwatch();
-      await env.teardown();
-      releaseServer();
-      await prisma.$disconnect();
+      await profiled('harness: teardown', async () => {
+        await startRelay.stop();
+        await relay.stop();
+        worker?.shutdown();
+        await running;
+        unwatch();
+        await env.teardown();
+        releaseServer();
+        await prisma.$disconnect();
+      });
       if (conformance.violations.length > 0) {
         throw new Error(
           `responses that do not match the OpenAPI document:\n${conformance.violations

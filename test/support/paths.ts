@@ -7,3 +7,5 @@ export const openApiDocumentCache = path.join(projectRoot, '.cache', 'test', 'op
 export const testArtifactsDir = path.join(projectRoot, 'test-artifacts');
 /** The pools of started Temporal test servers, one folder per jest run (temporal-servers.ts). */
 export const temporalServerPools = path.join(projectRoot, '.cache', 'test', 'temporal-servers');
+/** The pools of namespaces on a run's Temporal dev server, one folder per jest run (dev-server.ts). */
+export const temporalNamespacePools = path.join(projectRoot, '.cache', 'test', 'temporal-namespaces');

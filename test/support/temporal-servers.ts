@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import net from 'node:net';
 import path from 'node:path';
 import { freePort } from '../../scripts/lib/ports';
+import { recordProcessCpu } from './profile';
 
 interface PooledServer {
   pid: number;
@@ -139,6 +140,7 @@ export async function claimTemporalServer(): Promise<ClaimedServer | null> {
     return {
       address: `127.0.0.1:${server.port}`,
       release() {
+        recordProcessCpu('time-skipping server', server.pid);
         stopPooledServer(server);
         rmSync(server.file, { force: true });
       },
