@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { allCurrencies, amountTextProblem, isCurrency, Money } from './domain/money';
 import { AmountRanges, defaultAmountRangeText, MAX_SERVICE_FEE_BPS } from './domain/quotes';
+import { blockchains } from './domain/rails';
 import type { StuckBounds } from './domain/reconciliation';
 import { BankProfiles, bankProfilesSchema } from './providers/deposit-accounts';
 import { iso20022AccountsSchema, type Iso20022AccountsSetting } from './providers/iso20022/accounts';
@@ -832,7 +833,9 @@ function parseEvmChains(values: {
     } catch {
       throw new ConfigError('Invalid configuration: EVM_CHAINS is not JSON');
     }
-    const parsed = z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), evmChainEntry).safeParse(json);
+    // A chain's rows (nonces, sends, watcher cursor) name it by the database's blockchain enum: a new EVM chain is a value
+    // there and in src/domain/rails.ts, then this entry.
+    const parsed = z.partialRecord(z.enum(blockchains), evmChainEntry).safeParse(json);
     if (!parsed.success) throw new ConfigError(`Invalid configuration: EVM_CHAINS ${z.prettifyError(parsed.error)}`);
     return Object.fromEntries(
       Object.entries(parsed.data).map(([name, entry]) => [

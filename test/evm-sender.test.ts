@@ -127,3 +127,12 @@ it('answers unavailable, within its bound, when the node cannot be reached; noth
   expect(Date.now() - started).toBeLessThan(5_000);
   expect(await findEvmSend(prisma, request.idempotencyKey)).toBeNull();
 });
+
+it('refuses an EVM_CHAINS entry whose name is not a blockchain the database knows', () => {
+  const entry = { chain_id: 8453, rpc_urls: ['http://127.0.0.1:1'] };
+  expect(() => loadConfig({ ...process.env, APP_ENV: 'sandbox', EVM_CHAINS: JSON.stringify({ base: entry }) })).toThrow(
+    'Invalid configuration: EVM_CHAINS',
+  );
+  const ethereum = loadConfig({ ...process.env, APP_ENV: 'sandbox', EVM_CHAINS: JSON.stringify({ ethereum: entry }) });
+  expect(ethereum.evmChains.ethereum).toMatchObject({ chainId: 8453 });
+});
