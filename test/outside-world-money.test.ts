@@ -2,7 +2,8 @@
 // deposit beside the one that funded the transaction, a deposit's return that keeps failing, and outcomes a
 // provider reports late, at refund time (the payout made after all, the conversion made after all) or never (an
 // operator records the payout). What a partner and an operator see: statuses, deposits, operations, the ledger.
-import { sendUpdate } from './support/updates';
+import { randomUUID } from 'node:crypto';
+import { recordedOutcome, sendUpdate } from './support/updates';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { receiveDepositByReference } from '../src/services/transactions/deposits';
@@ -213,7 +214,10 @@ describe('a deposit return that keeps failing', () => {
       references: ['received'],
       net: { 'fiat_clearing:BRL': '1000' },
     });
-    expect(await sendUpdate(handle, retryDepositReturnUpdate)).toBe('returning');
+    const retryId = randomUUID();
+    expect(await sendUpdate(handle, retryDepositReturnUpdate, { updateId: retryId })).toBe('returning');
+    // What sendUpdate answers from when the test server says an update it applied was not found.
+    expect(await recordedOutcome(handle, [retryId])).toEqual({ value: 'returning' });
     // Only a failed return waits for a retry: a second one is refused.
     await expect(sendUpdate(handle, retryDepositReturnUpdate)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     expect(await handle.result()).toBe('returned');

@@ -1,10 +1,14 @@
 // Sends a workflow update from a test. Under load the time-skipping test server sometimes answers "update <id> not
-// found" for a workflow that an activity woke a moment before: it lost the update, and keeps answering so for that id.
-// The update is sent again, a few times at most, under a new id unless the caller named one (a test that checks the
-// id in the history); a lost update never reached the workflow, so sending it again does not apply it twice.
+// found". Read in its sources (sdk-java's TestWorkflowMutableStateImpl): its first UpdateWorkflowExecution waits at
+// most 10 s of wall time, then the client asks again or polls; a poll finds only updates in flight or accepted, and a
+// request for a run the server holds as closed answers "update <id> not found" too. So the update may have been
+// applied (accepted, completed, and the workflow went on and closed) while the client was told it was not found.
+// On that answer the history decides: an update of ours completed there is answered from its recorded outcome; else
+// the update never reached the workflow and is sent again (a few times at most, under a new id unless the caller
+// named one: a test that checks the id in the history), which cannot apply it twice.
 import { randomUUID } from 'node:crypto';
 import { type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
-import type { UpdateDefinition } from '@temporalio/common';
+import { defaultPayloadConverter, type UpdateDefinition } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 
 export async function sendUpdate<Ret, Args extends unknown[]>(
@@ -12,8 +16,10 @@ export async function sendUpdate<Ret, Args extends unknown[]>(
   update: UpdateDefinition<Ret, Args>,
   options: { args?: Args; updateId?: string } = {},
 ): Promise<Ret> {
+  const sent: string[] = [];
   for (let attempt = 1; ; attempt += 1) {
     const updateId = options.updateId ?? randomUUID();
+    sent.push(updateId);
     try {
       return await handle.executeUpdate(
         update as unknown as UpdateDefinition<Ret, [unknown]>,
@@ -24,18 +30,35 @@ export async function sendUpdate<Ret, Args extends unknown[]>(
       );
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError) || !/^update .* not found/.test(error.message)) throw error;
+      const recorded = await recordedOutcome(handle, sent);
+      if (recorded) {
+        if ('failure' in recorded) throw new Error(`update ${update.name} failed: ${recorded.failure}`);
+        return recorded.value as Ret;
+      }
       if (attempt >= 8) throw await withWorkflowState(handle, error);
-      // Five quick resends under new ids still failed in a CI rehearsal: wait past the server's workflow task timeout
-      // (10 s), in case the lost update holds a workflow task the server still waits for.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
     }
   }
 }
 
-/**
- * The lost update's error with what the server says of the workflow then: the Java test server answers "update <id> not
- * found" both when it dropped an update and when it holds the run as closed, and the two need different fixes.
- */
+/** The outcome the history records for one of the updates sent, or null when none of them completed there. */
+export async function recordedOutcome(
+  handle: WorkflowHandle,
+  updateIds: string[],
+): Promise<{ value: unknown } | { failure: string } | null> {
+  const history = await handle.fetchHistory();
+  for (const event of history.events ?? []) {
+    const completed = event.workflowExecutionUpdateCompletedEventAttributes;
+    if (!completed?.meta?.updateId || !updateIds.includes(completed.meta.updateId)) continue;
+    const { outcome } = completed;
+    if (outcome?.failure) return { failure: outcome.failure.message ?? 'failed' };
+    const payload = outcome?.success?.payloads?.[0];
+    return { value: payload ? defaultPayloadConverter.fromPayload(payload) : undefined };
+  }
+  return null;
+}
+
+/** The lost update's error with what the server says of the workflow then (its status, run and last events). */
 async function withWorkflowState(handle: WorkflowHandle, error: Error): Promise<Error> {
   try {
     const description = await handle.describe();
