@@ -10,12 +10,11 @@ import crypto from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http } from 'viem';
+import { type Address, erc20Abi, getAddress, type Hash } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { keySeeds, treasuryAddressCount } from '../src/providers';
 import { SeedSigner } from '../src/providers/evm/signer';
-import { bip44PrivateKey, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
+import { treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
@@ -33,7 +32,15 @@ import {
   payinQuoteBody,
   payoutQuoteBody,
 } from './support/payments';
-import { chainClient, minedMove, type Move, sandboxUsdc } from './support/chain';
+import {
+  chainClient,
+  giveEther,
+  minedMove,
+  type Move,
+  sandboxUsdc,
+  sendUsdcAs,
+  walletAccountOf,
+} from './support/chain';
 import { sendUpdate } from './support/updates';
 import {
   createTransaction,
@@ -197,20 +204,9 @@ it('reconciles the service’s own sends with balanceOf, and names coin moved fr
   expect(mine(await chainDiscrepancies())).toEqual([]);
 
   // The wallet's key, recovered from the seed as any wallet tool would, sends 1 USDC away: nothing in the service did.
-  const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: wallet.id } });
-  const key = bip44PrivateKey(keySeeds(harness.config).hdSeed, row.keyReference.slice('bip44:'.length));
-  const account = privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}`);
+  const account = await walletAccountOf(harness, wallet.id);
   expect(account.address).toBe(getAddress(wallet.address));
-  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
-  const hash = await walletClient.writeContract({
-    address: usdc,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [sandboxOffRampAddress(), 1_000_000n],
-    account,
-    chain: foundry,
-  });
-  await client().waitForTransactionReceipt({ hash });
+  await sendUsdcAs(account, sandboxOffRampAddress(), 1_000_000n);
   expect(mine(await chainDiscrepancies())).toEqual([
     {
       subjectId: `ethereum:USDC:${wallet.address.toLowerCase()}`,
@@ -352,33 +348,12 @@ it('ends a payout whose coin the chain refuses in error, and the operator’s re
   expect(held).toBe(units(payin.stablecoin.amount));
 
   // Behind the service's back, the wallet's recovered key sends all its coin to an address of the test's own.
-  const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: own.id } });
-  const key = bip44PrivateKey(keySeeds(harness.config).hdSeed, row.keyReference.slice('bip44:'.length));
-  const walletAccount = privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}`);
+  const walletAccount = await walletAccountOf(harness, own.id);
   expect(walletAccount.address).toBe(getAddress(own.address));
   const aside = privateKeyToAccount(generatePrivateKey());
-  const rpc = async (method: string, params: unknown[]) =>
-    fetch(process.env.TEST_CHAIN_RPC_URL!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
   // Ether for the gas of these outside sends (the wallet's address has none before its first service send).
-  for (const address of [walletAccount.address, aside.address])
-    await rpc('anvil_setBalance', [address, '0xde0b6b3a7640000']);
-  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
-  const moveAll = async (account: typeof aside, to: Address, value: bigint) => {
-    const hash = await walletClient.writeContract({
-      address: usdc,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [to, value],
-      account,
-      chain: foundry,
-    });
-    expect((await client().waitForTransactionReceipt({ hash })).status).toBe('success');
-  };
-  await moveAll(walletAccount, aside.address, held);
+  for (const address of [walletAccount.address, aside.address]) await giveEther(address);
+  await sendUsdcAs(walletAccount, aside.address, held);
   expect(await tokenBalance(own.address)).toBe(0n);
 
   // The books still hold the coin, so the payout is accepted; leg 2's send would revert: refused, nothing sent.
@@ -410,7 +385,7 @@ it('ends a payout whose coin the chain refuses in error, and the operator’s re
   expect(await tokenBalance(own.address)).toBe(0n);
 
   // The coin comes back on chain; the operator retries: the same key, sent once, the payout completes.
-  await moveAll(aside, walletAccount.address, held);
+  await sendUsdcAs(aside, walletAccount.address, held);
   expect(
     await sendUpdate(settlementHandle(harness, payout.id), resolveErrorUpdate, { args: [{ action: 'retry' }] }),
   ).toBe('retry');
@@ -562,16 +537,7 @@ it('ends a settlement whose on-ramp coin the chain refuses in error at once, and
   // The on-ramp's mint would revert: its minter, for this test, is an address of the test's own that does not own the
   // token (OwnableUnauthorizedAccount), with ether for its gas.
   const minter = await ownKey();
-  await fetch(process.env.TEST_CHAIN_RPC_URL!, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'anvil_setBalance',
-      params: [minter.address, '0xde0b6b3a7640000'],
-    }),
-  });
+  await giveEther(minter.address);
   const options = chainOptions();
   const treasuryKeyReference = options.treasuryKeyReference;
   options.treasuryKeyReference = minter.ref;

@@ -9,14 +9,13 @@ import crypto from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, createWalletClient, erc20Abi, getAddress, type Hash, http } from 'viem';
+import { type Address, erc20Abi, getAddress, type Hash } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { createTransactionActivities } from '../activities/transactions';
 import type { ActivityServices } from '../activities/services';
 import { keySeeds, treasuryAddressCount } from '../src/providers';
 import { SeedSigner } from '../src/providers/evm/signer';
-import { bip44PrivateKey, FEE_KEY_REFERENCE, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
+import { FEE_KEY_REFERENCE, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
 import { sandboxOffRampAddress } from '../src/providers/evm/sandbox-chain';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
@@ -32,7 +31,15 @@ import {
   payinQuoteBody,
   payoutQuoteBody,
 } from './support/payments';
-import { chainClient, minedMove, type Move, sandboxUsdc } from './support/chain';
+import {
+  chainClient,
+  giveEther,
+  minedMove,
+  type Move,
+  sandboxUsdc,
+  sendUsdcAs,
+  walletAccountOf,
+} from './support/chain';
 import { sendUpdate } from './support/updates';
 import {
   deposit,
@@ -282,35 +289,11 @@ it('gives back fees that left alone when the coin could not follow, on an operat
   const walletAddress = getAddress(wallet.address);
   // Behind the service's back, the wallet's recovered key moves all but 10 USDC to an address of the test's own: enough
   // for a payout's fees, not for its coin.
-  const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: wallet.id } });
-  const key = bip44PrivateKey(keySeeds(harness.config).hdSeed, row.keyReference.slice('bip44:'.length));
-  const walletAccount = privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}`);
+  const walletAccount = await walletAccountOf(harness, wallet.id);
   const aside = privateKeyToAccount(generatePrivateKey());
-  for (const address of [walletAccount.address, aside.address])
-    await fetch(process.env.TEST_CHAIN_RPC_URL!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'anvil_setBalance',
-        params: [address, '0xde0b6b3a7640000'],
-      }),
-    });
-  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
-  const move = async (account: typeof aside, to: Address, value: bigint) => {
-    const hash = await walletClient.writeContract({
-      address: usdc,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [to, value],
-      account,
-      chain: foundry,
-    });
-    expect((await client().waitForTransactionReceipt({ hash })).status).toBe('success');
-  };
+  for (const address of [walletAccount.address, aside.address]) await giveEther(address);
   const left = 10_000_000n;
-  await move(walletAccount, aside.address, held - left);
+  await sendUsdcAs(walletAccount, aside.address, held - left);
 
   // The sandbox's faucet would mint the shortfall: off here, as in production, where nothing covers it.
   const { chainTransfers: transfers } = harness.services as unknown as {
@@ -350,7 +333,7 @@ it('gives back fees that left alone when the coin could not follow, on an operat
   expect(await tokenBalance(wallet.address)).toBe(left);
 
   // The coin moved aside comes back: the API's balance and the address's agree again.
-  await move(aside, walletAccount.address, held - left);
+  await sendUsdcAs(aside, walletAccount.address, held - left);
   expect(await balanceOf(mine.partner.api, wallet.id)).toBe(before);
   expect(await expectBalancesAgree(mine, wallet)).toBe(units(before));
   expect(await chainDiscrepancies(wallet)).toEqual([]);

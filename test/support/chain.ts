@@ -1,6 +1,10 @@
 // The run's shared Anvil as the chain tests read it: its client, the sandbox USDC, and a stored send's mined move.
-import { type Address, erc20Abi, type Hash, parseEventLogs } from 'viem';
+import { type Address, createWalletClient, erc20Abi, type Hash, http, parseEventLogs } from 'viem';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
 import { findEvmSend } from '../../src/persistence/evm-sends';
+import { keySeeds } from '../../src/providers';
+import { bip44PrivateKey } from '../../src/providers/wallet-addresses';
 import { sandboxTokenAddresses } from '../../src/providers/evm/sandbox-chain';
 import { evmClient } from '../../src/providers/evm/sender';
 import type { Harness } from './harness';
@@ -30,4 +34,36 @@ export async function minedMove(harness: Harness, key: string): Promise<Move> {
   expect(logs).toHaveLength(1);
   const { from, to, value } = logs[0]!.args;
   return { key, txHash: receipt.transactionHash, block: receipt.blockNumber, from, to, value };
+}
+
+/** One ether at `address` on the shared node, for the gas of a test's own sends (set, not added). */
+export async function giveEther(address: Address): Promise<void> {
+  const response = await fetch(process.env.TEST_CHAIN_RPC_URL!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [address, '0xde0b6b3a7640000'] }),
+  });
+  expect(response.ok).toBe(true);
+}
+
+/** A wallet's key recovered from the harness's seed and its BIP-44 path, as any wallet tool would. */
+export async function walletAccountOf(harness: Harness, walletId: string): Promise<PrivateKeyAccount> {
+  const row = await harness.prisma.wallet.findUniqueOrThrow({ where: { id: walletId } });
+  const key = bip44PrivateKey(keySeeds(harness.config).hdSeed, row.keyReference.slice('bip44:'.length));
+  return privateKeyToAccount(`0x${Buffer.from(key).toString('hex')}`);
+}
+
+/** A USDC transfer the service did not make (behind its back), mined and successful. */
+export async function sendUsdcAs(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hash> {
+  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
+  const hash = await walletClient.writeContract({
+    address: sandboxUsdc,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to, value],
+    account,
+    chain: foundry,
+  });
+  expect((await chainClient().waitForTransactionReceipt({ hash })).status).toBe('success');
+  return hash;
 }
