@@ -15,7 +15,6 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { keySeeds, treasuryAddressCount } from '../src/providers';
 import { SeedSigner } from '../src/providers/evm/signer';
 import { treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
-import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -34,6 +33,7 @@ import {
 } from './support/payments';
 import {
   chainClient,
+  chainDiscrepancies,
   giveEther,
   minedMove,
   type Move,
@@ -180,34 +180,19 @@ it('delivers a pay-in to the wallet address on chain, and sends a payout debited
   expect(units(await balanceOf(parties.partner.api, wallet.id))).toBe(before + credited - units(payout.sender.amount));
 }, 120_000);
 
-/** A reconciliation run limited to this file's partner; the chain check is service-wide. */
-async function chainDiscrepancies(): Promise<Array<{ subjectId: string; detail: string }>> {
-  const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
-    workflowId: `reconciliation-test-${crypto.randomUUID()}`,
-    taskQueue: harness.config.temporal.taskQueue,
-    args: [{ partnerIds: [parties.partner.partnerId] }],
-  });
-  const summary = await handle.result();
-  expect(summary.checks.chain_balances).toMatchObject({ found: expect.any(Number) });
-  const rows = await harness.prisma.reconciliationDiscrepancy.findMany({
-    where: { reportId: summary.reportId, kind: 'chain_balance_mismatch' },
-  });
-  return rows.map(({ subjectId, detail }) => ({ subjectId, detail }));
-}
-
 it('reconciles the service’s own sends with balanceOf, and names coin moved from a wallet behind its back', async () => {
   // After the flows above: the treasury (minted, delivered, sent to the off-ramp) and the wallet (delivered, sent)
   // hold on chain what the service's sends say.
   const ours = [...(await hotAddresses()), wallet.address].map((address) => address.toLowerCase());
   const mine = (rows: Array<{ subjectId: string }>) =>
     rows.filter((row) => ours.includes(row.subjectId.split(':')[2]!));
-  expect(mine(await chainDiscrepancies())).toEqual([]);
+  expect(mine(await chainDiscrepancies(harness, parties.partner.partnerId))).toEqual([]);
 
   // The wallet's key, recovered from the seed as any wallet tool would, sends 1 USDC away: nothing in the service did.
   const account = await walletAccountOf(harness, wallet.id);
   expect(account.address).toBe(getAddress(wallet.address));
   await sendUsdcAs(account, sandboxOffRampAddress(), 1_000_000n);
-  expect(mine(await chainDiscrepancies())).toEqual([
+  expect(mine(await chainDiscrepancies(harness, parties.partner.partnerId))).toEqual([
     {
       subjectId: `ethereum:USDC:${wallet.address.toLowerCase()}`,
       detail: expect.stringMatching(/balanceOf says .* \(-1\.000000 unexplained\)$/),

@@ -18,7 +18,6 @@ import { SeedSigner } from '../src/providers/evm/signer';
 import { FEE_KEY_REFERENCE, treasuryPoolKeyReferences } from '../src/providers/wallet-addresses';
 import { sandboxOffRampAddress } from '../src/providers/evm/sandbox-chain';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
-import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { resolveErrorUpdate } from '../workflows/settlement';
 import { Decimal } from '../src/domain/money';
 import { createWallet, type WalletBody } from './support/accounts';
@@ -33,6 +32,7 @@ import {
 } from './support/payments';
 import {
   chainClient,
+  chainDiscrepancies,
   giveEther,
   minedMove,
   type Move,
@@ -120,25 +120,15 @@ async function expectBalancesAgree(mine: Parties, wallet: WalletBody): Promise<b
 }
 
 /** A reconciliation run's chain_balances discrepancies at the wallet, the fee address and the hot treasury addresses. */
-async function chainDiscrepancies(wallet: WalletBody): Promise<Array<{ subjectId: string; detail: string }>> {
+async function discrepanciesAt(wallet: WalletBody): Promise<Array<{ subjectId: string; detail: string }>> {
   const signer = new SeedSigner(keySeeds(harness.config));
   const hot = await Promise.all(
     treasuryPoolKeyReferences(treasuryAddressCount(harness.config)).map((ref) => signer.addressOf(ref)),
   );
   const ours = [...hot, feeAddress, wallet.address].map((address) => address.toLowerCase());
-  const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
-    workflowId: `reconciliation-test-${crypto.randomUUID()}`,
-    taskQueue: harness.config.temporal.taskQueue,
-    args: [{ partnerIds: [parties.partner.partnerId] }],
-  });
-  const summary = await handle.result();
-  expect(summary.checks.chain_balances).toMatchObject({ found: expect.any(Number) });
-  const rows = await harness.prisma.reconciliationDiscrepancy.findMany({
-    where: { reportId: summary.reportId, kind: 'chain_balance_mismatch' },
-  });
-  return rows
-    .map(({ subjectId, detail }) => ({ subjectId, detail }))
-    .filter((row) => ours.includes(row.subjectId.split(':')[2]!));
+  return (await chainDiscrepancies(harness, parties.partner.partnerId)).filter((row) =>
+    ours.includes(row.subjectId.split(':')[2]!),
+  );
 }
 
 /** For the note: a payout's on-chain transactions as Anvil holds them. */
@@ -188,7 +178,7 @@ it('sends a wallet-funded payout’s fees to the fee address and its coin to the
   const completed = await transactionOf(mine, payout.id);
   expectPaymentLedgerInvariants(await ledgerOf(harness, payout.id), completed, parties.partner.partnerId);
 
-  expect(await chainDiscrepancies(wallet)).toEqual([]);
+  expect(await discrepanciesAt(wallet)).toEqual([]);
   print(`payout ${payout.id} from wallet ${wallet.address} (${payout.sender.amount} USDC, Anvil):`, [fee, sent]);
 }, 180_000);
 
@@ -232,7 +222,7 @@ it('sends a refunded wallet-funded payout’s fees and coin back to the wallet, 
   expect(await transfersOnChain(feeAddress, walletAddress, since)).toHaveLength(1);
   expect(await tokenBalance(wallet.address)).toBe(units(before));
 
-  expect(await chainDiscrepancies(wallet)).toEqual([]);
+  expect(await discrepanciesAt(wallet)).toEqual([]);
   print(`payout ${payout.id} refunded (payout_rejected) to wallet ${wallet.address} (Anvil):`, [
     fee,
     sent,
@@ -336,7 +326,7 @@ it('gives back fees that left alone when the coin could not follow, on an operat
   await sendUsdcAs(aside, walletAccount.address, held - left);
   expect(await balanceOf(mine.partner.api, wallet.id)).toBe(before);
   expect(await expectBalancesAgree(mine, wallet)).toBe(units(before));
-  expect(await chainDiscrepancies(wallet)).toEqual([]);
+  expect(await discrepanciesAt(wallet)).toEqual([]);
 }, 180_000);
 
 it('has the settlement’s hot treasury address advance the coin where the service holds no off-ramp key (production)', async () => {
@@ -368,5 +358,5 @@ it('has the settlement’s hot treasury address advance the coin where the servi
   expect(await transfersOnChain(feeAddress, walletAddress, since)).toHaveLength(1);
   expect(await balanceOf(mine.partner.api, wallet.id)).toBe(before);
   expect(await expectBalancesAgree(mine, wallet)).toBe(units(before));
-  expect(await chainDiscrepancies(wallet)).toEqual([]);
+  expect(await discrepanciesAt(wallet)).toEqual([]);
 }, 180_000);

@@ -1,4 +1,6 @@
-// The run's shared Anvil as the chain tests read it: its client, the sandbox USDC, and a stored send's mined move.
+// The run's shared Anvil as the chain tests read it: its client, the sandbox USDC, a stored send's mined move, moves
+// behind the service's back, and reconciliation's chain check.
+import { randomUUID } from 'node:crypto';
 import { type Address, createWalletClient, erc20Abi, type Hash, http, parseEventLogs } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
@@ -7,6 +9,7 @@ import { keySeeds } from '../../src/providers';
 import { bip44PrivateKey } from '../../src/providers/wallet-addresses';
 import { sandboxTokenAddresses } from '../../src/providers/evm/sandbox-chain';
 import { evmClient } from '../../src/providers/evm/sender';
+import { reconciliationWorkflow } from '../../workflows/reconciliation';
 import type { Harness } from './harness';
 
 export const chainClient = () => evmClient(31337, [process.env.TEST_CHAIN_RPC_URL!]);
@@ -66,4 +69,22 @@ export async function sendUsdcAs(account: PrivateKeyAccount, to: Address, value:
   });
   expect((await chainClient().waitForTransactionReceipt({ hash })).status).toBe('success');
   return hash;
+}
+
+/** A reconciliation run limited to one partner (the chain check is service-wide): its chain_balances discrepancies. */
+export async function chainDiscrepancies(
+  harness: Harness,
+  partnerId: string,
+): Promise<Array<{ subjectId: string; detail: string }>> {
+  const handle = await harness.env.client.workflow.start(reconciliationWorkflow, {
+    workflowId: `reconciliation-test-${randomUUID()}`,
+    taskQueue: harness.config.temporal.taskQueue,
+    args: [{ partnerIds: [partnerId] }],
+  });
+  const summary = await handle.result();
+  expect(summary.checks.chain_balances).toMatchObject({ found: expect.any(Number) });
+  const rows = await harness.prisma.reconciliationDiscrepancy.findMany({
+    where: { reportId: summary.reportId, kind: 'chain_balance_mismatch' },
+  });
+  return rows.map(({ subjectId, detail }) => ({ subjectId, detail }));
 }
