@@ -76,6 +76,15 @@ afterAll(async () => {
   await harness?.teardown();
 });
 
+/** The keys of the sends stored for a transaction, sorted, gas top-ups aside. */
+async function sentKeysOf(transactionId: string): Promise<string[]> {
+  const sends = await harness.prisma.evmSend.findMany({ where: { idempotencyKey: { startsWith: transactionId } } });
+  return sends
+    .map((send) => send.idempotencyKey)
+    .filter((key) => !key.endsWith(':gas'))
+    .sort();
+}
+
 /** The hot treasury addresses of the harness's configuration (the treasury's first). */
 async function hotAddresses(): Promise<Address[]> {
   const signer = new SeedSigner(keySeeds(harness.config));
@@ -127,13 +136,7 @@ it('moves a fiat-to-fiat settlement coin on chain: minted to the treasury by the
   });
   // Nothing else was sent for it (no faucet: the treasury held what leg 1 minted).
   // (A hot address other than the treasury has its gas topped up by the treasury on its first send: `<key>:gas`.)
-  const sends = await harness.prisma.evmSend.findMany({ where: { idempotencyKey: { startsWith: created.id } } });
-  expect(
-    sends
-      .map((send) => send.idempotencyKey)
-      .filter((key) => !key.endsWith(':gas'))
-      .sort(),
-  ).toEqual([minted.key, sent.key]);
+  expect(await sentKeysOf(created.id)).toEqual([minted.key, sent.key]);
   print(`settlement ${created.id} (${created.stablecoin.amount} USDC on ethereum, Anvil):`, [minted, sent]);
 }, 120_000);
 
@@ -495,13 +498,7 @@ it('ends a pay-in whose delivery the chain refuses in error at once, and the ope
       chainBlockNumber: delivered.block,
     });
     expect(await conversionRequests(payin.id)).toBe(1);
-    const sends = await harness.prisma.evmSend.findMany({ where: { idempotencyKey: { startsWith: payin.id } } });
-    expect(
-      sends
-        .map((send) => send.idempotencyKey)
-        .filter((key) => !key.endsWith(':gas'))
-        .sort(),
-    ).toEqual([delivered.key, minted.key].sort());
+    expect(await sentKeysOf(payin.id)).toEqual([delivered.key, minted.key].sort());
     // One nonce for the hot address's one send: the refused attempt took none.
     const chainNonce = await client().getTransactionCount({ address: hot.address, blockTag: 'pending' });
     expect(chainNonce).toBe(1);
@@ -554,13 +551,7 @@ it('ends a settlement whose on-ramp coin the chain refuses in error at once, and
     chainTxHash: minted.txHash,
   });
   expect(await conversionRequests(created.id)).toBe(1);
-  const sends = await harness.prisma.evmSend.findMany({ where: { idempotencyKey: { startsWith: created.id } } });
-  expect(
-    sends
-      .map((send) => send.idempotencyKey)
-      .filter((key) => !key.endsWith(':gas'))
-      .sort(),
-  ).toEqual([minted.key, sent.key].sort());
+  expect(await sentKeysOf(created.id)).toEqual([minted.key, sent.key].sort());
   const types = await eventTypesOf(harness, created.id);
   expect(types.indexOf('payin.error')).toBeLessThan(types.lastIndexOf('payin.completed'));
   const { transaction: completed, ledger } = await expectTransactionInvariants(harness, parties, created.id);
