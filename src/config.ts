@@ -34,6 +34,9 @@ const secretKeySchema = z.string().transform((text, ctx) => {
   return key;
 });
 
+/** An EVM address as configured: 0x and 20 bytes in hex (the checksum case is not required). */
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
+
 const environmentSchema = z
   .object({
     // No default: a deployment that forgot it must not silently run the sandbox (public seed, automatic KYC).
@@ -196,31 +199,16 @@ const environmentSchema = z
       .optional(),
     /** Where the bank reaches the API (defaults to PUBLIC_BASE_URL). */
     PIX_WEBHOOK_BASE_URL: z.url().optional(),
-    ETHEREUM_USDC_CONTRACT: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
-      .optional(),
-    ETHEREUM_USDT_CONTRACT: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
-      .optional(),
+    ETHEREUM_USDC_CONTRACT: evmAddress.optional(),
+    ETHEREUM_USDT_CONTRACT: evmAddress.optional(),
     /** Where payouts' stablecoin is sent on ethereum (the service's collection address). */
-    ETHEREUM_COLLECTION_ADDRESS: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
-      .optional(),
+    ETHEREUM_COLLECTION_ADDRESS: evmAddress.optional(),
     /** The off-ramp's deposit address on ethereum: where leg 2 sends the stablecoin it sells (sandbox: its own). */
-    ETHEREUM_OFF_RAMP_ADDRESS: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
-      .optional(),
+    ETHEREUM_OFF_RAMP_ADDRESS: evmAddress.optional(),
     /**
      * Where a wallet-funded payout's fees go on ethereum; unset: the seed's m/44'/60'/0'/0/4 (the signer holds its key).
      */
-    ETHEREUM_FEE_ADDRESS: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
-      .optional(),
+    ETHEREUM_FEE_ADDRESS: evmAddress.optional(),
     /**
      * How many hot treasury addresses send the settlements' coin on ethereum (each settlement's sends from one, chosen
      * by its transaction): sends from one address share one nonce sequence. Unset: 4 in the sandbox, 1 in production.
@@ -801,7 +789,6 @@ export interface EvmChainConfig {
   treasuryAddresses: number | null;
 }
 
-const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address');
 const evmChainEntry = z.object({
   chain_id: z.number().int().min(1),
   rpc_urls: z.array(z.url()).min(1),
