@@ -7,6 +7,8 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // The longest files first, by the wall times test:profile measured when this machine has none of its own.
+  testSequencer: '<rootDir>/test/support/sequencer.cjs',
   testTimeout: 120_000,
   maxWorkers: 2,
 };

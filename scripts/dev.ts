@@ -10,7 +10,8 @@ import type { CreatedPartner } from '../src/services/partners';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot } from './lib/paths';
 import { nodeArgsOf, serviceEnv } from './lib/service-runtime';
-import { bankSimulatorServiceEnv, httpOk, ProcessSpec, Stack, tsEntry } from './lib/stack';
+import { tsEntry } from './lib/entry-points';
+import { bankSimulatorServiceEnv, httpOk, ProcessSpec, Stack } from './lib/stack';
 import { temporalBinary } from './lib/temporal';
 import { SIMULATOR_ACCOUNTS_SETTING } from '../simulators/bank/iso20022/accounts';
 

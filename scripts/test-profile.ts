@@ -136,6 +136,19 @@ function summarise(lines: FileLine[], run: RunFigures): string {
   return out.join('\n');
 }
 
+/** Each file's wall time in seconds, for the sequencer's order on a machine without jest's cache. */
+function writeFileDurations(lines: FileLine[]): void {
+  const durations = Object.fromEntries(
+    [...lines]
+      .sort((a, b) => a.file.localeCompare(b.file))
+      .map((line) => [line.file, Math.round((line.loadWallMs + line.runWallMs) / 100) / 10]),
+  );
+  writeFileSync(
+    path.join(projectRoot, 'test', 'support', 'file-durations.json'),
+    `${JSON.stringify(durations, null, 2)}\n`,
+  );
+}
+
 async function main(): Promise<number> {
   const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--no-typecheck');
   rmSync(outputDir, { recursive: true, force: true });
@@ -176,6 +189,8 @@ async function main(): Promise<number> {
       .filter(Boolean)
       .map((line) => JSON.parse(line) as FileLine);
     const summary = summarise(lines, run);
+    // A run of the whole suite tells the sequencer (test/support/sequencer.cjs) how long each file takes.
+    if (jestArgs.every((arg) => arg.startsWith('-'))) writeFileDurations(lines);
     writeFileSync(path.join(outputDir, 'summary.md'), `${summary}\n`);
     console.log(`\n${summary}\n\n[test:profile] ${path.relative(projectRoot, outputDir)}/summary.md`);
     return code;

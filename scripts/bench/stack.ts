@@ -14,7 +14,8 @@ import { projectRoot } from '../lib/paths';
 import { freePort } from '../lib/ports';
 import { nodeArgsOf, serviceEnv } from '../lib/service-runtime';
 import { temporalDatabaseOn } from '../lib/production';
-import { httpOk, ProcessSpec, Stack, StackProcess, tsEntry } from '../lib/stack';
+import { tsEntry } from '../lib/entry-points';
+import { httpOk, ProcessSpec, Stack, StackProcess } from '../lib/stack';
 
 export const benchDir = path.join(projectRoot, '.data', 'bench');
 export const logDir = path.join(benchDir, 'logs');

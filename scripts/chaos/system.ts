@@ -20,7 +20,8 @@ import { projectRoot } from '../lib/paths';
 import { freePort } from '../lib/ports';
 import type { LocalPostgres } from '../lib/postgres';
 import { startProductionEngine } from '../lib/production';
-import { Stack, StackProcess, tsEntry } from '../lib/stack';
+import { prepareEntryBundles, tsEntry } from '../lib/entry-points';
+import { Stack, StackProcess } from '../lib/stack';
 import { temporalClientTlsEnv } from '../lib/temporal-server';
 import type { TemporalCertificates, TemporalClientName } from '../lib/tls';
 import { waitUntil } from '../lib/wait';
@@ -81,6 +82,8 @@ export class ChaosSystem {
     rmSync(path.join(chaosDataDir, 'documents'), { recursive: true, force: true });
     const stack = new Stack({ logs: path.join(chaosDataDir, 'logs') });
     const bundle = path.join(projectRoot, '.cache', 'chaos', 'workflow-bundle.js');
+    // The API, workers and simulator start from bundles: scenarios restart them dozens of times (entry-points.ts).
+    await prepareEntryBundles(path.join(projectRoot, '.cache', 'chaos', 'entry-bundles'));
     let database: Awaited<ReturnType<Stack['startDatabase']>>;
     let temporalServer: StackProcess;
     let temporalTls: TemporalCertificates | undefined;

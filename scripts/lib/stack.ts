@@ -15,6 +15,7 @@ import { customSearchAttributes } from '../../src/temporal/search-attributes';
 import { deploySandboxTokens, type SandboxToken } from '../../src/providers/evm/sandbox-chain';
 import { anvilAnswers, anvilArgs, anvilBinary, type AnvilOptions, SANDBOX_CHAIN_ID } from './anvil';
 import { prepareDatabase, PreparedDatabase } from './database';
+import { tsEntry } from './entry-points';
 import { projectRoot } from './paths';
 import { freePort } from './ports';
 import { devServerSqliteArgs, temporalBinary } from './temporal';
@@ -73,13 +74,6 @@ export function bankSimulatorServiceEnv(simulatorUrl: string, apiUrl: string): R
     PIX_WEBHOOK_BASE_URL: apiUrl,
     LIQUIDITY_PROVIDER_URL: `${simulatorUrl}/liquidity`,
   };
-}
-
-/** The command line of a TypeScript entry point of this repository. */
-export function tsEntry(entry: string, nodeArgs: string[] = []): { command: string; args: string[] } {
-  // `--import tsx` keeps the script in this very process: a signal reaches the process itself, not a wrapper
-  // (the tsx CLI would add a parent process), and the bench measures the process that does the work.
-  return { command: process.execPath, args: [...nodeArgs, '--import', 'tsx', entry] };
 }
 
 /** True when `url` answers 2xx within `timeoutMs`. */

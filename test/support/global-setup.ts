@@ -1,7 +1,7 @@
 // Runs once per jest run: bundles the workflow code so that every test file's worker reuses it, and empties the
 // folder where the harnesses share the OpenAPI document (built from this run's code by the first that needs it),
 // fills the pool of started Temporal test servers (temporal-servers.ts),
-// and starts the run's one sandbox chain node (Anvil, instant blocks), which every test file's harness points at. Bank
+// bundles the entry points the tests start as processes (scripts/lib/entry-points.ts), and starts the run's one sandbox chain node (Anvil, instant blocks), which every test file's harness points at. Bank
 // simulators are per file (test/support/bank.ts startTestBank): their reports must not be read by another file.
 //
 // One node per run, not one per file: a node with its two token deployments costs about a second of CPU, sixty
@@ -11,8 +11,10 @@
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type LocalAnvil, startAnvil } from '../../scripts/lib/anvil';
+import { prepareEntryBundles } from '../../scripts/lib/entry-points';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
 import {
+  entryBundlesDir,
   openApiDocumentCache,
   projectRoot,
   temporalNamespacePools,
@@ -42,6 +44,10 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
       renameSync(`${workflowBundlePath}.${process.pid}`, workflowBundlePath),
     ),
     cli ? startDevServer(cli, path.join(temporalNamespacePools, String(process.pid)), testFileCount()) : undefined,
+    // TEST_NO_ENTRY_BUNDLES=1: the tests start `node --import tsx` processes instead (to compare).
+    process.env.TEST_NO_ENTRY_BUNDLES === '1'
+      ? undefined
+      : prepareEntryBundles(path.join(entryBundlesDir, String(process.pid))),
   ]);
   // jest's workers are started after this and inherit the variables; global-teardown.ts stops the node and servers.
   process.env.TEST_CHAIN_RPC_URL = anvil.rpcUrl;

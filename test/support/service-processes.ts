@@ -1,11 +1,12 @@
 // The API and the worker as real OS processes beside a test's harness (same database, same Temporal test server,
-// same task queue), for tests that kill them or take their dependencies away. Each is one `node --import tsx`
-// process (a SIGKILL reaches the process itself), named in PostgreSQL `<role>-<pid>` (src/persistence/database.ts connectionName).
+// same task queue), for tests that kill them or take their dependencies away. Each is one node process started as
+// stack.ts tsEntry starts one (the run's bundle, or `--import tsx`: a SIGKILL reaches the process itself), named in PostgreSQL `<role>-<pid>` (src/persistence/database.ts connectionName).
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { type Harness, testChainEnv, testLimitsAndBounds } from './harness';
 import { projectRoot, workflowBundlePath } from './paths';
 import { freePort } from '../../scripts/lib/ports';
+import { tsEntry } from '../../scripts/lib/entry-points';
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -56,7 +57,8 @@ async function spawnService(
   isReady: (stdout: string) => boolean | Promise<boolean>,
   limitMs = 90_000,
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const { command, args } = tsEntry(script);
+  const child = spawn(command, args, {
     cwd: projectRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

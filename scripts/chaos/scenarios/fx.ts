@@ -12,7 +12,8 @@
 //   payment is sent back once through devolucao (DEVOLVIDO at the bank).
 import { HttpClient } from '../http';
 import { freePort } from '../../lib/ports';
-import { StackProcess, tsEntry } from '../../lib/stack';
+import { tsEntry } from '../../lib/entry-points';
+import { StackProcess } from '../../lib/stack';
 import { approvedCustomer, call, createFiatToFiatQuote, fiatToFiatAccounts, fiatToFiatBody, idOf } from '../fixtures';
 import { RunSize, ScenarioReport } from '../report';
 import type { ChaosSystem } from '../system';
