@@ -4,7 +4,7 @@
 // operator records the payout). What a partner and an operator see: statuses, deposits, operations, the ledger.
 import { randomUUID } from 'node:crypto';
 import { recordedOutcome, sendUpdate } from './support/updates';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { Decimal, Money } from '../src/domain/money';
 import { receiveDepositByReference } from '../src/services/transactions/deposits';
 import { receiveVirtualAccountCredit } from '../src/services/transactions/virtual-account-deposits';
@@ -194,6 +194,12 @@ describe('a refund with a late deposit beside the funding one', () => {
   });
 });
 
+/** How many timers of the workflow have fired (operator reminders, retry backoffs). */
+async function firedTimersOf(handle: WorkflowHandle): Promise<number> {
+  const { events } = await handle.fetchHistory();
+  return (events ?? []).filter((event) => event.timerFiredEventAttributes).length;
+}
+
 describe('a deposit return that keeps failing', () => {
   it('waits in return_failed with the money held, visible to operators, and returns on their retry', async () => {
     const created = await createTransaction(parties);
@@ -206,6 +212,11 @@ describe('a deposit return that keeps failing', () => {
       'the return fails for good',
     );
     expect((await handle.describe()).searchAttributes.ResourceStatus).toEqual(['error']);
+    // Days without a decision: the wait is a timer a day (each a reminder in the worker's log), and it goes on.
+    const remindersBefore = await firedTimersOf(handle);
+    await harness.env.sleep('3 days');
+    expect((await firedTimersOf(handle)) - remindersBefore).toBeGreaterThanOrEqual(3);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
     const stored = await harness.prisma.transactionDeposit.findUniqueOrThrow({ where: { id: late.id } });
     expect(stored.status).toBe('return_failed');
     const shown = await parties.partner.api.get(`/v1/transactions/${created.id}`);

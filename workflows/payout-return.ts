@@ -47,6 +47,7 @@ import {
   ResourceIdAttribute,
   ResourceStatusAttribute,
 } from '../src/temporal/search-attributes';
+import { waitForOperator } from './operator-wait';
 import { failureOfType, recordExecuted, withOutcomeLookup } from './provider-outcome';
 import { databaseActivities, railActivities } from './settlement-legs';
 
@@ -92,9 +93,6 @@ export const resolvePayoutReturnUpdate = defineUpdate<
   [PayoutReturnDecision]
 >('resolvePayoutReturn');
 export const payoutReturnStateQuery = defineQuery<PayoutReturnState>('payoutReturnState');
-
-/** Between reminders while nobody decides. */
-export const PAYOUT_RETURN_REMINDER = '1 day';
 
 /** Provider calls: 6 attempts over about 30 s (as the settlement's legs), then the provider is asked. */
 
@@ -272,12 +270,10 @@ export async function payoutReturnWorkflow(input: PayoutReturnInput): Promise<'c
 
   for (;;) {
     state.awaitingOperator = true;
-    while (!(await condition(() => decision !== null, PAYOUT_RETURN_REMINDER))) {
-      log.warn('a returned payout awaits an operator decision', {
-        transactionId: id,
-        command: `temporal workflow update execute --workflow-id payout-return-${id} --name resolvePayoutReturn --input '{"action":"repay","reason":"..."}'`,
-      });
-    }
+    await waitForOperator(() => decision !== null, 'a returned payout awaits an operator decision', {
+      transactionId: id,
+      command: `temporal workflow update execute --workflow-id payout-return-${id} --name resolvePayoutReturn --input '{"action":"repay","reason":"..."}'`,
+    });
     const chosen = decision as unknown as PayoutReturnDecision;
     log.info('operator decided on a returned payout', { transactionId: id, action: chosen.action });
     const done = chosen.action === 'repay' ? await repay(chosen) : await refund(chosen);

@@ -24,6 +24,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { waitForOperator } from './operator-wait';
 import { boundedActivityOptions } from './retry-policies';
 import {
   type ReviewDecisionKind,
@@ -117,7 +118,12 @@ export async function screeningReviewWorkflow(input: ScreeningReviewInput): Prom
     subjectUnderReview = true;
   }
   // Indefinite by design: an operator queue, not a timeout (docs/screening.md "Review").
-  await condition(() => decision !== null);
+  await waitForOperator(
+    () => decision !== null,
+    'a screening review awaits an operator decision',
+    { resourceId: input.resourceId, workflowId: workflowInfo().workflowId },
+    'operator-wait-reminders',
+  );
   const taken = decision as unknown as ReviewDecision & { updateId: string };
   await activities.closeScreeningReview({
     ...input,

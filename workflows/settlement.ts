@@ -60,6 +60,7 @@ import {
   railCall,
   stablecoinToFiatLegWorkflow,
 } from './settlement-legs';
+import { waitForOperator } from './operator-wait';
 import { screenPayoutBeforeItLeaves } from './screening';
 
 export interface SettlementInput {
@@ -317,7 +318,17 @@ export async function settlementWorkflow(input: SettlementInput): Promise<Transa
         setStatus('error', failure);
         state.refundBlocked = failureOfType(error, mayHaveMovedMoney);
         state.awaitingOperator = true;
-        await condition(() => operatorDecision !== null);
+        await waitForOperator(
+          () => operatorDecision !== null,
+          'a settlement step failed and awaits an operator',
+          {
+            transactionId: id,
+            step: name,
+            failure,
+            command: `temporal workflow update execute --workflow-id ${workflowInfo().workflowId} --name resolveError --input '{"action":"retry"}'`,
+          },
+          'operator-wait-reminders',
+        );
         const decision = operatorDecision as OperatorDecision;
         const action = decision.action;
         operatorDecision = null;
@@ -582,7 +593,16 @@ export async function depositReturnWorkflow(input: DepositReturnInput): Promise<
       await databaseActivities.setDepositReturnStatus(input.depositId, 'return_failed');
       state.status = 'return_failed';
       publish('error');
-      await condition(() => retryAsked);
+      await waitForOperator(
+        () => retryAsked,
+        'a deposit return failed and awaits an operator retry',
+        {
+          depositId: input.depositId,
+          round,
+          command: `temporal workflow update execute --workflow-id ${workflowInfo().workflowId} --name retryDepositReturn`,
+        },
+        'operator-wait-reminders',
+      );
       // Out of return_failed before the first await, so a second retry meanwhile is refused.
       retryAsked = false;
       state.status = 'returning';

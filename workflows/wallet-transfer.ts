@@ -10,7 +10,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  condition,
   defineQuery,
   defineUpdate,
   log,
@@ -19,6 +18,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { waitForOperator } from './operator-wait';
 import { askUntilKnown } from './provider-outcome';
 import type { Activities } from '../activities';
 import type { WalletTransferStatus } from '../src/domain/wallet-transfers';
@@ -99,7 +99,12 @@ export async function walletTransferWorkflow(input: WalletTransferWorkflowInput)
         transferId: input.transferId,
       });
       waitingForOperator = true;
-      await condition(() => !waitingForOperator);
+      await waitForOperator(
+        () => !waitingForOperator,
+        'a wallet transfer whose send the chain cannot confirm awaits an operator recheck',
+        { transferId: input.transferId },
+        'operator-wait-reminders',
+      );
     }
   }
 

@@ -5,7 +5,9 @@
 // applied (accepted, completed, and the workflow went on and closed) while the client was told it was not found.
 // On that answer the history decides: an update of ours completed there is answered from its recorded outcome; else
 // the update never reached the workflow and is sent again (a few times at most, under a new id unless the caller
-// named one: a test that checks the id in the history), which cannot apply it twice.
+// named one: a test that checks the id in the history), which cannot apply it twice. One cause is found: the server
+// had timed the workflow out after skipping ten years (docs/development.md "Time skipping"), which operator waits'
+// reminder timers now prevent; the failure message names the workflow's status, should another show.
 import { randomUUID } from 'node:crypto';
 import { type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import { defaultPayloadConverter, type UpdateDefinition } from '@temporalio/common';
