@@ -4,7 +4,7 @@
 # server is the Java artifact fetched with Maven plus a wrapper script. Results are cached under
 # .cache/temporal (git-ignored), so a warm run only checks that the files exist.
 #
-# Usage: scripts/temporal-binaries.sh [cli|test-server|all|server|server-cached]
+# Usage: scripts/temporal-binaries.sh [cli|test-server|test-servers|all|server|server-cached]
 # Prints one line per requested binary: NAME=PATH. A binary that cannot be provided (no toolchain
 # and no override) prints NAME= and the callers fall back to the SDK's own download.
 # TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH override the cache.
@@ -107,6 +107,28 @@ WRAP
   chmod +x "$wrapper"
 }
 
+# The launcher of many test servers in one JVM (scripts/java/TestServers.java), compiled against the test server's
+# jars into a folder named by a digest of its source, and its wrapper; prints the wrapper, or nothing without javac.
+provide_test_servers() {
+  local dir; dir="$(dirname "$(provide_test_server)")"
+  [[ -d "$dir/lib" ]] || return 0
+  command -v javac >/dev/null 2>&1 || { log "javac not found: one JVM per test server"; return 0; }
+  local source="$root/scripts/java/TestServers.java"
+  local classes; classes="$dir/launcher-$(sha256sum "$source" | cut -c1-12)"
+  if [[ ! -f "$classes/TestServers.class" ]]; then
+    rm -rf "$classes.tmp" && mkdir -p "$classes.tmp"
+    javac -nowarn -cp "$dir/lib/*" -d "$classes.tmp" "$source" >&2 && mv "$classes.tmp" "$classes"
+  fi
+  local wrapper="$dir/temporal-test-servers"
+  cat >"$wrapper.tmp" <<WRAP
+#!/usr/bin/env bash
+# Many time-skipping test servers in one JVM (scripts/java/TestServers.java): test/support/temporal-servers.ts.
+exec java -XX:+UseSerialGC -cp "$dir/lib/*:$classes" TestServers
+WRAP
+  chmod +x "$wrapper.tmp" && mv "$wrapper.tmp" "$wrapper"
+  echo "$wrapper"
+}
+
 provide_test_server() {
   if [[ -n "${TEMPORAL_TEST_SERVER_PATH:-}" ]]; then echo "$TEMPORAL_TEST_SERVER_PATH"; return; fi
   local dir="$cache/test-server-$TEMPORAL_TEST_SERVER_VERSION"
@@ -200,8 +222,9 @@ provide_server() {
 case "$what" in
   cli) echo "TEMPORAL_CLI_PATH=$(provide_cli)" ;;
   test-server) echo "TEMPORAL_TEST_SERVER_PATH=$(provide_test_server)" ;;
+  test-servers) echo "TEMPORAL_TEST_SERVERS_PATH=$(provide_test_servers)" ;;
   server) provide_server ;;
   server-cached) provide_server cached-only ;;
   all) echo "TEMPORAL_TEST_SERVER_PATH=$(provide_test_server)"; echo "TEMPORAL_CLI_PATH=$(provide_cli)" ;;
-  *) log "unknown target '$what' (cli|test-server|all|server|server-cached)"; exit 2 ;;
+  *) log "unknown target '$what' (cli|test-server|test-servers|all|server|server-cached)"; exit 2 ;;
 esac

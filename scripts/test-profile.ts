@@ -60,6 +60,8 @@ interface RunFigures {
   reapedMs: number;
   postgresMs: number;
   devServerMs: number;
+  /** The JVM of the time-skipping test servers (temporal-servers.ts), when the run had one. */
+  testServersMs: number;
 }
 
 function summarise(lines: FileLine[], run: RunFigures): string {
@@ -110,11 +112,12 @@ function summarise(lines: FileLine[], run: RunFigures): string {
   }
   row('child processes reaped by the workers (servers, Chromium, workers)', children);
   for (const [kind, entry] of byProcess) row(`&nbsp;&nbsp;of which ${kind}`, entry.cpu, entry.count);
+  if (run.testServersMs > 0) row("Temporal test servers' JVM (one per run)", run.testServersMs);
   row('Temporal dev server (shared by the files that do not skip time)', run.devServerMs);
   row('PostgreSQL', run.postgresMs);
   row(
     "rest (jest's parent, database set-up and migrations, global set-up, Anvil)",
-    run.reapedMs - load - tests - children - run.devServerMs,
+    run.reapedMs - load - tests - children - run.devServerMs - run.testServersMs,
   );
   out.push('');
   out.push('| Slowest files | wall s | load CPU s | run CPU s | children CPU s |');
@@ -171,15 +174,19 @@ async function main(): Promise<number> {
       testResults: { endTime: number }[];
     };
     const jestEnd = Math.max(...jestJson.testResults.map((result) => result.endTime));
-    let devServerMs = 0;
-    try {
-      devServerMs = (JSON.parse(readFileSync(path.join(outputDir, 'dev-server.json'), 'utf8')) as { cpuMs: number })
-        .cpuMs;
-    } catch {
-      // No dev server in this run.
-    }
+    // What global-teardown.ts read of the processes it stopped (absent when the run had none).
+    const cpuOfStopped = (file: string) => {
+      try {
+        return (JSON.parse(readFileSync(path.join(outputDir, file), 'utf8')) as { cpuMs: number }).cpuMs;
+      } catch {
+        return 0;
+      }
+    };
+    const devServerMs = cpuOfStopped('dev-server.json');
+    const testServersMs = cpuOfStopped('test-servers.json');
     const run: RunFigures = {
       devServerMs,
+      testServersMs,
       jestWallMs: Number.isFinite(jestEnd) ? jestEnd - jestJson.startTime : Date.now() - started,
       reapedMs: reapedCpuMs() - reapedBefore,
       postgresMs: cluster ? postgresCpuMs(cluster.dataDir) - postgresBefore : 0,

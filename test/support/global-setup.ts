@@ -1,6 +1,6 @@
 // Runs once per jest run: bundles the workflow code so that every test file's worker reuses it, and empties the
 // folder where the harnesses share the OpenAPI document (built from this run's code by the first that needs it),
-// fills the pool of started Temporal test servers (temporal-servers.ts),
+// starts the run's JVM of Temporal test servers or fills the pool of started ones (temporal-servers.ts),
 // bundles the entry points the tests start as processes (scripts/lib/entry-points.ts), and starts the run's one sandbox chain node (Anvil, instant blocks), which every test file's harness points at. Bank
 // simulators are per file (test/support/bank.ts startTestBank): their reports must not be read by another file.
 //
@@ -22,7 +22,7 @@ import {
   workflowBundlePath,
 } from './paths';
 import { type DevServer, startDevServer } from './dev-server';
-import { fillTemporalServerPool } from './temporal-servers';
+import { fillTemporalServerPool, startTestServersJvm, type TestServersJvm } from './temporal-servers';
 
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   if (!process.env.DATABASE_URL) {
@@ -33,12 +33,18 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   // One started Temporal test server per jest worker waiting for the first harnesses (temporal-servers.ts).
   // TEST_NO_SERVER_POOL=1: every harness starts its own server when it needs it (to measure what the pool saves).
   const testServer = process.env.TEST_NO_SERVER_POOL === '1' ? undefined : process.env.TEMPORAL_TEST_SERVER_PATH;
+  // Better: one JVM for all of them (temporal-servers.ts); TEST_NO_SHARED_JVM=1 keeps a JVM per server (to compare).
+  const launcher = process.env.TEST_NO_SHARED_JVM === '1' ? undefined : process.env.TEMPORAL_TEST_SERVERS_PATH;
   // The run's one dev server for the files that do not skip time (dev-server.ts), a namespace per test file.
   // TEST_NO_DEV_SERVER=1: every file gets a time-skipping server as before (to compare).
   const cli = process.env.TEST_NO_DEV_SERVER === '1' ? undefined : process.env.TEMPORAL_CLI_PATH;
-  const [anvil, pool, , devServer] = await Promise.all([
+  const [anvil, servers, , devServer] = await Promise.all([
     startAnvil(),
-    testServer ? fillTemporalServerPool(temporalServerPools, testServer, globalConfig.maxWorkers) : undefined,
+    launcher
+      ? startTestServersJvm(launcher)
+      : testServer
+        ? fillTemporalServerPool(temporalServerPools, testServer, globalConfig.maxWorkers)
+        : undefined,
     // Written under another name and renamed: a run going on beside this one never reads half a bundle.
     writeWorkflowBundle(`${workflowBundlePath}.${process.pid}`).then(() =>
       renameSync(`${workflowBundlePath}.${process.pid}`, workflowBundlePath),
@@ -51,13 +57,15 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   ]);
   // jest's workers are started after this and inherit the variables; global-teardown.ts stops the node and servers.
   process.env.TEST_CHAIN_RPC_URL = anvil.rpcUrl;
-  if (pool) process.env.TEST_TEMPORAL_SERVER_POOL = pool;
+  if (typeof servers === 'string') process.env.TEST_TEMPORAL_SERVER_POOL = servers;
+  else if (servers) process.env.TEST_TEMPORAL_SERVERS_CONTROL = servers.control;
   if (devServer) {
     process.env.TEST_TEMPORAL_DEV_SERVER = devServer.address;
     process.env.TEST_TEMPORAL_NAMESPACES = devServer.pool;
   }
   (globalThis as { testChain?: LocalAnvil }).testChain = anvil;
   (globalThis as { testDevServer?: DevServer }).testDevServer = devServer;
+  if (typeof servers === 'object') (globalThis as { testServersJvm?: TestServersJvm }).testServersJvm = servers;
 }
 
 /** A namespace per test file at most (a file starts one harness); a run of fewer files uses fewer. */

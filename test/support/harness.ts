@@ -101,7 +101,7 @@ const connectTimeSkipping = (
  * SDK starts. The SDK gives the Java test server 5 s to open its port; a machine busy compiling can miss that, so
  * such a start that timed out is tried again (three times at most) instead of failing the whole file.
  */
-async function startTimeSkippingServer(): Promise<{ env: TestWorkflowEnvironment; release(): void }> {
+async function startTimeSkippingServer(): Promise<{ env: TestWorkflowEnvironment; release(): Promise<void> }> {
   const pooled = await claimTemporalServer();
   if (pooled) {
     try {
@@ -113,7 +113,7 @@ async function startTimeSkippingServer(): Promise<{ env: TestWorkflowEnvironment
       });
       return { env, release: pooled.release };
     } catch (error) {
-      pooled.release();
+      await pooled.release();
       throw error;
     }
   }
@@ -123,7 +123,7 @@ async function startTimeSkippingServer(): Promise<{ env: TestWorkflowEnvironment
       const env = await TestWorkflowEnvironment.createTimeSkipping(
         testServerPath ? { server: { executable: { type: 'existing-path', path: testServerPath } } } : {},
       );
-      return { env, release: () => undefined };
+      return { env, release: () => Promise.resolve() };
     } catch (error) {
       if (attempt >= 4 || !/did not start within/.test(String((error as Error).message))) throw error;
     }
@@ -156,12 +156,12 @@ function openApiDocumentOf(config: AppConfig): object {
  * server (dev-server.ts); a time-skipping server too when the run has no dev server (jest started without `npm test`,
  * or TEST_NO_DEV_SERVER=1).
  */
-async function startTemporal(realTime: boolean): Promise<{ env: TestWorkflowEnvironment; release(): void }> {
+async function startTemporal(realTime: boolean): Promise<{ env: TestWorkflowEnvironment; release(): Promise<void> }> {
   const dev = realTime ? devServerOfRun() : undefined;
   if (!dev) return startTimeSkippingServer();
   const namespace = await claimNamespace(dev);
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address: dev.address, namespace });
-  return { env, release: () => undefined };
+  return { env, release: () => Promise.resolve() };
 }
 
 /** Limits and bounds of every test environment: the harness's and the service processes' (service-processes.ts). */
@@ -307,7 +307,7 @@ export async function startHarness(
     // Never leave the test server running: jest would wait for it forever.
     await relay.stop();
     await env.teardown();
-    releaseServer();
+    await releaseServer();
     await prisma.$disconnect();
     throw error;
   }
@@ -358,7 +358,7 @@ export async function startHarness(
         await running;
         unwatch();
         await env.teardown();
-        releaseServer();
+        await releaseServer();
         await prisma.$disconnect();
       });
       if (conformance.violations.length > 0) {

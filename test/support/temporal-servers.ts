@@ -1,15 +1,20 @@
-// Time-skipping Temporal test servers started ahead of need. Every harness still gets a server of its own (time
-// skipping is global to a server, and a server cannot go back in time, so sharing one would let one file's skipped
-// days or left-over workflows reach the next), but it no longer waits for it to start: global-setup.ts fills a pool
-// with one started server per jest worker, a harness claims one (an atomic rename of its pool entry) and starts its
-// replacement at once, so the replacement boots while the current file runs. A harness stops its server at teardown;
-// global-teardown.ts stops what is left in the pool. See docs/development.md "Test suite".
+// Time-skipping Temporal test servers for the harnesses. Every harness still gets a server of its own (time skipping
+// is global to a server, and a server cannot go back in time, so sharing one would let one file's skipped days or
+// left-over workflows reach the next), but not a JVM of its own: global-setup.ts starts one JVM for the run
+// (scripts/java/TestServers.java, TEMPORAL_TEST_SERVERS_PATH) that starts a server on request in milliseconds and
+// stops it at the harness's teardown, its code compiled once for the whole run instead of once per file.
+//
+// Without that launcher (no javac) or with TEST_NO_SHARED_JVM=1: a pool of started servers, one JVM each: global-
+// setup.ts fills it with one started server per jest worker, a harness claims one (an atomic rename of its pool
+// entry) and starts its replacement at once, so the replacement boots while the current file runs. A harness stops
+// its server at teardown; global-teardown.ts stops what is left in the pool. See docs/development.md "Test suite".
 //
 // Without TEMPORAL_TEST_SERVER_PATH (jest run directly, not through `npm test`) or without a pool, harnesses fall
 // back to the SDK starting a server of its own.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import readline from 'node:readline';
 import path from 'node:path';
 import { freePort } from '../../scripts/lib/ports';
 import { recordProcessCpu } from './profile';
@@ -115,7 +120,87 @@ export function stopPooledServer(server: PooledServer): void {
 export interface ClaimedServer {
   address: string;
   /** Stops the server and forgets it. */
-  release(): void;
+  release(): Promise<void>;
+}
+
+/** The run's JVM of test servers (global-setup.ts starts it; global-teardown.ts stops it). */
+export interface TestServersJvm {
+  process: ChildProcess;
+  /** Its control address, `127.0.0.1:<port>`. */
+  control: string;
+  stop(): Promise<void>;
+}
+
+/** Where the harnesses ask the run's JVM for servers (global-setup.ts sets it; jest's workers inherit it). */
+function testServersControl(): string | undefined {
+  return process.env.TEST_TEMPORAL_SERVERS_CONTROL;
+}
+
+/** Starts the launcher; resolves once it says where it takes requests (60 s at most). */
+export async function startTestServersJvm(launcher: string): Promise<TestServersJvm> {
+  // Its standard input stays open while this process lives: the JVM exits when it closes, even after a SIGKILL here.
+  const child = spawn(launcher, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const killed = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(killed);
+  };
+  const lines = readline.createInterface({ input: child.stdout! });
+  const control = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the test servers' JVM did not start within 60 s: ${output}`)),
+      60_000,
+    );
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      const port = /^control (\d+)$/.exec(line)?.[1];
+      if (port) resolve(`127.0.0.1:${port}`);
+      else reject(new Error(`the test servers' JVM said ${JSON.stringify(line)}: ${output}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the test servers' JVM exited (${String(code)}) at start: ${output}`));
+    });
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  lines.close();
+  // Never what keeps jest's process alive: global-teardown.ts stops it.
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+  return { process: child, control, stop };
+}
+
+/** One request to the run's JVM: the line it answers (30 s at most). */
+function askTestServers(control: string, request: string): Promise<string> {
+  const [host, port] = control.split(':');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port: Number(port) });
+    let answer = '';
+    socket.setTimeout(30_000, () => socket.destroy(new Error(`the test servers' JVM did not answer "${request}"`)));
+    socket.once('connect', () => socket.write(`${request}\n`));
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.once('error', reject);
+    socket.once('close', () => resolve(answer.trim()));
+  });
+}
+
+/** A server of this harness's own in the run's JVM. */
+async function serverFromJvm(control: string): Promise<ClaimedServer> {
+  const answer = await askTestServers(control, 'start');
+  const port = /^started (\d+)$/.exec(answer)?.[1];
+  if (!port) throw new Error(`the test servers' JVM answered "${answer}" to start`);
+  return {
+    address: `127.0.0.1:${port}`,
+    async release() {
+      await askTestServers(control, `stop ${port}`);
+    },
+  };
 }
 
 /**
@@ -124,6 +209,8 @@ export interface ClaimedServer {
  * stopped and the next one tried, then a fresh one started here (three tries at most).
  */
 export async function claimTemporalServer(): Promise<ClaimedServer | null> {
+  const control = testServersControl();
+  if (control) return serverFromJvm(control);
   const pool = temporalServerPool();
   const binary = process.env.TEMPORAL_TEST_SERVER_PATH;
   if (!pool || !binary) return null;
@@ -143,6 +230,7 @@ export async function claimTemporalServer(): Promise<ClaimedServer | null> {
         recordProcessCpu('time-skipping server', server.pid);
         stopPooledServer(server);
         rmSync(server.file, { force: true });
+        return Promise.resolve();
       },
     };
   }

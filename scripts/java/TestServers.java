@@ -1,0 +1,84 @@
+// Many Temporal time-skipping test servers in one JVM, each a server of its own (its own clock, workflows and
+// port), started and stopped on request: a jest run's files then share one warm JVM instead of starting one each.
+// Control: one line per TCP connection to the port printed first ("control <port>"):
+//   start       -> "started <port>"   a new server on a free loopback port, time skipping locked as the SDK expects
+//   stop <port> -> "stopped <port>"
+// The JVM exits when its standard input closes (the jest run that started it ended).
+import io.temporal.testserver.TestServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+public final class TestServers {
+  private static final Map<Integer, TestServer.PortBoundTestServer> servers = new ConcurrentHashMap<>();
+
+  public static void main(String[] args) throws IOException {
+    Thread watcher = new Thread(() -> {
+      try {
+        while (System.in.read() >= 0) {
+          // Nothing is sent; the stream only closes.
+        }
+      } catch (IOException ignored) {
+        // Closed.
+      }
+      System.exit(0);
+    });
+    watcher.setDaemon(true);
+    watcher.start();
+    ServerSocket control = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
+    System.out.println("control " + control.getLocalPort());
+    System.out.flush();
+    for (;;) {
+      Socket socket = control.accept();
+      Thread handler = new Thread(() -> answer(socket));
+      handler.setDaemon(true);
+      handler.start();
+    }
+  }
+
+  private static void answer(Socket socket) {
+    try (socket;
+        BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+        PrintWriter out = new PrintWriter(socket.getOutputStream(), true, StandardCharsets.UTF_8)) {
+      String line = in.readLine();
+      String[] words = line == null ? new String[] {""} : line.trim().split("\\s+");
+      if (words[0].equals("start")) {
+        out.println("started " + start());
+      } else if (words[0].equals("stop") && words.length == 2) {
+        int port = Integer.parseInt(words[1]);
+        TestServer.PortBoundTestServer server = servers.remove(port);
+        if (server != null) server.close();
+        out.println("stopped " + port);
+      } else {
+        out.println("error unknown command: " + line);
+      }
+    } catch (Exception error) {
+      System.err.println("test servers: " + error);
+    }
+  }
+
+  /** A server on a free port; another process may take the port between the probe and the bind, so a few tries. */
+  private static int start() throws IOException {
+    RuntimeException last = null;
+    for (int attempt = 0; attempt < 5; attempt++) {
+      int port;
+      try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        port = probe.getLocalPort();
+      }
+      try {
+        servers.put(port, TestServer.createPortBoundServer(port, true));
+        return port;
+      } catch (RuntimeException error) {
+        last = error;
+      }
+    }
+    throw last;
+  }
+}
