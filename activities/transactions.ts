@@ -559,7 +559,7 @@ export function createTransactionActivities(services: ActivityServices) {
         rails.returnToSender({
           ...request,
           ...depositOf(deposit),
-          amount: Money.of(currencyOf(deposit.currency), deposit.amount.toString()),
+          amount: deposits.depositAmountOf(deposit),
           rail: row.senderPaymentRail as PaymentRail,
         }),
       );
