@@ -7,7 +7,7 @@
 # Usage: scripts/temporal-binaries.sh [cli|test-server|test-servers|all|server|server-cached]
 # Prints one line per requested binary: NAME=PATH. A binary that cannot be provided (no toolchain
 # and no override) prints NAME= and the callers fall back to the SDK's own download.
-# TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH override the cache.
+# TEMPORAL_CLI_PATH, TEMPORAL_TEST_SERVER_PATH and TEMPORAL_TEST_SERVERS_PATH override the cache.
 #
 # `server`: the production topology's binaries (docs/production.md), built with Go from the Go module proxy
 # (about 5 minutes on 2 cores the first time, seconds once cached): the Temporal server of ops/temporal-server (the
@@ -110,6 +110,7 @@ WRAP
 # The launcher of many test servers in one JVM (scripts/java/TestServers.java), compiled against the test server's
 # jars into a folder named by a digest of its source, and its wrapper; prints the wrapper, or nothing without javac.
 provide_test_servers() {
+  if [[ -n "${TEMPORAL_TEST_SERVERS_PATH:-}" ]]; then echo "$TEMPORAL_TEST_SERVERS_PATH"; return; fi
   local dir; dir="$(dirname "$(provide_test_server)")"
   [[ -d "$dir/lib" ]] || return 0
   command -v javac >/dev/null 2>&1 || { log "javac not found: one JVM per test server"; return 0; }
