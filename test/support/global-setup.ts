@@ -53,7 +53,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
     // TEST_NO_ENTRY_BUNDLES=1: the tests start `node --import tsx` processes instead (to compare).
     process.env.TEST_NO_ENTRY_BUNDLES === '1'
       ? undefined
-      : prepareEntryBundles(path.join(entryBundlesDir, String(process.pid))),
+      : prepareEntryBundles(path.join(entryBundlesDir, String(process.pid))).then(removeBundlesOfEndedRuns),
   ]);
   // jest's workers are started after this and inherit the variables; global-teardown.ts stops the node and servers.
   process.env.TEST_CHAIN_RPC_URL = anvil.rpcUrl;
@@ -73,4 +73,18 @@ function testFileCount(): number {
   return readdirSync(path.join(projectRoot, 'test'), { recursive: true, encoding: 'utf8' }).filter((name) =>
     name.endsWith('.test.ts'),
   ).length;
+}
+
+/** The bundles of runs that ended without their teardown (killed): each folder is named by its run's process id. */
+function removeBundlesOfEndedRuns(): void {
+  for (const name of readdirSync(entryBundlesDir)) {
+    if (name === String(process.pid)) continue;
+    let running = true;
+    try {
+      process.kill(Number(name), 0);
+    } catch {
+      running = false;
+    }
+    if (!running) rmSync(path.join(entryBundlesDir, name), { recursive: true, force: true });
+  }
 }
