@@ -523,10 +523,16 @@ function brokenUpload(hosted: boolean): fc.Arbitrary<Upload> {
       .filter(
         // A name the Content-Disposition can carry as it is: busboy reads `\` in a quoted name as an escape, so
         // `name="a\"` is an unterminated header and the part is skipped as unreadable (docs/api-decisions.md, "Multipart uploads").
-        (name) =>
-          name !== '' &&
-          !/["\\\r\n]/.test(name) &&
-          !['metadata', 'file', 'document_type', 'document_side', 'country', 'beneficiary_id'].includes(name),
+        // Checked as sent: the headers go out as latin1, where a character past U+00FF keeps its low byte only
+        // (U+8922 becomes `"`).
+        (name) => {
+          const sent = Buffer.from(name, 'latin1').toString('latin1');
+          return (
+            sent !== '' &&
+            !/["\\\r\n]/.test(sent) &&
+            !['metadata', 'file', 'document_type', 'document_side', 'country', 'beneficiary_id'].includes(sent)
+          );
+        },
       )
       .map((name) => ({
         parts: [...goodFields, goodFile, { name, value: 'x' }],
