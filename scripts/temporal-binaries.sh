@@ -124,7 +124,7 @@ provide_test_servers() {
   cat >"$wrapper.tmp" <<WRAP
 #!/usr/bin/env bash
 # Many time-skipping test servers in one JVM (scripts/java/TestServers.java): test/support/temporal-servers.ts.
-exec java -XX:+UseSerialGC -cp "$dir/lib/*:$classes" TestServers
+exec java -XX:+UseSerialGC -cp "$dir/lib/*:$classes" TestServers "\$@"
 WRAP
   chmod +x "$wrapper.tmp" && mv "$wrapper.tmp" "$wrapper"
   echo "$wrapper"

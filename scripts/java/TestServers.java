@@ -1,9 +1,9 @@
 // Many Temporal time-skipping test servers in one JVM, each a server of its own (its own clock, workflows and
 // port), started and stopped on request: a jest run's files then share one warm JVM instead of starting one each.
-// Control: one line per TCP connection to the port printed first ("control <port>"):
+// Run as `TestServers <control port>`. Control: one line per TCP connection to that loopback port:
 //   start       -> "started <port>"   a new server on a free loopback port, time skipping locked as the SDK expects
 //   stop <port> -> "stopped <port>"
-// The JVM exits when its standard input closes (the jest run that started it ended).
+// The JVM exits when the process that started it does (the jest run ended, even killed).
 import io.temporal.testserver.TestServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -20,21 +20,8 @@ public final class TestServers {
   private static final Map<Integer, TestServer.PortBoundTestServer> servers = new ConcurrentHashMap<>();
 
   public static void main(String[] args) throws IOException {
-    Thread watcher = new Thread(() -> {
-      try {
-        while (System.in.read() >= 0) {
-          // Nothing is sent; the stream only closes.
-        }
-      } catch (IOException ignored) {
-        // Closed.
-      }
-      System.exit(0);
-    });
-    watcher.setDaemon(true);
-    watcher.start();
-    ServerSocket control = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
-    System.out.println("control " + control.getLocalPort());
-    System.out.flush();
+    ProcessHandle.current().parent().ifPresent((parent) -> parent.onExit().thenRun(() -> System.exit(0)));
+    ServerSocket control = new ServerSocket(Integer.parseInt(args[0]), 64, InetAddress.getLoopbackAddress());
     for (;;) {
       Socket socket = control.accept();
       Thread handler = new Thread(() -> answer(socket));
@@ -48,7 +35,8 @@ public final class TestServers {
         BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
         PrintWriter out = new PrintWriter(socket.getOutputStream(), true, StandardCharsets.UTF_8)) {
       String line = in.readLine();
-      String[] words = line == null ? new String[] {""} : line.trim().split("\\s+");
+      if (line == null) return; // a readiness probe: connected, asked nothing
+      String[] words = line.trim().split("\\s+");
       if (words[0].equals("start")) {
         out.println("started " + start());
       } else if (words[0].equals("stop") && words.length == 2) {

@@ -5,7 +5,19 @@ import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process'
 import { waitUntil } from './wait';
 
 export interface ChildHandle {
+  /** Its process id (its CPU is read from /proc by the test profile). */
+  pid: number | undefined;
   stop(): Promise<void>;
+}
+
+/** True while a process with this id exists (signal 0 checks without signalling). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function startChild(options: {
@@ -36,5 +48,5 @@ export async function startChild(options: {
     await stop();
     throw new Error(`${options.name} did not answer: ${stderr}`);
   }
-  return { stop };
+  return { pid: child.pid, stop };
 }

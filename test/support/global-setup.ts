@@ -11,6 +11,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type LocalAnvil, startAnvil } from '../../scripts/lib/anvil';
+import { isRunning } from '../../scripts/lib/child-process';
 import { prepareEntryBundles } from '../../scripts/lib/entry-points';
 import { writeWorkflowBundle } from '../../scripts/bundle-workflows';
 import {
@@ -78,13 +79,7 @@ function testFileCount(): number {
 /** The bundles of runs that ended without their teardown (killed): each folder is named by its run's process id. */
 function removeBundlesOfEndedRuns(): void {
   for (const name of readdirSync(entryBundlesDir)) {
-    if (name === String(process.pid)) continue;
-    let running = true;
-    try {
-      process.kill(Number(name), 0);
-    } catch {
-      running = false;
-    }
-    if (!running) rmSync(path.join(entryBundlesDir, name), { recursive: true, force: true });
+    if (name !== String(process.pid) && !isRunning(Number(name)))
+      rmSync(path.join(entryBundlesDir, name), { recursive: true, force: true });
   }
 }

@@ -13,19 +13,23 @@ export default async function globalTeardown(): Promise<void> {
   rmSync(path.join(entryBundlesDir, String(process.pid)), { recursive: true, force: true });
   const pool = temporalServerPool();
   if (pool) stopAllPooledServers(pool);
-  const profile = process.env.TEST_PROFILE_DIR;
   const jvm = (globalThis as { testServersJvm?: TestServersJvm }).testServersJvm;
   if (jvm) {
-    const cpuMs = jvm.process.pid === undefined ? null : processCpuMs(jvm.process.pid);
-    if (profile && cpuMs !== null) writeFileSync(path.join(profile, 'test-servers.json'), JSON.stringify({ cpuMs }));
+    recordCpu('test-servers.json', jvm.pid);
     await jvm.stop();
   }
   await (globalThis as { testChain?: LocalAnvil }).testChain?.stop();
   const devServer = (globalThis as { testDevServer?: DevServer }).testDevServer;
   if (devServer) {
-    const cpuMs = devServer.process.pid === undefined ? null : processCpuMs(devServer.process.pid);
-    if (profile && cpuMs !== null) writeFileSync(path.join(profile, 'dev-server.json'), JSON.stringify({ cpuMs }));
+    recordCpu('dev-server.json', devServer.process.pid);
     await devServer.stop();
     rmSync(devServer.pool, { recursive: true, force: true });
   }
+}
+
+/** With TEST_PROFILE_DIR: a process's CPU so far, for test:profile, read before it is stopped. */
+function recordCpu(file: string, pid: number | undefined): void {
+  const profile = process.env.TEST_PROFILE_DIR;
+  const cpuMs = pid === undefined ? null : processCpuMs(pid);
+  if (profile && cpuMs !== null) writeFileSync(path.join(profile, file), JSON.stringify({ cpuMs }));
 }

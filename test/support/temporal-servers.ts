@@ -14,8 +14,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import readline from 'node:readline';
 import path from 'node:path';
+import { type ChildHandle, isRunning, startChild } from '../../scripts/lib/child-process';
 import { freePort } from '../../scripts/lib/ports';
 import { recordProcessCpu } from './profile';
 
@@ -69,15 +69,6 @@ function claimPooledServer(pool: string): ClaimedEntry | null {
   return null;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
@@ -93,7 +84,7 @@ function accepts(port: number): Promise<boolean> {
 async function listening(server: PooledServer, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!isAlive(server.pid)) return false;
+    if (!isRunning(server.pid)) return false;
     if (await accepts(server.port)) return true;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -124,11 +115,9 @@ export interface ClaimedServer {
 }
 
 /** The run's JVM of test servers (global-setup.ts starts it; global-teardown.ts stops it). */
-export interface TestServersJvm {
-  process: ChildProcess;
+export interface TestServersJvm extends ChildHandle {
   /** Its control address, `127.0.0.1:<port>`. */
   control: string;
-  stop(): Promise<void>;
 }
 
 /** Where the harnesses ask the run's JVM for servers (global-setup.ts sets it; jest's workers inherit it). */
@@ -136,44 +125,17 @@ function testServersControl(): string | undefined {
   return process.env.TEST_TEMPORAL_SERVERS_CONTROL;
 }
 
-/** Starts the launcher; resolves once it says where it takes requests (60 s at most). */
+/** Starts the launcher on a free control port; resolves once the port answers (60 s at most). */
 export async function startTestServersJvm(launcher: string): Promise<TestServersJvm> {
-  // Its standard input stays open while this process lives: the JVM exits when it closes, even after a SIGKILL here.
-  const child = spawn(launcher, [], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    child.kill('SIGTERM');
-    const killed = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(killed);
-  };
-  const lines = readline.createInterface({ input: child.stdout! });
-  const control = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the test servers' JVM did not start within 60 s: ${output}`)),
-      60_000,
-    );
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      const port = /^control (\d+)$/.exec(line)?.[1];
-      if (port) resolve(`127.0.0.1:${port}`);
-      else reject(new Error(`the test servers' JVM said ${JSON.stringify(line)}: ${output}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the test servers' JVM exited (${String(code)}) at start: ${output}`));
-    });
-  }).catch(async (error: unknown) => {
-    await stop();
-    throw error;
+  const port = await freePort();
+  const jvm = await startChild({
+    name: "the test servers' JVM",
+    command: launcher,
+    args: [String(port)],
+    answers: () => accepts(port),
+    readyWithinMs: 60_000,
   });
-  lines.close();
-  // Never what keeps jest's process alive: global-teardown.ts stops it.
-  child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
-  return { process: child, control, stop };
+  return { ...jvm, control: `127.0.0.1:${port}` };
 }
 
 /** One request to the run's JVM: the line it answers (30 s at most). */
@@ -262,7 +224,7 @@ export function stopAllPooledServers(pool: string): void {
 export async function fillTemporalServerPool(root: string, binary: string, count: number): Promise<string> {
   mkdirSync(root, { recursive: true });
   for (const name of readdirSync(root)) {
-    if (!/^\d+$/.test(name) || !isAlive(Number(name))) stopAllPooledServers(path.join(root, name));
+    if (!/^\d+$/.test(name) || !isRunning(Number(name))) stopAllPooledServers(path.join(root, name));
   }
   const pool = path.join(root, String(process.pid));
   stopAllPooledServers(pool);
