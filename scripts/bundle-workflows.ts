@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './lib/paths';
 import { workflowTracingModule } from '../src/observability/temporal';
+import { workflowPreloadModules } from '../src/temporal/worker';
 
 export async function writeWorkflowBundle(
   target: string,
@@ -14,6 +15,7 @@ export async function writeWorkflowBundle(
     workflowsPath,
     // Trace context through workflows (the worker hands their spans to its tracer, or drops them without one).
     workflowInterceptorModules: [workflowTracingModule],
+    preloadModules: workflowPreloadModules,
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never,
   });
   mkdirSync(path.dirname(target), { recursive: true });

@@ -85,7 +85,9 @@ export async function prepareTools(options: { typecheck: boolean }): Promise<num
 function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<number> {
   if (signal?.aborted) return Promise.resolve(1);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [require.resolve('jest/bin/jest'), ...jestArgs], {
+    // JEST_NODE_ARGS: flags for jest's node, e.g. `--cpu-prof --cpu-prof-dir=...` with `--runInBand` (refused in NODE_OPTIONS).
+    const nodeArgs = (process.env.JEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, require.resolve('jest/bin/jest'), ...jestArgs], {
       cwd: projectRoot,
       env,
       stdio: 'inherit',

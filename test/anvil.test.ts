@@ -3,12 +3,12 @@
 // a snapshot reverted, and the committed bytecode equal to what the committed source and the pinned solc make.
 import { erc20Abi, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { compileSandboxStablecoin } from '../scripts/lib/contracts';
 import { type LocalAnvil, revertChain, snapshotChain, startAnvil } from '../scripts/lib/anvil';
 import {
-  SANDBOX_CHAIN_MNEMONIC,
   mintSandboxStablecoin,
+  SANDBOX_CHAIN_MNEMONIC,
+  sandboxChain,
   sandboxChainClients,
   sandboxStablecoinAbi,
   sandboxStablecoinBytecode,
@@ -56,7 +56,7 @@ it('mints and transfers real tokens, read back with balanceOf, and a snapshot re
     functionName: 'mint',
     args: [treasury.address, parseUnits('1000', 6)],
     account: treasury,
-    chain: foundry,
+    chain: sandboxChain,
   });
   expect((await publicClient.waitForTransactionReceipt({ hash: minted })).status).toBe('success');
   const sent = await walletClient.writeContract({
@@ -65,7 +65,7 @@ it('mints and transfers real tokens, read back with balanceOf, and a snapshot re
     functionName: 'transfer',
     args: [customer.address, parseUnits('250.5', 6)],
     account: treasury,
-    chain: foundry,
+    chain: sandboxChain,
   });
   const receipt = await publicClient.waitForTransactionReceipt({ hash: sent });
   expect(receipt.status).toBe('success');
@@ -79,7 +79,7 @@ it('mints and transfers real tokens, read back with balanceOf, and a snapshot re
       functionName: 'mint',
       args: [customer.address, 1n],
       account: customer,
-      chain: foundry,
+      chain: sandboxChain,
     }),
   ).rejects.toThrow(/OwnableUnauthorizedAccount/);
   expect(await revertChain(anvil.rpcUrl, snapshot)).toBe(true);
@@ -110,7 +110,7 @@ describe('a token transfer someone claims to have made, read on chain (verifyTok
       functionName: 'transfer',
       args: [to, parseUnits(amount, 6)],
       account: sender,
-      chain: foundry,
+      chain: sandboxChain,
       ...(gas ? { gas } : {}),
     });
   }

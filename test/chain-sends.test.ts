@@ -12,7 +12,8 @@ import { evmClient } from '../src/providers/evm/sender';
 import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { approvedCustomer, createWallet, WalletBody } from './support/accounts';
 import { Harness, startHarness, TestPartner } from './support/harness';
-import { ServiceProcess, startWorkerProcess } from './support/service-processes';
+import { failLostAttempts, ServiceProcess, startWorkerProcess } from './support/service-processes';
+import { workflowIds } from '../src/temporal/workflow-ids';
 
 type Mode = 'pass' | 'hold-broadcast' | 'hold-answer';
 
@@ -159,7 +160,7 @@ it('sends a wallet transfer to an outside address as an ERC-20 transfer, its gas
 }, 120_000);
 
 it('sends once through a worker SIGKILLed between signing and broadcast, and one SIGKILLed right after broadcast', async () => {
-  // Both at once, one worker kill: the dead worker's attempts time out together (a minute each otherwise). The
+  // Both at once, one worker kill. The
   // wallets one after the other: while one customer's approval is awaited (time skipping unlocked), the other's
   // verification would wait for its check with no timer, and the test server, with nothing else due, skips to the
   // ten-year execution timeout it gives such a workflow (docs/development.md "Time skipping").
@@ -190,7 +191,11 @@ it('sends once through a worker SIGKILLed between signing and broadcast, and one
   await killWorker();
   proxy.modes.clear();
   await startWorker();
-  // The dead worker's attempts time out (a minute): the test server's clock skips there.
+  // The dead worker's attempts are failed as the server would once their timeout passed.
+  await failLostAttempts(
+    harness,
+    started.map(({ id }) => workflowIds.walletTransfer(id)),
+  );
   await until(
     async () => (await Promise.all(started.map(({ id }) => statusOf(id)))).every((status) => status === 'completed'),
     'both transfers completed',

@@ -5,9 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { erc20Abi, type Hash, parseEventLogs, parseUnits } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { anvilRpc, type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
-import { SANDBOX_CHAIN_MNEMONIC, mintSandboxStablecoin, sandboxChainClients } from '../src/providers/evm/sandbox-chain';
+import {
+  mintSandboxStablecoin,
+  SANDBOX_CHAIN_MNEMONIC,
+  sandboxChain,
+  sandboxChainClients,
+} from '../src/providers/evm/sandbox-chain';
 import { chainCursor, chainDepositsOf } from '../src/persistence/chain-watcher';
 import { findEvmSend } from '../src/persistence/evm-sends';
 import { bip44PrivateKey, COLLECTION_KEY_REFERENCE, TREASURY_KEY_REFERENCE } from '../src/providers/wallet-addresses';
@@ -81,7 +85,7 @@ async function send(to: `0x${string}`, amount: string): Promise<Hash> {
     functionName: 'transfer',
     args: [to, parseUnits(amount, 6)],
     account: sender,
-    chain: foundry,
+    chain: sandboxChain,
   });
   await publicClient.waitForTransactionReceipt({ hash });
   return hash;
@@ -160,7 +164,7 @@ it('refuses an accepted hash that is not deep enough within its bound', async ()
       functionName: 'transfer',
       args: [collection, parseUnits(payout.sender.amount as string, 6)],
       account: sender,
-      chain: foundry,
+      chain: sandboxChain,
     });
     expect((await confirm(payout, hash)).body.status).toBe('awaiting_deposit');
     // The bound passes (PAYOUT_TX_HASH_WAIT_MINUTES): moved into the past rather than waited for.
@@ -308,7 +312,7 @@ it('reconciles the books with balanceOf on chain, and names coin moved behind th
     functionName: 'transfer',
     args: [sender.address, parseUnits('10', 6)],
     account: collectionKey,
-    chain: foundry,
+    chain: sandboxChain,
   });
   await publicClient.waitForTransactionReceipt({ hash });
   await mine(3);

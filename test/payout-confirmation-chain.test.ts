@@ -3,10 +3,14 @@
 // stablecoin to its deposit address, for at least its amount, in enough blocks, and only once across payouts.
 import { erc20Abi, type Hash, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { EvmTransferVerifier } from '../src/providers/chain-verification';
-import { SANDBOX_CHAIN_MNEMONIC, mintSandboxStablecoin, sandboxChainClients } from '../src/providers/evm/sandbox-chain';
+import {
+  mintSandboxStablecoin,
+  SANDBOX_CHAIN_MNEMONIC,
+  sandboxChain,
+  sandboxChainClients,
+} from '../src/providers/evm/sandbox-chain';
 import { Money } from '../src/domain/money';
 import { ProviderUnavailableError } from '../src/providers/unavailable';
 import { Harness, startHarness } from './support/harness';
@@ -54,7 +58,7 @@ async function send(token: 'USDC' | 'USDT', to: `0x${string}`, amount: string): 
     functionName: 'transfer',
     args: [to, parseUnits(amount, 6)],
     account: sender,
-    chain: foundry,
+    chain: sandboxChain,
   });
   await publicClient.waitForTransactionReceipt({ hash });
   return hash;

@@ -11,12 +11,18 @@
 // and fails the lost attempt through Temporal's API (what the server does when its timeout passes, which the
 // time-skipping test server would make the test wait for in real time) so Temporal retries it there.
 import { Client } from 'pg';
-import { ActivityNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
 import { recheckSendUpdate, sendOutcomeUnknownQuery } from '../workflows/wallet-transfer';
 import { connectionName } from '../src/persistence/database';
 import { Harness, startHarness } from './support/harness';
-import { ServiceProcess, startWorkerProcess } from './support/service-processes';
+import {
+  failLostAttempts,
+  isStarted,
+  pendingActivitiesOf,
+  ServiceProcess,
+  startWorkerProcess,
+} from './support/service-processes';
 import { TcpProxy } from './support/tcp-proxy';
 import { Decimal } from '../src/domain/money';
 import { balanceOf, createPayin, createPayout, expectPaymentLedgerInvariants } from './support/payments';
@@ -119,45 +125,9 @@ const settlementWorkflowIds = (transactionId: string) => [
   `transaction-${transactionId}-stablecoin-to-fiat`,
 ];
 
-/** The pending activities of the workflows (those that exist). */
-async function pendingActivitiesOf(workflowIds: string[]) {
-  const found = [];
-  for (const workflowId of workflowIds) {
-    const described = await harness.env.client.workflow
-      .getHandle(workflowId)
-      .describe()
-      .catch(() => null);
-    for (const pending of described?.raw.pendingActivities ?? []) found.push({ workflowId, pending });
-  }
-  return found;
-}
-
-/** A pending activity whose attempt a worker has taken. */
-const isStarted = (pending: { state?: unknown }) =>
-  String(pending.state) === 'PENDING_ACTIVITY_STATE_STARTED' || pending.state === 2;
-
-/**
- * What the server does once a lost attempt's timeout passes (the test server would wait for it in real time):
- * fail the dead worker's started activities, through Temporal's API, so that their retries go to the new worker.
- */
-async function failLostAttempts(workflowIds: string[]): Promise<void> {
-  for (const { workflowId, pending } of await pendingActivitiesOf(workflowIds)) {
-    if (!isStarted(pending)) continue;
-    await harness.env.client.activity
-      .fail(
-        { workflowId, activityId: pending.activityId as string },
-        new Error('the worker running this attempt was killed'),
-      )
-      .catch((error: unknown) => {
-        // The attempt ended meanwhile (it failed on its own before the kill): nothing is lost.
-        if (!(error instanceof ActivityNotFoundError)) throw error;
-      });
-  }
-}
-
 /** The pending activities with their last failure, to tell why a step never committed. */
 async function describePendingActivities(workflowIds: string[]): Promise<string> {
-  const found = await pendingActivitiesOf(workflowIds);
+  const found = await pendingActivitiesOf(harness, workflowIds);
   return JSON.stringify(
     found.map(({ workflowId, pending }) => ({
       workflowId,
@@ -190,7 +160,7 @@ async function killAfterCommit(
   let waiting: Waiter[] = [];
   const workerConnection = connectionName('worker', undefined, (worker as ServiceProcess).pid);
   const started = async () =>
-    (await pendingActivitiesOf(workflowIds)).filter(({ pending }) => isStarted(pending)).length;
+    (await pendingActivitiesOf(harness, workflowIds)).filter(({ pending }) => isStarted(pending)).length;
   await until(
     async () =>
       (waiting = await waitersOf(lock)).some((waiter) => waiter.applicationName === workerConnection) &&
@@ -208,7 +178,7 @@ async function killAfterCommit(
   proxy.restore();
   const next = await nextLock?.();
   worker = await startWorker();
-  await failLostAttempts(workflowIds);
+  await failLostAttempts(harness, workflowIds);
   return next;
 }
 
@@ -409,7 +379,7 @@ it('completes a payout (leg 2 alone) killed after its payout and after its compl
 async function killAnywhere(workflowIds: string[]): Promise<void> {
   await killWorker();
   worker = await startWorker();
-  await failLostAttempts(workflowIds);
+  await failLostAttempts(harness, workflowIds);
 }
 
 it.each(['payout_timeout_after_execution', 'payout_outcome_unknown'])(

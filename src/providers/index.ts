@@ -27,7 +27,6 @@ import {
   TREASURY_KEY_REFERENCE,
   treasuryPoolKeyReferences,
 } from './wallet-addresses';
-import { foundry } from 'viem/chains';
 import type { Address } from 'viem';
 import { ManualReviewProvider, SimulatedVerificationProvider, VerificationProvider } from './verification';
 import { allowsPrivateDestinations } from '../webhooks/destinations';
@@ -40,6 +39,7 @@ import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './c
 import {
   SANDBOX_CHAIN_MNEMONIC,
   sandboxCollectionAddress,
+  sandboxChain,
   sandboxOffRampAddress,
   sandboxTokenAddresses,
 } from './evm/sandbox-chain';
@@ -219,8 +219,8 @@ function createChainTransfers(config: AppConfig, prisma: DatabaseClient, signer:
     signer,
     chain: {
       name: 'ethereum',
-      chainId: ethereum.chainId ?? foundry.id,
-      client: evmClient(ethereum.chainId ?? foundry.id, ethereum.rpcUrls),
+      chainId: ethereum.chainId ?? sandboxChain.id,
+      client: evmClient(ethereum.chainId ?? sandboxChain.id, ethereum.rpcUrls),
       tokens,
     },
     treasuryKeyReference: TREASURY_KEY_REFERENCE,

@@ -3,11 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Address, createWalletClient, erc20Abi, type Hash, http, parseEventLogs } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { findEvmSend } from '../../src/persistence/evm-sends';
 import { keySeeds } from '../../src/providers';
 import { bip44PrivateKey } from '../../src/providers/wallet-addresses';
-import { sandboxTokenAddresses } from '../../src/providers/evm/sandbox-chain';
+import { sandboxChain, sandboxTokenAddresses } from '../../src/providers/evm/sandbox-chain';
 import { evmClient } from '../../src/providers/evm/sender';
 import { reconciliationWorkflow } from '../../workflows/reconciliation';
 import type { Harness } from './harness';
@@ -58,14 +57,14 @@ export async function walletAccountOf(harness: Harness, walletId: string): Promi
 
 /** A USDC transfer the service did not make (behind its back), mined and successful. */
 export async function sendUsdcAs(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hash> {
-  const walletClient = createWalletClient({ chain: foundry, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
+  const walletClient = createWalletClient({ chain: sandboxChain, transport: http(process.env.TEST_CHAIN_RPC_URL!) });
   const hash = await walletClient.writeContract({
     address: sandboxUsdc,
     abi: erc20Abi,
     functionName: 'transfer',
     args: [to, value],
     account,
-    chain: foundry,
+    chain: sandboxChain,
   });
   expect((await chainClient().waitForTransactionReceipt({ hash })).status).toBe('success');
   return hash;

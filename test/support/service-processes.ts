@@ -1,6 +1,7 @@
 // The API and the worker as real OS processes beside a test's harness (same database, same Temporal test server,
 // same task queue), for tests that kill them or take their dependencies away. Each is one node process started as
 // stack.ts tsEntry starts one (the run's bundle, or `--import tsx`: a SIGKILL reaches the process itself), named in PostgreSQL `<role>-<pid>` (src/persistence/database.ts connectionName).
+import { ActivityNotFoundError } from '@temporalio/client';
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { type Harness, testChainEnv, testLimitsAndBounds } from './harness';
@@ -125,4 +126,41 @@ export async function startApiProcess(
     return live?.status === 200;
   });
   return { service, url };
+}
+
+/** The pending activities of the workflows (those that exist). */
+export async function pendingActivitiesOf(harness: Harness, workflowIds: string[]) {
+  const found = [];
+  for (const workflowId of workflowIds) {
+    const described = await harness.env.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => null);
+    for (const pending of described?.raw.pendingActivities ?? []) found.push({ workflowId, pending });
+  }
+  return found;
+}
+
+/** A pending activity whose attempt a worker has taken. */
+export const isStarted = (pending: { state?: unknown }) =>
+  String(pending.state) === 'PENDING_ACTIVITY_STATE_STARTED' || pending.state === 2;
+
+/**
+ * What the server does once a killed worker's attempt times out, without the wait: the test server keeps time
+ * skipping locked while an activity is started, so it would wait for the timeout in real time. Fails the started
+ * activities of the workflows through Temporal's API, so that their retries go to a live worker.
+ */
+export async function failLostAttempts(harness: Harness, workflowIds: string[]): Promise<void> {
+  for (const { workflowId, pending } of await pendingActivitiesOf(harness, workflowIds)) {
+    if (!isStarted(pending)) continue;
+    await harness.env.client.activity
+      .fail(
+        { workflowId, activityId: pending.activityId as string },
+        new Error('the worker running this attempt was killed'),
+      )
+      .catch((error: unknown) => {
+        // The attempt ended meanwhile (it failed on its own before the kill): nothing is lost.
+        if (!(error instanceof ActivityNotFoundError)) throw error;
+      });
+  }
 }

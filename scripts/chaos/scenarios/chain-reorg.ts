@@ -10,7 +10,6 @@
 import { NativeConnection } from '@temporalio/worker';
 import { erc20Abi, formatUnits, type Hash, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
 import { createActivities } from '../../../activities';
 import { loadConfig } from '../../../src/config';
 import { createLogger } from '../../../src/logger';
@@ -20,6 +19,7 @@ import { temporalTlsOptions } from '../../../src/temporal/tls';
 import {
   mintSandboxStablecoin,
   SANDBOX_CHAIN_MNEMONIC,
+  sandboxChain,
   sandboxChainClients,
   sandboxCollectionAddress,
 } from '../../../src/providers/evm/sandbox-chain';
@@ -73,7 +73,7 @@ export async function chainReorgScenario(system: ChaosSystem, report: ScenarioRe
       functionName: 'transfer',
       args: [collection, parseUnits(amount, 6)],
       account: sender,
-      chain: foundry,
+      chain: sandboxChain,
     });
     await publicClient.waitForTransactionReceipt({ hash, timeout: WAIT_MS });
     return hash;

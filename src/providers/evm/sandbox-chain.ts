@@ -5,15 +5,26 @@ import {
   type Address,
   createPublicClient,
   createWalletClient,
+  defineChain,
   getContractAddress,
   type Hash,
   http,
   type PublicClient,
   type WalletClient,
 } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
-import { foundry } from 'viem/chains';
+import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
 import artifact from './artifacts/SandboxStablecoin.json';
+
+/**
+ * The local node's chain (Anvil's default id). Defined here rather than taken from `viem/chains`, whose entry point
+ * evaluates every chain viem knows in each process and test file that imports it.
+ */
+export const sandboxChain = defineChain({
+  id: 31_337,
+  name: 'Anvil (sandbox)',
+  nativeCurrency: { decimals: 18, name: 'Ether', symbol: 'ETH' },
+  rpcUrls: { default: { http: ['http://127.0.0.1:8545'] } },
+});
 
 /**
  * The sandbox's HD seed (BIP-39 words of the first 16 bytes of sha256("payments-api sandbox chain"); BIP-44 path
@@ -23,8 +34,20 @@ import artifact from './artifacts/SandboxStablecoin.json';
 export const SANDBOX_CHAIN_MNEMONIC =
   'session night polar hope update license monitor health online lonely supreme treat';
 
+const sandboxAccounts = new Map<number, HDAccount>();
+
+/** Account `index` of the sandbox seed, derived once per process: the words' key stretching is slow by design. */
+function sandboxAccount(index: number): HDAccount {
+  let account = sandboxAccounts.get(index);
+  if (!account) {
+    account = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: index });
+    sandboxAccounts.set(index, account);
+  }
+  return account;
+}
+
 /** The sandbox treasury (account 0): deploys the tokens, owns them (only it mints), pays gas for sends. */
-export const sandboxTreasury = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 0 });
+export const sandboxTreasury = () => sandboxAccount(0);
 
 export const sandboxStablecoinAbi = artifact.abi as typeof artifact.abi;
 export const sandboxStablecoinBytecode = artifact.bytecode as `0x${string}`;
@@ -43,8 +66,8 @@ export function sandboxTokenAddresses(): Record<SandboxToken, Address> {
 export function sandboxChainClients(rpcUrl: string): { publicClient: PublicClient; walletClient: WalletClient } {
   const transport = http(rpcUrl, { timeout: 10_000, retryCount: 0 });
   return {
-    publicClient: createPublicClient({ chain: foundry, transport }),
-    walletClient: createWalletClient({ chain: foundry, transport, account: sandboxTreasury() }),
+    publicClient: createPublicClient({ chain: sandboxChain, transport }),
+    walletClient: createWalletClient({ chain: sandboxChain, transport, account: sandboxTreasury() }),
   };
 }
 
@@ -70,7 +93,7 @@ export async function deploySandboxTokens(rpcUrl: string): Promise<Record<Sandbo
       bytecode: sandboxStablecoinBytecode,
       args: [name, symbol, treasury.address],
       account: treasury,
-      chain: foundry,
+      chain: sandboxChain,
     });
     const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
     if (receipt.contractAddress?.toLowerCase() !== expected[symbol].toLowerCase()) {
@@ -81,13 +104,13 @@ export async function deploySandboxTokens(rpcUrl: string): Promise<Record<Sandbo
 }
 
 /** The sandbox's collection address on its chain (account 1): where payouts' stablecoin is sent. */
-export const sandboxCollectionAddress = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 1 }).address;
+export const sandboxCollectionAddress = () => sandboxAccount(1).address;
 
 /**
  * The sandbox off-ramp's deposit address on its chain (account 2): where leg 2 sends the stablecoin it sells. It
  * stands for the exchange's address, so it is outside the service's books (the reconciliation does not count it).
  */
-export const sandboxOffRampAddress = () => mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 }).address;
+export const sandboxOffRampAddress = () => sandboxAccount(2).address;
 
 /** The treasury mints sandbox coin to `to` (the sandbox's faucet), once mined. */
 export async function mintSandboxStablecoin(
@@ -103,7 +126,7 @@ export async function mintSandboxStablecoin(
     functionName: 'mint',
     args: [to, amount],
     account: sandboxTreasury(),
-    chain: foundry,
+    chain: sandboxChain,
   });
   await publicClient.waitForTransactionReceipt({ hash, timeout: 30_000 });
   return hash;
