@@ -12,7 +12,8 @@ import {
   type PublicClient,
   type WalletClient,
 } from 'viem';
-import { type HDAccount, mnemonicToAccount } from 'viem/accounts';
+import { type HDAccount, HDKey, hdKeyToAccount } from 'viem/accounts';
+import { mnemonicToSeed } from '../wallet-addresses';
 import artifact from './artifacts/SandboxStablecoin.json';
 
 /**
@@ -35,12 +36,17 @@ export const SANDBOX_CHAIN_MNEMONIC =
   'session night polar hope update license monitor health online lonely supreme treat';
 
 const sandboxAccounts = new Map<number, HDAccount>();
+let sandboxMasterKey: HDKey | undefined;
 
-/** Account `index` of the sandbox seed, derived once per process: the words' key stretching is slow by design. */
+/**
+ * Account `index` of the sandbox seed (m/44'/60'/0'/0/index), derived once per process: the words' key stretching is
+ * slow by design, so it runs once, natively (node:crypto), rather than in JavaScript for every account.
+ */
 function sandboxAccount(index: number): HDAccount {
   let account = sandboxAccounts.get(index);
   if (!account) {
-    account = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: index });
+    sandboxMasterKey ??= HDKey.fromMasterSeed(mnemonicToSeed(SANDBOX_CHAIN_MNEMONIC));
+    account = hdKeyToAccount(sandboxMasterKey, { addressIndex: index });
     sandboxAccounts.set(index, account);
   }
   return account;
