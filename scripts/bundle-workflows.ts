@@ -19,7 +19,23 @@ export async function writeWorkflowBundle(
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never,
   });
   mkdirSync(path.dirname(target), { recursive: true });
-  writeFileSync(target, code);
+  writeFileSync(target, withoutSourcesContent(code));
+}
+
+/**
+ * The bundle with its inline source map kept for stack traces but without the sources' text, which the worker shows
+ * only with `showStackTraceSources` (off here): every worker decodes and parses the map when it loads the bundle, and
+ * the text is most of it.
+ */
+function withoutSourcesContent(code: string): string {
+  const marker = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,';
+  const at = code.lastIndexOf(marker);
+  if (at < 0) throw new Error('the workflow bundle has no inline source map');
+  const map = JSON.parse(Buffer.from(code.slice(at + marker.length).trim(), 'base64').toString('utf8')) as {
+    sourcesContent?: unknown;
+  };
+  delete map.sourcesContent;
+  return `${code.slice(0, at)}${marker}${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
 }
 
 if (require.main === module) {

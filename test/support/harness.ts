@@ -321,7 +321,7 @@ export async function startHarness(
     ...providers,
   };
   const openApiDocument = await profiled('harness: OpenAPI document', () => openApiDocumentOf(config));
-  const conformance = new OpenApiConformance(openApiDocument as never);
+  const conformance = new OpenApiConformance(openApiDocument as never, path.join(openApiDocumentCache, 'validators'));
   const server = await profiled('harness: app', () =>
     createApp(services, allRoutes, {
       onResponse: (ctx) => conformance.check(ctx),

@@ -1,9 +1,13 @@
 // Checks real responses against the OpenAPI document the API serves: every response of every API
 // test goes through `check`, and the harness fails the test file if any did not match its schema
 // (including error codes not documented for that operation).
-import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
+import Ajv2020, { _, ValidateFunction } from 'ajv/dist/2020';
+import standaloneCode from 'ajv/dist/standalone';
 import addFormats from 'ajv-formats';
 import type { Context } from 'koa';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 interface Violation {
   route: string;
@@ -14,18 +18,37 @@ interface Violation {
 const pointerEscape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class OpenApiConformance {
-  private readonly ajv: Ajv2020;
+  private ajvInstance: Ajv2020 | undefined;
   private readonly validators = new Map<string, ValidateFunction | null>();
+  private readonly documentKey: string;
   readonly violations: Violation[] = [];
   checked = 0;
 
+  /**
+   * `cacheDir`: where each validator's code is kept for the run's other test files (ajv's standalone code, named by
+   * the document and the response): generating it is most of a validator's cost, and every file checks the same
+   * responses against the same document.
+   */
   constructor(
     private readonly document: { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> },
+    private readonly cacheDir?: string,
   ) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(this.ajv);
-    this.ajv.addFormat('binary', true);
-    this.ajv.addSchema(document as object, 'openapi');
+    this.documentKey = createHash('sha256').update(JSON.stringify(document)).digest('hex');
+  }
+
+  /** The document's validator compiler, made when a validator is not in the cache. */
+  private get ajv(): Ajv2020 {
+    if (!this.ajvInstance) {
+      this.ajvInstance = new Ajv2020({
+        strict: false,
+        allErrors: true,
+        code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+      });
+      addFormats(this.ajvInstance);
+      this.ajvInstance.addFormat('binary', true);
+      this.ajvInstance.addSchema(this.document as object, 'openapi');
+    }
+    return this.ajvInstance;
   }
 
   private validatorFor(method: string, path: string, status: number): ValidateFunction | null | undefined {
@@ -38,13 +61,40 @@ export class OpenApiConformance {
       this.validators.set(
         cacheKey,
         schema
-          ? this.ajv.compile({
-              $ref: `openapi#/paths/${pointerEscape(path)}/${method}/responses/${status}/content/application~1json/schema`,
-            })
+          ? this.cachedValidator(
+              cacheKey,
+              `openapi#/paths/${pointerEscape(path)}/${method}/responses/${status}/content/application~1json/schema`,
+            )
           : null,
       );
     }
     return this.validators.get(cacheKey);
+  }
+
+  /** The validator of the schema at `ref`: from the run's cache, or compiled and written there. */
+  private cachedValidator(cacheKey: string, ref: string): ValidateFunction {
+    const file =
+      this.cacheDir &&
+      path.join(
+        this.cacheDir,
+        `${createHash('sha256').update(`${this.documentKey} ${cacheKey}`).digest('hex').slice(0, 24)}.cjs`,
+      );
+    if (file) {
+      try {
+        return loadStandalone(readFileSync(file, 'utf8'));
+      } catch {
+        // Not written yet in this run.
+      }
+    }
+    const validator = this.ajv.compile({ $ref: ref });
+    if (file) {
+      // Written whole under another name and renamed: a file reading it at the same time sees all of it or nothing.
+      mkdirSync(this.cacheDir!, { recursive: true });
+      const partial = `${file}.${process.pid}.partial`;
+      writeFileSync(partial, standaloneCode(this.ajv, validator));
+      renameSync(partial, file);
+    }
+    return validator;
   }
 
   /** Records a violation when the finished response does not match the document. */
@@ -68,4 +118,13 @@ export class OpenApiConformance {
     if (validator(body)) return null;
     return `${this.ajv.errorsText(validator.errors)}; body: ${JSON.stringify(body).slice(0, 500)}`;
   }
+}
+
+/** A validator from ajv's standalone code (a CommonJS module requiring ajv's runtime helpers and the formats). */
+function loadStandalone(code: string): ValidateFunction {
+  const module = { exports: {} as { default?: ValidateFunction } };
+  new Function('module', 'exports', 'require', code)(module, module.exports, require);
+  const validator = module.exports.default ?? (module.exports as unknown as ValidateFunction);
+  if (typeof validator !== 'function') throw new Error('not a validator');
+  return validator;
 }
