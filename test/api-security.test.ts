@@ -7,7 +7,6 @@ import request from 'supertest';
 import { partnerKeysCommand } from '../scripts/partner-keys';
 import type { Pool } from 'pg';
 import { createPrismaClient, sqlPoolOf } from '../src/persistence/internal/database';
-import { createApp } from '../src/http/app';
 import { clientAddress } from '../src/http/rate-limit';
 import type { ApiServices } from '../src/app-services';
 import { createCustomer, individualCustomer } from './support/fixtures';
@@ -27,7 +26,9 @@ afterAll(async () => {
 const projectRoot = path.resolve(__dirname, '..');
 
 function appWith(services: Omit<Partial<ApiServices>, 'config'> & { config?: Partial<ApiServices['config']> }) {
-  return createApp({ ...harness.services, ...services, config: { ...harness.config, ...services.config } }).callback();
+  return harness
+    .createApp({ ...harness.services, ...services, config: { ...harness.config, ...services.config } })
+    .callback();
 }
 
 describe('API keys', () => {

@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createPaymentsClient, verifyWebhook } from '../clients/typescript/index';
 import { runExample } from '../clients/typescript/example';
-import { createApp } from '../src/http/app';
 import { allRoutes } from '../src/routes';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { projectRoot } from './support/paths';
@@ -24,7 +23,7 @@ beforeAll(async () => {
   harness = await startHarness();
   partner = await harness.createPartner('Client example');
   server = http.createServer(
-    createApp(harness.services, allRoutes, { onResponse: (ctx) => harness.conformance.check(ctx) }).callback(),
+    harness.createApp(harness.services, allRoutes, { onResponse: (ctx) => harness.conformance.check(ctx) }).callback(),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -5,7 +5,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Browser } from 'playwright-core';
-import { createApp } from '../src/http/app';
 import { allRoutes } from '../src/routes';
 import { launchChromium } from './support/browser';
 import { Harness, startHarness } from './support/harness';
@@ -18,7 +17,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   harness = await startHarness({}, { realTime: true });
-  server = createApp(harness.services).listen(0, '127.0.0.1');
+  server = harness.createApp(harness.services).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchChromium();

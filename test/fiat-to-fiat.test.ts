@@ -4,7 +4,6 @@
 // transaction from customer creation to `completed` with its events delivered to a real receiver.
 import request from 'supertest';
 import { crc16Ccitt } from '../src/domain/brazil';
-import { createApp } from '../src/http/app';
 import { UnconnectedDepositProvider } from '../src/providers/transaction-deposits';
 import { writePathFaults } from '../src/temporal/write-then-start';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -385,7 +384,7 @@ describe('preconditions: each refusal creates nothing and leaves the quote usabl
   });
 
   it('refuses when deposits cannot be received (no collection account), with the quote intact', async () => {
-    const app = createApp({ ...harness.services, depositProvider: new UnconnectedDepositProvider() });
+    const app = harness.createApp({ ...harness.services, depositProvider: new UnconnectedDepositProvider() });
     const response = await request(app.callback())
       .post('/v1/fiat-to-fiat')
       .set('Authorization', parties.partner.apiKey)

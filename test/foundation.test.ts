@@ -10,7 +10,7 @@ import { RESOURCE_NOT_FOUND } from '../src/temporal/failure-types';
 import { allRoutes } from '../src/routes';
 import http from 'node:http';
 import net from 'node:net';
-import { answerUnparsableRequests, createApp } from '../src/http/app';
+import { answerUnparsableRequests } from '../src/http/app';
 import { defineRoute } from '../src/http/route';
 import request from 'supertest';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -135,7 +135,7 @@ describe('error shapes', () => {
     ],
   ])('answers a request node cannot parse (%s) in the error shape', async (_name, raw, status, code) => {
     // Found by the chaos fuzzer: node answered these with a bare `400 Bad Request` and no body.
-    const server = http.createServer(createApp(harness.services).callback());
+    const server = http.createServer(harness.createApp(harness.services).callback());
     answerUnparsableRequests(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -175,7 +175,7 @@ describe('error shapes', () => {
         throw new Error('database password is hunter2');
       },
     });
-    const app = createApp(harness.services, [...allRoutes, failing]);
+    const app = harness.createApp(harness.services, [...allRoutes, failing]);
     const response = await request(app.callback()).get('/v1/failing');
     expect(response.status).toBe(500);
     expect(response.body.error.code).toBe('internal_error');
@@ -211,7 +211,7 @@ describe('error shapes', () => {
           throw error;
         },
       });
-    const app = createApp(harness.services, [
+    const app = harness.createApp(harness.services, [
       ...allRoutes,
       failingWith(closed, '/v1/closed'),
       failingWith(duplicate, '/v1/duplicate'),

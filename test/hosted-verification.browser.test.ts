@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { verificationToken } from '../src/domain/verification-links';
-import { createApp } from '../src/http/app';
 import { createCustomer, CustomerBody, files, individualCustomer } from './support/fixtures';
 import { launchChromium } from './support/browser';
 import { Harness, startHarness, TestPartner } from './support/harness';
@@ -40,7 +39,7 @@ let branded: TestPartner;
 beforeAll(async () => {
   // Reviews wait for the sandbox outcome the test sets (as in test/hosted-verification.test.ts).
   harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(6 * 3600) }, { realTime: true });
-  server = createApp(harness.services).listen(0, '127.0.0.1');
+  server = harness.createApp(harness.services).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchChromium();

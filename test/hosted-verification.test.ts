@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
-import { createApp } from '../src/http/app';
 import {
   hostedErrorCodes,
   hostedNoticeCodes,
@@ -149,7 +148,7 @@ describe('the link token', () => {
   it('is never written to the request log: requests are logged by route template', async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const app = request.agent(createApp({ ...harness.services, logger }).callback());
+    const app = request.agent(harness.createApp({ ...harness.services, logger }).callback());
     const customer = await createCustomer(partner.api, individualCustomer());
     const linkPath = pathOf(customer.verification.verification_link);
     const token = tokenOf(customer.verification.verification_link);
@@ -187,7 +186,7 @@ describe('uploads', () => {
   let server: http.Server;
   let port: number;
   beforeAll(async () => {
-    server = createApp(harness.services).listen(0, '127.0.0.1');
+    server = harness.createApp(harness.services).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -259,10 +258,12 @@ describe('uploads', () => {
   });
 
   it('over the per-customer cap are refused before their body is read, back to the page', async () => {
-    const capped = createApp({
-      ...harness.services,
-      config: { ...harness.config, hostedUploadsPerCustomer: 1 },
-    }).listen(0, '127.0.0.1');
+    const capped = harness
+      .createApp({
+        ...harness.services,
+        config: { ...harness.config, hostedUploadsPerCustomer: 1 },
+      })
+      .listen(0, '127.0.0.1');
     try {
       await new Promise((resolve) => capped.once('listening', resolve));
       const customer = await createCustomer(partner.api, individualCustomer());
@@ -352,7 +353,7 @@ describe('uploads per customer', () => {
   const cap = 2;
   /** The app with HOSTED_UPLOADS_PER_CUSTOMER = 2 (the harness's services, its config overridden). */
   const cappedApp = () =>
-    createApp({ ...harness.services, config: { ...harness.config, hostedUploadsPerCustomer: cap } });
+    harness.createApp({ ...harness.services, config: { ...harness.config, hostedUploadsPerCustomer: cap } });
   const storedFiles = (customerId: string) => {
     try {
       return readdirSync(path.join(harness.config.documentStorageDir, 'customers', customerId));

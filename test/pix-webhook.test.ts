@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp } from '../src/http/app';
 import { ApiPixClient } from '../src/providers/pix/api-pix';
 import {
   API_PIX_PROVIDER,
@@ -77,7 +76,7 @@ beforeAll(async () => {
     PIX_WEBHOOK_BASE_URL: apiUrl,
     LIQUIDITY_PROVIDER_URL: `${simulatorUrl}/liquidity`,
   });
-  api.on('request', createApp(harness.services).callback());
+  api.on('request', harness.createApp(harness.services).callback());
   parties = await setUpParties(harness);
   const provider = harness.services.depositProvider;
   if (!(provider instanceof ApiPixDepositProvider)) throw new Error('PIX_API_URL did not make the API Pix provider');

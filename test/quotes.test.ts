@@ -4,7 +4,6 @@ import request from 'supertest';
 import { SQL_BUILDER, sqlBuilderOn, sqlPoolOf } from '../src/persistence/internal/database';
 import { DomainError } from '../src/domain/errors';
 import { apiErrorOf } from '../src/http/errors';
-import { createApp } from '../src/http/app';
 import { parseAmountRanges } from '../src/config';
 import type { AmountRanges } from '../src/domain/quotes';
 import { Money } from '../src/domain/money';
@@ -94,7 +93,7 @@ describe('POST /v1/quote', () => {
   });
 
   it('answers 503 without market data (production has no feed yet) and creates nothing', async () => {
-    const app = createApp({ ...harness.services, rateProvider: new UnconfiguredRateProvider() });
+    const app = harness.createApp({ ...harness.services, rateProvider: new UnconfiguredRateProvider() });
     const count = () => harness.prisma.quote.count({ where: { partnerId: partner.partnerId } });
     const before = await count();
     const response = await request(app.callback()).post('/v1/quote').set('Authorization', partner.apiKey).send(payin());
@@ -376,7 +375,7 @@ describe('limits', () => {
 
   it('follows AMOUNT_RANGES', async () => {
     const ranges = parseAmountRanges('USD:10-20') as AmountRanges;
-    const app = createApp({ ...harness.services, config: { ...harness.config, amountRanges: ranges } });
+    const app = harness.createApp({ ...harness.services, config: { ...harness.config, amountRanges: ranges } });
     const api = () => request(app.callback()).post('/v1/quote').set('Authorization', partner.apiKey);
     const tooLarge = await api().send(payin({ sender: { currency: 'USD', payment_rail: 'wire', amount: '20.01' } }));
     expect(tooLarge.status).toBe(422);

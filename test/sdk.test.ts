@@ -17,7 +17,6 @@ import {
   unwrap,
   verifyWebhook,
 } from '../clients/typescript/index';
-import { createApp } from '../src/http/app';
 import { API_VERSION } from '../src/http/openapi';
 import { closeEventStreams } from '../src/services/event-stream';
 import { withDatabaseTransaction } from '../src/persistence/database';
@@ -56,7 +55,7 @@ beforeAll(async () => {
   harness = await startHarness();
   partner = await harness.createPartner('SDK');
   server = http.createServer(
-    createApp(harness.services, allRoutes, { onResponse: (ctx) => harness.conformance.check(ctx) }).callback(),
+    harness.createApp(harness.services, allRoutes, { onResponse: (ctx) => harness.conformance.check(ctx) }).callback(),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -5,12 +5,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { nodeArgsOf, serviceEnv } from '../scripts/lib/service-runtime';
 import { freePort } from '../scripts/lib/ports';
+import { tsEntry } from '../scripts/lib/entry-points';
 
 const root = path.resolve(__dirname, '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+/** The entry point as the other process tests start it: the run's bundle of it (or `--import tsx` without one). */
+function spawnArgs(entry: 'src/server.ts' | 'src/worker.ts'): [string, string[]] {
+  const { command, args } = tsEntry(entry);
+  return [command, args];
+}
 
 function start(entry: 'src/server.ts' | 'src/worker.ts', env: Record<string, string>) {
-  const result = spawnSync(tsx, [entry], {
+  const result = spawnSync(...spawnArgs(entry), {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'postgresql://127.0.0.1:1/none', ...env },
     encoding: 'utf8',
@@ -50,7 +56,7 @@ it.each(['src/server.ts', 'src/worker.ts'] as const)('%s refuses to start withou
 
 it('the API starts in production without a screening vendor, exchange or rails, naming the flows it refuses', async () => {
   const port = await freePort();
-  const api = spawn(tsx, ['src/server.ts'], {
+  const api = spawn(...spawnArgs('src/server.ts'), {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
@@ -94,7 +100,7 @@ it('the API starts in production without a screening vendor, exchange or rails, 
 it('the API starts while Temporal is down: live answers 200, ready 503 naming temporal', async () => {
   const port = await freePort();
   const deadTemporal = await freePort(); // nothing listens there
-  const api = spawn(tsx, ['src/server.ts'], {
+  const api = spawn(...spawnArgs('src/server.ts'), {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -1,7 +1,6 @@
 // The webhook configuration API (one per partner, validation, production URL rules), the event log and the
 // sandbox mock trigger.
 import request from 'supertest';
-import { createApp } from '../src/http/app';
 import { eventTypes } from '../src/events';
 import { Harness, startHarness, TestPartner } from './support/harness';
 import { createCustomer } from './support/fixtures';
@@ -30,11 +29,11 @@ async function startReceiver(status = 200) {
   return receiver;
 }
 
-let productionApp: ReturnType<typeof createApp> | undefined;
+let productionApp: ReturnType<Harness['createApp']> | undefined;
 
 /** The same services as a production deployment would see them, with a live key of the partner. */
 async function productionAgent(partner: TestPartner) {
-  const app = (productionApp ??= createApp({
+  const app = (productionApp ??= harness.createApp({
     ...harness.services,
     config: { ...harness.config, appEnv: 'production' },
   }));
@@ -174,7 +173,7 @@ describe('POST /v1/webhook-configs', () => {
 
   it('refuses private addresses in a sandbox not set up for local development', async () => {
     const partner = await harness.createPartner();
-    const app = createApp({
+    const app = harness.createApp({
       ...harness.services,
       config: { ...harness.config, webhooks: { ...harness.config.webhooks, allowPrivateUrls: false } },
     });

@@ -5,7 +5,6 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
 import { DatabaseClient } from '../src/persistence/database';
 import { createPrismaClient, prismaOf } from '../src/persistence/internal/database';
-import { createApp } from '../src/http/app';
 import { writePathFaults } from '../src/temporal/write-then-start';
 import { temporalIsReachable } from '../src/temporal/health';
 import { workflowIds } from '../src/temporal/workflow-ids';
@@ -47,7 +46,7 @@ beforeAll(async () => {
     prisma: proxiedPrisma,
     temporal: new Client({ connection: proxiedConnection, namespace: harness.env.namespace ?? 'default' }),
   };
-  api = request.agent(createApp(services).callback()).set('Authorization', partner.apiKey) as never;
+  api = request.agent(harness.createApp(services).callback()).set('Authorization', partner.apiKey) as never;
 });
 
 afterEach(async () => {
@@ -138,7 +137,7 @@ describe('a workflow with no worker to answer', () => {
         temporal: { ...harness.config.temporal, taskQueue: `nobody-${partner.partnerId}`, callTimeoutMs: 1_500 },
       },
     };
-    const unservedApi = request.agent(createApp(unserved).callback()).set('Authorization', partner.apiKey);
+    const unservedApi = request.agent(harness.createApp(unserved).callback()).set('Authorization', partner.apiKey);
     const created = await unservedApi.post('/v1/customers').send(individualCustomer());
     expect(created.status).toBe(201);
     await uploadIndividualDocuments(unservedApi as never, created.body.id);

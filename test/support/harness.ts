@@ -14,7 +14,9 @@ import { AppConfig, loadConfig } from '../../src/config';
 import { createPrismaClient, type PrismaDatabaseClient } from '../../src/persistence/internal/database';
 import { createPartner } from '../../src/services/partners';
 import { createBankReportIntake } from '../../src/services/transactions/bank-reports';
-import { createApp, routesOf } from '../../src/http/app';
+import type Koa from 'koa';
+import { type AppHooks, createApp, routesOf } from '../../src/http/app';
+import type { RouteDefinition } from '../../src/http/route';
 import { buildOpenApiDocument } from '../../src/http/openapi';
 import { allRoutes } from '../../src/routes';
 import { OpenApiConformance } from './openapi-conformance';
@@ -58,6 +60,11 @@ export interface Harness {
   partnerIds: readonly string[];
   /** Every response the tests received, checked against the OpenAPI document. */
   conformance: OpenApiConformance;
+  /**
+   * Another app on other services or routes (src/http/app.ts createApp), sharing the run's OpenAPI document when the
+   * routes, environment and base URL are the harness's (the document depends on nothing else).
+   */
+  createApp(services?: ApiServices, routes?: RouteDefinition[], hooks?: AppHooks): Koa;
   teardown(): Promise<void>;
 }
 
@@ -350,6 +357,13 @@ export async function startHarness(
       };
     },
     conformance,
+    createApp(appServices = services, routes = allRoutes, hooks = {}) {
+      const sameDocument =
+        routes === allRoutes &&
+        appServices.config.appEnv === config.appEnv &&
+        appServices.config.publicBaseUrl === config.publicBaseUrl;
+      return createApp(appServices, routes, sameDocument ? { openApiDocument, ...hooks } : hooks);
+    },
     async teardown() {
       await profiled('harness: teardown', async () => {
         await startRelay.stop();

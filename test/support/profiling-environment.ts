@@ -3,7 +3,8 @@
 // running its tests, the CPU of the child processes it reaped (Chromium, worker processes, test servers), and the
 // parts the harness marks (test/support/profile.ts). scripts/test-profile.ts runs the suite this way and sums it up.
 // See docs/development.md "Test suite time".
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import type { Circus } from '@jest/types';
@@ -49,6 +50,9 @@ export default class ProfilingEnvironment extends NodeEnvironment {
   private readonly marks: ProfileMark[] = [];
   private readonly processes: { kind: string; cpuMs: number }[] = [];
 
+  /** With TEST_CPU_PROFILE_DIR: a V8 CPU profile of the jest worker's main thread while it loads and runs the file. */
+  private cpuProfile: Session | undefined;
+
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context);
     this.file = path.relative(config.projectConfig.rootDir, context.testPath);
@@ -61,6 +65,16 @@ export default class ProfilingEnvironment extends NodeEnvironment {
     }
   }
 
+  override async setup(): Promise<void> {
+    await super.setup();
+    if (process.env.TEST_CPU_PROFILE_DIR) {
+      this.cpuProfile = new Session();
+      this.cpuProfile.connect();
+      await this.cpuProfile.post('Profiler.enable');
+      await this.cpuProfile.post('Profiler.start');
+    }
+  }
+
   handleTestEvent(event: Circus.Event): void {
     // run_start: the file's modules are loaded and its tests collected.
     if (event.name === 'run_start') this.loaded = { wall: Date.now(), cpu: cpuMs() };
@@ -68,6 +82,13 @@ export default class ProfilingEnvironment extends NodeEnvironment {
 
   override async teardown(): Promise<void> {
     await super.teardown();
+    if (this.cpuProfile) {
+      const { profile } = await this.cpuProfile.post('Profiler.stop');
+      this.cpuProfile.disconnect();
+      const dir = process.env.TEST_CPU_PROFILE_DIR!;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, `${this.file.replace(/[/\\]/g, '_')}.cpuprofile`), JSON.stringify(profile));
+    }
     if (!this.dir) return;
     const now = { wall: Date.now(), cpu: cpuMs() };
     const loaded = this.loaded.wall ? this.loaded : now;
