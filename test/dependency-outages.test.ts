@@ -53,7 +53,8 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  await Promise.all([api?.service.stop('SIGTERM'), worker?.stop('SIGTERM')]);
+  // The worker killed: a graceful stop here waits for its pending long polls to come back from the test server.
+  await Promise.all([api?.service.stop('SIGTERM'), worker?.stop('SIGKILL')]);
   await databaseProxy?.stop();
   await temporalProxy?.stop();
   await harness?.teardown();
