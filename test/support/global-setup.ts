@@ -39,7 +39,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   // The run's one dev server for the files that do not skip time (dev-server.ts), a namespace per test file.
   // TEST_NO_DEV_SERVER=1: every file gets a time-skipping server as before (to compare).
   const cli = process.env.TEST_NO_DEV_SERVER === '1' ? undefined : process.env.TEMPORAL_CLI_PATH;
-  const [anvil, servers, , devServer] = await Promise.all([
+  const [anvil, servers, , devServer] = await allOrStopStarted([
     startAnvil(),
     launcher
       ? startTestServersJvm(launcher)
@@ -67,6 +67,28 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   (globalThis as { testChain?: LocalAnvil }).testChain = anvil;
   (globalThis as { testDevServer?: DevServer }).testDevServer = devServer;
   if (typeof servers === 'object') (globalThis as { testServersJvm?: TestServersJvm }).testServersJvm = servers;
+}
+
+/**
+ * Every start at once, as Promise.all; when one fails, the processes the others started are stopped before the
+ * error is thrown (jest runs no global teardown after a failed set-up, and they would outlive the run).
+ */
+async function allOrStopStarted<T extends readonly unknown[]>(
+  starts: [...T],
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (!failed)
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as {
+      -readonly [K in keyof T]: Awaited<T[K]>;
+    };
+  await Promise.allSettled(
+    settled.map((outcome) => {
+      const started = outcome.status === 'fulfilled' ? (outcome.value as { stop?: unknown } | undefined) : undefined;
+      return typeof started?.stop === 'function' ? (started as { stop(): unknown }).stop() : undefined;
+    }),
+  );
+  throw failed.reason;
 }
 
 /** A namespace per test file at most (a file starts one harness); a run of fewer files uses fewer. */
