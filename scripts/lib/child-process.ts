@@ -1,6 +1,6 @@
-// A helper process outside the stack supervisor (the jest run's Anvil, a test file's bank simulator): started, awaited
-// until it answers, and stopped with SIGTERM, then SIGKILL after a bound. Stack (scripts/lib/stack.ts) supervises the
-// long-lived ones of dev, chaos and bench.
+// A helper process outside the stack supervisor (the jest run's Anvil, dev server and test servers' JVM, a test file's
+// bank simulator): started, awaited until it answers, and stopped with SIGTERM, then SIGKILL after a bound. Stack
+// (scripts/lib/stack.ts) supervises the long-lived ones of dev, chaos and bench.
 import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
 import { waitUntil } from './wait';
 
@@ -28,6 +28,8 @@ export async function startChild(options: {
   /** True once the process serves (its port answers). */
   answers: () => Promise<boolean>;
   readyWithinMs: number;
+  /** Never what keeps this process alive (jest's own process: its global teardown stops the child). */
+  unref?: boolean;
 }): Promise<ChildHandle> {
   const child: ChildProcess = spawn(options.command, options.args, {
     ...options.spawnOptions,
@@ -36,6 +38,10 @@ export async function startChild(options: {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (options.unref) {
+    child.unref();
+    (child.stderr as { unref?: () => void } | null)?.unref?.();
+  }
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
@@ -44,7 +50,11 @@ export async function startChild(options: {
     clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
-  if (!(await waitUntil(options.answers, options.readyWithinMs, 100))) {
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+  // A process that exits at start fails the start at once instead of at the bound.
+  const ready = await waitUntil(async () => hasExited() || (await options.answers()), options.readyWithinMs, 100);
+  if (hasExited()) throw new Error(`${options.name} exited at start: ${stderr}`);
+  if (!ready) {
     await stop();
     throw new Error(`${options.name} did not answer: ${stderr}`);
   }

@@ -7,19 +7,19 @@
 // global-setup.ts starts the server with the namespaces created at launch (one per test file, each with the
 // project's search attributes), and writes one pool entry per namespace; a harness claims one with an atomic rename,
 // as it claims a pooled test server. A run with more harnesses than namespaces registers the extra ones itself.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { type ChildHandle, startChild } from '../../scripts/lib/child-process';
 import { freePort } from '../../scripts/lib/ports';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 
 export interface DevServer {
   address: string;
   pool: string;
-  process: ChildProcess;
+  process: ChildHandle;
   stop(): Promise<void>;
 }
 
@@ -44,45 +44,30 @@ export async function startDevServer(binary: string, pool: string, namespaces: n
   args.push('--dynamic-config-value', 'frontend.enableServerVersionCheck=false');
   args.push('--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true');
   args.push('--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true');
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let output = '';
-  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // Never what keeps jest's process alive: global-teardown.ts stops it.
-  child.unref();
-  (child.stderr as { unref?: () => void } | null)?.unref?.();
-  const stop = async () => {
-    child.kill('SIGTERM');
-    const killed = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(killed);
-  };
-  const deadline = Date.now() + 60_000;
   const last = namespaces > 0 ? namespaceName(namespaces) : 'default';
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited at start:\n${output}`);
-    try {
+  const child = await startChild({
+    name: 'the Temporal dev server',
+    command: binary,
+    args,
+    // Ready once it answers for the last namespace it creates.
+    answers: async () => {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {
         await connection.withDeadline(Date.now() + 2000, () =>
           connection.workflowService.describeNamespace({ namespace: last }),
         );
-        break;
+        return true;
       } finally {
         await connection.close();
       }
-    } catch (error) {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`the Temporal dev server did not answer within 60 s: ${String(error)}\n${output}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+    },
+    readyWithinMs: 60_000,
+    unref: true,
+  });
   rmSync(pool, { recursive: true, force: true });
   mkdirSync(pool, { recursive: true });
   for (let i = 1; i <= namespaces; i += 1) writeFileSync(path.join(pool, `ready-${namespaceName(i)}`), '');
-  return { address, pool, process: child, stop };
+  return { address, pool, process: child, stop: () => child.stop() };
 }
 
 /** A namespace of this harness's own on the run's dev server, with the project's search attributes. */
