@@ -160,10 +160,10 @@ it('sends a wallet transfer to an outside address as an ERC-20 transfer, its gas
 }, 120_000);
 
 it('sends once through a worker SIGKILLed between signing and broadcast, and one SIGKILLed right after broadcast', async () => {
-  // Both at once, one worker kill. The
-  // wallets one after the other: while one customer's approval is awaited (time skipping unlocked), the other's
-  // verification would wait for its check with no timer, and the test server, with nothing else due, skips to the
-  // ten-year execution timeout it gives such a workflow (docs/development.md "Time skipping").
+  // Both sends at once, one worker kill. The wallets one after the other: while one customer's approval is awaited
+  // (time skipping unlocked), the other's verification would wait for its check with no timer, and the test server,
+  // with nothing else due, skips to the ten-year execution timeout it gives such a workflow (docs/development.md
+  // "Time skipping").
   const cases: { mode: Mode; wallet: WalletBody; to: Address }[] = [];
   for (const mode of ['hold-broadcast', 'hold-answer'] as const) {
     const wallet = await fundedWallet('10');

@@ -42,15 +42,15 @@ export async function startChild(options: {
     child.unref();
     (child.stderr as { unref?: () => void } | null)?.unref?.();
   }
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (!hasExited()) child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
     // The bound's timer is cleared once the process exited: a pending one would hold the process (a jest worker) open.
     await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
     clearTimeout(timer);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (!hasExited()) child.kill('SIGKILL');
   };
-  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
   // A process that exits at start fails the start at once instead of at the bound.
   const ready = await waitUntil(async () => hasExited() || (await options.answers()), options.readyWithinMs, 100);
   if (hasExited()) throw new Error(`${options.name} exited at start: ${stderr}`);

@@ -12,12 +12,7 @@ import { ListScreening } from './screening-lists';
 import type { Logger } from '../logger';
 import { RateProvider, SandboxRateProvider, ScheduledNetworkFees, UnconfiguredRateProvider } from './rates';
 import { DepositAccountIssuer, sandboxBankProfiles, SubAccountIssuer } from './deposit-accounts';
-import {
-  HdWalletAddressProvider,
-  mnemonicToSeed,
-  SANDBOX_WALLET_SEED,
-  WalletAddressProvider,
-} from './wallet-addresses';
+import { HdWalletAddressProvider, SANDBOX_WALLET_SEED, WalletAddressProvider } from './wallet-addresses';
 import { SeedSigner, type Signer } from './evm/signer';
 import { EvmChainTransfers } from './evm/evm-chain-transfers';
 import { evmClient } from './evm/sender';
@@ -37,9 +32,9 @@ import { DepositProvider, SandboxDepositProvider, UnconnectedDepositProvider } f
 import { ChainTransfers, SandboxChainTransfers, UnconnectedChainTransfers } from './chain-transfers';
 import { ChainTransferVerifier, EvmTransferVerifier, UncheckedChains } from './chain-verification';
 import {
-  SANDBOX_CHAIN_MNEMONIC,
-  sandboxCollectionAddress,
   sandboxChain,
+  sandboxChainSeed,
+  sandboxCollectionAddress,
   sandboxOffRampAddress,
   sandboxTokenAddresses,
 } from './evm/sandbox-chain';
@@ -91,7 +86,7 @@ export interface Providers {
  */
 export function keySeeds(config: AppConfig): { hdSeed: Uint8Array; walletSeed: Buffer } {
   return {
-    hdSeed: config.walletKeySeed ?? mnemonicToSeed(SANDBOX_CHAIN_MNEMONIC),
+    hdSeed: config.walletKeySeed ?? sandboxChainSeed(),
     walletSeed: config.walletKeySeed ?? SANDBOX_WALLET_SEED,
   };
 }

@@ -61,8 +61,8 @@ export interface Harness {
   /** Every response the tests received, checked against the OpenAPI document. */
   conformance: OpenApiConformance;
   /**
-   * Another app on other services or routes (src/http/app.ts createApp), sharing the run's OpenAPI document when the
-   * routes, environment and base URL are the harness's (the document depends on nothing else).
+   * Another app on other services or routes (src/http/app.ts createApp); with the service's own routes it takes the
+   * run's shared OpenAPI document for its environment and base URL (the document depends on nothing else).
    */
   createApp(services?: ApiServices, routes?: RouteDefinition[], hooks?: AppHooks): Koa;
   teardown(): Promise<void>;
@@ -358,11 +358,9 @@ export async function startHarness(
     },
     conformance,
     createApp(appServices = services, routes = allRoutes, hooks = {}) {
-      const sameDocument =
-        routes === allRoutes &&
-        appServices.config.appEnv === config.appEnv &&
-        appServices.config.publicBaseUrl === config.publicBaseUrl;
-      return createApp(appServices, routes, sameDocument ? { openApiDocument, ...hooks } : hooks);
+      // The service's own routes: the run's shared document for the app's environment and base URL.
+      const shared = routes === allRoutes ? { openApiDocument: openApiDocumentOf(appServices.config) } : {};
+      return createApp(appServices, routes, { ...shared, ...hooks });
     },
     async teardown() {
       await profiled('harness: teardown', async () => {

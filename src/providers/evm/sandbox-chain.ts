@@ -35,17 +35,25 @@ export const sandboxChain = defineChain({
 export const SANDBOX_CHAIN_MNEMONIC =
   'session night polar hope update license monitor health online lonely supreme treat';
 
+let sandboxSeed: Uint8Array | undefined;
+
+/**
+ * The words' BIP-39 seed, derived once per process (natively, node:crypto): its key stretching is slow by design. The
+ * sandbox's HD seed for every key (src/providers/index.ts keySeeds) and for the accounts below.
+ */
+export function sandboxChainSeed(): Uint8Array {
+  sandboxSeed ??= mnemonicToSeed(SANDBOX_CHAIN_MNEMONIC);
+  return sandboxSeed;
+}
+
 const sandboxAccounts = new Map<number, HDAccount>();
 let sandboxMasterKey: HDKey | undefined;
 
-/**
- * Account `index` of the sandbox seed (m/44'/60'/0'/0/index), derived once per process: the words' key stretching is
- * slow by design, so it runs once, natively (node:crypto), rather than in JavaScript for every account.
- */
+/** Account `index` of the sandbox seed (m/44'/60'/0'/0/index), derived once per process. */
 function sandboxAccount(index: number): HDAccount {
   let account = sandboxAccounts.get(index);
   if (!account) {
-    sandboxMasterKey ??= HDKey.fromMasterSeed(mnemonicToSeed(SANDBOX_CHAIN_MNEMONIC));
+    sandboxMasterKey ??= HDKey.fromMasterSeed(sandboxChainSeed());
     account = hdKeyToAccount(sandboxMasterKey, { addressIndex: index });
     sandboxAccounts.set(index, account);
   }
