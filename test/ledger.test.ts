@@ -15,6 +15,7 @@ import { insertTransaction, openTransactionLeg } from '../src/persistence/transa
 import { createProviders } from '../src/providers';
 import { createWallet, WalletBody } from './support/accounts';
 import { Harness, startHarness } from './support/harness';
+import { postedByOthers, whileUnposted } from './support/shared-accounts';
 import { fundWallet, payoutBody, payoutQuoteBody, quote } from './support/payments';
 import { Parties, setUpParties, settlementHandle } from './support/transactions';
 
@@ -69,34 +70,6 @@ async function storedAndSummed(accounts: LedgerAccountRef[]) {
     stored: stored === null ? null : new Decimal(stored).toFixed(),
     summed: new Decimal(summed).toFixed(),
   }));
-}
-
-/** Every entry on the accounts (system accounts only): id, account as `code:currency`, amount, posting reference. */
-async function entriesOf(accounts: LedgerAccountRef[]) {
-  const rows = await harness.prisma.$queryRaw<Array<{ id: string; name: string; amount: string; reference: string }>>`
-    SELECT e.id, a.system_code || ':' || a.currency AS name, e.amount::text AS amount, t.reference
-    FROM ledger_entries e
-    JOIN ledger_accounts a ON a.id = e.account_id
-    JOIN ledger_transactions t ON t.id = e.transaction_id
-    WHERE (a.system_code, a.currency) IN (
-      SELECT * FROM unnest(${accounts.map((ref) => ('system' in ref ? ref.system : null))}::text[],
-        ${accounts.map((ref) => ref.currency)}::currency[]))`;
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
-/**
- * `read` of the run's shared system accounts (every test file posts to them) taken while none of their entries
- * changed: the entries read before and after it are the same ones, so what it read counts exactly these entries.
- */
-async function whileUnposted<T>(accounts: LedgerAccountRef[], read: () => Promise<T>) {
-  let entries = await entriesOf(accounts);
-  for (let attempt = 0; attempt < 20; attempt += 1) {
-    const value = await read();
-    const after = await entriesOf(accounts);
-    if (after.size === entries.size && [...after.keys()].every((id) => entries.has(id))) return { value, entries };
-    entries = after;
-  }
-  throw new Error('the shared accounts kept changing while they were read');
 }
 
 describe('a pay-in completing into a wallet while payouts debit the same wallet', () => {
@@ -247,7 +220,7 @@ describe('accounts that may go negative', () => {
     ];
     const {
       value: [rows, balances],
-    } = await whileUnposted(accounts, async () =>
+    } = await whileUnposted(harness, accounts, async () =>
       Promise.all([storedAndSummed(accounts), ledgerBalances(harness.prisma, accounts)]),
     );
     expect(rows).toHaveLength(accounts.length);
@@ -274,7 +247,7 @@ describe('accounts that may go negative', () => {
     });
     // Opened first: the first use of an account inserts its row, which a concurrent first use waits for.
     await withDatabaseTransaction(harness.prisma, (tx) => postLedgerEntries(tx, deposit('hot-row-opened', '1.00')));
-    const before = await whileUnposted(accounts, () => ledgerBalances(harness.prisma, accounts));
+    const before = await whileUnposted(harness, accounts, () => ledgerBalances(harness.prisma, accounts));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let posted!: () => void;
@@ -297,18 +270,12 @@ describe('accounts that may go negative', () => {
     release();
     await Promise.all([first, second]);
     expect(waited).toBe(false);
-    const after = await whileUnposted(accounts, () => ledgerBalances(harness.prisma, accounts));
+    const after = await whileUnposted(harness, accounts, () => ledgerBalances(harness.prisma, accounts));
     // Other test files post to these accounts too: what these two added is the change less the others' new entries.
-    const others = [...after.entries.values()].filter(
-      (entry) => !before.entries.has(entry.id) && !/^hot-row-(held-open|meanwhile):/.test(entry.reference),
-    );
-    const othersOn = (ref: LedgerAccountRef) =>
-      others
-        .filter((entry) => entry.name === `${'system' in ref ? ref.system : ''}:${ref.currency}`)
-        .reduce((sum, entry) => sum.plus(entry.amount), new Decimal(0));
+    const others = postedByOthers(before, after, /^hot-row-(held-open|meanwhile):/);
     expect(
       after.value.map((balance, index) =>
-        balance.minus(before.value[index]!).minus(othersOn(accounts[index]!)).toFixed(),
+        balance.minus(before.value[index]!).minus(others(accounts[index]!)).toFixed(),
       ),
     ).toEqual(['-15', '15']);
   });

@@ -26,6 +26,7 @@ import { keySeeds } from '../src/providers';
 import { approvedCustomer, createWallet, WalletBody } from './support/accounts';
 import { createCustomer, CustomerBody, individualCustomer } from './support/fixtures';
 import { Harness, startHarness, TestPartner } from './support/harness';
+import { postedByOthers, whileUnposted } from './support/shared-accounts';
 
 let harness: Harness;
 let partner: TestPartner;
@@ -304,8 +305,10 @@ describe('ledger', () => {
   const balances = async (id: string) => (await partner.api.get(`/v1/wallets/${id}`)).body.balances;
 
   it('credits a wallet from a system account and shows the balance on GET', async () => {
-    // Test files share the database, and other files post to `settlement` too: compare before and after.
-    const settlementBalance = () => systemBalance('settlement', 'USDC');
+    // Test files share the database, and other files post to `settlement` too: compare before and after, less what
+    // they posted in between.
+    const settlement = { system: 'settlement', currency: 'USDC' } as const;
+    const settlementBalance = () => whileUnposted(harness, [settlement], () => systemBalance('settlement', 'USDC'));
     const before = await settlementBalance();
     const result = await post('fund-1', [
       { account: { system: 'settlement', currency: 'USDC' }, amount: '-125.5' },
@@ -316,7 +319,9 @@ describe('ledger', () => {
       { currency: 'USDC', amount: '125.500000' },
       { currency: 'USDT', amount: '0.000000' },
     ]);
-    expect((await settlementBalance()).minus(before).toFixed()).toBe('-125.5');
+    const after = await settlementBalance();
+    const others = postedByOthers(before, after, /^fund-1$/)(settlement);
+    expect(after.value.minus(before.value).minus(others).toFixed()).toBe('-125.5');
     const entries = await harness.prisma.ledgerEntry.findMany({ where: { transactionId: result.transactionId } });
     expect(entries.map((entry) => entry.amount.toString()).sort()).toEqual(['-125.5', '125.5']);
   });
