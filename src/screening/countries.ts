@@ -5,8 +5,22 @@ import english from 'i18n-iso-countries/langs/en.json';
 
 countries.registerLocale(english);
 
+// A list says the same few hundred country texts over and over, and a lookup by name scans every country's names:
+// each text is mapped once. Bounded, as a screened subject's country is free text.
+const known = new Map<string, string | null>();
+const knownLimit = 2_000;
+
 /** Alpha-2 for an alpha-2, alpha-3 or English name; the lower-cased text when it is none of those. */
 export function countryCode(text: string): string | null {
+  const cached = known.get(text);
+  if (cached !== undefined) return cached;
+  const code = lookUpCountryCode(text);
+  if (known.size >= knownLimit) known.clear();
+  known.set(text, code);
+  return code;
+}
+
+function lookUpCountryCode(text: string): string | null {
   const trimmed = text.trim();
   if (!trimmed) return null;
   const upper = trimmed.toUpperCase();
@@ -15,8 +29,8 @@ export function countryCode(text: string): string | null {
   const withoutParens = trimmed.replace(/\s*\(.*\)\s*/g, ' ').trim();
   const byName = countries.getAlpha2Code(trimmed, 'en') ?? countries.getAlpha2Code(withoutParens, 'en');
   if (byName) return byName;
-  const known = extraNames[trimmed.toLowerCase()] ?? extraNames[withoutParens.toLowerCase()];
-  return known ?? trimmed.toLowerCase();
+  const extra = extraNames[trimmed.toLowerCase()] ?? extraNames[withoutParens.toLowerCase()];
+  return extra ?? trimmed.toLowerCase();
 }
 
 // Spellings the lists use that i18n-iso-countries does not know.

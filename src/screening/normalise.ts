@@ -114,9 +114,13 @@ const companyForms = new Set([
 
 const longCompanyForms = ['company', 'limited', 'corporation', 'incorporated', 'establishment'];
 
+const ascii = /^[\u0000-\u007f]*$/;
+
 /** The tokens of a name: Latin script, lower case, no accents or punctuation, no honorifics or company forms, sorted. */
 export function nameTokens(name: string): string[] {
-  const latin = transliterate(name.normalize('NFKC'))
+  const composed = name.normalize('NFKC');
+  // Transliteration leaves ASCII as it is, and most names on the lists and in requests are ASCII.
+  const latin = (ascii.test(composed) ? composed : transliterate(composed))
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
