@@ -1,6 +1,6 @@
 // IBAN and BIC checks for SEPA accounts, on ibantools: the country's IBAN length and BBAN format,
 // the mod-97 check digits and, where a country defines one, the national check digit.
-import { alpha3ToAlpha2 } from 'i18n-iso-countries';
+import { alpha3ToAlpha2 } from 'i18n-iso-countries/index';
 import { electronicFormatIBAN, validateBIC, validateIBAN, ValidationErrorsBIC, ValidationErrorsIBAN } from 'ibantools';
 
 /** SEPA scheme countries (SPEC 2.5), ISO 3166-1 alpha-3. */

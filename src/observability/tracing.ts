@@ -1,7 +1,9 @@
 // OpenTelemetry traces: one provider per process exporting over OTLP/HTTP to the configured collector, W3C trace
 // context in and out (HTTP headers, Temporal headers). The OpenTelemetry SDK 1.x line: the one
 // @temporalio/interceptors-opentelemetry 1.24 is built on (its workflow spans are handed to this provider's processor).
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+// The exporter and the Node provider (with the metrics SDK the exporter's transformer brings) are required only when
+// a collector is configured, as instrument.ts does with the instrumentations: a process without one does not load them.
+import type * as OtlpTraceExporterModule from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
@@ -10,7 +12,7 @@ import {
   type SpanProcessor,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type * as NodeTracingModule from '@opentelemetry/sdk-trace-node';
 import type { AppConfig } from '../config';
 
 export interface Tracing {
@@ -41,6 +43,8 @@ export function startTracing(config: AppConfig, serviceName: string): Tracing | 
   const resource = Resource.default().merge(
     new Resource({ 'service.name': serviceName, 'deployment.environment.name': config.appEnv }),
   );
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpTraceExporterModule;
+  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof NodeTracingModule;
   const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url: `${settings.otlpEndpoint}/v1/traces` }));
   const provider = new NodeTracerProvider({
     resource,

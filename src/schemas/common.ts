@@ -1,5 +1,5 @@
 // Field schemas shared by several resources. Each validates the way the OpenAPI description says.
-import { getAlpha3Codes, alpha3ToAlpha2 } from 'i18n-iso-countries';
+import { getAlpha3Codes, alpha3ToAlpha2 } from 'i18n-iso-countries/index';
 import { parsePhoneNumberFromString, CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 

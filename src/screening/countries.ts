@@ -1,6 +1,7 @@
 // Lists write countries as names ("Russian Federation", "Iran (Islamic Republic of)") or ISO codes; both sides of a
 // comparison are mapped to alpha-2 so that a subject's alpha-3 country agrees with a list's name for it.
-import countries from 'i18n-iso-countries';
+// The library without its locales (its main module registers every language it has): English is all we read.
+import countries from 'i18n-iso-countries/index';
 import english from 'i18n-iso-countries/langs/en.json';
 
 countries.registerLocale(english);

@@ -2,7 +2,7 @@
 // normaliser removes (case, accents, script, punctuation, honorifics, company forms, token order) cannot
 // make two spellings of one name differ.
 import jaroWinkler from 'talisman/metrics/jaro-winkler';
-import { transliterate } from 'transliteration';
+import type * as Transliteration from 'transliteration';
 
 // Titles and honorifics that lists and customers add or leave out.
 const honorifics = new Set([
@@ -116,11 +116,16 @@ const longCompanyForms = ['company', 'limited', 'corporation', 'incorporated', '
 
 const ascii = /^[\u0000-\u007f]*$/;
 
+// Required at the first name that needs it: a process that screens only ASCII names never loads its tables.
+let transliterate: typeof Transliteration.transliterate | undefined;
+const toLatin = (text: string) =>
+  (transliterate ??= (require('transliteration') as typeof Transliteration).transliterate)(text);
+
 /** The tokens of a name: Latin script, lower case, no accents or punctuation, no honorifics or company forms, sorted. */
 export function nameTokens(name: string): string[] {
   const composed = name.normalize('NFKC');
   // Transliteration leaves ASCII as it is, and most names on the lists and in requests are ASCII.
-  const latin = (ascii.test(composed) ? composed : transliterate(composed))
+  const latin = (ascii.test(composed) ? composed : toLatin(composed))
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
