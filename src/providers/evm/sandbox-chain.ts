@@ -2,7 +2,9 @@
 // (contracts/SandboxStablecoin.sol, compiled by `npm run contracts:build` into artifacts/), deployed by the sandbox
 // treasury as its first two transactions, so they live at the same addresses on every fresh node.
 import {
+  type Account,
   type Address,
+  type Chain,
   createPublicClient,
   createWalletClient,
   defineChain,
@@ -10,6 +12,8 @@ import {
   type Hash,
   http,
   type PublicClient,
+  type Tokens,
+  type Transport,
   type WalletClient,
 } from 'viem';
 import { type HDAccount, HDKey, hdKeyToAccount } from 'viem/accounts';
@@ -79,9 +83,15 @@ export function sandboxTokenAddresses(): Record<SandboxToken, Address> {
 
 export function sandboxChainClients(rpcUrl: string): { publicClient: PublicClient; walletClient: WalletClient } {
   const transport = http(rpcUrl, { timeout: 10_000, retryCount: 0 });
+  // Created as the client types they are returned as: viem's inferred narrower clients, widened, cost the type check
+  // seconds.
   return {
-    publicClient: createPublicClient({ chain: sandboxChain, transport }),
-    walletClient: createWalletClient({ chain: sandboxChain, transport, account: sandboxTreasury() }),
+    publicClient: createPublicClient<Transport, Chain | undefined>({ chain: sandboxChain, transport }),
+    walletClient: createWalletClient<Transport, Chain | undefined, Account | undefined, undefined, Tokens | undefined>({
+      chain: sandboxChain,
+      transport,
+      account: sandboxTreasury(),
+    }),
   };
 }
 

@@ -27,6 +27,7 @@ import {
   type PublicClient,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
+  type Transport,
 } from 'viem';
 import type { DatabaseClient } from '../../persistence/database';
 import {
@@ -63,7 +64,9 @@ export function evmClient(chainId: number, rpcUrls: string[], timeoutMs = 5_000)
     rpcUrls: { default: { http: rpcUrls } },
   } as const satisfies Chain;
   const transports = rpcUrls.map((url) => http(url, { timeout: timeoutMs, retryCount: 0 }));
-  return createPublicClient({
+  // Created as the `PublicClient` it is kept as: viem's inferred narrower client, widened, costs the type check
+  // seconds.
+  return createPublicClient<Transport, Chain | undefined>({
     chain,
     transport: transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 0 }),
     // Polling for receipts: a block a second in dev, instant in tests.
