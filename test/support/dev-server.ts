@@ -4,9 +4,10 @@
 // open-workflow lists stay its own) and a task queue of its own. The other files keep a time-skipping test server
 // each (temporal-servers.ts): skipped time is global to a server. Why: docs/development.md "Test suite time".
 //
-// global-setup.ts starts the server with the namespaces created at launch (one per test file, each with the
-// project's search attributes), and writes one pool entry per namespace; a harness claims one with an atomic rename,
-// as it claims a pooled test server. A run with more harnesses than namespaces registers the extra ones itself.
+// global-setup.ts starts the server with the namespaces created at launch (one per harness the test files start on
+// it, each with the project's search attributes), and writes one pool entry per namespace; a harness claims one with
+// an atomic rename, as it claims a pooled test server. A run with more harnesses than namespaces registers the extra
+// ones itself.
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';

@@ -8,7 +8,7 @@
 // times over on two cores. No snapshot/revert between files either: files run in parallel, and a revert would undo
 // the other file's blocks. Files do not need a clean chain: each file's wallets are its own addresses, and the
 // sending nonces live in the database all files share, as they would on one public chain.
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type LocalAnvil, startAnvil } from '../../scripts/lib/anvil';
 import { isRunning } from '../../scripts/lib/child-process';
@@ -50,7 +50,9 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
     writeWorkflowBundle(`${workflowBundlePath}.${process.pid}`).then(() =>
       renameSync(`${workflowBundlePath}.${process.pid}`, workflowBundlePath),
     ),
-    cli ? startDevServer(cli, path.join(temporalNamespacePools, String(process.pid)), testFileCount()) : undefined,
+    cli
+      ? startDevServer(cli, path.join(temporalNamespacePools, String(process.pid)), devServerHarnessCount())
+      : undefined,
     // TEST_NO_ENTRY_BUNDLES=1: the tests start `node --import tsx` processes instead (to compare).
     process.env.TEST_NO_ENTRY_BUNDLES === '1'
       ? undefined
@@ -91,11 +93,21 @@ async function allOrStopStarted<T extends readonly unknown[]>(
   throw failed.reason;
 }
 
-/** A namespace per test file at most (a file starts one harness); a run of fewer files uses fewer. */
-function testFileCount(): number {
-  return readdirSync(path.join(projectRoot, 'test'), { recursive: true, encoding: 'utf8' }).filter((name) =>
-    name.endsWith('.test.ts'),
-  ).length;
+/**
+ * A namespace for each harness the test files start on the dev server (`realTime: true`, devServerEnvironment):
+ * every namespace the server creates costs it CPU at start and while idle, so not one per test file. A harness that
+ * finds the pool empty (one this count missed) registers a namespace of its own (claimNamespace).
+ */
+function devServerHarnessCount(): number {
+  const testDir = path.join(projectRoot, 'test');
+  return readdirSync(testDir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.ts'))
+    .reduce(
+      (count, name) =>
+        count +
+        (readFileSync(path.join(testDir, name), 'utf8').match(/realTime: true|devServerEnvironment\(/g)?.length ?? 0),
+      0,
+    );
 }
 
 /** The bundles of runs that ended without their teardown (killed): each folder is named by its run's process id. */
