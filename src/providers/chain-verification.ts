@@ -3,18 +3,10 @@
 // collection address and confirmation count are configuration) is checked by EvmTransferVerifier; a chain without a
 // configured node cannot be checked (the sandbox then takes a well-formed hash, production refuses: see
 // src/services/transactions/payout-confirmation.ts).
-import {
-  type Address,
-  type Chain,
-  createPublicClient,
-  type Hash,
-  http,
-  parseUnits,
-  type PublicClient,
-  type Transport,
-} from 'viem';
+import { type Address, type Hash, http, parseUnits, type PublicClient } from 'viem';
 import { decimalsOf, type Money } from '../domain/money';
 import type { Blockchain } from '../domain/rails';
+import { publicClient } from './evm/public-client';
 import { verifyTokenTransfer, type TransferVerdict } from './evm/token-transfers';
 import { ProviderUnavailableError } from './unavailable';
 
@@ -44,9 +36,7 @@ export class EvmTransferVerifier implements ChainTransferVerifier {
 
   constructor(private readonly settings: EvmChainSettings) {
     // Bounded: an API request waits for the node at most this long, then answers 503.
-    // Created as the `PublicClient` it is kept as: viem's inferred narrower client, widened, costs the type check
-    // seconds.
-    this.client = createPublicClient<Transport, Chain | undefined>({
+    this.client = publicClient({
       transport: http(settings.rpcUrl, { timeout: 5_000, retryCount: 0 }),
     });
   }

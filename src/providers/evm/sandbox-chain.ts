@@ -5,7 +5,6 @@ import {
   type Account,
   type Address,
   type Chain,
-  createPublicClient,
   createWalletClient,
   defineChain,
   getContractAddress,
@@ -18,6 +17,7 @@ import {
 } from 'viem';
 import { type HDAccount, HDKey, hdKeyToAccount } from 'viem/accounts';
 import { mnemonicToSeed } from '../wallet-addresses';
+import { publicClient } from './public-client';
 import artifact from './artifacts/SandboxStablecoin.json';
 
 /**
@@ -83,10 +83,9 @@ export function sandboxTokenAddresses(): Record<SandboxToken, Address> {
 
 export function sandboxChainClients(rpcUrl: string): { publicClient: PublicClient; walletClient: WalletClient } {
   const transport = http(rpcUrl, { timeout: 10_000, retryCount: 0 });
-  // Created as the client types they are returned as: viem's inferred narrower clients, widened, cost the type check
-  // seconds.
   return {
-    publicClient: createPublicClient<Transport, Chain | undefined>({ chain: sandboxChain, transport }),
+    publicClient: publicClient({ chain: sandboxChain, transport }),
+    // Typed as the `WalletClient` returned, for the reason public-client.ts gives.
     walletClient: createWalletClient<Transport, Chain | undefined, Account | undefined, undefined, Tokens | undefined>({
       chain: sandboxChain,
       transport,

@@ -18,7 +18,6 @@ import path from 'node:path';
 import {
   type Address,
   type Chain,
-  createPublicClient,
   fallback,
   type Hash,
   type Hex,
@@ -27,7 +26,6 @@ import {
   type PublicClient,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
-  type Transport,
 } from 'viem';
 import type { DatabaseClient } from '../../persistence/database';
 import {
@@ -42,6 +40,7 @@ import {
 } from '../../persistence/evm-sends';
 import type { Blockchain } from '../../domain/rails';
 import { ProviderUnavailableError } from '../unavailable';
+import { publicClient } from './public-client';
 import type { Signer } from './signer';
 
 export class EvmUnavailableError extends ProviderUnavailableError {
@@ -64,9 +63,7 @@ export function evmClient(chainId: number, rpcUrls: string[], timeoutMs = 5_000)
     rpcUrls: { default: { http: rpcUrls } },
   } as const satisfies Chain;
   const transports = rpcUrls.map((url) => http(url, { timeout: timeoutMs, retryCount: 0 }));
-  // Created as the `PublicClient` it is kept as: viem's inferred narrower client, widened, costs the type check
-  // seconds.
-  return createPublicClient<Transport, Chain | undefined>({
+  return publicClient({
     chain,
     transport: transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 0 }),
     // Polling for receipts: a block a second in dev, instant in tests.

@@ -2,17 +2,8 @@
 // enough, the hash of a block by number (to notice a reorganisation), and the ERC-20 `Transfer` logs of the chain's
 // token contracts to the service's addresses in a bounded block range. Pure reading; what a transfer means is the
 // activity's business (activities/chain-watcher.ts).
-import {
-  type Address,
-  type Chain,
-  createPublicClient,
-  erc20Abi,
-  formatUnits,
-  type Hash,
-  http,
-  type PublicClient,
-  type Transport,
-} from 'viem';
+import { type Address, erc20Abi, formatUnits, type Hash, http, type PublicClient } from 'viem';
+import { publicClient } from './public-client';
 import type { Blockchain } from '../../domain/rails';
 import { ProviderUnavailableError } from '../unavailable';
 
@@ -93,9 +84,7 @@ export class EvmChainWatch implements WatchedChain {
     this.addresses = settings.addresses.map((address) => address.toLowerCase());
     this.outsideAddresses = (settings.outsideAddresses ?? []).map((address) => address.toLowerCase());
     // Bounded: an activity waits for the node at most this long per call, then retries on its own policy.
-    // Created as the `PublicClient` it is kept as: viem's inferred narrower client, widened, costs the type check
-    // seconds.
-    this.client = createPublicClient<Transport, Chain | undefined>({
+    this.client = publicClient({
       transport: http(settings.rpcUrl, { timeout: 10_000, retryCount: 0 }),
     });
   }
