@@ -239,6 +239,8 @@ it('reconciles a payout paid in on chain once its coin is swept to the off-ramp:
   expect((await confirm(payout, paid)).status).toBe(200);
   await mine(3);
   expect(await settlementHandle(harness, payout.id).result()).toBe('completed');
+  // The settlement's own check of the transfer does not wait for the watcher, which credits it on its next poll.
+  expect(await watcherCaughtUp()).toBe(true);
   expect(await depositsOf(paid)).toEqual([expect.objectContaining({ status: 'credited' })]);
   // Swept once, by the collection's own key, to the off-ramp (the sandbox's, which is this file's outside sender).
   const sweep = await findEvmSend(harness.prisma, `${payout.id}:stablecoin_to_fiat:off_ramp`);
