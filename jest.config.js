@@ -10,7 +10,8 @@ module.exports = {
   // The longest files first, by the wall times test:profile measured when this machine has none of its own.
   testSequencer: '<rootDir>/test/support/sequencer.cjs',
   testTimeout: 120_000,
-  // Three files at a time on two cores: a file often waits (on a worker process, Chromium, a chain, a timer), and a
-  // third keeps the cores busy meanwhile; a fourth overloads them (docs/development.md "Test suite time").
-  maxWorkers: 3,
+  // Four files at a time on two cores: a file uses about half a core on average (it waits on a worker process,
+  // Chromium, a chain, a timer), and the longest files, which start first, wait the most (docs/development.md "Test
+  // suite time").
+  maxWorkers: 4,
 };

@@ -1,11 +1,11 @@
 // Operators' single sign-on on the production topology (docs/operations.md "Operator sign-on"): the Temporal UI server
 // signs people in through the OpenID Provider (scripts/lib/oidc.ts, static users), the Temporal server (built from
 // ops/temporal-server) maps the ID token's `permissions` with the default claim mapper and authorizer, keeps terminate
-// and reset for admins, and stamps the token's email as the identity of a person's calls. In headless Chromium: a
-// viewer finds a settlement in `error` by its transaction id and is refused the operator's update; an operator refunds
-// it through the same form while typing a colleague's name; the audit trail names the signed-in operator. Then, with
-// tokens signed by the provider's key: an operator's terminate (also from the UI) and reset are refused, an admin's
-// terminate goes through under the admin's email. Screenshots in test-artifacts/.
+// and reset for admins, and stamps the token's email as the identity of a person's calls. An operator's terminate
+// (from the UI, and with tokens signed by the provider's key) and reset are refused, an admin's terminate goes through
+// under the admin's email. In headless Chromium: a viewer finds a settlement in `error` by its transaction id and is
+// refused the operator's update; an operator refunds it through the same form while typing a colleague's name; the
+// audit trail names the signed-in operator. Screenshots in test-artifacts/.
 //
 // Needs the Temporal server's binaries and skips without them, as test/production-stack.browser.test.ts does (CI
 // builds them and fails the test when they are missing).
@@ -160,7 +160,7 @@ describeWithServer('operators sign in to the Temporal UI', () => {
       201,
       'deposit',
     );
-    expect(await waitForStatus('error')).toBe(true);
+    // Its payout's retries run out in real time: the tests that do not need it run meanwhile, the viewer's waits.
     browser = await launchChromium();
   }, 400_000);
 
@@ -226,58 +226,6 @@ describeWithServer('operators sign in to the Temporal UI', () => {
       });
     } finally {
       await connection.close();
-    }
-  });
-
-  it("lets a viewer find the settlement and refuses them the operator's update", async () => {
-    const viewer = userByRole('viewer');
-    // What docs/operations.md tells the operator to type: the transaction id as ResourceId.
-    const query = encodeURIComponent(`ResourceId="${transactionId}"`);
-    const page = await signedIn(viewer.email, `/namespaces/default/workflows?query=${query}`);
-    await page.getByText(workflowIds.transaction(transactionId), { exact: true }).first().waitFor({ timeout: 60_000 });
-    await page.goto(`${uiUrl}${settlementPath()}`);
-    await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
-    expect(await sendResolveError(page, 'refund-by-viewer', '{"action": "refund", "reason": "viewer tries"}')).toBe(
-      403,
-    );
-    await page.getByRole('dialog').getByText('Request unauthorized.').waitFor({ timeout: 30_000 });
-    mkdirSync(testArtifactsDir, { recursive: true });
-    await page.screenshot({ path: path.join(testArtifactsDir, 'operator-sso-viewer-refused.png'), timeout: 60_000 });
-    await page.context().close();
-    const current = await api.send({ method: 'GET', path: `/v1/transactions/${transactionId}` });
-    expect(current.kind === 'response' && (current.body as { status?: string }).status).toBe('error');
-  });
-
-  it('lets an operator refund it, and the audit trail names the operator', async () => {
-    const operator = userByRole('operator');
-    const page = await signedIn(operator.email, settlementPath());
-    await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
-    // The UI (2.54) sends no identity with an update, and the form lets anyone type any name: the server stamps the
-    // signed-in person's email over it, the typed name is kept as what was stated.
-    const typed = 'someone.else@example.com';
-    const data = JSON.stringify({ action: 'refund', operator: typed, reason: 'ticket OPS-77' });
-    expect(await sendResolveError(page, 'refund-by-operator', data)).toBe(200);
-    expect(await waitForStatus('refunded')).toBe(true);
-    await page.reload();
-    await page.getByText('COMPLETED').first().waitFor({ timeout: 60_000 });
-    mkdirSync(testArtifactsDir, { recursive: true });
-    await page.screenshot({ path: path.join(testArtifactsDir, 'operator-sso-operator-refund.png'), timeout: 60_000 });
-    await page.context().close();
-
-    const prisma = createPrismaClient(engine.database.url, { role: 'test', poolSize: 1 });
-    try {
-      const rows = await listOperatorActions(prisma, { resourceId: transactionId });
-      expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({
-        updateId: 'refund-by-operator',
-        action: 'refund',
-        operator: operator.email,
-        reason: 'ticket OPS-77',
-        details: expect.objectContaining({ stated_operator: typed }),
-      });
-      expect(auditLines(rows)[1]).toContain(`${operator.email}\trefund\ttransaction ${transactionId}`);
-    } finally {
-      await prisma.$disconnect();
     }
   });
 
@@ -386,6 +334,59 @@ describeWithServer('operators sign in to the Temporal UI', () => {
       expect(terminated?.workflowExecutionTerminatedEventAttributes?.identity).toBe(admin.email);
     } finally {
       await adminClient.close();
+    }
+  });
+
+  it("lets a viewer find the settlement and refuses them the operator's update", async () => {
+    const viewer = userByRole('viewer');
+    // What docs/operations.md tells the operator to type: the transaction id as ResourceId.
+    const query = encodeURIComponent(`ResourceId="${transactionId}"`);
+    const page = await signedIn(viewer.email, `/namespaces/default/workflows?query=${query}`);
+    await page.getByText(workflowIds.transaction(transactionId), { exact: true }).first().waitFor({ timeout: 60_000 });
+    expect(await waitForStatus('error')).toBe(true);
+    await page.goto(`${uiUrl}${settlementPath()}`);
+    await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
+    expect(await sendResolveError(page, 'refund-by-viewer', '{"action": "refund", "reason": "viewer tries"}')).toBe(
+      403,
+    );
+    await page.getByRole('dialog').getByText('Request unauthorized.').waitFor({ timeout: 30_000 });
+    mkdirSync(testArtifactsDir, { recursive: true });
+    await page.screenshot({ path: path.join(testArtifactsDir, 'operator-sso-viewer-refused.png'), timeout: 60_000 });
+    await page.context().close();
+    const current = await api.send({ method: 'GET', path: `/v1/transactions/${transactionId}` });
+    expect(current.kind === 'response' && (current.body as { status?: string }).status).toBe('error');
+  }, 180_000); // it waits for the payout's retries to run out, in real time
+
+  it('lets an operator refund it, and the audit trail names the operator', async () => {
+    const operator = userByRole('operator');
+    const page = await signedIn(operator.email, settlementPath());
+    await page.getByText('settlementWorkflow').first().waitFor({ timeout: 60_000 });
+    // The UI (2.54) sends no identity with an update, and the form lets anyone type any name: the server stamps the
+    // signed-in person's email over it, the typed name is kept as what was stated.
+    const typed = 'someone.else@example.com';
+    const data = JSON.stringify({ action: 'refund', operator: typed, reason: 'ticket OPS-77' });
+    expect(await sendResolveError(page, 'refund-by-operator', data)).toBe(200);
+    expect(await waitForStatus('refunded')).toBe(true);
+    await page.reload();
+    await page.getByText('COMPLETED').first().waitFor({ timeout: 60_000 });
+    mkdirSync(testArtifactsDir, { recursive: true });
+    await page.screenshot({ path: path.join(testArtifactsDir, 'operator-sso-operator-refund.png'), timeout: 60_000 });
+    await page.context().close();
+
+    const prisma = createPrismaClient(engine.database.url, { role: 'test', poolSize: 1 });
+    try {
+      const rows = await listOperatorActions(prisma, { resourceId: transactionId });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        updateId: 'refund-by-operator',
+        action: 'refund',
+        operator: operator.email,
+        reason: 'ticket OPS-77',
+        details: expect.objectContaining({ stated_operator: typed }),
+      });
+      expect(auditLines(rows)[1]).toContain(`${operator.email}\trefund\ttransaction ${transactionId}`);
+    } finally {
+      await prisma.$disconnect();
     }
   });
 });
