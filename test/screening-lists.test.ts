@@ -26,13 +26,22 @@ describe('list loaders', () => {
   it('read every entry, alias, date of birth and country of each official format', async () => {
     const store = await loadedStore();
     const entries = store.index.entries;
+    // By source whatever the order they loaded in (the database lists the current versions so).
     expect(store.versions.map((v) => [v.source, v.entryCount])).toEqual([
-      ['ofac_sdn', 3],
-      ['ofac_consolidated', 1],
-      ['un', 2],
       ['eu', 2],
+      ['ofac_consolidated', 1],
+      ['ofac_sdn', 3],
       ['uk', 3],
+      ['un', 2],
     ]);
+    const reversed = new ListStore();
+    await reversed.load({ source: 'uk', url: at('uk-sanctions-list.xml') });
+    await reversed.load({ source: 'eu', url: at('eu-consolidated.xml') });
+    await reversed.load({ source: 'ofac_sdn', url: at('ofac-sdn.xml') });
+    const query = { name: 'Viktor Karpovsky' };
+    expect(reversed.screen(query).versions).toEqual(
+      store.screen(query).versions.filter((version) => /^(uk|eu|ofac_sdn):/.test(version)),
+    );
     const viktor = entries.find((e) => e.source === 'ofac_sdn' && e.id === '90001')!;
     expect(viktor).toMatchObject({
       kind: 'individual',

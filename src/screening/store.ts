@@ -167,7 +167,11 @@ export class ListStore {
     // Built aside, then swapped in one assignment.
     this.snapshot = {
       index: new SanctionsIndex(all.flatMap((list) => list.parsed.entries)),
-      versions: all.map((list) => list.version),
+      // By source, as the database lists the current versions: what a screening records does not depend on which
+      // list happened to load first.
+      versions: all
+        .map((list) => list.version)
+        .sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)),
     };
     this.options.onLoaded?.(listVersion);
     return { outcome: 'loaded', version: listVersion };
