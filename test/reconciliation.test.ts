@@ -126,10 +126,11 @@ async function operator(...args: string[]): Promise<Array<Record<string, any>>> 
  * finish after this one, so the run's finish is moved past any other for the scrape and put back after it.
  */
 async function reconciliationMetrics(reportId: string): Promise<Map<string, number>> {
-  const [{ finishedAt }] = await harness.prisma.$queryRaw<Array<{ finishedAt: Date }>>`
+  const [moved] = await harness.prisma.$queryRaw<Array<{ finishedAt: Date }>>`
     UPDATE reconciliation_reports r SET finished_at = now() + interval '1 hour'
     FROM reconciliation_reports old WHERE r.id = ${reportId}::uuid AND old.id = r.id
     RETURNING old.finished_at AS "finishedAt"`;
+  if (!moved) throw new Error(`reconciliation report ${reportId} does not exist`);
   try {
     registerReconciliationGauges(harness.prisma);
     const text = [
@@ -148,7 +149,7 @@ async function reconciliationMetrics(reportId: string): Promise<Map<string, numb
     );
   } finally {
     await harness.prisma.$executeRaw`
-      UPDATE reconciliation_reports SET finished_at = ${finishedAt} WHERE id = ${reportId}::uuid`;
+      UPDATE reconciliation_reports SET finished_at = ${moved.finishedAt} WHERE id = ${reportId}::uuid`;
   }
 }
 
