@@ -3,15 +3,24 @@
 // when the review times out, with time skipping. Every test decides the accounts it opens, so that
 // skipping time in one test does not decide another's.
 import { isValidIBAN } from 'ibantools';
+import { createActivities } from '../activities';
+import { createLogger } from '../src/logger';
+import { createProviders } from '../src/providers';
+import { createWorker } from '../src/temporal/worker';
 import { loadConfig } from '../src/config';
 import { bankProfilesSchema, sandboxBankProfiles } from '../src/providers/deposit-accounts';
 import { findVirtualAccountByDepositReference } from '../src/persistence/virtual-accounts';
 import { workflowIds } from '../src/temporal/workflow-ids';
-import { virtualAccountDecisionUpdate, virtualAccountStateQuery } from '../workflows/virtual-account';
+import {
+  virtualAccountDecisionUpdate,
+  virtualAccountStateQuery,
+  virtualAccountWorkflow,
+} from '../workflows/virtual-account';
 import { approvedCustomer, createWallet, virtualAccountBody, WalletBody } from './support/accounts';
 import { eventually } from './support/eventually';
 import { CustomerBody, individualCustomer } from './support/fixtures';
 import { Harness, productionTestBanks, productionTestSecrets, startHarness, TestPartner } from './support/harness';
+import { workflowBundlePath } from './support/paths';
 
 const REMINDER_HOURS = 24;
 const TIMEOUT_DAYS = 5;
@@ -240,6 +249,69 @@ describe('configuration', () => {
       'VIRTUAL_ACCOUNT_BANKS must be JSON',
     );
   });
+});
+
+it('keeps a decision that reaches the workflow with its start (both in its first task)', async () => {
+  // A busy worker takes the workflow's first task after the operator's decision has arrived: the update waits for
+  // its handler, which runs inside setHandler, before the workflow reads its input. Made so here: the account's
+  // workflow runs again on a task queue no worker polls until the decision is in.
+  const account = await openAccount();
+  const workflowId = workflowIds.virtualAccount(account.id);
+  // Terminated once its first task is done: ended in the middle of one, the test server would keep time skipping
+  // locked for the rest of the file.
+  const original = harness.env.client.workflow.getHandle(workflowId);
+  await eventually(
+    async () => (await original.fetchHistory()).events!.some((event) => event.workflowTaskCompletedEventAttributes),
+    (done) => done,
+  );
+  await original.terminate('the test starts it again');
+  const taskQueue = `${harness.config.temporal.taskQueue}-decision-with-start`;
+  const handle = await harness.env.client.workflow.start(virtualAccountWorkflow, {
+    workflowId,
+    taskQueue,
+    args: [
+      {
+        virtualAccountId: account.id,
+        partnerId: partner.partnerId,
+        customerId: customer.id,
+        status: 'under_review',
+        review: harness.config.virtualAccountReview,
+      },
+    ],
+  });
+  const decided = handle.executeUpdate(virtualAccountDecisionUpdate, {
+    args: [{ outcome: 'rejected', reason: 'decided before the first task' }],
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const worker = await createWorker({
+    connection: harness.env.nativeConnection,
+    namespace: harness.env.namespace ?? 'default',
+    taskQueue,
+    activities: createActivities({
+      config: harness.config,
+      prisma: harness.prisma,
+      logger: createLogger('silent'),
+      ...createProviders(harness.config, harness.prisma),
+    }),
+    workflowBundlePath,
+  });
+  // Without the fix the update is never answered: fail in 30 s, not at the test's timeout.
+  let timer: NodeJS.Timeout | undefined;
+  const unanswered = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the decision was not answered')), 30_000);
+  });
+  try {
+    expect(await worker.runUntil(Promise.race([decided, unanswered]))).toBe('rejected');
+  } finally {
+    clearTimeout(timer);
+  }
+  expect(await handle.result()).toBe('rejected');
+  const { events } = await handle.fetchHistory();
+  const firstAccepted = events!.findIndex((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
+  const tasksBefore = events!.slice(0, firstAccepted).filter((event) => event.workflowTaskCompletedEventAttributes);
+  expect(tasksBefore).toHaveLength(1); // the decision came with the start
+  expect((await getAccount(account.id)).status).toBe('rejected');
+  expect(await eventTypesOf(account.id)).toEqual(['virtual_account.created', 'virtual_account.rejected']);
 });
 
 describe('cancellation (PUT /v1/virtual-accounts/{id})', () => {

@@ -18,6 +18,7 @@ import {
   defineQuery,
   defineUpdate,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -147,7 +148,10 @@ export async function virtualAccountWorkflow(input: VirtualAccountWorkflowInput)
   }
 
   if (status !== 'under_review') return status;
-  decision = input.sandboxDecision;
+  // A decision that reached the workflow with its start waited for its handler, which setHandler ran above: keep it
+  // (overwritten, its update waited for a decision the workflow no longer had).
+  if (patched('virtual-account-decision-with-start')) decision ??= input.sandboxDecision;
+  else decision = input.sandboxDecision;
 
   while (!decision && !cancelling) {
     const nextReminder = startedAt + (remindersSent + 1) * input.review.reminderHours * hour;
