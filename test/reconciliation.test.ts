@@ -5,20 +5,16 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { base58 } from '@scure/base';
-import { createActivities } from '../activities';
 import { reconciliationCommand } from '../scripts/reconciliation';
-import { createLogger } from '../src/logger';
 import { type Currency, Decimal, isStablecoin } from '../src/domain/money';
 import { newId } from '../src/domain/ids';
 import { registry } from '../src/observability/metrics';
 import { registerReconciliationGauges } from '../src/observability/observe';
-import { createProviders } from '../src/providers';
 import { UnconnectedProviderStatements } from '../src/providers/provider-statements';
-import { createWorker } from '../src/temporal/worker';
 import { reconciliationWorkflow } from '../workflows/reconciliation';
 import { createWallet } from './support/accounts';
-import { Harness, startHarness } from './support/harness';
-import { projectRoot, workflowBundlePath } from './support/paths';
+import { Harness, startHarness, workerOnTaskQueue } from './support/harness';
+import { projectRoot } from './support/paths';
 import { createPayin, createPayout, payoutQuoteBody } from './support/payments';
 import {
   createTransaction,
@@ -355,18 +351,8 @@ describe('reconciliation', () => {
   it('is incomplete, never clean, when no provider statement is connected, and says which checks it skipped', async () => {
     // The worker as production builds it today: the activities with the unconnected statement.
     const taskQueue = `${harness.config.temporal.taskQueue}-unconnected`;
-    const worker = await createWorker({
-      connection: harness.env.nativeConnection,
-      namespace: harness.env.namespace ?? 'default',
-      taskQueue,
-      activities: createActivities({
-        config: harness.config,
-        prisma: harness.prisma,
-        logger: createLogger('silent'),
-        ...createProviders(harness.config, harness.prisma),
-        providerStatements: new UnconnectedProviderStatements(),
-      }),
-      workflowBundlePath,
+    const worker = await workerOnTaskQueue(harness, taskQueue, {
+      providerStatements: new UnconnectedProviderStatements(),
     });
     const summary = await worker.runUntil(reconcile([parties.partner.partnerId], 1000, taskQueue));
 

@@ -3,10 +3,6 @@
 // when the review times out, with time skipping. Every test decides the accounts it opens, so that
 // skipping time in one test does not decide another's.
 import { isValidIBAN } from 'ibantools';
-import { createActivities } from '../activities';
-import { createLogger } from '../src/logger';
-import { createProviders } from '../src/providers';
-import { createWorker } from '../src/temporal/worker';
 import { loadConfig } from '../src/config';
 import { bankProfilesSchema, sandboxBankProfiles } from '../src/providers/deposit-accounts';
 import { findVirtualAccountByDepositReference } from '../src/persistence/virtual-accounts';
@@ -19,8 +15,14 @@ import {
 import { approvedCustomer, createWallet, virtualAccountBody, WalletBody } from './support/accounts';
 import { eventually } from './support/eventually';
 import { CustomerBody, individualCustomer } from './support/fixtures';
-import { Harness, productionTestBanks, productionTestSecrets, startHarness, TestPartner } from './support/harness';
-import { workflowBundlePath } from './support/paths';
+import {
+  Harness,
+  productionTestBanks,
+  productionTestSecrets,
+  startHarness,
+  TestPartner,
+  workerOnTaskQueue,
+} from './support/harness';
 
 const REMINDER_HOURS = 24;
 const TIMEOUT_DAYS = 5;
@@ -283,18 +285,7 @@ it('keeps a decision that reaches the workflow with its start (both in its first
     args: [{ outcome: 'rejected', reason: 'decided before the first task' }],
   });
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const worker = await createWorker({
-    connection: harness.env.nativeConnection,
-    namespace: harness.env.namespace ?? 'default',
-    taskQueue,
-    activities: createActivities({
-      config: harness.config,
-      prisma: harness.prisma,
-      logger: createLogger('silent'),
-      ...createProviders(harness.config, harness.prisma),
-    }),
-    workflowBundlePath,
-  });
+  const worker = await workerOnTaskQueue(harness, taskQueue);
   // Without the fix the update is never answered: fail in 30 s, not at the test's timeout.
   let timer: NodeJS.Timeout | undefined;
   const unanswered = new Promise<never>((_, reject) => {

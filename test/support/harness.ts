@@ -189,6 +189,30 @@ export const testLimitsAndBounds = {
 };
 
 /** The jest run's sandbox chain node (global-setup.ts), as the services' configuration names it; blocks are instant. */
+/**
+ * One more worker in the harness's environment, on `taskQueue` (the harness's own polls only its queue), with the
+ * harness's activities, `providers` replacing some of theirs. Run it with `worker.runUntil(...)`.
+ */
+export function workerOnTaskQueue(
+  harness: Harness,
+  taskQueue: string,
+  providers: Partial<ReturnType<typeof createProviders>> = {},
+): Promise<Worker> {
+  return createWorker({
+    connection: harness.env.nativeConnection,
+    namespace: harness.env.namespace ?? 'default',
+    taskQueue,
+    activities: createActivities({
+      config: harness.config,
+      prisma: harness.prisma,
+      logger: createLogger('silent'),
+      ...createProviders(harness.config, harness.prisma),
+      ...providers,
+    }),
+    workflowBundlePath,
+  });
+}
+
 export function testChainEnv(): Record<string, string> {
   const rpcUrl = process.env.TEST_CHAIN_RPC_URL;
   return rpcUrl ? { ETHEREUM_RPC_URL: rpcUrl, ETHEREUM_CONFIRMATIONS: '1' } : {};
