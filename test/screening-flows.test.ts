@@ -276,6 +276,16 @@ describe('customers', () => {
       partner.api,
       individualCustomer({ first_name: newcomer.first, last_name: 'Quillfeatherstone' }),
     );
+    // Another partner's customer of the same name: a run limited to this file's partner leaves it alone.
+    const otherPartner = await harness.createPartner('Screening partner, another');
+    const decoy = await approvedCustomer(
+      harness,
+      otherPartner.api,
+      individualCustomer({ first_name: newcomer.first, last_name: 'Quillfeatherstone' }),
+    );
+    const approvedHere = await harness.prisma.customer.count({
+      where: { partnerId: partner.partnerId, status: 'approved' },
+    });
     writeFileSync(sdnFile, sdnWithNewcomer);
     // The Schedule's workflow: the new version loaded, then everyone (here: this file's partner) screened again.
     const refresh = await harness.env.client.workflow.execute(screeningListRefreshWorkflow, {
@@ -291,7 +301,9 @@ describe('customers', () => {
     // The customer went under review with the review's start intent; the worker's start relay starts the review.
     expect((await partner.api.get(`/v1/customers/${customer.id}`)).body.status).toBe('under_review');
     await harness.startRelay.sweep({ minAgeMs: 0 });
-    expect(result.customersScreened).toBeGreaterThanOrEqual(3);
+    expect(result.customersScreened).toBe(approvedHere);
+    expect(result.reviewsOpened.map((review) => review.resourceId)).not.toContain(decoy.id);
+    expect((await otherPartner.api.get(`/v1/customers/${decoy.id}`)).body.status).toBe('approved');
     if (process.env.SCREENING_PRINT_HISTORY) console.log(JSON.stringify({ refresh, versions }, null, 2));
     await record(`screening-lists-${nonce}`, 'loaded-then-rescreened');
     await record(`screening-lists-${nonce}-rescreening`, 'one-review-opened');

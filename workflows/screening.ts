@@ -193,6 +193,7 @@ export async function rescreeningWorkflow(input: RescreeningInput): Promise<Resc
         subjectType,
         after,
         limit: PAGE_SIZE,
+        ...(input.partnerIds ? { partnerIds: input.partnerIds } : {}),
       });
       if (subjectType === 'customer') result.customersScreened += page.screened;
       else result.externalAccountsScreened += page.screened;
