@@ -188,7 +188,6 @@ export const testLimitsAndBounds = {
   DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
 };
 
-/** The jest run's sandbox chain node (global-setup.ts), as the services' configuration names it; blocks are instant. */
 /**
  * One more worker in the harness's environment, on `taskQueue` (the harness's own polls only its queue), with the
  * harness's activities, `providers` replacing some of theirs. Run it with `worker.runUntil(...)`.
@@ -213,6 +212,7 @@ export function workerOnTaskQueue(
   });
 }
 
+/** The jest run's sandbox chain node (global-setup.ts), as the services' configuration names it; blocks are instant. */
 export function testChainEnv(): Record<string, string> {
   const rpcUrl = process.env.TEST_CHAIN_RPC_URL;
   return rpcUrl ? { ETHEREUM_RPC_URL: rpcUrl, ETHEREUM_CONFIRMATIONS: '1' } : {};
