@@ -1,6 +1,7 @@
 // Production entry point of the HTTP API: `node dist/src/server.js`. Configured by environment only.
 import './observability/instrument'; // first: patches http and pg as they load, when tracing is configured
 import type { Server } from 'node:http';
+import { flushCompileCache } from 'node:module';
 import { loadConfig, runEntryPoint } from './config';
 import { createPrismaClient, closeDatabaseClient } from './persistence/database';
 import { answerUnparsableRequests, createApp } from './http/app';
@@ -36,6 +37,9 @@ async function main(): Promise<void> {
   });
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, url: config.publicBaseUrl }, 'API listening');
+    // Node's compile cache, when NODE_COMPILE_CACHE turns it on (the test and chaos runs), written now: Node
+    // writes it at exit, which a killed process never reaches, so every restart would compile its code again.
+    flushCompileCache();
   });
   answerUnparsableRequests(server);
   const pixWebhook = config.pixApi?.webhook;

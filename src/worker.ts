@@ -3,6 +3,7 @@
 import './observability/instrument'; // first: patches http and pg as they load, when tracing is configured
 import { DefaultLogger, LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
+import { flushCompileCache } from 'node:module';
 import path from 'node:path';
 import { createActivities } from '../activities';
 import { loadConfig, runEntryPoint } from './config';
@@ -118,6 +119,9 @@ async function main(): Promise<void> {
   await ensureBankReportReaders(temporalClient.client, config, config.temporal.taskQueue);
   await ensureScreeningScheduleAtStart(temporalClient.client, config.temporal.taskQueue, config.screening);
   registerScreeningReviewGauges(temporalClient.client);
+  // Node's compile cache, when NODE_COMPILE_CACHE turns it on (the test and chaos runs), written now: Node
+  // writes it at exit, which a killed process never reaches, so every restart would compile its code again.
+  flushCompileCache();
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   await worker.run();
   await startRelay.stop();

@@ -7,6 +7,7 @@
 import '../../src/observability/instrument'; // as src/worker.ts: tracing's patches first, when configured
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { flushCompileCache } from 'node:module';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
 import { createPrismaClient } from '../../src/persistence/internal/database';
@@ -41,6 +42,9 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   registerScreeningReviewGauges(new Client({ connection: clientConnection, namespace: config.temporal.namespace }));
   const running = worker.run();
+  // Node's compile cache, when NODE_COMPILE_CACHE turns it on (the test and chaos runs), written now: Node
+  // writes it at exit, which a killed process never reaches, so every restart would compile its code again.
+  flushCompileCache();
   process.stdout.write('worker-ready\n');
   await running;
 }
