@@ -6,6 +6,7 @@ import type { EventType } from '../../src/events';
 import { NewEvent, recordEvent } from '../../src/persistence/events';
 import { type DatabaseClient, withDatabaseTransaction } from '../../src/persistence/database';
 import { workflowIds } from '../../src/temporal/workflow-ids';
+import { eventually } from './eventually';
 import type { Harness, TestPartner } from './harness';
 import type { ReceivedWebhook } from './webhook-receiver';
 
@@ -39,8 +40,18 @@ export function verifiesWithStandardWebhooks(request: ReceivedWebhook, secret: s
   }
 }
 
-/** Resolves when the resource's delivery workflow has delivered (or given up on) everything queued; skips time. */
+/**
+ * Resolves when the resource's delivery workflow has delivered (or given up on) everything queued; skips time. First
+ * every delivery of the resource's events must be handed to Temporal: the relay may hand one over after the run that
+ * had the others has completed (a later run then takes it), and the latest run is the one awaited.
+ */
 export async function deliveriesSettled(harness: Harness, partner: TestPartner, resourceId: string): Promise<number> {
+  const handedOver = () =>
+    harness.prisma.webhookDelivery.count({
+      where: { partnerId: partner.partnerId, trigger: 'event', dispatchedAt: null, event: { resourceId } },
+    });
+  if ((await eventually(handedOver, (left) => left === 0)) > 0)
+    throw new Error(`the relay did not hand over the deliveries of ${resourceId}`);
   return harness.env.client.workflow.getHandle(workflowIds.webhookDelivery(partner.partnerId, resourceId)).result();
 }
 
