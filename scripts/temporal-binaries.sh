@@ -80,19 +80,28 @@ provide_cli() {
 }
 
 # Class data sharing archive of the test server's classes: the JVM then starts in about 1 s instead of 2-3 s,
-# which keeps a busy machine well inside the 5 s the SDK waits for the server's port. Best effort.
+# which keeps a busy machine well inside the 5 s the SDK waits for the server's port. Best effort, and in the
+# background (a few seconds of a JVM): the wrappers use the archive once it is there, and start without it before.
 ensure_test_server_cds() {
   local dir="$1"
   [[ -f "$dir/classes.jsa" ]] && return
-  local port; port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 47999)"
-  java -XX:ArchiveClassesAtExit="$dir/classes.jsa.tmp" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-    -cp "$dir/lib/*" io.temporal.testserver.TestServer "$port" --enable-time-skipping >/dev/null 2>&1 &
-  local pid=$!
-  for _ in $(seq 1 300); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  sleep 1
-  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
-  [[ -s "$dir/classes.jsa.tmp" ]] && mv "$dir/classes.jsa.tmp" "$dir/classes.jsa"
-  rm -f "$dir/classes.jsa.tmp"
+  # One archive run at a time (every call of this script while it is missing comes here); a lock older than two
+  # minutes is a run that was killed.
+  [[ -n "$(find "$dir/cds.lock" -maxdepth 0 -mmin +2 2>/dev/null)" ]] && rmdir "$dir/cds.lock" 2>/dev/null
+  mkdir "$dir/cds.lock" 2>/dev/null || return 0
+  (
+    local port; port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 47999)"
+    local archive="$dir/classes.jsa.tmp.$BASHPID"
+    java -XX:ArchiveClassesAtExit="$archive" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+      -cp "$dir/lib/*" io.temporal.testserver.TestServer "$port" --enable-time-skipping &
+    local pid=$!
+    for _ in $(seq 1 300); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+    sleep 1
+    kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+    [[ -s "$archive" ]] && mv "$archive" "$dir/classes.jsa"
+    rm -f "$archive"
+    rmdir "$dir/cds.lock"
+  ) </dev/null >/dev/null 2>&1 &
 }
 
 write_test_server_wrapper() {
@@ -138,7 +147,7 @@ provide_test_server() {
   local dir="$cache/test-server-$TEMPORAL_TEST_SERVER_VERSION"
   local wrapper="$dir/temporal-test-server"
   if [[ -x "$wrapper" && -f "$dir/.complete" ]]; then
-    if [[ ! -f "$dir/classes.jsa" ]]; then ensure_test_server_cds "$dir"; write_test_server_wrapper "$dir" "$wrapper"; fi
+    ensure_test_server_cds "$dir"
     echo "$wrapper"; return
   fi
   if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
