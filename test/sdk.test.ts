@@ -266,12 +266,18 @@ it('throws errors typed by code, with the request id', async () => {
   expect(error.requestId).toBeTruthy();
 });
 
-/** The raw text of a stream request that ends by itself (max_seconds). */
-async function readStream(apiKey: string, query: string, headers: Record<string, string> = {}) {
+/** A stream request once its response headers are in: the API counts it open from then on. `text` reads it to its end. */
+async function openStream(apiKey: string, query: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${baseUrl}/v1/events/stream?${query}`, {
     headers: { Authorization: `Bearer ${apiKey}`, ...headers },
   });
-  return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+  return { status: response.status, type: response.headers.get('content-type'), text: () => response.text() };
+}
+
+/** The raw text of a stream request that ends by itself (max_seconds). */
+async function readStream(apiKey: string, query: string, headers: Record<string, string> = {}) {
+  const stream = await openStream(apiKey, query, headers);
+  return { ...stream, text: await stream.text() };
 }
 
 it("streams the partner's own events, resumes after Last-Event-ID, and caps open streams", async () => {
@@ -288,11 +294,10 @@ it("streams the partner's own events, resumes after Last-Event-ID, and caps open
   const [firstEvent] = (await api.GET('/v1/events', { params: { query: { limit: 1 } } })).data!.items;
   expect(firstEvent!.event_resource_id).toBe(first.id);
   // Live: started before the events, it sees them as they are recorded; not another partner's.
-  const live = readStream(streamer.apiKey, 'max_seconds=3');
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  const live = await openStream(streamer.apiKey, 'max_seconds=3');
   const second = await customerOf(streamer.apiKey);
   await customerOf(other.apiKey);
-  const streamed = await live;
+  const streamed = { ...live, text: await live.text() };
   expect(streamed.status).toBe(200);
   expect(streamed.type).toMatch(/^text\/event-stream/);
   const ids = [...streamed.text.matchAll(/^id: (.+)$/gm)].map((match) => match[1]);
@@ -306,27 +311,27 @@ it("streams the partner's own events, resumes after Last-Event-ID, and caps open
   // Another partner's event id is no place to resume from.
   const foreign = await readStream(other.apiKey, 'max_seconds=1', { 'Last-Event-ID': firstEvent!.event_id });
   expect(foreign.status).toBe(422);
-  // Three open streams at most.
-  const open = [1, 2, 3].map(() => readStream(streamer.apiKey, 'max_seconds=2'));
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Three open streams at most: with three open (longer than the test waits), a fourth is refused.
+  const open = await Promise.all([1, 2, 3].map(() => openStream(streamer.apiKey, 'max_seconds=60')));
+  expect(open.map((stream) => stream.status)).toEqual([200, 200, 200]);
   const fourth = await readStream(streamer.apiKey, 'max_seconds=1');
   expect(fourth.status).toBe(429);
   expect(JSON.parse(fourth.text).error.code).toBe('rate_limited');
-  expect((await Promise.all(open)).map((stream) => stream.status)).toEqual([200, 200, 200]);
-  // A stopping API ends its streams at once rather than after max_seconds.
-  const started = Date.now();
-  const ending = readStream(streamer.apiKey, 'max_seconds=60');
-  await new Promise((resolve) => setTimeout(resolve, 500));
   closeEventStreams();
-  expect((await ending).status).toBe(200);
+  await Promise.all(open.map((stream) => stream.text()));
+  // A stopping API ends its streams at once rather than after max_seconds.
+  const ending = await openStream(streamer.apiKey, 'max_seconds=60');
+  expect(ending.status).toBe(200);
+  const started = Date.now();
+  closeEventStreams();
+  await ending.text();
   expect(Date.now() - started).toBeLessThan(10_000);
 }, 60_000);
 
 it('streams an event whose database transaction commits after a later-numbered one: no gap, no repeat', async () => {
   const streamer = await harness.createPartner('SDK stream order');
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const live = readStream(streamer.apiKey, 'max_seconds=5');
-  await sleep(500); // the stream is open
+  const live = await openStream(streamer.apiKey, 'max_seconds=5');
   // One event recorded in a transaction held open, so it takes its sequence number first but commits last.
   let commit!: () => void;
   const committing = new Promise<void>((resolve) => (commit = resolve));
@@ -354,8 +359,7 @@ it('streams an event whose database transaction commits after a later-numbered o
   await sleep(1500); // the stream polls while the first event's transaction is still open
   commit();
   await held;
-  const streamed = await live;
-  const resources = [...streamed.text.matchAll(/^data: (.+)$/gm)].map(
+  const resources = [...(await live.text()).matchAll(/^data: (.+)$/gm)].map(
     (match) => (JSON.parse(match[1]!) as { event_resource_id: string }).event_resource_id,
   );
   // Each once: the later one at once (ahead of the open transaction), the held one once it committed.
