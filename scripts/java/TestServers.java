@@ -1,6 +1,8 @@
 // Many Temporal time-skipping test servers in one JVM, each a server of its own (its own clock, workflows and
 // port), started and stopped on request: a jest run's files then share one warm JVM instead of starting one each.
-// Run as `TestServers <control port>`. Control: one line per TCP connection to that loopback port:
+// Run as `TestServers <port file>`: it listens on a loopback port of the OS's choosing (a port picked beforehand by
+// the caller could be taken by another process before this JVM binds it) and writes the port to that file. Control:
+// one line per TCP connection to that port:
 //   start       -> "started <port>"   a new server on a free loopback port, time skipping locked as the SDK expects
 //   stop <port> -> "stopped <port>"
 // The JVM exits when the process that started it does (the jest run ended, even killed).
@@ -13,6 +15,9 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,7 +26,12 @@ public final class TestServers {
 
   public static void main(String[] args) throws IOException {
     ProcessHandle.current().parent().ifPresent((parent) -> parent.onExit().thenRun(() -> System.exit(0)));
-    ServerSocket control = new ServerSocket(Integer.parseInt(args[0]), 64, InetAddress.getLoopbackAddress());
+    ServerSocket control = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
+    // Written whole under another name, then renamed: the caller never reads half a port.
+    Path portFile = Path.of(args[0]);
+    Path written = Path.of(args[0] + ".tmp");
+    Files.writeString(written, Integer.toString(control.getLocalPort()));
+    Files.move(written, portFile, StandardCopyOption.ATOMIC_MOVE);
     for (;;) {
       Socket socket = control.accept();
       Thread handler = new Thread(() -> answer(socket));

@@ -12,8 +12,9 @@
 // Without TEMPORAL_TEST_SERVER_PATH (jest run directly, not through `npm test`) or without a pool, harnesses fall
 // back to the SDK starting a server of its own.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { type ChildHandle, isRunning, startChild } from '../../scripts/lib/child-process';
 import { freePort } from '../../scripts/lib/ports';
@@ -125,16 +126,25 @@ function testServersControl(): string | undefined {
   return process.env.TEST_TEMPORAL_SERVERS_CONTROL;
 }
 
-/** Starts the launcher on a free control port; resolves once the port answers (60 s at most). */
+/**
+ * Starts the launcher, which listens on a control port of the OS's choosing and writes it to a file (a port picked
+ * here beforehand was once taken by the dev server, starting meanwhile, before the JVM bound it); resolves once the
+ * port answers (60 s at most).
+ */
 export async function startTestServersJvm(launcher: string): Promise<TestServersJvm> {
-  const port = await freePort();
+  const portFile = path.join(os.tmpdir(), `test-servers-${process.pid}-${Date.now()}.port`);
+  let port = 0;
   const jvm = await startChild({
     name: "the test servers' JVM",
     command: launcher,
-    args: [String(port)],
-    answers: () => accepts(port),
+    args: [portFile],
+    answers: async () => {
+      if (!port && existsSync(portFile)) port = Number(readFileSync(portFile, 'utf8'));
+      return port > 0 && accepts(port);
+    },
     readyWithinMs: 60_000,
   });
+  rmSync(portFile, { force: true });
   return { ...jvm, control: `127.0.0.1:${port}` };
 }
 
