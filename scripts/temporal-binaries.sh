@@ -147,7 +147,8 @@ provide_test_server() {
   local dir="$cache/test-server-$TEMPORAL_TEST_SERVER_VERSION"
   local wrapper="$dir/temporal-test-server"
   if [[ -x "$wrapper" && -f "$dir/.complete" ]]; then
-    ensure_test_server_cds "$dir"
+    # A cache from before the archive: its wrapper written again, to use the archive once it is there.
+    if [[ ! -f "$dir/classes.jsa" ]]; then ensure_test_server_cds "$dir"; write_test_server_wrapper "$dir" "$wrapper"; fi
     echo "$wrapper"; return
   fi
   if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then

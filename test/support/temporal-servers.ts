@@ -134,18 +134,21 @@ function testServersControl(): string | undefined {
 export async function startTestServersJvm(launcher: string): Promise<TestServersJvm> {
   const portFile = path.join(os.tmpdir(), `test-servers-${process.pid}-${Date.now()}.port`);
   let port = 0;
-  const jvm = await startChild({
-    name: "the test servers' JVM",
-    command: launcher,
-    args: [portFile],
-    answers: async () => {
-      if (!port && existsSync(portFile)) port = Number(readFileSync(portFile, 'utf8'));
-      return port > 0 && accepts(port);
-    },
-    readyWithinMs: 60_000,
-  });
-  rmSync(portFile, { force: true });
-  return { ...jvm, control: `127.0.0.1:${port}` };
+  try {
+    const jvm = await startChild({
+      name: "the test servers' JVM",
+      command: launcher,
+      args: [portFile],
+      answers: async () => {
+        if (!port && existsSync(portFile)) port = Number(readFileSync(portFile, 'utf8'));
+        return port > 0 && accepts(port);
+      },
+      readyWithinMs: 60_000,
+    });
+    return { ...jvm, control: `127.0.0.1:${port}` };
+  } finally {
+    rmSync(portFile, { force: true });
+  }
 }
 
 /** One request to the run's JVM: the line it answers (30 s at most). */
