@@ -23,6 +23,8 @@ class RpcProxy {
   readonly modes = new Map<string, Mode>();
   /** Raw transactions held (never forwarded) or forwarded without answering, by lower-case sender. */
   readonly held = new Map<string, Hex[]>();
+  /** Called as a raw transaction is held, before the proxy records it. */
+  onHold: (sender: string, mode: Mode) => void = () => undefined;
   private readonly server = http.createServer((request, response) => void this.handle(request, response));
   url = '';
 
@@ -49,7 +51,10 @@ class RpcProxy {
     const raw = broadcast ? (call.params?.[0] as Hex) : null;
     const sender = raw && (await recoverTransactionAddress({ serializedTransaction: raw as never })).toLowerCase();
     const mode = (sender && this.modes.get(sender)) ?? 'pass';
-    const hold = () => this.held.set(sender!, [...(this.held.get(sender!) ?? []), raw!]);
+    const hold = () => {
+      this.onHold(sender!, mode);
+      this.held.set(sender!, [...(this.held.get(sender!) ?? []), raw!]);
+    };
     if (mode === 'hold-broadcast') {
       hold();
       return; // never forwarded, never answered: the worker waits until it is killed
@@ -160,24 +165,34 @@ it('sends a wallet transfer to an outside address as an ERC-20 transfer, its gas
 }, 120_000);
 
 it('sends once through a worker SIGKILLed between signing and broadcast, and one SIGKILLed right after broadcast', async () => {
-  // Both sends at once, one worker kill. The wallets one after the other: while one customer's approval is awaited
-  // (time skipping unlocked), the other's verification would wait for its check with no timer, and the test server,
-  // with nothing else due, skips to the ten-year execution timeout it gives such a workflow (docs/development.md
-  // "Time skipping").
+  // Both sends, one worker kill. The wallets one after the other: while one customer's approval is awaited (time
+  // skipping unlocked), the other's verification would wait for its check with no timer, and the test server, with
+  // nothing else due, skips to the ten-year execution timeout it gives such a workflow (docs/development.md "Time
+  // skipping").
   const cases: { mode: Mode; wallet: WalletBody; to: Address }[] = [];
   for (const mode of ['hold-broadcast', 'hold-answer'] as const) {
     const wallet = await fundedWallet('10');
     proxy.modes.set(wallet.address.toLowerCase(), mode);
     cases.push({ mode, wallet, to: outsideAddress() });
   }
-  const started = await Promise.all(
-    cases.map(async (one) => ({ ...one, id: await transfer(one.wallet, one.to, '3') })),
-  );
   const heldOf = (wallet: WalletBody) => proxy.held.get(wallet.address.toLowerCase()) ?? [];
-  await until(
-    async () => started.every(({ wallet }) => heldOf(wallet).length > 0),
-    'both signed and tried to broadcast',
-  );
+  // The held broadcast first: its transaction never reaches the node, so it stays signed however long the worker
+  // waits. Then the other, whose answer is lost: the worker is SIGKILLed the moment the node has answered, before
+  // its request's timeout would send it to ask for the receipt.
+  const [unsent, answered] = cases as [(typeof cases)[0], (typeof cases)[0]];
+  const unsentId = await transfer(unsent.wallet, unsent.to, '3');
+  await until(async () => heldOf(unsent.wallet).length > 0, 'the first signed and tried to broadcast');
+  const doomed = worker!;
+  proxy.onHold = (sender, mode) => {
+    if (mode === 'hold-answer' && sender === answered.wallet.address.toLowerCase()) doomed.child.kill('SIGKILL');
+  };
+  const answeredId = await transfer(answered.wallet, answered.to, '3');
+  await until(async () => heldOf(answered.wallet).length > 0, 'the second broadcast and its answer held');
+  await killWorker();
+  const started = [
+    { ...unsent, id: unsentId },
+    { ...answered, id: answeredId },
+  ];
   const stored = new Map<string, number>();
   for (const { mode, wallet, to, id } of started) {
     const send = (await findEvmSend(harness.prisma, `${id}:send`))!;
@@ -188,7 +203,7 @@ it('sends once through a worker SIGKILLed between signing and broadcast, and one
     expect(await tokenBalance(to)).toBe(mode === 'hold-answer' ? 3_000_000n : 0n);
     stored.set(id, send.nonce);
   }
-  await killWorker();
+  proxy.onHold = () => undefined;
   proxy.modes.clear();
   await startWorker();
   // The dead worker's attempts are failed as the server would once their timeout passed.
