@@ -80,9 +80,10 @@ export async function prepareTools(options: { typecheck: boolean }): Promise<num
 }
 
 /**
- * Jest with the given arguments and environment; its exit code. With a signal, jest gets a process group of its
- * own (with its workers and the servers the tests start), which an abort ends as a whole (SIGTERM, then SIGKILL
- * after 10 s) and which is emptied once jest exits, so that no run leaves processes behind for the next.
+ * Jest with the given arguments and environment; its exit code. Jest gets a process group of its own (with its
+ * workers and the servers the tests start), which an abort, a Ctrl-C or a SIGTERM to this process ends as a whole
+ * (SIGTERM, then SIGKILL after 10 s) and which is emptied once jest exits, so that no run leaves processes behind for
+ * the next (a file whose set-up failed after starting a server, say).
  */
 function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<number> {
   if (signal?.aborted) return Promise.resolve(1);
@@ -95,7 +96,7 @@ function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSigna
       cwd: projectRoot,
       env,
       stdio: 'inherit',
-      detached: signal !== undefined,
+      detached: true,
     });
     let forceKill: NodeJS.Timeout | undefined;
     const killGroup = (how: NodeJS.Signals) => {
@@ -110,11 +111,16 @@ function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSigna
       forceKill = setTimeout(() => killGroup('SIGKILL'), 10_000);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    // Out of the terminal's process group, jest no longer gets its Ctrl-C: passed on as an abort.
+    process.on('SIGINT', onAbort);
+    process.on('SIGTERM', onAbort);
     child.on('error', reject);
     child.on('exit', (code) => {
       signal?.removeEventListener('abort', onAbort);
+      process.off('SIGINT', onAbort);
+      process.off('SIGTERM', onAbort);
       clearTimeout(forceKill);
-      if (signal) killGroup('SIGKILL'); // whatever of its group outlived jest (a server a test left running)
+      killGroup('SIGKILL'); // whatever of its group outlived jest (a server a test left running)
       resolve(code ?? 1);
     });
   });
