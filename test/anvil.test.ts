@@ -4,7 +4,18 @@
 import { erc20Abi, parseUnits } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { compileSandboxStablecoin } from '../scripts/lib/contracts';
-import { type LocalAnvil, revertChain, snapshotChain, startAnvil } from '../scripts/lib/anvil';
+import net, { type AddressInfo } from 'node:net';
+import {
+  anvilAnswers,
+  anvilArgs,
+  anvilBinary,
+  type LocalAnvil,
+  revertChain,
+  snapshotChain,
+  startAnvil,
+} from '../scripts/lib/anvil';
+import { startChild } from '../scripts/lib/child-process';
+import { startOnFreePort } from '../scripts/lib/ports';
 import {
   mintSandboxStablecoin,
   SANDBOX_CHAIN_MNEMONIC,
@@ -39,6 +50,33 @@ it('deploys USDC and USDT with 6 decimals at the same fixed addresses on every f
   } finally {
     await second.stop();
   }
+});
+
+it('starts the node on another port when the one picked was taken before the node bound it', async () => {
+  // Another process binds the port between the pick and the node's start: the node exits, a second port is tried.
+  const squatter = net.createServer();
+  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+  const taken = (squatter.address() as AddressInfo).port;
+  const tried: number[] = [];
+  try {
+    const node = await startOnFreePort(async (picked) => {
+      const port = tried.length === 0 ? taken : picked;
+      tried.push(port);
+      return startChild({
+        name: 'anvil',
+        command: anvilBinary(),
+        args: anvilArgs(port),
+        answers: () => anvilAnswers(`http://127.0.0.1:${port}`),
+        readyWithinMs: 15_000,
+      });
+    });
+    await node.stop();
+  } finally {
+    squatter.close();
+  }
+  expect(tried).toHaveLength(2);
+  expect(tried[0]).toBe(taken);
+  expect(tried[1]).not.toBe(taken);
 });
 
 it('mints and transfers real tokens, read back with balanceOf, and a snapshot revert undoes them', async () => {

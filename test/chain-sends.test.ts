@@ -50,7 +50,7 @@ class RpcProxy {
     const broadcast = call.method === 'eth_sendRawTransaction' || call.method === 'eth_sendRawTransactionSync';
     const raw = broadcast ? (call.params?.[0] as Hex) : null;
     const sender = raw && (await recoverTransactionAddress({ serializedTransaction: raw as never })).toLowerCase();
-    const mode = (sender && this.modes.get(sender)) ?? 'pass';
+    const mode: Mode = (sender ? this.modes.get(sender) : undefined) ?? 'pass';
     const hold = () => {
       this.onHold(sender!, mode);
       this.held.set(sender!, [...(this.held.get(sender!) ?? []), raw!]);

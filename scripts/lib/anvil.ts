@@ -3,7 +3,7 @@
 // sandbox-chain.ts). Blocks are mined on each transaction (tests) or every `blockTimeSeconds` (dev).
 import path from 'node:path';
 import { deploySandboxTokens, SANDBOX_CHAIN_MNEMONIC, type SandboxToken } from '../../src/providers/evm/sandbox-chain';
-import { freePort } from './ports';
+import { startOnFreePort } from './ports';
 import { startChild } from './child-process';
 
 export interface LocalAnvil {
@@ -68,23 +68,23 @@ export async function anvilRpc(
 }
 
 export async function startAnvil(options: AnvilOptions = {}): Promise<LocalAnvil> {
-  const port = await freePort();
-  const args = anvilArgs(port, options);
-  const rpcUrl = `http://127.0.0.1:${port}`;
-  const { stop } = await startChild({
-    name: `anvil on ${rpcUrl}`,
-    command: anvilBinary(),
-    args,
-    answers: () => anvilAnswers(rpcUrl),
-    readyWithinMs: 15_000,
+  return startOnFreePort(async (port) => {
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    const { stop } = await startChild({
+      name: `anvil on ${rpcUrl}`,
+      command: anvilBinary(),
+      args: anvilArgs(port, options),
+      answers: () => anvilAnswers(rpcUrl),
+      readyWithinMs: 15_000,
+    });
+    try {
+      const tokens = await deploySandboxTokens(rpcUrl);
+      return { rpcUrl, chainId: CHAIN_ID, tokens, stop };
+    } catch (error) {
+      await stop();
+      throw error;
+    }
   });
-  try {
-    const tokens = await deploySandboxTokens(rpcUrl);
-    return { rpcUrl, chainId: CHAIN_ID, tokens, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
 }
 
 /** Anvil's snapshot of the whole chain state, and the revert to it (test files share one node). */

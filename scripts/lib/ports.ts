@@ -14,6 +14,21 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Starts a process on a free port (`start`), and again on another when it found the port taken: the port is picked
+ * before the process binds it, and another process starting meanwhile (the run's other servers) can bind it first.
+ */
+export async function startOnFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (error) {
+      if (attempt >= attempts || !/address already in use|EADDRINUSE/i.test(String(error))) throw error;
+    }
+  }
+}
+
+/**
  * A free TCP port on loopback below 32768, for the Temporal server's membership ports: it stores them in a
  * smallint column (cluster_membership.rpc_port), and the OS's own picks (freePort) come from above that.
  */

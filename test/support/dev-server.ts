@@ -14,7 +14,7 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { type ChildHandle, startChild } from '../../scripts/lib/child-process';
-import { freePort } from '../../scripts/lib/ports';
+import { startOnFreePort } from '../../scripts/lib/ports';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 
 export interface DevServer {
@@ -35,7 +35,18 @@ const namespaceName = (index: number) => `test-${index}`;
 
 /** Starts the dev server with `namespaces` test namespaces; resolves once it answers for the last of them. */
 export async function startDevServer(binary: string, pool: string, namespaces: number): Promise<DevServer> {
-  const port = await freePort();
+  const { address, child } = await startOnFreePort((port) => startDevServerOn(binary, port, namespaces));
+  rmSync(pool, { recursive: true, force: true });
+  mkdirSync(pool, { recursive: true });
+  for (let i = 1; i <= namespaces; i += 1) writeFileSync(path.join(pool, `ready-${namespaceName(i)}`), '');
+  return { address, pool, process: child, stop: () => child.stop() };
+}
+
+async function startDevServerOn(
+  binary: string,
+  port: number,
+  namespaces: number,
+): Promise<{ address: string; child: ChildHandle }> {
   const address = `127.0.0.1:${port}`;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless'];
   args.push('--log-level', 'error', '--namespace', 'default');
@@ -65,10 +76,7 @@ export async function startDevServer(binary: string, pool: string, namespaces: n
     readyWithinMs: 60_000,
     unref: true,
   });
-  rmSync(pool, { recursive: true, force: true });
-  mkdirSync(pool, { recursive: true });
-  for (let i = 1; i <= namespaces; i += 1) writeFileSync(path.join(pool, `ready-${namespaceName(i)}`), '');
-  return { address, pool, process: child, stop: () => child.stop() };
+  return { address, child };
 }
 
 /** A namespace of this harness's own on the run's dev server, with the project's search attributes. */
