@@ -386,7 +386,6 @@ it('CLI: login keeps the key (0600), listen forwards a triggered event signed li
     const listen = cli('/usr/bin/node', ['listen', '--forward-to', local.url, '--json'], env);
     const ready = JSON.parse(await lineMatching(listen, /"ready":true/)) as { secret: string };
     expect(ready.secret).toMatch(/^whsec_/);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // the stream is open
     const trigger = cli(process.execPath, ['trigger', 'customer.created', '--json'], env);
     expect(await exited(trigger)).toBe(0);
     const triggered = JSON.parse(trigger.lines[0]!) as { resource_id: string };
@@ -450,8 +449,8 @@ it('CLI: trigger payin.completed drives a sandbox pay-in to completion; listen f
   })();
   try {
     const listen = cli(process.execPath, ['listen', '--forward-to', local.url, '--events', 'payin.completed'], env);
+    // Printed once the stream is open: what is triggered now is forwarded.
     const secret = /secret: (whsec_\S+)/.exec(await lineMatching(listen, /Webhook signing secret/))![1]!;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
     const trigger = cli(process.execPath, ['trigger', 'payin.completed'], env);
     expect(await exited(trigger)).toBe(0);
     const payinId = /^Triggered payin.completed: (\S+)$/.exec(trigger.lines[0]!)![1];

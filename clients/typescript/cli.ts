@@ -42,7 +42,8 @@ Without --api-key it reads the key from $PAYMENTS_API_KEY or asks for it.`,
 Streams your events as they are recorded (GET /v1/events/stream) and POSTs each one to <url> with the
 Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), signed with a secret it prints
 (or --secret): verify them in your handler exactly as you will verify real deliveries. --events forwards only
-those types. Reconnects after the last event received. Ctrl-C stops.`,
+those types. Says "Ready" once the stream is open: every event recorded from then on is forwarded. Reconnects
+after the last event received. Ctrl-C stops.`,
   trigger: `Usage: payments trigger <event-type> [--json]
 
 Drives a sandbox flow that emits the event:
@@ -202,16 +203,23 @@ async function listen(
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
-  out(`Ready: forwarding your events to ${target}\nWebhook signing secret: ${secret}`, {
-    ready: true,
-    forward_to: target,
-    secret,
-  });
+  // Ready once the stream is open, not before: an event triggered after "Ready" is always forwarded.
+  let ready = false;
+  const onOpen = () => {
+    if (ready) return;
+    ready = true;
+    out(`Ready: forwarding your events to ${target}\nWebhook signing secret: ${secret}`, {
+      ready: true,
+      forward_to: target,
+      secret,
+    });
+  };
   try {
     for await (const event of streamEvents({
       baseUrl,
       apiKey,
       signal: stop.signal,
+      onOpen,
       onError: (error) => console.error(`stream: ${String(error)}; reconnecting`),
     })) {
       if (only && !only.has(event.event_type)) continue;

@@ -11,6 +11,8 @@ export interface EventStreamOptions {
   fetch?: typeof fetch;
   /** Told about each (re)connection failure before the next try. */
   onError?: (error: unknown) => void;
+  /** Told each time the stream is open: every event recorded from then on comes (the first call: "from now"). */
+  onOpen?: () => void;
 }
 
 /** Every event recorded from now on (or after `lastEventId`), until `signal` aborts. */
@@ -35,6 +37,7 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
         throw new Error(`stream answered ${response.status}: ${text}`);
       }
       failures = 0;
+      options.onOpen?.();
       for await (const message of messages(response.body)) {
         if (message.id) lastEventId = message.id;
         if (message.data) yield JSON.parse(message.data) as WebhookEvent;
