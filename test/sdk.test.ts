@@ -17,6 +17,7 @@ import {
   unwrap,
   verifyWebhook,
 } from '../clients/typescript/index';
+import { streamEvents } from '../clients/typescript/stream';
 import { API_VERSION } from '../src/http/openapi';
 import { closeEventStreams } from '../src/services/event-stream';
 import { withDatabaseTransaction } from '../src/persistence/database';
@@ -327,6 +328,29 @@ it("streams the partner's own events, resumes after Last-Event-ID, and caps open
   await ending.text();
   expect(Date.now() - started).toBeLessThan(10_000);
 }, 60_000);
+
+it('tells the stream reader once the stream is open: an event recorded at that moment comes', async () => {
+  // What the CLI's "Ready" waits for: an event created the moment onOpen is told is streamed, never missed.
+  const streamer = await harness.createPartner('SDK stream open');
+  const stop = new AbortController();
+  let created: Promise<{ id: string }> | undefined;
+  const onOpen = () => {
+    created ??= createPaymentsClient({ baseUrl, apiKey: streamer.apiKey })
+      .POST('/v1/customers', { body: customerBody('Opened') } as never)
+      .then((response) => unwrap(response) as { id: string });
+  };
+  const timer = setTimeout(() => stop.abort(), 20_000);
+  try {
+    const events = streamEvents({ baseUrl, apiKey: streamer.apiKey, signal: stop.signal, onOpen });
+    const first = await events.next();
+    expect(first.done).toBe(false);
+    expect(first.value?.event_type).toBe('customer.created');
+    expect(first.value?.event_resource_id).toBe((await created!).id);
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
+});
 
 it('streams an event whose database transaction commits after a later-numbered one: no gap, no repeat', async () => {
   const streamer = await harness.createPartner('SDK stream order');
