@@ -107,6 +107,7 @@ function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSigna
       }
     };
     const onAbort = () => {
+      if (forceKill) return; // asked already (an abort and a Ctrl-C, say)
       killGroup('SIGTERM');
       forceKill = setTimeout(() => killGroup('SIGKILL'), 10_000);
     };
