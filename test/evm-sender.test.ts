@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { type DatabaseClient } from '../src/persistence/database';
 import { createPrismaClient, prismaOf } from '../src/persistence/internal/database';
-import { findEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
+import { findEvmSend, reserveEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
 import { keySeeds } from '../src/providers';
 import { EvmSender, evmClient } from '../src/providers/evm/sender';
 import { SeedSigner } from '../src/providers/evm/signer';
@@ -108,6 +108,59 @@ it('broadcasts a dropped transaction again from the stored bytes', async () => {
   expect(row.broadcasts).toBe(2);
   expect(row.replacedHashes).toEqual([]);
   await expectMinedOnce(request.idempotencyKey, to);
+});
+
+it('gives a reservation left unsigned its nonce to the next send, so a later transaction is not held behind a gap', async () => {
+  const client = evmClient(anvil.chainId, [anvil.rpcUrl]);
+  const own = await signer.addressOf(ownKeyReference);
+  const start = await client.getTransactionCount({ address: own, blockTag: 'pending' });
+  // What an attempt leaves when its workflow is terminated between reserving a nonce and signing.
+  const abandonedKey = `test:${randomUUID()}:send`;
+  const abandonedTo = privateKeyToAccount(generatePrivateKey()).address;
+  const abandoned = await reserveEvmSend(
+    prisma,
+    {
+      idempotencyKey: abandonedKey,
+      chain: 'ethereum',
+      fromAddress: own,
+      toAddress: abandonedTo,
+      token: null,
+      kind: 'transfer',
+      amount: '12345',
+    },
+    start,
+    new Date(0),
+  );
+  expect(abandoned).toMatchObject({ nonce: start, status: 'reserved' });
+  // Reserved a moment ago, so not abandoned: the next send takes the nonce after it and waits behind the gap.
+  const behindTo = privateKeyToAccount(generatePrivateKey()).address;
+  const behind = payment(behindTo);
+  expect((await sender.send(behind)).state).toBe('pending');
+  expect((await findEvmSend(prisma, behind.idempotencyKey))!.nonce).toBe(start + 1);
+  expect(await client.getTransactionCount({ address: own })).toBe(start);
+
+  // Unsigned long enough: the next send takes its nonce, fills the gap, and the one behind it is mined.
+  await prismaOf(prisma)!.evmSend.update({
+    where: { idempotencyKey: abandonedKey },
+    data: { updatedAt: new Date(Date.now() - 60 * 60_000) },
+  });
+  const fillerTo = privateKeyToAccount(generatePrivateKey()).address;
+  const filler = payment(fillerTo);
+  expect(await sender.send(filler)).toMatchObject({ state: 'mined', succeeded: true });
+  expect((await findEvmSend(prisma, filler.idempotencyKey))!.nonce).toBe(start);
+  expect(await findEvmSend(prisma, abandonedKey)).toBeNull();
+  expect(await sender.send(behind)).toMatchObject({ state: 'mined', succeeded: true });
+
+  // The abandoned operation driven again after all: a nonce of its own now, sent once.
+  expect(await sender.send({ ...payment(abandonedTo), idempotencyKey: abandonedKey })).toMatchObject({
+    state: 'mined',
+    succeeded: true,
+  });
+  expect((await findEvmSend(prisma, abandonedKey))!.nonce).toBe(start + 2);
+  for (const to of [behindTo, fillerTo, abandonedTo]) expect(await client.getBalance({ address: to })).toBe(12_345n);
+  const chainNonce = await client.getTransactionCount({ address: own, blockTag: 'pending' });
+  expect(chainNonce).toBe(start + 3);
+  expect(await storedNextNonce(prisma, 'ethereum', own)).toBe(chainNonce);
 });
 
 it('answers unavailable, within its bound, when the node cannot be reached; nothing is reserved', async () => {

@@ -76,11 +76,17 @@ export async function findEvmSend(db: Database, idempotencyKey: string): Promise
  * The send under the key, or a new one with the sender's next nonce: the stored next nonce, or the chain's pending
  * count when that is higher (something outside the service sent from the address), taken under the nonce row's lock
  * in the same transaction as the send's row, so two sends never share a nonce and a repeated key never takes a second.
+ *
+ * A reservation still unsigned since `abandonedBefore` (its workflow terminated, or gave up, between reserving and
+ * signing) would leave a gap that holds every later transaction from the address in the node's queue: the new send
+ * takes its nonce, and its row goes. Nothing was signed under it, so nothing of it can be on chain; its own attempt,
+ * were one still alive, can no longer store a signature (storeSignedEvmSend wants `reserved`) and reserves anew.
  */
 export async function reserveEvmSend(
   prisma: DatabaseClient,
   send: NewEvmSend,
   chainNonce: number,
+  abandonedBefore: Date,
 ): Promise<EvmSendRow> {
   return withDatabaseTransaction(prisma, async (tx) => {
     const existing = await selectRow(tx, send.idempotencyKey);
@@ -101,19 +107,43 @@ export async function reserveEvmSend(
     // A concurrent request with the same key waited on the lock above: it finds the send now.
     const raced = await selectRow(tx, send.idempotencyKey);
     if (raced) return rowOf(raced);
-    const nonce = Math.max(Number(nextNonce), chainNonce);
+    const abandoned = await db
+      .selectFrom('evmSends')
+      .select(['idempotencyKey', 'nonce'])
+      .where('chain', '=', send.chain)
+      .where('fromAddress', '=', send.fromAddress)
+      .where('status', '=', 'reserved')
+      .where('updatedAt', '<', abandonedBefore)
+      .where('nonce', '>=', String(chainNonce))
+      .orderBy('nonce')
+      .limit(1)
+      .executeTakeFirst();
+    const takenOver = abandoned !== undefined && (await removeReservation(tx, abandoned.idempotencyKey));
+    const nonce = takenOver ? Number(abandoned.nonce) : Math.max(Number(nextNonce), chainNonce);
     await db
       .insertInto('evmSends')
       .values({ ...send, nonce: String(nonce), status: 'reserved' })
       .execute();
-    await db
-      .updateTable('evmNonces')
-      .set({ nextNonce: String(nonce + 1), updatedAt: new Date() })
-      .where('chain', '=', send.chain)
-      .where('address', '=', send.fromAddress)
-      .execute();
+    if (!takenOver) {
+      await db
+        .updateTable('evmNonces')
+        .set({ nextNonce: String(nonce + 1), updatedAt: new Date() })
+        .where('chain', '=', send.chain)
+        .where('address', '=', send.fromAddress)
+        .execute();
+    }
     return rowOf((await selectRow(tx, send.idempotencyKey))!);
   });
+}
+
+/** Removes a send still `reserved`; false when its own attempt signed it meanwhile (the delete waited for that). */
+async function removeReservation(db: Database, idempotencyKey: string): Promise<boolean> {
+  const removed = await sqlOf(db)
+    .deleteFrom('evmSends')
+    .where('idempotencyKey', '=', idempotencyKey)
+    .where('status', '=', 'reserved')
+    .executeTakeFirst();
+  return Number(removed.numDeletedRows) === 1;
 }
 
 /**

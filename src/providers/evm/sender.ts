@@ -100,6 +100,8 @@ export interface EvmSenderOptions {
   stuckAfterMs?: number;
   /** Addresses that send often (the hot treasury addresses, the collection): topped up for many sends at once. */
   hotKeyReferences?: readonly string[];
+  /** How long a reserved nonce may stay unsigned before the next send from the address takes it (reserveEvmSend). */
+  abandonedReservationAfterMs?: number;
 }
 
 /** A hot address's top-up: this many sends' gas at the fee cap of the moment. */
@@ -119,9 +121,11 @@ export class EvmSender {
     this.receiptWaitMs = options.receiptWaitMs ?? 20_000;
     this.feeBumpPercent = BigInt(options.feeBumpPercent ?? 25);
     this.stuckAfterMs = options.stuckAfterMs ?? 60_000;
+    this.abandonedReservationAfterMs = options.abandonedReservationAfterMs ?? 10 * 60_000;
   }
 
   private readonly stuckAfterMs: number;
+  private readonly abandonedReservationAfterMs: number;
   /** One gas check at a time per address in this process: concurrent sends from a hot address top it up once. */
   private readonly gasChecks = new Map<string, Promise<void>>();
   private fees: { at: number; value: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> } | null = null;
@@ -181,6 +185,7 @@ export class EvmSender {
           kind: request.describe.kind ?? (request.describe.token === null ? 'gas' : 'transfer'),
         },
         chainNonce,
+        new Date(Date.now() - this.abandonedReservationAfterMs),
       );
     }
     let justSigned = false;
@@ -189,7 +194,11 @@ export class EvmSender {
       await this.ensureGas(request, from, gas);
       const signed = await this.sign(request, row.nonce, gas, null);
       justSigned = await storeSignedEvmSend(prisma, request.idempotencyKey, signed, null);
-      row = (await findEvmSend(prisma, request.idempotencyKey))!;
+      const stored = await findEvmSend(prisma, request.idempotencyKey);
+      // Its nonce went to a later send while this reservation waited unsigned (reserveEvmSend): the next attempt
+      // reserves anew; what was signed here is dropped, never broadcast.
+      if (!stored) throw new EvmUnavailableError(`${request.idempotencyKey}: reservation taken over; reserving again`);
+      row = stored;
       await holdForTest('after-sign', request.idempotencyKey);
     }
     // A transaction signed a moment ago by this very call cannot have been mined: no receipt to ask for.
