@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { type DatabaseClient } from '../src/persistence/database';
 import { createPrismaClient, prismaOf } from '../src/persistence/internal/database';
-import { findEvmSend, reserveEvmSend, storedNextNonce } from '../src/persistence/evm-sends';
+import { findEvmSend, reserveEvmSend, storedNextNonce, storeSignedEvmSend } from '../src/persistence/evm-sends';
 import { keySeeds } from '../src/providers';
 import { EvmSender, evmClient } from '../src/providers/evm/sender';
 import { SeedSigner } from '../src/providers/evm/signer';
@@ -117,20 +117,16 @@ it('gives a reservation left unsigned its nonce to the next send, so a later tra
   // What an attempt leaves when its workflow is terminated between reserving a nonce and signing.
   const abandonedKey = `test:${randomUUID()}:send`;
   const abandonedTo = privateKeyToAccount(generatePrivateKey()).address;
-  const abandoned = await reserveEvmSend(
-    prisma,
-    {
-      idempotencyKey: abandonedKey,
-      chain: 'ethereum',
-      fromAddress: own,
-      toAddress: abandonedTo,
-      token: null,
-      kind: 'transfer',
-      amount: '12345',
-    },
-    start,
-    new Date(0),
-  );
+  const abandonedSend = {
+    idempotencyKey: abandonedKey,
+    chain: 'ethereum' as const,
+    fromAddress: own,
+    toAddress: abandonedTo,
+    token: null,
+    kind: 'transfer' as const,
+    amount: '12345',
+  };
+  const abandoned = await reserveEvmSend(prisma, abandonedSend, start, 60 * 60_000);
   expect(abandoned).toMatchObject({ nonce: start, status: 'reserved' });
   // Reserved a moment ago, so not abandoned: the next send takes the nonce after it and waits behind the gap.
   const behindTo = privateKeyToAccount(generatePrivateKey()).address;
@@ -151,7 +147,18 @@ it('gives a reservation left unsigned its nonce to the next send, so a later tra
   expect(await findEvmSend(prisma, abandonedKey)).toBeNull();
   expect(await sender.send(behind)).toMatchObject({ state: 'mined', succeeded: true });
 
-  // The abandoned operation driven again after all: a nonce of its own now, sent once.
+  // A lookup drives only what is reserved: the abandoned operation is "never sent", and stays so.
+  await expect(
+    sender.send({ ...payment(abandonedTo), idempotencyKey: abandonedKey, resumeOnly: true }),
+  ).rejects.toMatchObject({ name: 'EvmUnavailableError' });
+  expect(await findEvmSend(prisma, abandonedKey)).toBeNull();
+  // Driven again after all, it reserves a nonce of its own; an attempt that had signed at the old nonce cannot store
+  // that signature on the new reservation.
+  const chainNow = await client.getTransactionCount({ address: own, blockTag: 'pending' });
+  const again = await reserveEvmSend(prisma, { ...abandonedSend, idempotencyKey: abandonedKey }, chainNow, 60 * 60_000);
+  expect(again.nonce).toBe(start + 2);
+  const stale = { rawTransaction: '0x01', txHash: `0x${'ab'.repeat(32)}`, maxFeePerGas: 1n, nonce: start };
+  expect(await storeSignedEvmSend(prisma, abandonedKey, stale, null)).toBe(false);
   expect(await sender.send({ ...payment(abandonedTo), idempotencyKey: abandonedKey })).toMatchObject({
     state: 'mined',
     succeeded: true,

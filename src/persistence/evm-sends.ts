@@ -77,16 +77,17 @@ export async function findEvmSend(db: Database, idempotencyKey: string): Promise
  * count when that is higher (something outside the service sent from the address), taken under the nonce row's lock
  * in the same transaction as the send's row, so two sends never share a nonce and a repeated key never takes a second.
  *
- * A reservation still unsigned since `abandonedBefore` (its workflow terminated, or gave up, between reserving and
- * signing) would leave a gap that holds every later transaction from the address in the node's queue: the new send
- * takes its nonce, and its row goes. Nothing was signed under it, so nothing of it can be on chain; its own attempt,
- * were one still alive, can no longer store a signature (storeSignedEvmSend wants `reserved`) and reserves anew.
+ * A reservation no attempt has touched for `abandonedAfterMs` (touchEvmReservation; its workflow terminated, or gave
+ * up, between reserving and signing) would leave a gap that holds every later transaction from the address in the
+ * node's queue: the new send takes its nonce, and its row goes. Nothing was signed under it, so nothing of it can be
+ * on chain; an attempt of it still alive can no longer store a signature (storeSignedEvmSend wants its row, reserved,
+ * at that nonce) and reserves anew.
  */
 export async function reserveEvmSend(
   prisma: DatabaseClient,
   send: NewEvmSend,
   chainNonce: number,
-  abandonedBefore: Date,
+  abandonedAfterMs: number,
 ): Promise<EvmSendRow> {
   return withDatabaseTransaction(prisma, async (tx) => {
     const existing = await selectRow(tx, send.idempotencyKey);
@@ -113,12 +114,13 @@ export async function reserveEvmSend(
       .where('chain', '=', send.chain)
       .where('fromAddress', '=', send.fromAddress)
       .where('status', '=', 'reserved')
-      .where('updatedAt', '<', abandonedBefore)
+      .where('updatedAt', '<', abandonedSince(abandonedAfterMs))
       .where('nonce', '>=', String(chainNonce))
       .orderBy('nonce')
       .limit(1)
       .executeTakeFirst();
-    const takenOver = abandoned !== undefined && (await removeReservation(tx, abandoned.idempotencyKey));
+    const takenOver =
+      abandoned !== undefined && (await removeReservation(tx, abandoned.idempotencyKey, abandonedAfterMs));
     const nonce = takenOver ? Number(abandoned.nonce) : Math.max(Number(nextNonce), chainNonce);
     await db
       .insertInto('evmSends')
@@ -136,14 +138,37 @@ export async function reserveEvmSend(
   });
 }
 
-/** Removes a send still `reserved`; false when its own attempt signed it meanwhile (the delete waited for that). */
-async function removeReservation(db: Database, idempotencyKey: string): Promise<boolean> {
+/** The database's own clock, like the reservations' times: a worker's clock may differ. */
+const abandonedSince = (abandonedAfterMs: number) =>
+  sql<Date>`now() - make_interval(secs => ${abandonedAfterMs / 1000})`;
+
+/**
+ * Removes a reservation still abandoned; false when an attempt of it signed or touched it meanwhile (the delete
+ * waited for that update).
+ */
+async function removeReservation(db: Database, idempotencyKey: string, abandonedAfterMs: number): Promise<boolean> {
   const removed = await sqlOf(db)
     .deleteFrom('evmSends')
     .where('idempotencyKey', '=', idempotencyKey)
     .where('status', '=', 'reserved')
+    .where('updatedAt', '<', abandonedSince(abandonedAfterMs))
     .executeTakeFirst();
   return Number(removed.numDeletedRows) === 1;
+}
+
+/**
+ * An attempt about to sign the send's reserved nonce says it is alive (reserveEvmSend takes only reservations no
+ * attempt touched for a while). False when the reservation is gone (taken over) or no longer at that nonce.
+ */
+export async function touchEvmReservation(db: Database, idempotencyKey: string, nonce: number): Promise<boolean> {
+  const touched = await sqlOf(db)
+    .updateTable('evmSends')
+    .set({ updatedAt: sql<Date>`now()` })
+    .where('idempotencyKey', '=', idempotencyKey)
+    .where('status', '=', 'reserved')
+    .where('nonce', '=', String(nonce))
+    .executeTakeFirst();
+  return Number(touched.numUpdatedRows) === 1;
 }
 
 /**
@@ -153,7 +178,7 @@ async function removeReservation(db: Database, idempotencyKey: string): Promise<
 export async function storeSignedEvmSend(
   db: Database,
   idempotencyKey: string,
-  signed: { rawTransaction: string; txHash: string; maxFeePerGas: bigint },
+  signed: { rawTransaction: string; txHash: string; maxFeePerGas: bigint; nonce: number },
   replaces: string | null,
 ): Promise<boolean> {
   let update = sqlOf(db)
@@ -168,7 +193,9 @@ export async function storeSignedEvmSend(
         ? { replacedHashes: eb.fn<string[]>('array_append', [eb.ref('replacedHashes'), eb.val(replaces)]) }
         : {}),
     }))
-    .where('idempotencyKey', '=', idempotencyKey);
+    .where('idempotencyKey', '=', idempotencyKey)
+    // Signed at the row's nonce: a reservation taken over and made again under the key has another.
+    .where('nonce', '=', String(signed.nonce));
   update = replaces
     ? update.where('txHash', '=', replaces).where('status', '=', 'signed')
     : update.where('status', '=', 'reserved');

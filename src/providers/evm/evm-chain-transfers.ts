@@ -82,7 +82,7 @@ export class EvmChainTransfers implements ChainTransfers {
     return request.chain === this.options.chain.name && request.simulate === null;
   }
 
-  async send(request: ChainTransferRequest): Promise<ChainTransferOutcome> {
+  async send(request: ChainTransferRequest, resumeOnly = false): Promise<ChainTransferOutcome> {
     if (!this.onChain(request)) return this.options.fallback.send(request);
     const token = this.options.chain.tokens[request.amount.currency];
     if (!token) return { status: 'rejected', reason: `no ${request.amount.currency} contract on ${request.chain}` };
@@ -99,6 +99,7 @@ export class EvmChainTransfers implements ChainTransfers {
           args: [getAddress(request.toAddress), amount],
         }),
         describe: { toAddress: request.toAddress, token: request.amount.currency, amount: amount.toString() },
+        resumeOnly,
       });
     });
   }
@@ -209,7 +210,7 @@ export class EvmChainTransfers implements ChainTransfers {
     if (!found) return { state: 'not_executed' };
     if (found.state === 'pending') {
       // Reserved or broadcast, not mined: drive it on (rebroadcast, replace) rather than leave a nonce gap.
-      const driven = await this.send(request).catch(() => null);
+      const driven = await this.send(request, true).catch(() => null);
       if (driven) return { state: 'executed', outcome: driven };
       return { state: 'unknown' };
     }

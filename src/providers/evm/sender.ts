@@ -37,6 +37,7 @@ import {
   settleEvmSend,
   signedEvmSendsBelow,
   storeSignedEvmSend,
+  touchEvmReservation,
 } from '../../persistence/evm-sends';
 import type { Blockchain } from '../../domain/rails';
 import { ProviderUnavailableError } from '../unavailable';
@@ -80,6 +81,8 @@ export interface EvmSendRequest {
   value?: bigint;
   /** For the row (operators): who gets what, in the token's minor units or wei. */
   describe: { toAddress: string; token: string | null; amount: string; kind?: EvmSendKind };
+  /** Drive only a send already reserved under the key, never reserve one (a lookup: "never sent" must stay so). */
+  resumeOnly?: boolean;
 }
 
 export type EvmSendOutcome =
@@ -171,6 +174,7 @@ export class EvmSender {
     if (row && (row.status === 'mined' || row.status === 'failed')) return (await this.minedOutcome(row))!;
     let gas: bigint | null = null;
     if (!row) {
+      if (request.resumeOnly) throw new EvmUnavailableError(`${request.idempotencyKey}: no send to resume`);
       // Estimated before the nonce is taken: a send the chain would refuse outright (no balance) takes none.
       gas = await this.estimateGas(from, request);
       await this.ensureGas(request, from, gas);
@@ -185,19 +189,21 @@ export class EvmSender {
           kind: request.describe.kind ?? (request.describe.token === null ? 'gas' : 'transfer'),
         },
         chainNonce,
-        new Date(Date.now() - this.abandonedReservationAfterMs),
+        this.abandonedReservationAfterMs,
       );
     }
     let justSigned = false;
     if (row.status === 'reserved') {
+      // Its nonce went to a later send while no attempt touched it (reserveEvmSend): the next attempt reserves anew.
+      const takenOver = () => new EvmUnavailableError(`${request.idempotencyKey}: reservation taken over`);
+      if (!(await touchEvmReservation(prisma, request.idempotencyKey, row.nonce))) throw takenOver();
       gas ??= await this.estimateGas(from, request).catch(() => FALLBACK_GAS);
       await this.ensureGas(request, from, gas);
       const signed = await this.sign(request, row.nonce, gas, null);
-      justSigned = await storeSignedEvmSend(prisma, request.idempotencyKey, signed, null);
+      justSigned = await storeSignedEvmSend(prisma, request.idempotencyKey, { ...signed, nonce: row.nonce }, null);
       const stored = await findEvmSend(prisma, request.idempotencyKey);
-      // Its nonce went to a later send while this reservation waited unsigned (reserveEvmSend): the next attempt
-      // reserves anew; what was signed here is dropped, never broadcast.
-      if (!stored) throw new EvmUnavailableError(`${request.idempotencyKey}: reservation taken over; reserving again`);
+      // What was signed here is dropped, never broadcast, unless this attempt or another stored it at this nonce.
+      if (!stored || stored.status === 'reserved' || stored.nonce !== row.nonce) throw takenOver();
       row = stored;
       await holdForTest('after-sign', request.idempotencyKey);
     }
@@ -227,7 +233,7 @@ export class EvmSender {
       known.gas,
       ((row.maxFeePerGas ?? known.maxFeePerGas ?? 0n) * (100n + this.feeBumpPercent)) / 100n,
     );
-    if (await storeSignedEvmSend(prisma, request.idempotencyKey, replacement, row.txHash)) {
+    if (await storeSignedEvmSend(prisma, request.idempotencyKey, { ...replacement, nonce: row.nonce }, row.txHash)) {
       await this.broadcast((await findEvmSend(prisma, request.idempotencyKey))!);
     }
     return { state: 'pending', txHash: replacement.txHash as Hash };
