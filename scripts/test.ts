@@ -81,9 +81,10 @@ export async function prepareTools(options: { typecheck: boolean }): Promise<num
 
 /**
  * Jest with the given arguments and environment; its exit code. Jest gets a process group of its own (with its
- * workers and the servers the tests start), which an abort, a Ctrl-C or a SIGTERM to this process ends as a whole
- * (SIGTERM, then SIGKILL after 10 s) and which is emptied once jest exits, so that no run leaves processes behind for
- * the next (a file whose set-up failed after starting a server, say).
+ * workers and the servers the tests start), which an abort, a Ctrl-C, a SIGTERM or a hang-up of this process ends as
+ * a whole (SIGTERM, then SIGKILL once jest has exited or after 10 s) and which is emptied once jest exits, so that no
+ * run leaves processes behind for the next (a file whose set-up failed after starting a server, say). Watch mode reads
+ * the terminal, so it stays in the terminal's group.
  */
 function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<number> {
   if (signal?.aborted) return Promise.resolve(1);
@@ -92,14 +93,16 @@ function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSigna
     // registry, and scavenging it in 16 MB halves cost more (docs/development.md "Test suite time").
     // JEST_NODE_ARGS: more flags, e.g. `--cpu-prof --cpu-prof-dir=...` with `--runInBand` (refused in NODE_OPTIONS).
     const nodeArgs = ['--max-semi-space-size=32', ...(process.env.JEST_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    const watching = jestArgs.some((arg) => arg === '--watch' || arg === '--watchAll');
     const child = spawn(process.execPath, [...nodeArgs, require.resolve('jest/bin/jest'), ...jestArgs], {
       cwd: projectRoot,
       env,
       stdio: 'inherit',
-      detached: true,
+      detached: !watching,
     });
     let forceKill: NodeJS.Timeout | undefined;
     const killGroup = (how: NodeJS.Signals) => {
+      if (watching) return; // the terminal's group: its Ctrl-C reached jest already
       try {
         process.kill(-child.pid!, how);
       } catch {
@@ -112,14 +115,13 @@ function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSigna
       forceKill = setTimeout(() => killGroup('SIGKILL'), 10_000);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    // Out of the terminal's process group, jest no longer gets its Ctrl-C: passed on as an abort.
-    process.on('SIGINT', onAbort);
-    process.on('SIGTERM', onAbort);
+    // Out of the terminal's process group, jest no longer gets its Ctrl-C or hang-up: passed on as an abort.
+    const stopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    for (const name of stopSignals) process.on(name, onAbort);
     child.on('error', reject);
     child.on('exit', (code) => {
       signal?.removeEventListener('abort', onAbort);
-      process.off('SIGINT', onAbort);
-      process.off('SIGTERM', onAbort);
+      for (const name of stopSignals) process.off(name, onAbort);
       clearTimeout(forceKill);
       killGroup('SIGKILL'); // whatever of its group outlived jest (a server a test left running)
       resolve(code ?? 1);
