@@ -42,6 +42,7 @@ import {
   walletAccountOf,
 } from './support/chain';
 import { sendUpdate } from './support/updates';
+import { eventually } from './support/eventually';
 import {
   createTransaction,
   deposit,
@@ -272,9 +273,16 @@ it('spreads settlements over the hot treasury addresses, each with its own nonce
   expect(senders.size).toBeGreaterThan(1);
   const treasury = sandboxTreasury().address;
   for (const address of senders) {
-    // Each address's stored next nonce is the chain's: nothing sent twice, no nonce skipped.
-    const chainNonce = await client().getTransactionCount({ address: address as Address, blockTag: 'pending' });
-    expect(await storedNextNonce(harness.prisma, 'ethereum', address)).toBe(chainNonce);
+    // Each address's stored next nonce is the chain's: nothing sent twice, no nonce skipped. Other files send from
+    // the same addresses on the shared node: compared once none of theirs is between its reservation and broadcast.
+    const [stored, chainNonce] = await eventually(
+      async () => [
+        await storedNextNonce(harness.prisma, 'ethereum', address),
+        await client().getTransactionCount({ address: address as Address, blockTag: 'pending' }),
+      ],
+      ([next, onChain]) => next === onChain,
+    );
+    expect(stored).toBe(chainNonce);
     if (address === treasury) continue;
     // A hot address beyond Anvil's funded accounts sends with ether the treasury topped it up with, once for many sends.
     // Other test files settle through the same hot addresses on the shared chain: count the top-ups of this test's

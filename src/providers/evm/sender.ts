@@ -193,17 +193,22 @@ export class EvmSender {
       );
     }
     let justSigned = false;
+    // Its nonce went to a later send while no attempt touched it (reserveEvmSend): the next attempt reserves anew.
+    const takenOver = () => new EvmUnavailableError(`${request.idempotencyKey}: reservation taken over`);
+    if (row.status === 'reserved' && !(await touchEvmReservation(prisma, request.idempotencyKey, row.nonce))) {
+      // Signed meanwhile by another attempt (this one goes on from its row), or gone.
+      const current = await findEvmSend(prisma, request.idempotencyKey);
+      if (!current || current.status === 'reserved') throw takenOver();
+      row = current;
+    }
     if (row.status === 'reserved') {
-      // Its nonce went to a later send while no attempt touched it (reserveEvmSend): the next attempt reserves anew.
-      const takenOver = () => new EvmUnavailableError(`${request.idempotencyKey}: reservation taken over`);
-      if (!(await touchEvmReservation(prisma, request.idempotencyKey, row.nonce))) throw takenOver();
       gas ??= await this.estimateGas(from, request).catch(() => FALLBACK_GAS);
       await this.ensureGas(request, from, gas);
       const signed = await this.sign(request, row.nonce, gas, null);
       justSigned = await storeSignedEvmSend(prisma, request.idempotencyKey, { ...signed, nonce: row.nonce }, null);
       const stored = await findEvmSend(prisma, request.idempotencyKey);
-      // What was signed here is dropped, never broadcast, unless this attempt or another stored it at this nonce.
-      if (!stored || stored.status === 'reserved' || stored.nonce !== row.nonce) throw takenOver();
+      // Not stored here nor by another attempt: what was signed here is dropped, never broadcast.
+      if (!stored || stored.status === 'reserved') throw takenOver();
       row = stored;
       await holdForTest('after-sign', request.idempotencyKey);
     }
