@@ -82,7 +82,8 @@ export class EvmChainTransfers implements ChainTransfers {
     return request.chain === this.options.chain.name && request.simulate === null;
   }
 
-  async send(request: ChainTransferRequest, resumeOnly = false): Promise<ChainTransferOutcome> {
+  /** `resumeOnly`: drive only a send already reserved under the key (a lookup's, whose "never sent" must stay so). */
+  async send(request: ChainTransferRequest, { resumeOnly = false } = {}): Promise<ChainTransferOutcome> {
     if (!this.onChain(request)) return this.options.fallback.send(request);
     const token = this.options.chain.tokens[request.amount.currency];
     if (!token) return { status: 'rejected', reason: `no ${request.amount.currency} contract on ${request.chain}` };
@@ -210,7 +211,7 @@ export class EvmChainTransfers implements ChainTransfers {
     if (!found) return { state: 'not_executed' };
     if (found.state === 'pending') {
       // Reserved or broadcast, not mined: drive it on (rebroadcast, replace) rather than leave a nonce gap.
-      const driven = await this.send(request, true).catch(() => null);
+      const driven = await this.send(request, { resumeOnly: true }).catch(() => null);
       if (driven) return { state: 'executed', outcome: driven };
       return { state: 'unknown' };
     }

@@ -103,7 +103,7 @@ export interface EvmSenderOptions {
   stuckAfterMs?: number;
   /** Addresses that send often (the hot treasury addresses, the collection): topped up for many sends at once. */
   hotKeyReferences?: readonly string[];
-  /** How long a reserved nonce may stay unsigned before the next send from the address takes it (reserveEvmSend). */
+  /** How long a reserved nonce may stay untouched by any attempt before the next send from the address takes it. */
   abandonedReservationAfterMs?: number;
 }
 
