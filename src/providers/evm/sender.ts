@@ -173,6 +173,8 @@ export class EvmSender {
     let row = await findEvmSend(prisma, request.idempotencyKey);
     if (row && (row.status === 'mined' || row.status === 'failed')) return (await this.minedOutcome(row))!;
     let gas: bigint | null = null;
+    // Reserved by this very call: fresh, so no other send can take it now, and there is nothing to touch.
+    let reservedHere = false;
     if (!row) {
       if (request.resumeOnly) throw new EvmUnavailableError(`${request.idempotencyKey}: no send to resume`);
       // Estimated before the nonce is taken: a send the chain would refuse outright (no balance) takes none.
@@ -191,11 +193,16 @@ export class EvmSender {
         chainNonce,
         this.abandonedReservationAfterMs,
       );
+      reservedHere = true;
     }
     let justSigned = false;
     // Its nonce went to a later send while no attempt touched it (reserveEvmSend): the next attempt reserves anew.
     const takenOver = () => new EvmUnavailableError(`${request.idempotencyKey}: reservation taken over`);
-    if (row.status === 'reserved' && !(await touchEvmReservation(prisma, request.idempotencyKey, row.nonce))) {
+    if (
+      row.status === 'reserved' &&
+      !reservedHere &&
+      !(await touchEvmReservation(prisma, request.idempotencyKey, row.nonce))
+    ) {
       // Signed meanwhile by another attempt (this one goes on from its row), or gone.
       const current = await findEvmSend(prisma, request.idempotencyKey);
       if (!current || current.status === 'reserved') throw takenOver();
