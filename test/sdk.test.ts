@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import {
   createPaymentsClient,
   PaymentsApiError,
@@ -246,6 +248,39 @@ it('retries a dropped connection and a timed-out attempt with the same Idempoten
   } finally {
     flaky.closeAllConnections();
     await new Promise((resolve) => flaky.close(resolve));
+  }
+});
+
+it('abandons a slow attempt after timeoutMs even when memory is collected during it', async () => {
+  // The attempt's timeout once hung on objects a garbage collection could take (a Request made only to carry the
+  // signal): a loaded process that collected during an attempt waited for the server instead of retrying.
+  setFlagsFromString('--expose-gc');
+  const collectGarbage = runInNewContext('gc') as () => void;
+  const keys: Array<string | undefined> = [];
+  const slowOnce = http.createServer((req, res) => {
+    keys.push(req.headers['idempotency-key'] as string | undefined);
+    req.resume();
+    if (keys.length === 1) setTimeout(() => res.writeHead(201).end('{}'), 3000);
+    else res.writeHead(201, { 'Content-Type': 'application/json' }).end('{"id":"x"}');
+  });
+  await new Promise<void>((resolve) => slowOnce.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(slowOnce.address() as AddressInfo).port}`;
+    const api = createPaymentsClient({ baseUrl: url, apiKey: 'k', timeoutMs: 500, retryBaseDelayMs: 10 });
+    const started = Date.now();
+    const pending = api.PUT('/v1/webhook-configs/{id}', { params: { path: { id: 'x' } }, body: {} } as never);
+    for (let collections = 0; collections < 5; collections += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      collectGarbage();
+    }
+    const result = await pending;
+    expect(result.response.status).toBe(201);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(Date.now() - started).toBeLessThan(2500);
+  } finally {
+    slowOnce.closeAllConnections();
+    await new Promise((resolve) => slowOnce.close(resolve));
   }
 });
 

@@ -112,14 +112,40 @@ function retryAfterMs(response: Response): number | null {
   return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
-const sleep = (ms: number, signal?: AbortSignal | null) =>
+const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    const onAbort = () => {
       clearTimeout(timer);
       reject(signal.reason);
-    });
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
+
+/**
+ * One attempt's signal: aborted by the caller's signal or once `timeoutMs` has passed (a TimeoutError), whichever
+ * comes first, also while the response's body is read. The timer holds the controller (Node's `AbortSignal.timeout`
+ * is held only weakly by its timer, and a garbage collection during an attempt could drop it: the attempt then
+ * waited for the server however long it took); it does not keep the process alive.
+ */
+function attemptSignal(callerSignal: AbortSignal, timeoutMs: number): AbortSignal {
+  const controller = new AbortController();
+  const onCallerAbort = () => {
+    clearTimeout(timer);
+    controller.abort(callerSignal.reason);
+  };
+  const timer = setTimeout(() => {
+    callerSignal.removeEventListener('abort', onCallerAbort);
+    controller.abort(new DOMException('The attempt timed out.', 'TimeoutError'));
+  }, timeoutMs);
+  (timer as { unref?: () => void }).unref?.();
+  if (callerSignal.aborted) onCallerAbort();
+  else callerSignal.addEventListener('abort', onCallerAbort, { once: true });
+  return controller.signal;
+}
 
 /**
  * A fetch that retries one request: every attempt is a copy of the same request, headers included, so the
@@ -136,12 +162,12 @@ function retryingFetch(options: ClientOptions): (input: Request) => Promise<Resp
     const callerSignal = request.signal;
     const template = request.clone();
     for (let attempt = 0; ; attempt += 1) {
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = AbortSignal.any ? AbortSignal.any([callerSignal, timeout]) : timeout;
       const last = attempt >= maxRetries;
       let wait: number;
       try {
-        const response = await base(new Request(template.clone(), { signal }));
+        // The signal goes to fetch itself: a Request made around it only to carry it was garbage once fetch had
+        // copied it, and undici's copy follows a signal through the original's weakly held controller.
+        const response = await base(template.clone(), { signal: attemptSignal(callerSignal, timeoutMs) });
         if (last || !RETRIED_STATUSES.has(response.status)) return response;
         const asked = retryAfterMs(response);
         wait = asked ?? baseDelay * 2 ** attempt * (0.5 + Math.random() / 2);
