@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { CHROMIUM_PACKAGE, chromiumPath } from './lib/chromium';
 import { generatePrismaClient, prepareDatabase } from './lib/database';
 import { projectRoot, typescriptCompiler } from './lib/paths';
 import { isRoot } from './lib/postgres';
@@ -21,13 +22,12 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
  * (root with apt-get, as on CI). Elsewhere the browser test explains what to install.
  */
 function ensureChromium(): void {
-  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (existsSync(chromium)) return;
+  if (existsSync(chromiumPath)) return;
   if (!isRoot || !existsSync('/usr/bin/apt-get')) return;
-  console.error('[test] installing Debian chromium for the browser test (first time only)');
+  console.error(`[test] installing Debian's ${CHROMIUM_PACKAGE} for the browser tests (first time only)`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], env);
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], env);
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', CHROMIUM_PACKAGE], env);
 }
 
 /** Where tsc keeps what it learnt about the project between runs (`--incremental`): a warm check takes a second. */

@@ -1,4 +1,4 @@
-// The API reference page in a real browser: headless Chromium from Debian (/usr/bin/chromium, or
+// The API reference page in a real browser: headless Chromium from Debian (its headless shell, or
 // CHROMIUM_PATH) driven by playwright-core; nothing is downloaded. Saves a screenshot to test-artifacts/.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';

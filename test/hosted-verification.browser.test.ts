@@ -1,4 +1,4 @@
-// The hosted verification page as an end user meets it, in headless Chromium (Debian's /usr/bin/chromium or
+// The hosted verification page as an end user meets it, in headless Chromium (Debian's headless shell or
 // CHROMIUM_PATH, driven by playwright-core; nothing is downloaded): on a 360 px phone screen, in Portuguese and in
 // Spanish, under a partner's brand, through to under_review and approved, and a partially_rejected customer who
 // replaces only the rejected item. Each page is checked with axe-core (WCAG 2.1 A and AA) and must load nothing
