@@ -4,7 +4,7 @@
 // idempotent deposit path, returns through devolucao (DEVOLVIDO and NAO_REALIZADO), and a payout by the bank's
 // transfer extension keyed by its idEnvio.
 import crypto from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -48,11 +48,11 @@ let receiver: http.Server;
 let client: ApiPixClient;
 const received: Array<{ body: unknown; answer: unknown }> = [];
 const COLLECTION_KEY = '11222333000181';
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-'));
 
 beforeAll(async () => {
   harness = await startHarness();
   parties = await setUpParties(harness);
-  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-'));
   simulator = https.createServer(
     {
       cert: readFileSync(tls.serverCert),
@@ -103,6 +103,7 @@ afterAll(async () => {
   client?.close();
   await new Promise((resolve) => simulator?.close(resolve));
   await new Promise((resolve) => receiver?.close(resolve));
+  rmSync(stateDir, { recursive: true, force: true });
   await harness?.teardown();
 });
 

@@ -3,7 +3,7 @@
 // firm quote with the FX gain or loss booked (balanced, with the execution), the FX result per pair, and the guards:
 // a stale price and the provider down refuse quotes with 503, a price beyond the band executes nothing, and an
 // execution whose answer was lost is found by its reference, never executed twice.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -30,12 +30,12 @@ let simulator: http.Server;
 let liquidityUrl: string;
 const BUFFER_BPS = 30;
 const BAND_BPS = 100;
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-'));
 
 beforeAll(async () => {
   simulator = http.createServer();
   await new Promise<void>((resolve) => simulator.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(simulator.address() as AddressInfo).port}`;
-  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-'));
   simulator.on('request', createBankSimulatorApp([createLiquidityChannel({ stateDir, publicUrl: base })]).callback());
   liquidityUrl = `${base}/liquidity`;
   harness = await startHarness({
@@ -54,6 +54,7 @@ afterEach(async () => {
 afterAll(async () => {
   await harness?.teardown();
   await new Promise((resolve) => simulator?.close(resolve));
+  rmSync(stateDir, { recursive: true, force: true });
 });
 
 async function scenario(body: object): Promise<void> {

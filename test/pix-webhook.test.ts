@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ApiPixClient } from '../src/providers/pix/api-pix';
@@ -43,6 +43,7 @@ let simulatorUrl: string;
 let channel: BankChannel;
 let api: http.Server;
 let bank: ApiPixClient;
+const stateDirs = [0, 1].map(() => mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-')));
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -53,13 +54,13 @@ beforeAll(async () => {
   simulator = http.createServer();
   simulatorUrl = await listen(simulator);
   channel = createPixChannel({
-    stateDir: mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-')),
+    stateDir: stateDirs[0]!,
     publicUrl: simulatorUrl,
     lateDelayMs: 2_000,
     returnSettleMs: 100,
   });
   const liquidity = createLiquidityChannel({
-    stateDir: mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-')),
+    stateDir: stateDirs[1]!,
     publicUrl: simulatorUrl,
   });
   simulator.on('request', createBankSimulatorApp([channel, liquidity]).callback());
@@ -92,6 +93,7 @@ afterAll(async () => {
   bank?.close();
   await channel?.stop?.();
   await new Promise((resolve) => simulator?.close(resolve));
+  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
   await new Promise((resolve) => api?.close(resolve));
   await harness?.teardown();
 });

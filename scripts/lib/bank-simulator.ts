@@ -1,12 +1,13 @@
 // The bank simulator (simulators/bank/) as a child process of its own, for one test file (test/support/bank.ts
 // startTestBank): on a free port, its state in a fresh folder, stopped by the file's teardown.
 // Stack.startBankSimulator (scripts/lib/stack.ts) is the supervised form for dev, chaos and bench.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from './paths';
 import { freePort } from './ports';
 import { startChild } from './child-process';
+import { tsEntry } from './entry-points';
 
 export interface LocalBankSimulator {
   /** e.g. http://127.0.0.1:41234; the ISO 20022 channel is under /iso20022. */
@@ -28,10 +29,11 @@ export async function startLocalBankSimulator(env: Record<string, string> = {}):
   const port = await freePort();
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-'));
   const url = `http://127.0.0.1:${port}`;
-  const { stop } = await startChild({
+  const { command, args } = tsEntry(path.join(projectRoot, 'simulators', 'bank', 'main.ts'));
+  const child = await startChild({
     name: `the bank simulator on ${url}`,
-    command: process.execPath,
-    args: ['--import', 'tsx', path.join(projectRoot, 'simulators', 'bank', 'main.ts')],
+    command,
+    args,
     spawnOptions: {
       cwd: projectRoot,
       env: { ...process.env, ...env, BANK_SIMULATOR_PORT: String(port), BANK_SIMULATOR_STATE_DIR: stateDir },
@@ -39,5 +41,9 @@ export async function startLocalBankSimulator(env: Record<string, string> = {}):
     answers: () => answers(url),
     readyWithinMs: 30_000,
   });
+  const stop = async () => {
+    await child.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  };
   return { url, stateDir, stop };
 }
