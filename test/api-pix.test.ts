@@ -28,6 +28,7 @@ import { ApiPixPayoutRails } from '../src/providers/pix/payouts';
 import { receiveDepositByReference } from '../src/services/transactions/deposits';
 import { createBankSimulatorApp } from '../simulators/bank/app';
 import { createPixChannel, DEV_PIX_CLIENT } from '../simulators/bank/pix/channel';
+import type { BankChannel } from '../simulators/bank/channel';
 import { ensureDevPixTls } from '../scripts/pix/dev-ca';
 import { Harness, startHarness } from './support/harness';
 import {
@@ -46,6 +47,7 @@ let simulator: https.Server;
 let simulatorUrl: string;
 let receiver: http.Server;
 let client: ApiPixClient;
+let channel: BankChannel;
 const received: Array<{ body: unknown; answer: unknown }> = [];
 const COLLECTION_KEY = '11222333000181';
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'bank-simulator-'));
@@ -65,7 +67,7 @@ beforeAll(async () => {
   );
   await new Promise<void>((resolve) => simulator.listen(0, '127.0.0.1', resolve));
   simulatorUrl = `https://127.0.0.1:${(simulator.address() as AddressInfo).port}`;
-  const channel = createPixChannel({ stateDir, publicUrl: simulatorUrl, lateDelayMs: 1_500, returnSettleMs: 200 });
+  channel = createPixChannel({ stateDir, publicUrl: simulatorUrl, lateDelayMs: 1_500, returnSettleMs: 200 });
   simulator.removeAllListeners('request');
   simulator.on('request', createBankSimulatorApp([channel]).callback());
   await channel.start?.();
@@ -101,6 +103,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client?.close();
+  // Its timers (late webhooks, settling returns) would go on writing into the folder removed below.
+  await channel?.stop?.();
   await new Promise((resolve) => simulator?.close(resolve));
   await new Promise((resolve) => receiver?.close(resolve));
   rmSync(stateDir, { recursive: true, force: true });

@@ -260,24 +260,26 @@ it('abandons a slow attempt after timeoutMs even when memory is collected during
   const slowOnce = http.createServer((req, res) => {
     keys.push(req.headers['idempotency-key'] as string | undefined);
     req.resume();
-    if (keys.length === 1) setTimeout(() => res.writeHead(201).end('{}'), 3000);
+    if (keys.length === 1) setTimeout(() => res.writeHead(201).end('{}'), 10_000);
     else res.writeHead(201, { 'Content-Type': 'application/json' }).end('{"id":"x"}');
   });
   await new Promise<void>((resolve) => slowOnce.listen(0, '127.0.0.1', resolve));
   try {
     const url = `http://127.0.0.1:${(slowOnce.address() as AddressInfo).port}`;
-    const api = createPaymentsClient({ baseUrl: url, apiKey: 'k', timeoutMs: 500, retryBaseDelayMs: 10 });
+    const api = createPaymentsClient({ baseUrl: url, apiKey: 'k', timeoutMs: 1000, retryBaseDelayMs: 10 });
     const started = Date.now();
     const pending = api.PUT('/v1/webhook-configs/{id}', { params: { path: { id: 'x' } }, body: {} } as never);
-    for (let collections = 0; collections < 5; collections += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 40));
+    for (let collections = 0; collections < 3; collections += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
       collectGarbage();
     }
     const result = await pending;
+    // Answered by a retry (a loaded machine may need more than one), not by the held first attempt.
     expect(result.response.status).toBe(201);
-    expect(keys).toHaveLength(2);
-    expect(keys[1]).toBe(keys[0]);
-    expect(Date.now() - started).toBeLessThan(2500);
+    expect(result.data).toEqual({ id: 'x' });
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(keys).size).toBe(1);
+    expect(Date.now() - started).toBeLessThan(9_000);
   } finally {
     slowOnce.closeAllConnections();
     await new Promise((resolve) => slowOnce.close(resolve));

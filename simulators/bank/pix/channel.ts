@@ -497,6 +497,8 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
   });
 
   let delivering = false;
+  /** The round under way, which `stop` waits for: it saves the state when it ends. */
+  let round: Promise<void> = Promise.resolve();
   const deliverDue = async (): Promise<void> => {
     if (delivering) return;
     delivering = true;
@@ -534,11 +536,14 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
     name: 'pix',
     routes: router,
     start() {
-      timer = setInterval(() => void deliverDue(), 250);
+      timer = setInterval(() => {
+        if (!delivering) round = deliverDue();
+      }, 250);
       timer.unref();
     },
-    stop() {
+    async stop() {
       if (timer) clearInterval(timer);
+      await round;
     },
   };
 }
