@@ -4,7 +4,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -264,11 +264,13 @@ export async function startHarness(
   options: HarnessOptions = {},
 ): Promise<Harness> {
   quietSdkLogs();
+  // Its documents, removed by the teardown.
+  const documentsDir = mkdtempSync(path.join(os.tmpdir(), 'documents-'));
   const config = loadConfig({
     ...process.env,
     APP_ENV: 'sandbox',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    DOCUMENT_STORAGE_DIR: mkdtempSync(path.join(os.tmpdir(), 'documents-')),
+    DOCUMENT_STORAGE_DIR: documentsDir,
     TEMPORAL_TASK_QUEUE: `test-${process.pid}-${Math.random().toString(36).slice(2)}`,
     // Test webhook receivers listen on 127.0.0.1 (a sandbox-only allowance).
     WEBHOOK_ALLOW_PRIVATE_URLS: overrides.APP_ENV === 'production' ? 'false' : 'true',
@@ -396,6 +398,7 @@ export async function startHarness(
         await env.teardown();
         await releaseServer();
         await prisma.$disconnect();
+        rmSync(documentsDir, { recursive: true, force: true });
       });
       if (conformance.violations.length > 0) {
         throw new Error(
