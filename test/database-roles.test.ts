@@ -7,6 +7,7 @@ import { serviceRoles, serviceRoleUrl } from '../scripts/lib/database';
 import { createPrismaClient } from '../src/persistence/internal/database';
 import { deleteEventsCreatedBefore } from '../src/persistence/events';
 import { createPartner } from '../src/services/partners';
+import { holdFileLock } from './support/file-locks';
 
 const ownerUrl = process.env.DATABASE_URL!;
 
@@ -33,8 +34,11 @@ describe('the service roles', () => {
   let partnerId: string;
   const recentEvent = randomUUID();
   const oldEvent = randomUUID();
+  let releasePurgeLock: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
+    // Its purge below deletes every event older than two days: not while test/maintenance.test.ts has its own.
+    releasePurgeLock = await holdFileLock(ownerUrl, 'events-purge');
     owner = new Client({ connectionString: ownerUrl });
     await owner.connect();
     const prisma = createPrismaClient(ownerUrl, { role: 'test', poolSize: 1 });
@@ -57,6 +61,7 @@ describe('the service roles', () => {
 
   afterAll(async () => {
     await Promise.all([api?.end(), worker?.end(), owner?.end()]);
+    await releasePurgeLock?.();
   });
 
   it('connect as themselves, read and write rows', async () => {

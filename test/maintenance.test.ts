@@ -7,15 +7,23 @@ import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../src/tempo
 import { maintenanceWorkflow } from '../workflows/maintenance';
 import { deleteEventsCreatedBefore } from '../src/persistence/events';
 import { Harness, startHarness, TestPartner } from './support/harness';
+import { holdFileLock } from './support/file-locks';
 
 let harness: Harness;
 let partner: TestPartner;
+let releasePurgeLock: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   harness = await startHarness();
   partner = await harness.createPartner();
+  // Its events of 29 to 35 days must outlive test/database-roles.test.ts's purge of everything older than two days,
+  // and its own purges must not take that file's events.
+  releasePurgeLock = await holdFileLock(harness.config.databaseUrl, 'events-purge');
 });
-afterAll(() => harness?.teardown());
+afterAll(async () => {
+  await releasePurgeLock?.();
+  await harness?.teardown();
+});
 
 async function storeKey(key: string, expiresAt: Date): Promise<void> {
   await harness.prisma.idempotencyKey.create({
