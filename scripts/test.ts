@@ -90,9 +90,17 @@ function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSigna
   if (signal?.aborted) return Promise.resolve(1);
   return new Promise((resolve, reject) => {
     // jest's workers inherit these flags. A larger young generation: each test file loads and drops a whole module
-    // registry, and scavenging it in 16 MB halves cost more (docs/development.md "Test suite time").
+    // registry, and scavenging it in 16 MB halves cost more. No optimising compilers (Maglev, TurboFan): each file
+    // runs a fresh copy of every module for a few seconds, so code optimised for one file is thrown away with its
+    // registry, and the compilers' background threads cost more than the optimised code saves (docs/development.md
+    // "Test suite time"). WebAssembly (Prisma's query compiler) keeps its own tiers.
     // JEST_NODE_ARGS: more flags, e.g. `--cpu-prof --cpu-prof-dir=...` with `--runInBand` (refused in NODE_OPTIONS).
-    const nodeArgs = ['--max-semi-space-size=32', ...(process.env.JEST_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    const nodeArgs = [
+      '--max-semi-space-size=32',
+      '--no-maglev',
+      '--no-turbofan',
+      ...(process.env.JEST_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ];
     const watching = jestArgs.some((arg) => arg === '--watch' || arg === '--watchAll');
     const child = spawn(process.execPath, [...nodeArgs, require.resolve('jest/bin/jest'), ...jestArgs], {
       cwd: projectRoot,
