@@ -496,49 +496,44 @@ export function createPixChannel(options: PixChannelOptions): BankChannel {
     ctx.body = { ...envioResource(envio), requests: envio.requests };
   });
 
-  let delivering = false;
-  /** The round under way, which `stop` waits for: it saves the state when it ends. */
-  let round: Promise<void> = Promise.resolve();
-  const deliverDue = async (): Promise<void> => {
-    if (delivering) return;
-    delivering = true;
-    try {
-      const now = Date.now();
-      for (const due of state.data.pending.filter((p) => p.dueAt <= now)) {
-        const pix = state.data.pix[due.endToEndId];
-        const hook = pix ? state.data.webhooks[pix.chave] : undefined;
-        if (!pix || !hook) {
-          state.data.pending = state.data.pending.filter((p) => p !== due);
-          continue;
-        }
-        const url = `${hook.webhookUrl.replace(/\/$/, '')}/pix`;
-        let delivered = true;
-        for (let copy = 0; copy < due.copies; copy += 1) {
-          const status = await postWebhook(url, { pix: [pixResource(pix)] });
-          state.data.deliveries.push({ endToEndId: pix.endToEndId, url, status, at: new Date().toISOString() });
-          if (status === null || status >= 300) delivered = false;
-        }
-        // A PSP retries a refused notification later, backing off (1 s doubling to 30 s); bounded: after 10 rounds
-        // (about 2.5 minutes) it gives up (GET /pix/{e2eid} still finds the payment).
-        const rounds = Math.floor(
-          state.data.deliveries.filter((d) => d.endToEndId === pix.endToEndId).length / due.copies,
-        );
-        if (delivered || rounds >= 10) state.data.pending = state.data.pending.filter((p) => p !== due);
-        else due.dueAt = Date.now() + Math.min(30_000, 1_000 * 2 ** Math.max(0, rounds - 1));
+  /** The delivery round under way, if any: one at a time, and `stop` waits for it (it saves the state when it ends). */
+  let round: Promise<void> | null = null;
+  const deliverDue = (): Promise<void> =>
+    (round ??= deliverRound().finally(() => {
+      round = null;
+    }));
+  const deliverRound = async (): Promise<void> => {
+    const now = Date.now();
+    for (const due of state.data.pending.filter((p) => p.dueAt <= now)) {
+      const pix = state.data.pix[due.endToEndId];
+      const hook = pix ? state.data.webhooks[pix.chave] : undefined;
+      if (!pix || !hook) {
+        state.data.pending = state.data.pending.filter((p) => p !== due);
+        continue;
       }
-      state.save();
-    } finally {
-      delivering = false;
+      const url = `${hook.webhookUrl.replace(/\/$/, '')}/pix`;
+      let delivered = true;
+      for (let copy = 0; copy < due.copies; copy += 1) {
+        const status = await postWebhook(url, { pix: [pixResource(pix)] });
+        state.data.deliveries.push({ endToEndId: pix.endToEndId, url, status, at: new Date().toISOString() });
+        if (status === null || status >= 300) delivered = false;
+      }
+      // A PSP retries a refused notification later, backing off (1 s doubling to 30 s); bounded: after 10 rounds
+      // (about 2.5 minutes) it gives up (GET /pix/{e2eid} still finds the payment).
+      const rounds = Math.floor(
+        state.data.deliveries.filter((d) => d.endToEndId === pix.endToEndId).length / due.copies,
+      );
+      if (delivered || rounds >= 10) state.data.pending = state.data.pending.filter((p) => p !== due);
+      else due.dueAt = Date.now() + Math.min(30_000, 1_000 * 2 ** Math.max(0, rounds - 1));
     }
+    state.save();
   };
 
   return {
     name: 'pix',
     routes: router,
     start() {
-      timer = setInterval(() => {
-        if (!delivering) round = deliverDue();
-      }, 250);
+      timer = setInterval(() => void deliverDue(), 250);
       timer.unref();
     },
     async stop() {
