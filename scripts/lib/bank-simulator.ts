@@ -40,6 +40,9 @@ export async function startLocalBankSimulator(env: Record<string, string> = {}):
     },
     answers: () => answers(url),
     readyWithinMs: 30_000,
+  }).catch((error: unknown) => {
+    rmSync(stateDir, { recursive: true, force: true });
+    throw error;
   });
   const stop = async () => {
     await child.stop();

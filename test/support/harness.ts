@@ -342,6 +342,7 @@ export async function startHarness(
     await env.teardown();
     await releaseServer();
     await prisma.$disconnect();
+    rmSync(documentsDir, { recursive: true, force: true });
     throw error;
   }
   const running = worker?.run();
