@@ -79,6 +79,9 @@ export async function prepareTools(options: { typecheck: boolean }): Promise<num
   return startTypecheck();
 }
 
+/** V8 without Maglev and TurboFan: for processes whose code runs briefly in many fresh copies (see runJest). */
+const NO_OPTIMISING_COMPILERS = ['--no-maglev', '--no-turbofan'];
+
 /**
  * Jest with the given arguments and environment; its exit code. Jest gets a process group of its own (with its
  * workers and the servers the tests start), which an abort, a Ctrl-C, a SIGTERM or a hang-up of this process ends as
@@ -97,8 +100,7 @@ function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSigna
     // JEST_NODE_ARGS: more flags, e.g. `--cpu-prof --cpu-prof-dir=...` with `--runInBand` (refused in NODE_OPTIONS).
     const nodeArgs = [
       '--max-semi-space-size=32',
-      '--no-maglev',
-      '--no-turbofan',
+      ...NO_OPTIMISING_COMPILERS,
       ...(process.env.JEST_NODE_ARGS ?? '').split(' ').filter(Boolean),
     ];
     const watching = jestArgs.some((arg) => arg === '--watch' || arg === '--watchAll');
@@ -190,6 +192,9 @@ export async function runSuite(options: SuiteOptions): Promise<number> {
       ...(testServer ? { TEMPORAL_TEST_SERVER_PATH: testServer } : {}),
       ...(testServers ? { TEMPORAL_TEST_SERVERS_PATH: testServers } : {}),
       ...(cli ? { TEMPORAL_CLI_PATH: cli } : {}),
+      // The processes the tests start from the run's bundles (worker processes, API servers, bank simulators) live
+      // seconds to a minute on little traffic: the optimising compilers cost them more than they save, as in jest.
+      ENTRY_BUNDLE_NODE_ARGS: process.env.ENTRY_BUNDLE_NODE_ARGS ?? NO_OPTIMISING_COMPILERS.join(' '),
     };
     const jestCode = await runJest(options.jestArgs, env, options.signal);
     const typecheckCode = await typecheck;

@@ -81,12 +81,17 @@ function entryBundle(entry: string): string | undefined {
   return existsSync(bundle) ? bundle : undefined;
 }
 
+/** Node flags for every process started from the run's bundles (ENTRY_BUNDLE_NODE_ARGS, which `npm test` sets). */
+function bundleNodeArgs(): string[] {
+  return (process.env.ENTRY_BUNDLE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 /** The command line of a TypeScript entry point of this repository. */
 export function tsEntry(entry: string, nodeArgs: string[] = []): { command: string; args: string[] } {
   // The run's bundle of it when there is one (above), else `--import tsx`, which keeps the script in this
   // very process: a signal reaches the process itself, not a wrapper (the tsx CLI would add a parent process), and
   // the bench measures the process that does the work.
   const bundle = entryBundle(entry);
-  if (bundle) return { command: process.execPath, args: [...nodeArgs, bundle] };
+  if (bundle) return { command: process.execPath, args: [...bundleNodeArgs(), ...nodeArgs, bundle] };
   return { command: process.execPath, args: [...nodeArgs, '--import', 'tsx', entry] };
 }
