@@ -1,7 +1,7 @@
 // The ISO 20022 payout adapter against the bank simulator over HTTP: a SEPA and a wire payout complete once settled,
 // a rejection carries the ISO reason, a lost answer or a retried step never pays twice, lookUp tells what the bank
 // did, and an outage is RailUnavailableError.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -52,9 +52,11 @@ const others: FiatRails = {
   lookUp: async () => ({ state: 'not_executed' }),
 };
 
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'iso20022-rails-'));
+
 beforeAll(async () => {
   process.env.ISO20022_SETTLE_MS = '200';
-  channel = iso20022Channel({ stateDir: mkdtempSync(path.join(os.tmpdir(), 'iso20022-rails-')), publicUrl: '' });
+  channel = iso20022Channel({ stateDir, publicUrl: '' });
   server = createBankSimulatorApp([channel]).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/iso20022`;
@@ -73,6 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await channel.stop?.();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(stateDir, { recursive: true, force: true });
 });
 
 const sepaPayout = (key: string, simulate: PayoutRequest['simulate'] = null, round = 0): PayoutRequest => ({

@@ -1,7 +1,7 @@
 // The bank simulator's ISO 20022 channel, as the service's adapter sees it over HTTP: pain.001 in, pain.002 back,
 // settlement later, camt.054 credits (twice on demand) and returns, the day's camt.053, and its state kept across a
 // restart.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -40,7 +40,10 @@ beforeAll(async () => {
   process.env.ISO20022_SETTLE_MS = '200';
   await startSimulator();
 });
-afterAll(stopSimulator);
+afterAll(async () => {
+  await stopSimulator();
+  rmSync(stateDir, { recursive: true, force: true });
+});
 
 const today = new Date().toISOString().slice(0, 10);
 

@@ -1,7 +1,7 @@
 // The OpenAPI description: valid by a standard validator, complete (every operation and error
 // code), and in agreement with the error table of docs/errors.md.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { routesOf } from '../src/http/app';
@@ -23,11 +23,17 @@ function operations(document: Document) {
 }
 
 it.each(['sandbox', 'production'] as const)('the %s description is valid OpenAPI 3.1', (appEnv) => {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'openapi-')), 'openapi.json');
-  writeFileSync(file, JSON.stringify(documentFor(appEnv)));
-  const output = execFileSync(process.execPath, [path.join(projectRoot, 'scripts', 'validate-openapi.mjs'), file], {
-    encoding: 'utf8',
-  });
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'openapi-'));
+  const file = path.join(directory, 'openapi.json');
+  let output: string;
+  try {
+    writeFileSync(file, JSON.stringify(documentFor(appEnv)));
+    output = execFileSync(process.execPath, [path.join(projectRoot, 'scripts', 'validate-openapi.mjs'), file], {
+      encoding: 'utf8',
+    });
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
   expect(JSON.parse(output)).toEqual({ valid: true });
 });
 

@@ -4,7 +4,7 @@
 // potential match waits in a review workflow for an operator's validated update (clear or confirm, with a reason),
 // recorded in operator_actions, with the subject's status, events and webhooks following.
 import { sendUpdate } from './support/updates';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
@@ -62,7 +62,10 @@ beforeAll(async () => {
     outcome: 'loaded',
   });
 });
-afterAll(() => harness?.teardown());
+afterAll(async () => {
+  await harness?.teardown();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const reviewHandle = (resourceId: string) =>
   harness.env.client.workflow.getHandle(screeningReviewWorkflowId(resourceId));

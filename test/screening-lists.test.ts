@@ -1,12 +1,15 @@
 // Sanctions lists: each publisher's official XML format parsed into entries, the store's versions and refusals,
 // and the matcher's decisions on the variations real names carry.
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ListStore, type LoadOutcome } from '../src/screening/store';
 
 const fixtures = path.join(__dirname, 'fixtures/sanctions');
 const at = (file: string) => path.join(fixtures, file);
+/** Lists this file writes (new versions, shrunk ones). */
+const directory = mkdtempSync(path.join(tmpdir(), 'lists-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 async function loadedStore(): Promise<ListStore> {
   const store = new ListStore();
@@ -96,7 +99,6 @@ describe('list loaders', () => {
     expect(missing).toMatchObject({ outcome: 'refused', reason: 'fetch_error' });
 
     // A version with half the entries gone (one of two) is refused (ratio 0.9 here; SCREENING_MIN_ENTRY_RATIO).
-    const directory = mkdtempSync(path.join(tmpdir(), 'lists-'));
     const shrunk = path.join(directory, 'un.xml');
     writeFileSync(
       shrunk,

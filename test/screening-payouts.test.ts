@@ -2,7 +2,7 @@
 // holds the payout (status still processing, event payout.held), its review waits for an operator's update; clear
 // releases the payout (completed), confirm refunds it (refunded, receiver_sanctions_match), with the ledger balanced.
 // The lists here are the EU list's format, a source no other test file loads into the shared table.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sendUpdate } from './support/updates';
@@ -73,7 +73,10 @@ beforeAll(async () => {
   writeFileSync(euFile, euWithReceiver);
   expect((await activities.refreshScreeningList({ source: 'eu', url: euFile })).outcome).toBe('loaded');
 });
-afterAll(() => harness?.teardown());
+afterAll(async () => {
+  await harness?.teardown();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const reviewOf = (transactionId: string) =>
   harness.env.client.workflow.getHandle(screeningReviewWorkflowId(transactionId));

@@ -1,10 +1,10 @@
 // The screening quality measurement (npm run screening:quality, test/screening-quality.test.ts): a synthetic OFAC
 // SDN list of realistic size in the official XML format, loaded through the real loader, queried with variations
 // of its own names (recall) and with common names that are on no list (false positives), timed per name.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ListStore } from '../../src/screening/store';
+import { ListStore, type LoadOutcome } from '../../src/screening/store';
 
 // Deterministic, so a figure can be compared between runs.
 function random(seed: number): () => number {
@@ -569,7 +569,8 @@ export async function measureQuality(
 ): Promise<QualityReport> {
   const entries = generate(options.entries ?? 18_000, 39);
   const xml = sdnXml(entries);
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'screening-quality-')), 'sdn.xml');
+  const directory = mkdtempSync(path.join(tmpdir(), 'screening-quality-'));
+  const file = path.join(directory, 'sdn.xml');
   writeFileSync(file, xml);
 
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -577,8 +578,14 @@ export async function measureQuality(
   const heapBefore = process.memoryUsage().heapUsed;
   const store = new ListStore();
   const started = performance.now();
-  const outcome = await store.load({ source: 'ofac_sdn', url: file });
-  const loadMs = performance.now() - started;
+  let outcome: LoadOutcome;
+  let loadMs: number;
+  try {
+    outcome = await store.load({ source: 'ofac_sdn', url: file });
+    loadMs = performance.now() - started;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
   if (outcome.outcome !== 'loaded') throw new Error(`synthetic list refused: ${JSON.stringify(outcome)}`);
   gc?.();
   const heapAfter = process.memoryUsage().heapUsed;
