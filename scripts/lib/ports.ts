@@ -1,21 +1,50 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A TCP port on loopback that nothing listens on now (the OS picks it), for a process about to start. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Where explicit picks start: below it lie the well-known and registered ports other software listens on. */
+const LOWEST_PICK = 20_000;
+
+/**
+ * The first port of the OS's ephemeral range, from which it draws listen(0)'s ports and every outgoing connection's
+ * local port; 32768 where the range cannot be read. Capped at 32768: the Temporal server stores its membership
+ * ports in a smallint column (cluster_membership.rpc_port).
+ */
+function ephemeralRangeStart(): number {
+  try {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > LOWEST_PICK + 1_000 ? Math.min(start, 32_768) : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function bindsNow(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
 /**
+ * A TCP port on loopback that nothing listens on now, for a process about to start. Picked below the OS's ephemeral
+ * range: a port from inside it stays free only until the process binds it, and meanwhile any outgoing connection of
+ * any process can get it as its local port (a run's tests open thousands); below the range only another explicit
+ * pick can take it, and the pick is random.
+ */
+export async function freePort(): Promise<number> {
+  const end = ephemeralRangeStart();
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = LOWEST_PICK + Math.floor(Math.random() * (end - LOWEST_PICK));
+    if (await bindsNow(port)) return port;
+  }
+  throw new Error(`no free port between ${LOWEST_PICK} and ${end}`);
+}
+
+/**
  * Starts a process on a free port (`start`), and again on another when it found the port taken: the port is picked
- * before the process binds it, and another process starting meanwhile (the run's other servers) can bind it first.
+ * before the process binds it, and another process starting meanwhile can pick and bind it first.
  */
 export async function startOnFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
@@ -26,22 +55,4 @@ export async function startOnFreePort<T>(start: (port: number) => Promise<T>, at
       if (attempt >= attempts || !/address already in use|EADDRINUSE/i.test(String(error))) throw error;
     }
   }
-}
-
-/**
- * A free TCP port on loopback below 32768, for the Temporal server's membership ports: it stores them in a
- * smallint column (cluster_membership.rpc_port), and the OS's own picks (freePort) come from above that.
- */
-export async function freeLowPort(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.unref();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('no free port between 20000 and 32000');
 }

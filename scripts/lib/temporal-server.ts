@@ -11,7 +11,7 @@ import path from 'node:path';
 import { customSearchAttributes } from '../../src/temporal/search-attributes';
 import type { TemporalTlsFiles } from '../../src/config';
 import { projectRoot } from './paths';
-import { freeLowPort } from './ports';
+import { freePort } from './ports';
 import { TEMPORAL_SERVER_NAME, type TemporalCertificates, type TemporalClientName } from './tls';
 import { waitUntil } from './wait';
 
@@ -118,8 +118,8 @@ export async function temporalServerEnv(
   const ports: Record<string, string> = { FRONTEND_GRPC_PORT: String(frontendPort) };
   if (internalFrontendPort !== undefined) {
     ports.INTERNAL_FRONTEND_GRPC_PORT = String(internalFrontendPort);
-    ports.INTERNAL_FRONTEND_MEMBERSHIP_PORT = String(await freeLowPort());
-    ports.INTERNAL_FRONTEND_HTTP_PORT = String(await freeLowPort());
+    ports.INTERNAL_FRONTEND_MEMBERSHIP_PORT = String(await freePort());
+    ports.INTERNAL_FRONTEND_HTTP_PORT = String(await freePort());
   }
   for (const name of [
     'FRONTEND_HTTP_PORT',
@@ -131,7 +131,7 @@ export async function temporalServerEnv(
     'WORKER_GRPC_PORT',
     'WORKER_MEMBERSHIP_PORT',
   ])
-    ports[name] = String(await freeLowPort());
+    ports[name] = String(await freePort());
   return {
     ...temporalServerSettings,
     ...temporalDatabaseEnv(database),
