@@ -27,16 +27,23 @@ function bindsNow(port: number): Promise<boolean> {
   });
 }
 
+/** This process's next pick: from a random start, walked one port at a time, so it never hands out a port twice. */
+let nextPick: number | undefined;
+
 /**
  * A TCP port on loopback that nothing listens on now, for a process about to start. Picked below the OS's ephemeral
  * range: a port from inside it stays free only until the process binds it, and meanwhile any outgoing connection of
  * any process can get it as its local port (a run's tests open thousands); below the range only another explicit
- * pick can take it, and the pick is random.
+ * pick can take it. Each process walks the range from a random start, so its own picks (a Temporal server's ten
+ * ports, picked before it binds any) never repeat, and two processes meet only if their walks overlap.
  */
 export async function freePort(): Promise<number> {
   const end = ephemeralRangeStart();
+  const size = end - LOWEST_PICK;
+  nextPick ??= Math.floor(Math.random() * size);
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = LOWEST_PICK + Math.floor(Math.random() * (end - LOWEST_PICK));
+    const port = LOWEST_PICK + (nextPick % size);
+    nextPick += 1;
     if (await bindsNow(port)) return port;
   }
   throw new Error(`no free port between ${LOWEST_PICK} and ${end}`);
