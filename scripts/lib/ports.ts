@@ -9,7 +9,7 @@ const LOWEST_PICK = 20_000;
  * local port; 32768 where the range cannot be read. Capped at 32768: the Temporal server stores its membership
  * ports in a smallint column (cluster_membership.rpc_port).
  */
-function ephemeralRangeStart(): number {
+function readEphemeralRangeStart(): number {
   try {
     const start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     return Number.isInteger(start) && start > LOWEST_PICK + 1_000 ? Math.min(start, 32_768) : 32_768;
@@ -18,7 +18,10 @@ function ephemeralRangeStart(): number {
   }
 }
 
-function bindsNow(port: number): Promise<boolean> {
+const ephemeralRangeStart = readEphemeralRangeStart();
+
+/** Whether a server could bind `port` on loopback now. */
+export function isPortFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
@@ -38,13 +41,13 @@ let nextPick: number | undefined;
  * ports, picked before it binds any) never repeat, and two processes meet only if their walks overlap.
  */
 export async function freePort(): Promise<number> {
-  const end = ephemeralRangeStart();
+  const end = ephemeralRangeStart;
   const size = end - LOWEST_PICK;
   nextPick ??= Math.floor(Math.random() * size);
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const port = LOWEST_PICK + (nextPick % size);
     nextPick += 1;
-    if (await bindsNow(port)) return port;
+    if (await isPortFree(port)) return port;
   }
   throw new Error(`no free port between ${LOWEST_PICK} and ${end}`);
 }

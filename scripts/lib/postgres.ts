@@ -4,10 +4,9 @@
 // PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chownSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { projectRoot } from './paths';
-import { freePort } from './ports';
+import { freePort, isPortFree } from './ports';
 
 const PG_BIN_CANDIDATES = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
 
@@ -105,12 +104,4 @@ export async function ensureLocalPostgres(dataRoot = path.join(projectRoot, '.da
     stop: () => runAsOwnerAsync(pgCtl, stopArgs),
     start: () => runAsOwnerAsync(pgCtl, startArgs()),
   };
-}
-
-async function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
