@@ -2,6 +2,10 @@
 module.exports = {
   // jest's node environment; with TEST_PROFILE_DIR it also writes where each file's time went (npm run test:profile).
   testEnvironment: '<rootDir>/test/support/profiling-environment.ts',
+  // The packages a jest worker loaded are shared by the test files it runs (TEST_NO_MODULE_SHARING=1: not).
+  ...(process.env.TEST_NO_MODULE_SHARING === '1'
+    ? {}
+    : { runtime: '<rootDir>/test/support/module-sharing-runtime.cjs' }),
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },

@@ -7,10 +7,11 @@ import { projectRoot } from './lib/paths';
 import { workflowTracingModule } from '../src/observability/temporal';
 import { workflowPreloadModules } from '../src/temporal/worker';
 
+/** Writes the bundle to `target`; returns its source map (JSON), which stays inline in the bundle too. */
 export async function writeWorkflowBundle(
   target: string,
   workflowsPath = path.join(projectRoot, 'workflows', 'index.ts'),
-): Promise<void> {
+): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath,
     // Trace context through workflows (the worker hands their spans to its tracer, or drops them without one).
@@ -19,7 +20,9 @@ export async function writeWorkflowBundle(
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as never,
   });
   mkdirSync(path.dirname(target), { recursive: true });
-  writeFileSync(target, withoutSourcesContent(code));
+  const { bundle, sourceMap } = withoutSourcesContent(code);
+  writeFileSync(target, bundle);
+  return sourceMap;
 }
 
 /**
@@ -27,7 +30,7 @@ export async function writeWorkflowBundle(
  * only with `showStackTraceSources` (off here): every worker decodes and parses the map when it loads the bundle, and
  * the text is most of it.
  */
-function withoutSourcesContent(code: string): string {
+function withoutSourcesContent(code: string): { bundle: string; sourceMap: string } {
   const marker = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,';
   const at = code.lastIndexOf(marker);
   if (at < 0) throw new Error('the workflow bundle has no inline source map');
@@ -35,7 +38,8 @@ function withoutSourcesContent(code: string): string {
     sourcesContent?: unknown;
   };
   delete map.sourcesContent;
-  return `${code.slice(0, at)}${marker}${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+  const sourceMap = JSON.stringify(map);
+  return { bundle: `${code.slice(0, at)}${marker}${Buffer.from(sourceMap).toString('base64')}\n`, sourceMap };
 }
 
 if (require.main === module) {

@@ -2,7 +2,6 @@
 // sandbox USDC and USDT (OpenZeppelin ERC-20, 6 decimals) at their fixed addresses, real transfers read back on chain,
 // a snapshot reverted, and the committed bytecode equal to what the committed source and the pinned solc make.
 import { erc20Abi, parseUnits } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
 import { compileSandboxStablecoin } from '../scripts/lib/contracts';
 import net, { type AddressInfo } from 'node:net';
 import {
@@ -18,7 +17,7 @@ import { startChild } from '../scripts/lib/child-process';
 import { startOnFreePort } from '../scripts/lib/ports';
 import {
   mintSandboxStablecoin,
-  SANDBOX_CHAIN_MNEMONIC,
+  sandboxAccount,
   sandboxChain,
   sandboxChainClients,
   sandboxStablecoinAbi,
@@ -83,7 +82,7 @@ it('mints and transfers real tokens, read back with balanceOf, and a snapshot re
   const { publicClient, walletClient } = sandboxChainClients(anvil.rpcUrl);
   const treasury = sandboxTreasury();
   // A customer's address by the standard BIP-44 path: recoverable from the words with any wallet tool.
-  const customer = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 1 });
+  const customer = sandboxAccount(1);
   const usdc = anvil.tokens.USDC;
   const balance = (address: `0x${string}`) =>
     publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
@@ -131,8 +130,8 @@ it('deploys the bytecode that the committed source and the pinned solc make', ()
 });
 
 describe('a token transfer someone claims to have made, read on chain (verifyTokenTransfer)', () => {
-  const sender = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 });
-  const collection = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 3 }).address;
+  const sender = sandboxAccount(2);
+  const collection = sandboxAccount(3).address;
   const rpc = (method: string, params: unknown[] = []) =>
     fetch(anvil.rpcUrl, {
       method: 'POST',

@@ -4,11 +4,11 @@
 // reorganisation of the blocks a deposit was seen in rolls the watcher back and the deposit is never credited.
 import { randomBytes } from 'node:crypto';
 import { erc20Abi, type Hash, parseEventLogs, parseUnits } from 'viem';
-import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { anvilRpc, type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import {
   mintSandboxStablecoin,
-  SANDBOX_CHAIN_MNEMONIC,
+  sandboxAccount,
   sandboxChain,
   sandboxChainClients,
 } from '../src/providers/evm/sandbox-chain';
@@ -30,7 +30,7 @@ import { Parties, setUpParties, settlementHandle, TransactionBody } from './supp
 let anvil: LocalAnvil;
 let harness: Harness;
 let parties: Parties;
-const sender = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 });
+const sender = sandboxAccount(2);
 // A key seed of this file's own (WALLET_KEY_SEED, new each run), so its collection address (`m/44'/60'/0'/0/1`, whose
 // coin the service sweeps) and treasury (which pays the sweeps' gas) are addresses no other file uses: other files'
 // payouts, swept from the sandbox collection on the run's other node, are recorded in the database this file shares

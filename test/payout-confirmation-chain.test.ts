@@ -2,12 +2,11 @@
 // (Anvil, ETHEREUM_RPC_URL) takes a payout's `tx_hash` only when the node shows a transfer of the payout's
 // stablecoin to its deposit address, for at least its amount, in enough blocks, and only once across payouts.
 import { erc20Abi, type Hash, parseUnits } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
 import { type LocalAnvil, startAnvil } from '../scripts/lib/anvil';
 import { EvmTransferVerifier } from '../src/providers/chain-verification';
 import {
   mintSandboxStablecoin,
-  SANDBOX_CHAIN_MNEMONIC,
+  sandboxAccount,
   sandboxChain,
   sandboxChainClients,
 } from '../src/providers/evm/sandbox-chain';
@@ -20,11 +19,11 @@ import { ledgerOf, Parties, setUpParties, settlementHandle, TransactionBody } fr
 let anvil: LocalAnvil;
 let harness: Harness;
 let parties: Parties;
-const sender = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 2 });
+const sender = sandboxAccount(2);
 // A collection address the service holds no key for (the seed's account 3), so nothing is swept from it: this file's
 // node is not the run's shared one, but the nonces the service stores per (chain, sender) are in the database all files
 // share, and a sweep from the sandbox collection here would move the stored nonce the shared node's sweeps use.
-const ownCollection = mnemonicToAccount(SANDBOX_CHAIN_MNEMONIC, { addressIndex: 3 }).address;
+const ownCollection = sandboxAccount(3).address;
 
 beforeAll(async () => {
   anvil = await startAnvil();

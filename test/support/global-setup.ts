@@ -8,7 +8,7 @@
 // times over on two cores. No snapshot/revert between files either: files run in parallel, and a revert would undo
 // the other file's blocks. Files do not need a clean chain: each file's wallets are its own addresses, and the
 // sending nonces live in the database all files share, as they would on one public chain.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type LocalAnvil, startAnvil } from '../../scripts/lib/anvil';
 import { isRunning } from '../../scripts/lib/child-process';
@@ -21,6 +21,7 @@ import {
   temporalNamespacePools,
   temporalServerPools,
   workflowBundlePath,
+  workflowBundleSourceMapPath,
 } from './paths';
 import { type DevServer, startDevServer } from './dev-server';
 import { fillTemporalServerPool, startTestServersJvm, type TestServersJvm } from './temporal-servers';
@@ -47,9 +48,12 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
         ? fillTemporalServerPool(temporalServerPools, testServer, globalConfig.maxWorkers)
         : undefined,
     // Written under another name and renamed: a run going on beside this one never reads half a bundle.
-    writeWorkflowBundle(`${workflowBundlePath}.${process.pid}`).then(() =>
-      renameSync(`${workflowBundlePath}.${process.pid}`, workflowBundlePath),
-    ),
+    writeWorkflowBundle(`${workflowBundlePath}.${process.pid}`).then((sourceMap) => {
+      renameSync(`${workflowBundlePath}.${process.pid}`, workflowBundlePath);
+      // Its map as a file too, which jest's workers register (module-sharing-runtime.cjs).
+      writeFileSync(`${workflowBundleSourceMapPath}.${process.pid}`, sourceMap);
+      renameSync(`${workflowBundleSourceMapPath}.${process.pid}`, workflowBundleSourceMapPath);
+    }),
     cli
       ? startDevServer(cli, path.join(temporalNamespacePools, String(process.pid)), devServerHarnessCount())
       : undefined,

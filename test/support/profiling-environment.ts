@@ -1,5 +1,5 @@
-// jest's node environment, which with TEST_PROFILE_DIR set also writes where each test file's time went (one JSON
-// line per file in <dir>/files.jsonl): wall and CPU of the jest worker while loading the file's modules and while
+// jest's node environment (one realm per jest worker: shared-realm-environment.ts), which with TEST_PROFILE_DIR set
+// also writes where each test file's time went (one JSON line per file in <dir>/files.jsonl): wall and CPU of the jest worker while loading the file's modules and while
 // running its tests, the CPU of the child processes it reaped (Chromium, worker processes, test servers), and the
 // parts the harness marks (test/support/profile.ts). scripts/test-profile.ts runs the suite this way and sums it up.
 // See docs/development.md "Test suite time".
@@ -8,7 +8,7 @@ import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import type { Circus } from '@jest/types';
-import { TestEnvironment as NodeEnvironment } from 'jest-environment-node';
+import { SharedRealmEnvironment } from './shared-realm-environment';
 
 /** USER_HZ: the kernel reports CPU times in 1/100 s whatever its internal rate. */
 const TICK_MS = 10;
@@ -42,7 +42,7 @@ export interface ProfileCollector {
   process(kind: string, cpuMs: number): void;
 }
 
-export default class ProfilingEnvironment extends NodeEnvironment {
+export default class ProfilingEnvironment extends SharedRealmEnvironment {
   private readonly dir = process.env.TEST_PROFILE_DIR;
   private readonly file: string;
   private readonly started = { wall: Date.now(), cpu: cpuMs(), children: reapedChildrenCpuMs() };
@@ -95,6 +95,7 @@ export default class ProfilingEnvironment extends NodeEnvironment {
     const line = {
       file: this.file,
       pid: process.pid,
+      startedAtMs: this.started.wall,
       loadWallMs: loaded.wall - this.started.wall,
       loadCpuMs: Math.round(loaded.cpu - this.started.cpu),
       runWallMs: now.wall - loaded.wall,

@@ -54,7 +54,7 @@ const sandboxAccounts = new Map<number, HDAccount>();
 let sandboxMasterKey: HDKey | undefined;
 
 /** Account `index` of the sandbox seed (m/44'/60'/0'/0/index), derived once per process. */
-function sandboxAccount(index: number): HDAccount {
+export function sandboxAccount(index: number): HDAccount {
   let account = sandboxAccounts.get(index);
   if (!account) {
     sandboxMasterKey ??= HDKey.fromMasterSeed(sandboxChainSeed());

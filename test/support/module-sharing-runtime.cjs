@@ -1,0 +1,58 @@
+// jest's runtime, sharing the packages (node_modules) a jest worker has loaded among the test files it runs: each
+// file still gets its own copy of the project's modules, as jest gives it, but not of viem, Kysely, zod, the Temporal
+// SDK and the packages under them, which every file loaded and evaluated again (most of a file's loading). They are
+// shared within one JavaScript realm: the files of a worker run in one V8 context (shared-realm-environment.ts), so an
+// error, array or promise a package made in an earlier file is still an instance of this file's classes.
+// TEST_NO_MODULE_SHARING=1 (jest.config.js): jest's own runtime. See docs/development.md "Test suite time".
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+const Runtime = require('jest-runtime').default;
+
+/** test/support/paths.ts workflowBundlePath and the source map the global set-up writes beside it. */
+const workflowBundle = path.join(__dirname, '..', '..', '.cache', 'test', 'workflow-bundle.js');
+const workflowBundleSourceMap = `${workflowBundle}.map`;
+
+/** Path -> module object of the packages loaded so far in this jest worker. */
+const sharedModules = new Map();
+/** The runtime of the test file running now: a shared package's later require() goes through it. */
+let current;
+
+const isPackage = (modulePath) => /[\\/]node_modules[\\/]/.test(modulePath);
+
+class ModuleSharingRuntime extends Runtime {
+  constructor(...args) {
+    super(...args);
+    current = this;
+    // A stack through the workflow bundle (a workflow's error, the SDK's trial run of the bundle at each worker's
+    // start) is mapped to the workflows' sources with the bundle's map: registered as jest registers the maps of the
+    // files it transforms, it is parsed once per jest worker instead of read from the bundle again in every file.
+    if (existsSync(workflowBundleSourceMap)) this.getSourceMaps().set(workflowBundle, workflowBundleSourceMap);
+  }
+
+  requireModuleOrMock(from, moduleName) {
+    // A package loaded by an earlier file requires lazily (at a call, not at its load): through this file's runtime,
+    // since the earlier one is torn down.
+    if (this !== current && this.testState.isTornDown()) return current.requireModuleOrMock(from, moduleName);
+    if (moduleName === '@jest/globals' || this._resolution.isCoreModule(moduleName)) {
+      return super.requireModuleOrMock(from, moduleName);
+    }
+    let modulePath;
+    try {
+      modulePath = this._resolution.resolveCjs(from, moduleName);
+    } catch {
+      return super.requireModuleOrMock(from, moduleName); // jest's own error for a module it cannot find
+    }
+    if (!isPackage(modulePath) || this.mockState.shouldMockCjs(from, moduleName).shouldMock) {
+      return super.requireModuleOrMock(from, moduleName);
+    }
+    const shared = sharedModules.get(modulePath);
+    if (shared) return shared.exports;
+    const exports = super.requireModuleOrMock(from, moduleName);
+    const loaded = this.registries.getActiveCjsRegistry().get(modulePath);
+    // Not while it is still loading (a require cycle): its exports are not complete yet.
+    if (loaded?.loaded) sharedModules.set(modulePath, loaded);
+    return exports;
+  }
+}
+
+module.exports = ModuleSharingRuntime;
