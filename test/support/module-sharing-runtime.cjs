@@ -30,8 +30,8 @@ class ModuleSharingRuntime extends Runtime {
   }
 
   requireModuleOrMock(from, moduleName) {
-    // A package loaded by an earlier file requires lazily (at a call, not at its load): through this file's runtime,
-    // since the earlier one is torn down.
+    // A package loaded by an earlier file that requires lazily (at a call, not at its load) does so through the
+    // runtime that loaded it, torn down since: the current file's runtime loads it instead.
     if (this !== current && this.testState.isTornDown()) return current.requireModuleOrMock(from, moduleName);
     if (moduleName === '@jest/globals' || this._resolution.isCoreModule(moduleName)) {
       return super.requireModuleOrMock(from, moduleName);
@@ -47,7 +47,12 @@ class ModuleSharingRuntime extends Runtime {
     }
     const shared = sharedModules.get(modulePath);
     if (shared) return shared.exports;
-    const exports = super.requireModuleOrMock(from, moduleName);
+    // After the file's end (a timer or a request that outlived it), jest refuses to load a module. A package's lazy
+    // require is loaded all the same: the package is the next files' too, and the half-loaded state a refusal leaves
+    // in it (iconv-lite's table of encodings, say) would stay with them.
+    const exports = this.testState.isTornDown()
+      ? this.requireModule(from, moduleName)
+      : super.requireModuleOrMock(from, moduleName);
     const loaded = this.registries.getActiveCjsRegistry().get(modulePath);
     // Not while it is still loading (a require cycle): its exports are not complete yet.
     if (loaded?.loaded) sharedModules.set(modulePath, loaded);

@@ -41,9 +41,9 @@ export class SharedRealmEnvironment extends NodeEnvironment {
 
   override async teardown(): Promise<void> {
     if (!moduleSharing) return super.teardown();
-    // Not jest's teardown, which would empty the global object of the realm the next file runs in.
+    // Not jest's teardown, which would empty the global object of the realm the next file runs in. The context stays
+    // too: a package's lazy require after the file's end still runs in it (module-sharing-runtime.cjs).
     this.fakeTimers?.dispose();
     this.fakeTimersModern?.dispose();
-    this.context = null;
   }
 }
