@@ -1,8 +1,9 @@
 // The TypeScript entry points that tests and chaos start over and over (the API, the worker, the test worker, the
-// bank simulator, the OIDC provider), bundled once per run into plain JavaScript (esbuild; packages stay in
-// node_modules). A process started from its bundle loads the app in half the CPU of `node --import tsx` (which
-// resolves and looks up the transpiled code of every project module on each start) and with less memory: a suite or
-// a chaos run starts such processes dozens of times. tsEntry uses a bundle when the run prepared one
+// bank simulator, the OIDC provider), bundled once per run into plain JavaScript (esbuild) with the packages they
+// use, but those below. A process started from its bundle loads the app in half the CPU of `node --import tsx` (which
+// resolves and looks up the transpiled code of every project module on each start) and with less memory, and Node's
+// loader does not resolve, read and wrap each package's modules one by one: a suite or a chaos run starts such
+// processes dozens of times. tsEntry uses a bundle when the run prepared one
 // (ENTRY_BUNDLES_DIR, inherited by jest's workers), and tsx otherwise (`npm run dev`, the bench, a single script).
 import { build, type Plugin } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -35,6 +36,13 @@ const sourceLocations: Plugin = {
   },
 };
 
+/**
+ * Packages the bundles load from node_modules: the Temporal SDK (its native core, and the files it loads by path:
+ * the workflow worker thread's code, its bundler), Prisma (its query compiler's WebAssembly), and what OpenTelemetry
+ * instruments by hooking `require` (pg), with OpenTelemetry itself.
+ */
+const EXTERNAL_PACKAGES = ['@temporalio/*', '@prisma/*', '@opentelemetry/*', 'pg', 'pg-pool', 'pg-native'];
+
 const bundleName = (entry: string) => `${entry.replace(/\.ts$/, '').replace(/[/\\]/g, '__')}.js`;
 
 /**
@@ -54,7 +62,7 @@ export async function prepareEntryBundles(dir: string): Promise<void> {
     platform: 'node',
     format: 'cjs',
     target: 'node24',
-    packages: 'external',
+    external: EXTERNAL_PACKAGES,
     sourcemap: 'linked',
     logLevel: 'error',
     plugins: [sourceLocations],
