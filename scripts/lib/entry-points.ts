@@ -37,11 +37,20 @@ const sourceLocations: Plugin = {
 };
 
 /**
- * Packages the bundles load from node_modules: the Temporal SDK (its native core, and the files it loads by path:
- * the workflow worker thread's code, its bundler), Prisma (its query compiler's WebAssembly), and what OpenTelemetry
- * instruments by hooking `require` (pg), with OpenTelemetry itself.
+ * Packages the bundles load from node_modules: those that load files beside their own by path, which a bundle moves
+ * (the Temporal SDK: its native core, the workflow worker thread's code, its bundler; xmllint-wasm's and pino's worker
+ * threads; Prisma's query compiler), and what OpenTelemetry instruments by hooking `require` (pg), with OpenTelemetry.
  */
-const EXTERNAL_PACKAGES = ['@temporalio/*', '@prisma/*', '@opentelemetry/*', 'pg', 'pg-pool', 'pg-native'];
+const EXTERNAL_PACKAGES = [
+  '@temporalio/*',
+  '@prisma/*',
+  'xmllint-wasm',
+  'pino',
+  '@opentelemetry/*',
+  'pg',
+  'pg-pool',
+  'pg-native',
+];
 
 const bundleName = (entry: string) => `${entry.replace(/\.ts$/, '').replace(/[/\\]/g, '__')}.js`;
 
