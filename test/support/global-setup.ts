@@ -53,6 +53,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
       // Its map as a file too, which jest's workers register (module-sharing-runtime.cjs).
       writeFileSync(`${workflowBundleSourceMapPath}.${process.pid}`, sourceMap);
       renameSync(`${workflowBundleSourceMapPath}.${process.pid}`, workflowBundleSourceMapPath);
+      process.env.TEST_WORKFLOW_BUNDLE = workflowBundlePath;
     }),
     cli
       ? startDevServer(cli, path.join(temporalNamespacePools, String(process.pid)), devServerHarnessCount())

@@ -4,13 +4,10 @@
 // shared within one JavaScript realm: the files of a worker run in one V8 context (shared-realm-environment.ts), so an
 // error, array or promise a package made in an earlier file is still an instance of this file's classes.
 // TEST_NO_MODULE_SHARING=1 (jest.config.js): jest's own runtime. See docs/development.md "Test suite time".
-const { existsSync } = require('node:fs');
-const path = require('node:path');
 const Runtime = require('jest-runtime').default;
 
-/** test/support/paths.ts workflowBundlePath and the source map the global set-up writes beside it. */
-const workflowBundle = path.join(__dirname, '..', '..', '.cache', 'test', 'workflow-bundle.js');
-const workflowBundleSourceMap = `${workflowBundle}.map`;
+/** The run's workflow bundle, whose source map the global set-up writes beside it (`<bundle>.map`). */
+const workflowBundle = process.env.TEST_WORKFLOW_BUNDLE;
 
 /** Path -> module object of the packages loaded so far in this jest worker. */
 const sharedModules = new Map();
@@ -26,7 +23,7 @@ class ModuleSharingRuntime extends Runtime {
     // A stack through the workflow bundle (a workflow's error, the SDK's trial run of the bundle at each worker's
     // start) is mapped to the workflows' sources with the bundle's map: registered as jest registers the maps of the
     // files it transforms, it is parsed once per jest worker instead of read from the bundle again in every file.
-    if (existsSync(workflowBundleSourceMap)) this.getSourceMaps().set(workflowBundle, workflowBundleSourceMap);
+    if (workflowBundle) this.getSourceMaps().set(workflowBundle, `${workflowBundle}.map`);
   }
 
   requireModuleOrMock(from, moduleName) {

@@ -2,7 +2,7 @@ import path from 'node:path';
 
 export const projectRoot = path.resolve(__dirname, '..', '..');
 export const workflowBundlePath = path.join(projectRoot, '.cache', 'test', 'workflow-bundle.js');
-/** The bundle's source map, also inline in it; test/support/module-sharing-runtime.cjs names the same file. */
+/** The bundle's source map, also inline in it (module-sharing-runtime.cjs registers it as `<bundle>.map`). */
 export const workflowBundleSourceMapPath = `${workflowBundlePath}.map`;
 /** The OpenAPI documents the harnesses of one jest run share (harness.ts openApiDocumentOf). */
 /** Where a jest run bundles the entry points its tests start (scripts/lib/entry-points.ts), a folder per run. */

@@ -1,7 +1,8 @@
 // jest's node environment (one realm per jest worker: shared-realm-environment.ts), which with TEST_PROFILE_DIR set
-// also writes where each test file's time went (one JSON line per file in <dir>/files.jsonl): wall and CPU of the jest worker while loading the file's modules and while
-// running its tests, the CPU of the child processes it reaped (Chromium, worker processes, test servers), and the
-// parts the harness marks (test/support/profile.ts). scripts/test-profile.ts runs the suite this way and sums it up.
+// also writes where each test file's time went (one JSON line per file in <dir>/files.jsonl): when it started, wall
+// and CPU of the jest worker while loading the file's modules and while running its tests, the CPU of the child
+// processes it reaped (Chromium, worker processes, test servers), and the parts the harness marks
+// (test/support/profile.ts). scripts/test-profile.ts runs the suite this way and sums it up.
 // See docs/development.md "Test suite time".
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
