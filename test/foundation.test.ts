@@ -20,6 +20,8 @@ import { workflowIds } from '../src/temporal/workflow-ids';
 const SIX_HOURS = 6 * 3600;
 let harness: Harness;
 let partner: TestPartner;
+/** Apps with a test's own failing routes serve no description (none of these tests reads it; building one costs a second). */
+const undescribed = { openApiDocument: {} };
 
 beforeAll(async () => {
   harness = await startHarness({ SANDBOX_VERIFICATION_DELAY_SECONDS: String(SIX_HOURS) });
@@ -175,7 +177,7 @@ describe('error shapes', () => {
         throw new Error('database password is hunter2');
       },
     });
-    const app = harness.createApp(harness.services, [...allRoutes, failing]);
+    const app = harness.createApp(harness.services, [...allRoutes, failing], undescribed);
     const response = await request(app.callback()).get('/v1/failing');
     expect(response.status).toBe(500);
     expect(response.body.error.code).toBe('internal_error');
@@ -211,11 +213,11 @@ describe('error shapes', () => {
           throw error;
         },
       });
-    const app = harness.createApp(harness.services, [
-      ...allRoutes,
-      failingWith(closed, '/v1/closed'),
-      failingWith(duplicate, '/v1/duplicate'),
-    ]);
+    const app = harness.createApp(
+      harness.services,
+      [...allRoutes, failingWith(closed, '/v1/closed'), failingWith(duplicate, '/v1/duplicate')],
+      undescribed,
+    );
     const unavailable = await request(app.callback()).get('/v1/closed');
     expect(unavailable.status).toBe(503);
     expect(unavailable.body.error.code).toBe('service_unavailable');

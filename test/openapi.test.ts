@@ -11,8 +11,16 @@ import { allRoutes } from '../src/routes';
 import { projectRoot } from './support/paths';
 
 type Document = ReturnType<typeof buildOpenApiDocument>;
-const documentFor = (appEnv: 'sandbox' | 'production') =>
-  buildOpenApiDocument(routesOf(allRoutes, appEnv), { appEnv, publicBaseUrl: 'https://api.example.com' });
+const documents = new Map<'sandbox' | 'production', Document>();
+/** Built once per environment: the tests only read it. */
+function documentFor(appEnv: 'sandbox' | 'production'): Document {
+  let document = documents.get(appEnv);
+  if (!document) {
+    document = buildOpenApiDocument(routesOf(allRoutes, appEnv), { appEnv, publicBaseUrl: 'https://api.example.com' });
+    documents.set(appEnv, document);
+  }
+  return document;
+}
 
 function operations(document: Document) {
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>

@@ -55,8 +55,8 @@ function resourceOfPathParam(template: string, name: string): string | undefined
   return resourceOfSegment[segments[index - 1] ?? ''];
 }
 
-/** How many candidates are drawn per valid request at most: generation is bounded, never a loop. */
-const CANDIDATES_PER_EXAMPLE = 30;
+/** How many candidates are drawn per valid request, first and then at most: generation is bounded, never a loop. */
+const CANDIDATE_DRAWS = [2, 6, 30];
 
 function resolveRef(schema: Schema, document: Document): Schema {
   const ref = schema.$ref;
@@ -135,11 +135,17 @@ export class RequestGenerator {
         });
       }
     }
-    const drawn = fc
-      .sample(fc.record(parts), { seed, numRuns: count * CANDIDATES_PER_EXAMPLE })
-      .filter((candidate) => checks.every((check) => check(candidate as Record<string, unknown>)))
-      .slice(0, count);
-    return drawn.map((values) => {
+    // A seed's candidates are one sequence whatever their number, so a short draw is the start of a long one: drawing
+    // more only when the first ones hold too few valid requests keeps the requests the long draw would give.
+    let drawn: unknown[] = [];
+    for (const candidates of CANDIDATE_DRAWS) {
+      drawn = fc
+        .sample(fc.record(parts), { seed, numRuns: count * candidates })
+        .filter((candidate) => checks.every((check) => check(candidate as Record<string, unknown>)));
+      if (drawn.length >= count) break;
+    }
+    drawn = drawn.slice(0, count);
+    return (drawn as Array<Record<string, unknown>>).map((values) => {
       const request: GeneratedRequest = { path: template, query: {}, headers: {}, contentType };
       for (const [key, value] of Object.entries(values)) {
         if (value === undefined) continue;

@@ -62,6 +62,14 @@ function matchesLengths(value: string, schema: Schema): boolean {
   );
 }
 
+/** Building a pattern's arbitrary walks the regex each time; arbitraries are immutable, so one per pattern serves all. */
+const patternArbitraries = new Map<string, fc.Arbitrary<string>>();
+function patternArbitrary(pattern: string): fc.Arbitrary<string> {
+  let arbitrary = patternArbitraries.get(pattern);
+  if (!arbitrary) patternArbitraries.set(pattern, (arbitrary = fc.stringMatching(generable(pattern))));
+  return arbitrary;
+}
+
 function stringArbitrary(schema: Schema, context: GeneratorContext): fc.Arbitrary<string> | null {
   const format = schema.format as string | undefined;
   if (format && context.formatValues[format]) {
@@ -75,7 +83,7 @@ function stringArbitrary(schema: Schema, context: GeneratorContext): fc.Arbitrar
   const minLength = (schema.minLength as number) ?? 0;
   const maxLength = Math.min((schema.maxLength as number) ?? 40, minLength + 40);
   let base: fc.Arbitrary<string>;
-  if (typeof schema.pattern === 'string') base = fc.stringMatching(generable(schema.pattern));
+  if (typeof schema.pattern === 'string') base = patternArbitrary(schema.pattern);
   else if (format === 'email') base = fc.emailAddress();
   else if (format === 'uuid') base = fc.uuid();
   else if (format === 'date') base = fc.date({ noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
