@@ -79,7 +79,7 @@ export async function prepareTools(options: { typecheck: boolean }): Promise<num
   return startTypecheck();
 }
 
-/** V8 without Maglev and TurboFan: for processes whose code runs briefly in many fresh copies (see runJest). */
+/** V8 without Maglev and TurboFan: for the processes the tests start, which live briefly on little traffic. */
 const NO_OPTIMISING_COMPILERS = ['--no-maglev', '--no-turbofan'];
 
 /**
@@ -92,17 +92,12 @@ const NO_OPTIMISING_COMPILERS = ['--no-maglev', '--no-turbofan'];
 function runJest(jestArgs: string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<number> {
   if (signal?.aborted) return Promise.resolve(1);
   return new Promise((resolve, reject) => {
-    // jest's workers inherit these flags. A larger young generation: each test file loads and drops a whole module
-    // registry, and scavenging it in 16 MB halves cost more. No optimising compilers (Maglev, TurboFan): each file
-    // runs a fresh copy of every module for a few seconds, so code optimised for one file is thrown away with its
-    // registry, and the compilers' background threads cost more than the optimised code saves (docs/development.md
-    // "Test suite time"). WebAssembly (Prisma's query compiler) keeps its own tiers.
+    // jest's workers inherit these flags. A larger young generation: each test file loads and drops its own modules,
+    // and scavenging them in 16 MB halves cost more. V8's optimising compilers stay on: the packages a worker loaded
+    // serve all its files (test/support/module-sharing-runtime.cjs), so their optimised code is kept (docs/development.md
+    // "Test suite time").
     // JEST_NODE_ARGS: more flags, e.g. `--cpu-prof --cpu-prof-dir=...` with `--runInBand` (refused in NODE_OPTIONS).
-    const nodeArgs = [
-      '--max-semi-space-size=32',
-      ...NO_OPTIMISING_COMPILERS,
-      ...(process.env.JEST_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    ];
+    const nodeArgs = ['--max-semi-space-size=32', ...(process.env.JEST_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     const watching = jestArgs.some((arg) => arg === '--watch' || arg === '--watchAll');
     const child = spawn(process.execPath, [...nodeArgs, require.resolve('jest/bin/jest'), ...jestArgs], {
       cwd: projectRoot,
@@ -193,7 +188,7 @@ export async function runSuite(options: SuiteOptions): Promise<number> {
       ...(testServers ? { TEMPORAL_TEST_SERVERS_PATH: testServers } : {}),
       ...(cli ? { TEMPORAL_CLI_PATH: cli } : {}),
       // The processes the tests start from the run's bundles (worker processes, API servers, bank simulators) live
-      // seconds to a minute on little traffic: the optimising compilers cost them more than they save, as in jest.
+      // seconds to a minute on little traffic: the optimising compilers cost them more than they save.
       ENTRY_BUNDLE_NODE_ARGS: process.env.ENTRY_BUNDLE_NODE_ARGS ?? NO_OPTIMISING_COMPILERS.join(' '),
     };
     const jestCode = await runJest(options.jestArgs, env, options.signal);
