@@ -240,7 +240,7 @@ describe('reconciliation', () => {
     });
     // Money in transit on a transaction marked completed (its payout never happened).
     await harness.prisma.$executeRaw`UPDATE transactions SET status = 'completed' WHERE id = ${stuck.id}::uuid`;
-    // A tampered wallet balance: restored right after the run (other test files check every balance).
+    // A tampered wallet balance: restored right after the run.
     await harness.prisma.$executeRaw`UPDATE ledger_accounts SET balance = balance + 1 WHERE id = ${account.id}::uuid`;
     let summary: Awaited<ReturnType<typeof reconcile>>;
     try {
