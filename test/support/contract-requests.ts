@@ -137,15 +137,14 @@ export class RequestGenerator {
     }
     // A seed's candidates are one sequence whatever their number, so a short draw is the start of a long one: drawing
     // more only when the first ones hold too few valid requests keeps the requests the long draw would give.
-    let drawn: unknown[] = [];
+    let drawn: Array<Record<string, unknown>> = [];
     for (const candidates of CANDIDATE_DRAWS) {
       drawn = fc
         .sample(fc.record(parts), { seed, numRuns: count * candidates })
-        .filter((candidate) => checks.every((check) => check(candidate as Record<string, unknown>)));
+        .filter((candidate) => checks.every((check) => check(candidate)));
       if (drawn.length >= count) break;
     }
-    drawn = drawn.slice(0, count);
-    return (drawn as Array<Record<string, unknown>>).map((values) => {
+    return drawn.slice(0, count).map((values) => {
       const request: GeneratedRequest = { path: template, query: {}, headers: {}, contentType };
       for (const [key, value] of Object.entries(values)) {
         if (value === undefined) continue;
