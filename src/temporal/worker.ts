@@ -21,6 +21,8 @@ export interface WorkerSetup {
    * which never moves a workflow task off a dead worker's sticky queue (real servers do after a few seconds).
    */
   maxCachedWorkflows?: number;
+  /** The worker class that builds it: the tests give one that shares a workflow thread between test files. */
+  workerClass?: typeof Worker;
 }
 
 export const workflowsEntryPoint = path.resolve(__dirname, '..', '..', 'workflows', 'index');
@@ -44,7 +46,7 @@ export const workflowPreloadModules = [
 
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
   const tracing = workerTracingOptions();
-  return Worker.create({
+  return (setup.workerClass ?? Worker).create({
     ...tracing,
     // A pre-built bundle carries the workflow interceptors already (scripts/bundle-workflows.ts).
     interceptors: {

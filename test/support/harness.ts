@@ -35,6 +35,7 @@ import { openApiDocumentCache, workflowBundlePath } from './paths';
 import { claimTemporalServer } from './temporal-servers';
 import { claimNamespace, devServerOfRun } from './dev-server';
 import { profiled } from './profile';
+import { SharedWorkflowThreadWorker } from './shared-workflow-threads';
 
 export interface TestPartner {
   partnerId: string;
@@ -209,6 +210,7 @@ export function workerOnTaskQueue(
       ...providers,
     }),
     workflowBundlePath,
+    workerClass: SharedWorkflowThreadWorker,
   });
 }
 
@@ -332,6 +334,7 @@ export async function startHarness(
           workflowBundlePath,
           maxConcurrentActivities: config.worker.maxConcurrentActivities,
           maxCachedWorkflows: config.worker.maxCachedWorkflows,
+          workerClass: SharedWorkflowThreadWorker,
         }),
       );
     }
