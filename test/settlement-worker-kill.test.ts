@@ -2,7 +2,8 @@
 // money-moving step (of a settlement, and of a wallet transfer): after the step committed its work (the provider did it, or the database
 // transaction committed) and before Temporal heard of it. The step then runs again on a restarted
 // worker, and the transaction completes with no duplicated ledger entry, payout or event. The same for
-// a pay-in (leg 1 alone) and a payout (leg 2 alone).
+// a pay-in (leg 1 alone) and a payout (leg 2 alone). The flows run side by side and share each kill (a step of each
+// committed, then one SIGKILL), since each start of a worker process (its modules, its workflow thread) is costly.
 //
 // How each kill lands there, deterministically: the test holds a database lock the step needs (the
 // provider's idempotency key, or the transaction's row) so the step's activity waits; it cuts the
@@ -11,7 +12,7 @@
 // and fails the lost attempt through Temporal's API (what the server does when its timeout passes, which the
 // time-skipping test server would make the test wait for in real time) so Temporal retries it there.
 import { Client } from 'pg';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { resolveErrorUpdate, settlementStateQuery } from '../workflows/settlement';
 import { recheckSendUpdate, sendOutcomeUnknownQuery } from '../workflows/wallet-transfer';
 import { connectionName } from '../src/persistence/database';
@@ -139,99 +140,200 @@ async function describePendingActivities(workflowIds: string[]): Promise<string>
   );
 }
 
+/** One flow's step to kill the worker after: `lock` is held and the step waits on it. */
+interface KillPoint {
+  /** The transaction's (or transfer's) id. */
+  id: string;
+  step: string;
+  lock: HeldLock;
+  committed: () => Promise<boolean>;
+  /** The lock for the flow's next kill, taken before the new worker starts. */
+  nextLock?: () => Promise<HeldLock>;
+  workflowIds?: string[];
+}
+
 /**
- * The kill: `lock` is held and the step waits on it. Cut the worker off Temporal, let the step commit, see the
- * commit, SIGKILL. `nextLock` (for the next kill) is taken before the new worker starts; then the lost attempt
- * is failed so that Temporal retries the step on the new worker.
+ * The kill, after a step of each of several flows at once (one worker process for all of them): every step waits on
+ * its lock. Cut the worker off Temporal, let the steps commit, see every commit, SIGKILL. The next locks are taken
+ * before the new worker starts; then the lost attempts are failed so that Temporal retries the steps on the new
+ * worker. Answers each flow's next lock.
  */
-async function killAfterCommit(
-  transactionId: string,
-  step: string,
-  lock: HeldLock,
-  committed: () => Promise<boolean>,
-  nextLock?: () => Promise<HeldLock>,
-  workflowIds = settlementWorkflowIds(transactionId),
-): Promise<HeldLock | undefined> {
+async function killAfterCommits(points: KillPoint[]): Promise<Array<HeldLock | undefined>> {
   // Server time moves on while waiting, so timers and retries reach the worker. The waiter must be the current
   // worker process's connection: test files run side by side on one database, and another file's statement waiting
-  // on the same row (payments.test.ts locked every transaction's row once) is not the step. The step must be the
-  // one activity running: cut off while the previous step's retry had not reported yet, the step would never be
-  // scheduled.
-  let waiting: Waiter[] = [];
+  // on the same row (payments.test.ts locked every transaction's row once) is not the step. The step must be its
+  // flow's one activity running: cut off while the previous step's retry had not reported yet, the step would never
+  // be scheduled.
+  const workflowIdsOf = (point: KillPoint) => point.workflowIds ?? settlementWorkflowIds(point.id);
+  const waiting = new Map<KillPoint, Waiter[]>();
   const workerConnection = connectionName('worker', undefined, (worker as ServiceProcess).pid);
-  const started = async () =>
-    (await pendingActivitiesOf(harness, workflowIds)).filter(({ pending }) => isStarted(pending)).length;
-  await until(
-    async () =>
-      (waiting = await waitersOf(lock)).some((waiter) => waiter.applicationName === workerConnection) &&
-      (await started()) === 1,
-    `${step} waits on the lock`,
-    true,
-  );
+  const waits = async (point: KillPoint) => {
+    const waiters = await waitersOf(point.lock);
+    waiting.set(point, waiters);
+    if (!waiters.some((waiter) => waiter.applicationName === workerConnection)) return false;
+    const started = (await pendingActivitiesOf(harness, workflowIdsOf(point))).filter(({ pending }) =>
+      isStarted(pending),
+    );
+    return started.length === 1;
+  };
+  const steps = points.map((point) => point.step).join(', ');
+  await until(async () => (await Promise.all(points.map(waits))).every(Boolean), `${steps} wait on their locks`, true);
   proxy.cut();
-  await lock.release();
-  await until(committed, `${step} committed`).catch(async (error: Error) => {
-    const pending = await describePendingActivities(workflowIds);
-    throw new Error(`${error.message}; waited on the lock: ${JSON.stringify(waiting)}; pending: ${pending}`);
-  });
+  for (const point of points) await point.lock.release();
+  for (const point of points) {
+    await until(point.committed, `${point.step} committed`).catch(async (error: Error) => {
+      const pending = await describePendingActivities(workflowIdsOf(point));
+      throw new Error(
+        `${error.message}; waited on the lock: ${JSON.stringify(waiting.get(point))}; pending: ${pending}`,
+      );
+    });
+  }
   await killWorker();
   proxy.restore();
-  const next = await nextLock?.();
+  const next: Array<HeldLock | undefined> = [];
+  for (const point of points) next.push(await point.nextLock?.());
   worker = await startWorker();
-  await failLostAttempts(harness, workflowIds);
+  await failLostAttempts(harness, points.flatMap(workflowIdsOf));
   return next;
 }
 
-it('completes a settlement killed after each step committed, with nothing duplicated', async () => {
+/** The provider's record of the flow's step, once its call went through (the test's held record is not it). */
+const providerOperation = (id: string, step: string) =>
+  harness.prisma.sandboxRailOperation.findFirst({ where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } } });
+const provided = (id: string, step: string) => async () => (await providerOperation(id, step)) !== null;
+/** Whether the flow's posting `step` committed, once. */
+const posted = (id: string, step: string) => async () =>
+  (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
+
+it('completes a settlement, a pay-in, a payout and a wallet transfer killed after each of their steps committed, with nothing duplicated', async () => {
+  const { api } = parties.partner;
+  // The settlement, waiting for its deposit.
   const transaction: TransactionBody = await createTransaction(parties);
-  const id = transaction.id;
-  const providerOperation = (step: string) =>
-    harness.prisma.sandboxRailOperation.findFirst({
-      where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } },
-    });
-  const posted = async (step: string) =>
-    (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
+  const settlement = transaction.id;
+  // The pay-in (leg 1 alone), waiting for its deposit.
+  const payin = await createPayin(parties);
+  const balanceBefore = await balanceOf(api, parties.wallet.id);
+  // The payout (leg 2 alone), waiting for its confirmation.
+  const payout = (await createPayout(parties, { wallet_id: undefined })).id;
+  // The wallet transfer: its completion credits the destination, so it waits on the destination's balance row.
+  const destination = (
+    await api.post('/v1/wallets').send({ customer_id: parties.customer.id, name: 'Kill', chain: 'solana' })
+  ).body as { id: string };
+  expect(
+    (await api.post(`/v1/sandbox/wallets/${parties.wallet.id}/fund`).send({ currency: 'USDT', amount: '10' })).status,
+  ).toBe(200);
+  const destinationRow = await holdLock(
+    `SELECT id FROM ledger_accounts WHERE wallet_id = $1::uuid AND currency = 'USDT' FOR UPDATE`,
+    [destination.id],
+  );
+  const created = await api
+    .post('/v1/wallet-transfer')
+    .send({ from_wallet_id: parties.wallet.id, to_wallet_id: destination.id, currency: 'USDT', amount: '4' });
+  expect(created.status).toBe(201);
+  const transfer = created.body.id as string;
 
-  // 1. Leg 1's conversion: the exchange converted, the worker died before Temporal knew.
-  const conversionKey = await holdProviderKey(`${id}:fiat_to_stablecoin`);
-  const deposited = await parties.partner.api
-    .post(`/v1/sandbox/transactions/${id}/deposit`)
-    .send({ amount: transaction.sender.amount });
-  expect(deposited.status).toBe(201);
-  const rowLock1 = await killAfterCommit(
-    id,
-    'the conversion',
-    conversionKey,
-    async () => (await providerOperation('fiat_to_stablecoin')) !== null,
-    () => holdTransactionRow(id),
+  const settlementConversionKey = await holdProviderKey(`${settlement}:fiat_to_stablecoin`);
+  const payinConversionKey = await holdProviderKey(`${payin.id}:fiat_to_stablecoin`);
+  const payoutKey = await holdProviderKey(`${payout}:stablecoin_to_fiat`);
+  expect(
+    (await api.post(`/v1/sandbox/transactions/${settlement}/deposit`).send({ amount: transaction.sender.amount }))
+      .status,
+  ).toBe(201);
+  expect(
+    (await api.post(`/v1/sandbox/transactions/${payin.id}/deposit`).send({ amount: payin.sender.amount })).status,
+  ).toBe(201);
+  expect((await api.post('/v1/payout/confirm').send({ transaction_id: payout, tx_hash: '5'.repeat(88) })).status).toBe(
+    200,
   );
 
-  // 2. Leg 1's ledger posting committed; the worker died before reporting it.
-  const payoutKey = await killAfterCommit(
-    id,
-    'the leg 1 posting',
-    rowLock1 as HeldLock,
-    () => posted('fiat_to_stablecoin'),
-    () => holdProviderKey(`${id}:stablecoin_to_fiat`),
-  );
+  // 1. The exchange converted (the settlement's leg 1, the pay-in), the payout went out, the transfer's completion
+  // committed: the worker died before Temporal knew.
+  const [settlementRow1, payinRow, payoutRow] = await killAfterCommits([
+    {
+      id: settlement,
+      step: "the settlement's conversion",
+      lock: settlementConversionKey,
+      committed: provided(settlement, 'fiat_to_stablecoin'),
+      nextLock: () => holdTransactionRow(settlement),
+    },
+    {
+      id: payin.id,
+      step: "the pay-in's conversion",
+      lock: payinConversionKey,
+      committed: provided(payin.id, 'fiat_to_stablecoin'),
+      nextLock: () => holdTransactionRow(payin.id),
+    },
+    {
+      id: payout,
+      step: "the payout's payout",
+      lock: payoutKey,
+      committed: provided(payout, 'stablecoin_to_fiat'),
+      nextLock: () => holdTransactionRow(payout),
+    },
+    {
+      id: transfer,
+      step: 'the transfer completion',
+      lock: destinationRow,
+      committed: async () =>
+        (await harness.prisma.ledgerTransaction.count({
+          where: { reference: `wallet-transfer:${transfer}:delivered` },
+        })) === 1,
+      workflowIds: [`wallet-transfer-${transfer}`],
+    },
+  ]);
 
-  // 3. The payout went out; the worker died before Temporal knew.
-  const rowLock2 = await killAfterCommit(
-    id,
-    'the payout',
-    payoutKey as HeldLock,
-    async () => (await providerOperation('stablecoin_to_fiat')) !== null,
-    () => holdTransactionRow(id),
-  );
+  // 2. The settlement's leg 1 posting, the pay-in's completion (its postings, the credit to the wallet, `completed`)
+  // and the payout's completion committed; the worker died before reporting them.
+  const [settlementPayoutKey] = await killAfterCommits([
+    {
+      id: settlement,
+      step: "the settlement's leg 1 posting",
+      lock: settlementRow1 as HeldLock,
+      committed: posted(settlement, 'fiat_to_stablecoin'),
+      nextLock: () => holdProviderKey(`${settlement}:stablecoin_to_fiat`),
+    },
+    {
+      id: payin.id,
+      step: "the pay-in's completion",
+      lock: payinRow as HeldLock,
+      committed: posted(payin.id, 'delivered'),
+    },
+    { id: payout, step: "the payout's completion", lock: payoutRow as HeldLock, committed: posted(payout, 'payout') },
+  ]);
 
-  // 4. The completion (leg 2's postings, status completed, event) committed; the worker died before reporting it.
-  await killAfterCommit(id, 'the completion', rowLock2 as HeldLock, () => posted('payout'));
+  // 3. The settlement's payout went out; the worker died before Temporal knew.
+  const [settlementRow2] = await killAfterCommits([
+    {
+      id: settlement,
+      step: "the settlement's payout",
+      lock: settlementPayoutKey as HeldLock,
+      committed: provided(settlement, 'stablecoin_to_fiat'),
+      nextLock: () => holdTransactionRow(settlement),
+    },
+  ]);
 
+  // 4. The settlement's completion (leg 2's postings, status completed, event) committed; the worker died before
+  // reporting it.
+  await killAfterCommits([
+    {
+      id: settlement,
+      step: "the settlement's completion",
+      lock: settlementRow2 as HeldLock,
+      committed: posted(settlement, 'payout'),
+    },
+  ]);
+
+  await expectSettlementOnce(settlement);
+  await expectPayinOnce(payin.id, balanceBefore);
+  await expectPayoutOnce(payout);
+  await expectTransferOnce(transfer, destination.id);
+}, 240_000);
+
+/** The settlement completed; every step ran at least twice (the killed attempt and the retry) and took effect once. */
+async function expectSettlementOnce(id: string): Promise<void> {
   expect(await settlementHandle(harness, id).result()).toBe('completed');
   const final = (await parties.partner.api.get(`/v1/transactions/${id}`)).body as TransactionBody;
   expect(final.status).toBe('completed');
-
-  // Every step ran at least twice (the killed attempt and the retry) and took effect once.
   const operations = await harness.prisma.sandboxRailOperation.findMany({
     where: { idempotencyKey: { startsWith: id } },
     orderBy: { createdAt: 'asc' },
@@ -252,73 +354,10 @@ it('completes a settlement killed after each step committed, with nothing duplic
     ['stablecoin_to_fiat', 'completed'],
   ]);
   expect(await harness.prisma.transactionDeposit.count({ where: { transactionId: id } })).toBe(1);
-}, 180_000);
+}
 
-it('completes a wallet transfer killed after its completion committed, delivering once', async () => {
-  const { api } = parties.partner;
-  const destination = (
-    await api.post('/v1/wallets').send({ customer_id: parties.customer.id, name: 'Kill', chain: 'solana' })
-  ).body as { id: string };
-  expect(
-    (await api.post(`/v1/sandbox/wallets/${parties.wallet.id}/fund`).send({ currency: 'USDT', amount: '10' })).status,
-  ).toBe(200);
-  // The completion credits the destination: it waits on the destination's balance row.
-  const destinationRow = await holdLock(
-    `SELECT id FROM ledger_accounts WHERE wallet_id = $1::uuid AND currency = 'USDT' FOR UPDATE`,
-    [destination.id],
-  );
-  const created = await api
-    .post('/v1/wallet-transfer')
-    .send({ from_wallet_id: parties.wallet.id, to_wallet_id: destination.id, currency: 'USDT', amount: '4' });
-  expect(created.status).toBe(201);
-  const id = created.body.id as string;
-  const delivered = async () =>
-    (await harness.prisma.ledgerTransaction.count({ where: { reference: `wallet-transfer:${id}:delivered` } })) === 1;
-  await killAfterCommit(id, 'the transfer completion', destinationRow, delivered, undefined, [`wallet-transfer-${id}`]);
-
-  expect(await harness.env.client.workflow.getHandle(`wallet-transfer-${id}`).result()).toBe('completed');
-  const transfer = (await api.get(`/v1/wallet-transfers/${id}`)).body;
-  expect(transfer.status).toBe('completed');
-  const balances = async (walletId: string) => (await api.get(`/v1/wallets/${walletId}`)).body.balances;
-  expect(await balances(parties.wallet.id)).toContainEqual({ currency: 'USDT', amount: '6.000000' });
-  expect(await balances(destination.id)).toContainEqual({ currency: 'USDT', amount: '4.000000' });
-  const postings = await harness.prisma.ledgerTransaction.findMany({
-    where: { reference: { startsWith: `wallet-transfer:${id}:` } },
-    orderBy: { createdAt: 'asc' },
-  });
-  expect(postings.map((posting) => posting.reference)).toEqual([
-    `wallet-transfer:${id}:hold`,
-    `wallet-transfer:${id}:delivered`,
-  ]);
-  expect(await eventTypesOf(harness, id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
-}, 180_000);
-
-it('completes a pay-in (leg 1 alone) killed after its conversion and after its completion committed', async () => {
-  const payin = await createPayin(parties);
-  const id = payin.id;
-  const providerOperation = (step: string) =>
-    harness.prisma.sandboxRailOperation.findFirst({
-      where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } },
-    });
-  const posted = async (step: string) =>
-    (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
-  const balanceBefore = await balanceOf(parties.partner.api, parties.wallet.id);
-
-  const conversionKey = await holdProviderKey(`${id}:fiat_to_stablecoin`);
-  const deposited = await parties.partner.api
-    .post(`/v1/sandbox/transactions/${id}/deposit`)
-    .send({ amount: payin.sender.amount });
-  expect(deposited.status).toBe(201);
-  const rowLock = await killAfterCommit(
-    id,
-    'the conversion',
-    conversionKey,
-    async () => (await providerOperation('fiat_to_stablecoin')) !== null,
-    () => holdTransactionRow(id),
-  );
-  // Leg 1's postings, the credit to the wallet and `completed` committed; the worker died before reporting.
-  await killAfterCommit(id, 'the completion', rowLock as HeldLock, () => posted('delivered'));
-
+/** The pay-in completed, converted once and credited to the wallet once. */
+async function expectPayinOnce(id: string, balanceBefore: string): Promise<void> {
   expect(await settlementHandle(harness, id).result()).toBe('completed');
   const final = (await parties.partner.api.get(`/v1/transactions/${id}`)).body as TransactionBody;
   const operations = await harness.prisma.sandboxRailOperation.findMany({
@@ -331,36 +370,13 @@ it('completes a pay-in (leg 1 alone) killed after its conversion and after its c
   expect(ledger.entryCount).toBe(2 + 6 + 2);
   expectPaymentLedgerInvariants(ledger, final, parties.partner.partnerId);
   expect(await eventTypesOf(harness, id)).toEqual(['payin.created', 'payin.processing', 'payin.completed']);
-  // Credited once.
   expect(await balanceOf(parties.partner.api, parties.wallet.id)).toBe(
     new Decimal(balanceBefore).plus(final.stablecoin.amount).toFixed(6),
   );
-}, 180_000);
+}
 
-it('completes a payout (leg 2 alone) killed after its payout and after its completion committed', async () => {
-  const payout = await createPayout(parties, { wallet_id: undefined });
-  const id = payout.id;
-  const providerOperation = (step: string) =>
-    harness.prisma.sandboxRailOperation.findFirst({
-      where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } },
-    });
-  const posted = async (step: string) =>
-    (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
-
-  const payoutKey = await holdProviderKey(`${id}:stablecoin_to_fiat`);
-  const confirmedSolana = await parties.partner.api
-    .post('/v1/payout/confirm')
-    .send({ transaction_id: id, tx_hash: '5'.repeat(88) });
-  expect(confirmedSolana.status).toBe(200);
-  const rowLock = await killAfterCommit(
-    id,
-    'the payout',
-    payoutKey,
-    async () => (await providerOperation('stablecoin_to_fiat')) !== null,
-    () => holdTransactionRow(id),
-  );
-  await killAfterCommit(id, 'the completion', rowLock as HeldLock, () => posted('payout'));
-
+/** The payout completed and paid out once. */
+async function expectPayoutOnce(id: string): Promise<void> {
   expect(await settlementHandle(harness, id).result()).toBe('completed');
   const final = (await parties.partner.api.get(`/v1/transactions/${id}`)).body as TransactionBody;
   const operations = await harness.prisma.sandboxRailOperation.findMany({
@@ -373,7 +389,26 @@ it('completes a payout (leg 2 alone) killed after its payout and after its compl
   expectPaymentLedgerInvariants(ledger, final, parties.partner.partnerId);
   expect(await eventTypesOf(harness, id)).toEqual(['payout.created', 'payout.processing', 'payout.completed']);
   expect(await harness.prisma.transactionDeposit.count({ where: { transactionId: id } })).toBe(1);
-}, 180_000);
+}
+
+/** The wallet transfer completed, delivered once. */
+async function expectTransferOnce(id: string, destinationId: string): Promise<void> {
+  const { api } = parties.partner;
+  expect(await harness.env.client.workflow.getHandle(`wallet-transfer-${id}`).result()).toBe('completed');
+  expect((await api.get(`/v1/wallet-transfers/${id}`)).body.status).toBe('completed');
+  const balances = async (walletId: string) => (await api.get(`/v1/wallets/${walletId}`)).body.balances;
+  expect(await balances(parties.wallet.id)).toContainEqual({ currency: 'USDT', amount: '6.000000' });
+  expect(await balances(destinationId)).toContainEqual({ currency: 'USDT', amount: '4.000000' });
+  const postings = await harness.prisma.ledgerTransaction.findMany({
+    where: { reference: { startsWith: `wallet-transfer:${id}:` } },
+    orderBy: { createdAt: 'asc' },
+  });
+  expect(postings.map((posting) => posting.reference)).toEqual([
+    `wallet-transfer:${id}:hold`,
+    `wallet-transfer:${id}:delivered`,
+  ]);
+  expect(await eventTypesOf(harness, id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
+}
 
 /** SIGKILL the worker wherever it is, start another, and fail the dead worker's started attempts. */
 async function killAnywhere(workflowIds: string[]): Promise<void> {
@@ -382,21 +417,28 @@ async function killAnywhere(workflowIds: string[]): Promise<void> {
   await failLostAttempts(harness, workflowIds);
 }
 
-it.each(['payout_timeout_after_execution', 'payout_outcome_unknown'])(
-  'pays once when the payout was made and its answers lost (simulate %s), with the worker killed meanwhile',
-  async (simulate) => {
-    const transaction: TransactionBody = await createTransaction(parties);
-    const id = transaction.id;
-    const handle = settlementHandle(harness, id);
-    const deposited = await parties.partner.api
-      .post(`/v1/sandbox/transactions/${id}/deposit`)
-      .send({ amount: transaction.sender.amount, simulate });
-    expect(deposited.status).toBe(201);
-    const paid = async () =>
-      (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:stablecoin_to_fiat` } })) ===
-      1;
-    await until(paid, 'the payout was made', true);
-    await killAnywhere(settlementWorkflowIds(id));
+it('pays once when a payout was made and its answers lost (simulate payout_timeout_after_execution, payout_outcome_unknown), with the worker killed meanwhile', async () => {
+  // Both settlements at once, one worker killed for both.
+  const flows = await Promise.all(
+    (['payout_timeout_after_execution', 'payout_outcome_unknown'] as const).map(async (simulate) => {
+      const transaction: TransactionBody = await createTransaction(parties);
+      const deposited = await parties.partner.api
+        .post(`/v1/sandbox/transactions/${transaction.id}/deposit`)
+        .send({ amount: transaction.sender.amount, simulate });
+      expect(deposited.status).toBe(201);
+      return { simulate, id: transaction.id, handle: settlementHandle(harness, transaction.id) };
+    }),
+  );
+  const paid = async (id: string) =>
+    (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:stablecoin_to_fiat` } })) === 1;
+  await until(
+    async () => (await Promise.all(flows.map(({ id }) => paid(id)))).every(Boolean),
+    'the payouts were made',
+    true,
+  );
+  await killAnywhere(flows.flatMap(({ id }) => settlementWorkflowIds(id)));
+
+  for (const { simulate, id, handle } of flows) {
     const state = async () => handle.query(settlementStateQuery);
     for (let step = 0; step < 40; step += 1) {
       const { awaitingOperator, step: current } = await state();
@@ -436,27 +478,27 @@ it.each(['payout_timeout_after_execution', 'payout_outcome_unknown'])(
       ...(unknown ? ['payin.error', 'payin.processing'] : []),
       'payin.completed',
     ]);
-  },
-  180_000,
-);
+  }
+}, 240_000);
 
-it.each(['send_timeout_after_broadcast', 'send_outcome_unknown'])(
-  'sends a wallet transfer once when its broadcast’s answers were lost (simulate %s), with the worker killed meanwhile',
-  async (simulate) => {
-    const { api } = parties.partner;
-    expect(
-      (await api.post(`/v1/sandbox/wallets/${parties.wallet.id}/fund`).send({ currency: 'USDC', amount: '10' })).status,
-    ).toBe(200);
-    const usdc = async () =>
-      new Decimal(
-        (
-          (await api.get(`/v1/wallets/${parties.wallet.id}`)).body.balances as Array<{
-            currency: string;
-            amount: string;
-          }>
-        ).find((balance) => balance.currency === 'USDC')!.amount,
-      );
-    const before = await usdc();
+it('sends a wallet transfer once when its broadcast’s answers were lost (simulate send_timeout_after_broadcast, send_outcome_unknown), with the worker killed meanwhile', async () => {
+  const { api } = parties.partner;
+  expect(
+    (await api.post(`/v1/sandbox/wallets/${parties.wallet.id}/fund`).send({ currency: 'USDC', amount: '20' })).status,
+  ).toBe(200);
+  const usdc = async () =>
+    new Decimal(
+      (
+        (await api.get(`/v1/wallets/${parties.wallet.id}`)).body.balances as Array<{
+          currency: string;
+          amount: string;
+        }>
+      ).find((balance) => balance.currency === 'USDC')!.amount,
+    );
+  const before = await usdc();
+  // Both transfers at once, one worker killed for both.
+  const flows: Array<{ simulate: string; id: string; handle: WorkflowHandle }> = [];
+  for (const simulate of ['send_timeout_after_broadcast', 'send_outcome_unknown'] as const) {
     const created = await api.post('/v1/wallet-transfer').send({
       from_wallet_id: parties.wallet.id,
       to_address: 'So11111111111111111111111111111111111111112',
@@ -466,11 +508,26 @@ it.each(['send_timeout_after_broadcast', 'send_outcome_unknown'])(
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    const handle = harness.env.client.workflow.getHandle(`wallet-transfer-${id}`);
-    const broadcast = async () =>
-      (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:send` } })) === 1;
-    await until(broadcast, 'the transfer was broadcast', true);
-    await killAnywhere([`wallet-transfer-${id}`]);
+    flows.push({ simulate, id, handle: harness.env.client.workflow.getHandle(`wallet-transfer-${id}`) });
+  }
+  // What both take from the wallet, each its amount and its network fee, once: held from their creation.
+  const debited = async () => {
+    let sum = new Decimal(0);
+    for (const { id } of flows) {
+      sum = sum.plus(4).plus((await api.get(`/v1/wallet-transfers/${id}`)).body.network_fee);
+    }
+    return sum;
+  };
+  const broadcast = async (id: string) =>
+    (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:send` } })) === 1;
+  await until(
+    async () => (await Promise.all(flows.map(({ id }) => broadcast(id)))).every(Boolean),
+    'the transfers were broadcast',
+    true,
+  );
+  await killAnywhere(flows.map(({ id }) => `wallet-transfer-${id}`));
+
+  for (const { simulate, id, handle } of flows) {
     if (simulate === 'send_outcome_unknown') {
       // The chain is asked again for about two hours of (skipped) time.
       for (let step = 0; step < 40 && !(await handle.query(sendOutcomeUnknownQuery)); step += 1) {
@@ -478,20 +535,18 @@ it.each(['send_timeout_after_broadcast', 'send_outcome_unknown'])(
       }
       expect(await handle.query(sendOutcomeUnknownQuery)).toBe(true);
       // Held, not returned, while it may have been sent.
-      expect(before.minus(await usdc()).toFixed(6)).toBe(new Decimal(4).plus(created.body.network_fee).toFixed(6));
+      expect(before.minus(await usdc()).toFixed(6)).toBe((await debited()).toFixed(6));
       expect(await handle.executeUpdate(recheckSendUpdate)).toBe('rechecking');
     }
-
     expect(await handle.result()).toBe('completed');
     const transfer = (await api.get(`/v1/wallet-transfers/${id}`)).body;
     expect(transfer).toMatchObject({ status: 'completed', tx_hash: expect.any(String) });
     expect(await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:send` } })).toBe(1);
-    // Debited once: the amount and the network fee.
-    expect(before.minus(await usdc()).toFixed(6)).toBe(new Decimal(4).plus(transfer.network_fee).toFixed(6));
     expect(await eventTypesOf(harness, id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
-  },
-  180_000,
-);
+  }
+  // Debited once each: the amount and the network fee.
+  expect(before.minus(await usdc()).toFixed(6)).toBe((await debited()).toFixed(6));
+}, 240_000);
 
 it('records a credit once when the bank reports it again after the worker was killed', async () => {
   const transaction: TransactionBody = await createTransaction(parties);
