@@ -410,6 +410,14 @@ async function expectTransferOnce(id: string, destinationId: string): Promise<vo
   expect(await eventTypesOf(harness, id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
 }
 
+/** Whether the provider was called for the flow's `step` (one record, however many requests). */
+const providerCalled = (step: string) => async (id: string) =>
+  (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:${step}` } })) === 1;
+
+/** Polls until `probe` holds for every flow, the test server's clock moving on. */
+const untilEvery = (flows: Array<{ id: string }>, probe: (id: string) => Promise<boolean>, what: string) =>
+  until(async () => (await Promise.all(flows.map(({ id }) => probe(id)))).every(Boolean), what, true);
+
 /** SIGKILL the worker wherever it is, start another, and fail the dead worker's started attempts. */
 async function killAnywhere(workflowIds: string[]): Promise<void> {
   await killWorker();
@@ -429,13 +437,7 @@ it('pays once when a payout was made and its answers lost (simulate payout_timeo
       return { simulate, id: transaction.id, handle: settlementHandle(harness, transaction.id) };
     }),
   );
-  const paid = async (id: string) =>
-    (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:stablecoin_to_fiat` } })) === 1;
-  await until(
-    async () => (await Promise.all(flows.map(({ id }) => paid(id)))).every(Boolean),
-    'the payouts were made',
-    true,
-  );
+  await untilEvery(flows, providerCalled('stablecoin_to_fiat'), 'the payouts were made');
   await killAnywhere(flows.flatMap(({ id }) => settlementWorkflowIds(id)));
 
   for (const { simulate, id, handle } of flows) {
@@ -518,13 +520,7 @@ it('sends a wallet transfer once when its broadcast’s answers were lost (simul
     }
     return sum;
   };
-  const broadcast = async (id: string) =>
-    (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:send` } })) === 1;
-  await until(
-    async () => (await Promise.all(flows.map(({ id }) => broadcast(id)))).every(Boolean),
-    'the transfers were broadcast',
-    true,
-  );
+  await untilEvery(flows, providerCalled('send'), 'the transfers were broadcast');
   await killAnywhere(flows.map(({ id }) => `wallet-transfer-${id}`));
 
   for (const { simulate, id, handle } of flows) {
