@@ -197,10 +197,14 @@ async function killAfterCommits(points: KillPoint[]): Promise<Array<HeldLock | u
   return next;
 }
 
-/** The provider's record of the flow's step, once its call went through (the test's held record is not it). */
-const providerOperation = (id: string, step: string) =>
-  harness.prisma.sandboxRailOperation.findFirst({ where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } } });
-const provided = (id: string, step: string) => async () => (await providerOperation(id, step)) !== null;
+/**
+ * Whether the provider recorded the flow's `step`: one record, however many requests (the test's held record is
+ * not it).
+ */
+const provided = (id: string, step: string) => async () =>
+  (await harness.prisma.sandboxRailOperation.count({
+    where: { idempotencyKey: `${id}:${step}`, kind: { not: 'held' } },
+  })) === 1;
 /** Whether the flow's posting `step` committed, once. */
 const posted = (id: string, step: string) => async () =>
   (await harness.prisma.ledgerTransaction.count({ where: { reference: `transaction:${id}:${step}` } })) === 1;
@@ -410,13 +414,9 @@ async function expectTransferOnce(id: string, destinationId: string): Promise<vo
   expect(await eventTypesOf(harness, id)).toEqual(['walletTransfer.created', 'walletTransfer.completed']);
 }
 
-/** Whether the provider was called for the flow's `step` (one record, however many requests). */
-const providerCalled = (step: string) => async (id: string) =>
-  (await harness.prisma.sandboxRailOperation.count({ where: { idempotencyKey: `${id}:${step}` } })) === 1;
-
-/** Polls until `probe` holds for every flow, the test server's clock moving on. */
-const untilEvery = (flows: Array<{ id: string }>, probe: (id: string) => Promise<boolean>, what: string) =>
-  until(async () => (await Promise.all(flows.map(({ id }) => probe(id)))).every(Boolean), what, true);
+/** Polls until every probe holds, the test server's clock moving on. */
+const untilEvery = (probes: Array<() => Promise<boolean>>, what: string) =>
+  until(async () => (await Promise.all(probes.map((probe) => probe()))).every(Boolean), what, true);
 
 /** SIGKILL the worker wherever it is, start another, and fail the dead worker's started attempts. */
 async function killAnywhere(workflowIds: string[]): Promise<void> {
@@ -437,7 +437,10 @@ it('pays once when a payout was made and its answers lost (simulate payout_timeo
       return { simulate, id: transaction.id, handle: settlementHandle(harness, transaction.id) };
     }),
   );
-  await untilEvery(flows, providerCalled('stablecoin_to_fiat'), 'the payouts were made');
+  await untilEvery(
+    flows.map(({ id }) => provided(id, 'stablecoin_to_fiat')),
+    'the payouts were made',
+  );
   await killAnywhere(flows.flatMap(({ id }) => settlementWorkflowIds(id)));
 
   for (const { simulate, id, handle } of flows) {
@@ -520,7 +523,10 @@ it('sends a wallet transfer once when its broadcast’s answers were lost (simul
     }
     return sum;
   };
-  await untilEvery(flows, providerCalled('send'), 'the transfers were broadcast');
+  await untilEvery(
+    flows.map(({ id }) => provided(id, 'send')),
+    'the transfers were broadcast',
+  );
   await killAnywhere(flows.map(({ id }) => `wallet-transfer-${id}`));
 
   for (const { simulate, id, handle } of flows) {
